@@ -1,0 +1,1 @@
+//! Sensed placement (64 squares, as the board reports them) and board orientation.

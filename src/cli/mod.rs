@@ -1,0 +1,1 @@
+//! `eboardctl` subcommands, one module each. The binary only parses arguments.

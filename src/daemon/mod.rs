@@ -1,0 +1,1 @@
+//! The async shell: serial links, D-Bus objects, the game journal, configuration.

@@ -1,0 +1,1 @@
+//! The pure per-board state machine: tracker + clock + arbiter + game, time passed in.

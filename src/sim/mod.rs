@@ -1,0 +1,1 @@
+//! A virtual DGT board + clock (behind a pty) and the human-handling generator.

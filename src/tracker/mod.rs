@@ -1,0 +1,1 @@
+//! Move reconstruction: sensed placements over time -> moves, takebacks, illegal placements.
