@@ -163,11 +163,25 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "fact", rename_all = "kebab-case")]
 pub enum RecordFact {
-    Tags { tags: Vec<(String, String)> },
-    Rules { rules: Rules, edition: Edition },
-    ClaimAccepted { player: String, kind: String, detail: String },
-    Penalty { player: String, description: String },
-    Comment { text: String },
+    Tags {
+        tags: Vec<(String, String)>,
+    },
+    Rules {
+        rules: Rules,
+        edition: Edition,
+    },
+    ClaimAccepted {
+        player: String,
+        kind: String,
+        detail: String,
+    },
+    Penalty {
+        player: String,
+        description: String,
+    },
+    Comment {
+        text: String,
+    },
 }
 
 /// The session's state as the contract's `org.eboardd.Bridge1.Board` properties show it

@@ -68,3 +68,70 @@ pub struct ClockTimes {
 pub struct ClockAck {
     pub bytes: [u8; 4],
 }
+
+/// DGT_MSG_BATTERY_STATUS payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct BatteryStatus {
+    /// Capacity left, percent.
+    pub percent: u8,
+    /// Running or charging time left (hours, minutes); `None` when the board says 0x7F.
+    pub time_left: Option<(u8, u8)>,
+    /// On-time (hours, minutes).
+    pub on_time: (u8, u8),
+    /// Standby time (days, hours, minutes).
+    pub standby: (u8, u8, u8),
+    pub charging: bool,
+    pub discharging: bool,
+}
+
+/// One entry of the EEPROM move log (DGT_MSG_EE_MOVES).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EeEvent {
+    /// A field changed; `quick` is set when less than ~250 ms passed since the previous tag.
+    Field {
+        field: u8,
+        content: FieldContent,
+        quick: bool,
+    },
+    /// A clock time written when the lever was pressed.
+    Time {
+        left: bool,
+        time: DisplayTime,
+    },
+    PowerUp,
+    Eof,
+    FourRows,
+    EmptyBoard,
+    Downloaded,
+    BeginPos,
+    BeginPosRotated,
+    StartTag,
+    WatchdogAction,
+    Nop,
+}
+
+/// A decoded board → host message.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Message {
+    /// 64 fields in wire order (index 0 = a8 in the normal orientation).
+    BoardDump(Box<[FieldContent; 64]>),
+    /// One field changed (wire index 0..=63).
+    FieldUpdate {
+        field: u8,
+        content: FieldContent,
+    },
+    ClockTimes(ClockTimes),
+    ClockAck(ClockAck),
+    /// An all-zero BWTIME payload, sent by some clocks after a command: carries nothing.
+    ClockEmpty,
+    Version {
+        major: u8,
+        minor: u8,
+    },
+    SerialNumber(String),
+    LongSerialNumber(String),
+    BusAddress(u16),
+    Trademark(String),
+    BatteryStatus(BatteryStatus),
+    EeMoves(Vec<EeEvent>),
+}
