@@ -214,3 +214,56 @@ pub struct View {
     pub result: String,
     pub termination: String,
 }
+
+/// One board's game state machine.
+///
+/// PROVISIONAL: the real implementation (tracker + arbiter + game) replaces this body; the
+/// method signatures are the stable interface the daemon codes against.
+#[derive(Debug, Clone)]
+pub struct Session {
+    config: SessionConfig,
+    view: View,
+}
+
+impl Session {
+    /// A session for a board with no game yet.
+    pub fn new(config: SessionConfig) -> Self {
+        let view = View {
+            state: "waiting".into(),
+            turn: "white".into(),
+            clock_running: "none".into(),
+            result: "*".into(),
+            ..View::default()
+        };
+        Session { config, view }
+    }
+
+    /// Rebuild a session from its journalled events (oldest first).
+    pub fn restore(config: SessionConfig, journal: &[Event]) -> Self {
+        let _ = journal;
+        Self::new(config)
+    }
+
+    /// Feed one input at time `now`; returns the events it caused, or why a command was refused.
+    pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
+        let _ = (now, &self.config);
+        match input {
+            Input::Board(Message::SerialNumber(s)) | Input::Board(Message::LongSerialNumber(s)) => {
+                self.view.serial_number = s;
+            }
+            Input::Board(Message::Version { major, minor }) => {
+                self.view.firmware_version = format!("{major}.{minor:02}");
+            }
+            Input::Command(_) => {
+                return Err(CommandError::InvalidArgument("not available yet".into()));
+            }
+            _ => {}
+        }
+        Ok(Vec::new())
+    }
+
+    /// The current state as the board's D-Bus properties show it.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+}
