@@ -30,10 +30,15 @@ fn corpus_games(n: usize) -> Vec<Vec<Move>> {
         let mut moves = Vec::new();
         for tok in movetext.split_whitespace() {
             let tok = tok.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-            if tok.is_empty() || tok.starts_with('{') || tok.contains('-') && tok.len() <= 7 && !tok.starts_with('O') {
+            if tok.is_empty()
+                || tok.starts_with('{')
+                || tok.contains('-') && tok.len() <= 7 && !tok.starts_with('O')
+            {
                 continue;
             }
-            let Ok(san) = tok.parse::<San>() else { continue };
+            let Ok(san) = tok.parse::<San>() else {
+                continue;
+            };
             let Ok(m) = san.to_move(&pos) else { break };
             pos.play_unchecked(m);
             moves.push(m);

@@ -151,7 +151,9 @@ impl Game {
 
     /// The current segment's start FEN.
     pub fn start_fen(&self) -> &str {
-        self.segments.last().map_or(START_FEN, |s| s.start_fen.as_str())
+        self.segments
+            .last()
+            .map_or(START_FEN, |s| s.start_fen.as_str())
     }
 
     /// Moves of the current segment (the ones the current position is reached by).
@@ -301,9 +303,7 @@ impl Game {
                 tokens.push(format!("{number}..."));
             }
             tokens.push(m.san.clone());
-            let clk_ms = m
-                .clk_ms
-                .or(if white { m.white_ms } else { m.black_ms });
+            let clk_ms = m.clk_ms.or(if white { m.white_ms } else { m.black_ms });
             let mut comment = Vec::new();
             if let Some(ms) = clk_ms {
                 comment.push(format!("[%clk {}]", clk(ms)));
@@ -413,8 +413,8 @@ mod tests {
         assert_eq!(pgn.matches("[Result \"*\"]").count(), 1);
         assert_eq!(pgn.matches("[Result \"1/2-1/2\"]").count(), 1);
         assert_eq!(g.san_moves(), vec!["e4".to_string()]);
-        let back: Game = serde_json::from_str(&serde_json::to_string(&g).expect("ser"))
-            .expect("de");
+        let back: Game =
+            serde_json::from_str(&serde_json::to_string(&g).expect("ser")).expect("de");
         assert_eq!(back, g);
     }
 }

@@ -148,10 +148,11 @@ mod tests {
 
     #[test]
     fn pinned_ep_counts_three() {
-        let start: Chess = Fen::from_ascii(b"6k1/1p2p1rp/rP1pR3/2pP1pP1/p1P2P1P/R5K1/8/8 b - - 0 1")
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal");
+        let start: Chess =
+            Fen::from_ascii(b"6k1/1p2p1rp/rP1pR3/2pP1pP1/p1P2P1P/R5K1/8/8 b - - 0 1")
+                .expect("fen")
+                .into_position(CastlingMode::Standard)
+                .expect("legal");
         let (pos, h) = play_line(
             start,
             &[
@@ -177,7 +178,9 @@ mod tests {
     fn takeback_pops_history() {
         let (mut pos, mut h) = play_line(
             Chess::default(),
-            &["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"],
+            &[
+                "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
+            ],
         );
         assert!(position_claims(&pos, &h).threefold_now);
         h.pop();

@@ -326,9 +326,15 @@ mod tests {
         let mut c = ClockModel::new(WhiteDisplay::Auto);
         let u = c.update(&reading(180_000, 180_000, Some(Display::Left), false), 0);
         assert!(u.accepted && u.press.is_none());
-        let u = c.update(&reading(177_000, 180_000, Some(Display::Left), false), 3_000);
+        let u = c.update(
+            &reading(177_000, 180_000, Some(Display::Left), false),
+            3_000,
+        );
         assert!(u.press.is_none());
-        let u = c.update(&reading(179_000, 180_000, Some(Display::Right), true), 3_100);
+        let u = c.update(
+            &reading(179_000, 180_000, Some(Display::Right), true),
+            3_100,
+        );
         assert_eq!(u.press, Some(Display::Left));
         assert_eq!(c.observed_increment_ms(), Some(2_000));
     }
@@ -343,7 +349,11 @@ mod tests {
         let mut bad = reading(60_000, 50_000, Some(Display::Left), false);
         bad.left.minutes = 75;
         assert!(!c.update(&bad, 20).accepted);
-        assert!(c.update(&reading(60_000, 50_000, None, false), 30).flags.is_empty());
+        assert!(
+            c.update(&reading(60_000, 50_000, None, false), 30)
+                .flags
+                .is_empty()
+        );
         assert_eq!(c.running(), None);
     }
 

@@ -206,13 +206,16 @@ impl Arbiter {
             plies: 0,
             position_claims: PositionClaims::default(),
         };
-        a.new_game(start, tags);
+        // A finished set-up position shows in `result()`; `new_game` returns the event.
+        let _ = a.new_game(start, tags);
         a
     }
 
     /// Starts a new game on the same board (the clock model and its learned side persist
     /// only when configured; `auto` learns again).
-    pub fn new_game(&mut self, start: Chess, tags: Vec<(String, String)>) {
+    /// Returns the `GameEnded` event when the set-up position is already over (mate,
+    /// stalemate, dead position).
+    pub fn new_game(&mut self, start: Chess, tags: Vec<(String, String)>) -> Vec<ArbiterEvent> {
         let fen = fen_of(&start);
         self.game = Game::new(&fen, tags);
         self.history = History::new(&start);
@@ -227,7 +230,9 @@ impl Arbiter {
         self.plies = 0;
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
-        let _ = self.automatic_end();
+        let mut ev = Vec::new();
+        self.automatic_end_into(&mut ev);
+        ev
     }
 
     /// Rebuilds an arbiter from a saved game record (after a restart). Clock state comes
@@ -461,7 +466,8 @@ impl Arbiter {
             // The mover of the undone move is the side to move now.
             let mover = p.turn().other();
             if self.awaiting_press != Some(mover) {
-                self.completed_moves[idx(mover)] = self.completed_moves[idx(mover)].saturating_sub(1);
+                self.completed_moves[idx(mover)] =
+                    self.completed_moves[idx(mover)].saturating_sub(1);
             }
         }
         self.awaiting_press = None;
@@ -471,7 +477,11 @@ impl Arbiter {
         // does not depend on the last move and stands.
         if matches!(
             self.game.termination.as_str(),
-            "checkmate" | "stalemate" | "dead-position" | "fivefold-repetition" | "seventyfive-moves"
+            "checkmate"
+                | "stalemate"
+                | "dead-position"
+                | "fivefold-repetition"
+                | "seventyfive-moves"
         ) {
             self.game.set_result("*", "");
         }
@@ -568,7 +578,11 @@ impl Arbiter {
         // Auto side: the first press after the game's first move is that mover's.
         if !self.clock.white_known() && self.plies == 1 {
             let first_mover = self.position().turn().other();
-            let white = if first_mover == Color::White { d } else { d.other() };
+            let white = if first_mover == Color::White {
+                d
+            } else {
+                d.other()
+            };
             self.clock.learn_white(white);
             if white == Display::Right {
                 // Stamps taken before the side was known used the provisional mapping.
@@ -613,11 +627,7 @@ impl Arbiter {
             return;
         }
         if self.cfg.edition == Edition::Fide2023 {
-            self.complete_illegal(
-                p,
-                "clock pressed without making a move (7.5.3)".into(),
-                ev,
-            );
+            self.complete_illegal(p, "clock pressed without making a move (7.5.3)".into(), ev);
         }
     }
 
@@ -644,7 +654,12 @@ impl Arbiter {
         self.complete_illegal(presser, p.description, ev);
     }
 
-    fn complete_illegal(&mut self, offender: Color, description: String, ev: &mut Vec<ArbiterEvent>) {
+    fn complete_illegal(
+        &mut self,
+        offender: Color,
+        description: String,
+        ev: &mut Vec<ArbiterEvent>,
+    ) {
         self.illegal[idx(offender)] += 1;
         let count = self.illegal[idx(offender)];
         self.game.illegal_moves = (self.illegal[0], self.illegal[1]);
@@ -689,7 +704,8 @@ impl Arbiter {
                 .comment(format!("{} flag fell", capitalise(color_name(c))));
         }
         let both_now = self.clock.fallen(Color::White) && self.clock.fallen(Color::Black);
-        let claimed_fall = self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
+        let claimed_fall =
+            self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
         if both_now && (fallen.len() == 2 || claimed_fall) {
             // 2005 10.4/B8: draw. 2023: the first fall decides, but a reading showing both
             // at once does not tell which was first (Guidelines III.3.1: draw).
@@ -726,28 +742,9 @@ impl Arbiter {
 
     // ----- automatic ends ---------------------------------------------------------------
 
-    /// The automatic end the current position calls for, by rules.md §4.5's precedence:
-    /// checkmate, dead position, stalemate, then (2023 only) 75 moves and fivefold.
+    /// The automatic end the current position calls for (see [`automatic_end_of`]).
     pub fn automatic_end(&self) -> Option<(&'static str, &'static str)> {
-        let pos = self.position();
-        if pos.is_checkmate() {
-            return Some((win_for(pos.turn().other()), "checkmate"));
-        }
-        if unwinnable::is_dead_fast(pos) {
-            return Some(("1/2-1/2", "dead-position"));
-        }
-        if pos.is_stalemate() {
-            return Some(("1/2-1/2", "stalemate"));
-        }
-        if self.cfg.edition == Edition::Fide2023 {
-            if pos.halfmoves() >= 150 {
-                return Some(("1/2-1/2", "seventyfive-moves"));
-            }
-            if self.history.current_count(pos) >= 5 {
-                return Some(("1/2-1/2", "fivefold-repetition"));
-            }
-        }
-        None
+        automatic_end_of(self.position(), &self.history, self.cfg.edition)
     }
 
     fn automatic_end_into(&mut self, ev: &mut Vec<ArbiterEvent>) {
@@ -804,10 +801,8 @@ impl Arbiter {
             (k, "") => k.replace('-', " "),
             (k, d) => format!("{} with the intended move {d}", k.replace('-', " ")),
         };
-        self.game.add_decision(format!(
-            "{} claims {what}: accepted",
-            capitalise(player)
-        ));
+        self.game
+            .add_decision(format!("{} claims {what}: accepted", capitalise(player)));
         match kind {
             "threefold-repetition" | "fifty-moves" | "quickplay-finish" => {
                 self.end("1/2-1/2", "claim", &mut ev);
@@ -939,6 +934,41 @@ impl Arbiter {
     }
 }
 
+/// The automatic end a position calls for, by rules.md §4.5's precedence: checkmate, dead
+/// position by material, stalemate, dead position by the analyser, then (`fide-2023` only)
+/// 75 moves and fivefold repetition. `history`
+/// ends with `pos`. Returns (result, termination).
+pub fn automatic_end_of(
+    pos: &Chess,
+    history: &History,
+    edition: Edition,
+) -> Option<(&'static str, &'static str)> {
+    if pos.is_checkmate() {
+        return Some((win_for(pos.turn().other()), "checkmate"));
+    }
+    // The material rule first, then stalemate, then the exact (CHA) dead-position test: the
+    // labels then match python-chess wherever it has one (K+B v K stalemated is
+    // `dead-position`, a stalemate with mating material left is `stalemate`).
+    if pos.is_insufficient_material() {
+        return Some(("1/2-1/2", "dead-position"));
+    }
+    if pos.is_stalemate() {
+        return Some(("1/2-1/2", "stalemate"));
+    }
+    if unwinnable::is_dead_fast(pos) {
+        return Some(("1/2-1/2", "dead-position"));
+    }
+    if edition == Edition::Fide2023 {
+        if pos.halfmoves() >= 150 {
+            return Some(("1/2-1/2", "seventyfive-moves"));
+        }
+        if history.current_count(pos) >= 5 {
+            return Some(("1/2-1/2", "fivefold-repetition"));
+        }
+    }
+    None
+}
+
 fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
@@ -954,7 +984,8 @@ pub fn fen_of(pos: &Chess) -> String {
 
 /// Parses a FEN into a legal position, with a sentence on failure.
 pub fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let f = Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| format!("`{fen}` is not a FEN: {e}"))?;
+    let f =
+        Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| format!("`{fen}` is not a FEN: {e}"))?;
     f.into_position(CastlingMode::Standard)
         .map_err(|e| format!("`{fen}` is not a legal position: {e}"))
 }

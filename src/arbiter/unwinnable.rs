@@ -152,7 +152,7 @@ mod tests {
         for (fen, c) in [
             ("2b1k3/8/8/8/8/8/8/2B1K3 w - - 0 1", Color::White), // opposite bishops
             ("4k1n1/8/8/8/8/8/8/2N1K3 w - - 0 1", Color::White), // KN v KN
-            ("4k2r/8/8/8/8/8/8/2N1K3 w - - 0 1", Color::White), // KN v KR
+            ("4k2r/8/8/8/8/8/8/2N1K3 w - - 0 1", Color::White),  // KN v KR
         ] {
             assert!(!cannot_mate(&pos(fen), c), "{fen}");
         }
