@@ -1,1 +1,3 @@
 //! The async shell: serial links, D-Bus objects, the game journal, configuration.
+
+pub mod config;
