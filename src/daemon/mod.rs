@@ -1,3 +1,4 @@
 //! The async shell: serial links, D-Bus objects, the game journal, configuration.
 
 pub mod config;
+pub mod journal;
