@@ -2,3 +2,4 @@
 
 pub mod config;
 pub mod journal;
+pub mod pgn_files;
