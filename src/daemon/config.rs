@@ -705,71 +705,65 @@ impl FromStr for TimeControl {
     /// PGN TimeControl periods joined by `:`: `MOVES/SECONDS[+INC]` or, for the last period
     /// only, `SECONDS[+INC]` (sudden death). A last period with a move count repeats.
     fn from_str(s: &str) -> Result<TimeControl, String> {
-        let bad = |why: String| {
-            Err(format!(
-                "bad time_control {s:?}: {why} (expected periods like \"40/5400+30:1800+30\": \
-                 MOVES/SECONDS+INCREMENT, the last one may be SECONDS+INCREMENT)"
-            ))
-        };
-        if s.is_empty() {
-            return bad("empty".into());
-        }
-        let fields: Vec<&str> = s.split(':').collect();
-        let mut periods = Vec::with_capacity(fields.len());
-        for (i, field) in fields.iter().enumerate() {
-            let number = |text: &str, what: &str| -> Result<u64, String> {
-                if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-                    return Err(format!("period {}: {what} {text:?} is not a number", i + 1));
-                }
-                text.parse::<u64>()
-                    .map_err(|_| format!("period {}: {what} {text:?} is too large", i + 1))
-            };
-            let (moves, rest) = match field.split_once('/') {
-                Some((m, rest)) => (Some(number(m, "move count")?), rest),
-                None => (None, *field),
-            };
-            let (time, inc) = match rest.split_once('+') {
-                Some((t, inc)) => (t, Some(inc)),
-                None => (rest, None),
-            };
-            let seconds = match number(time, "time") {
-                Ok(v) => v,
-                Err(e) => return bad(e),
-            };
-            let increment = match inc.map(|i| number(i, "increment")).transpose() {
-                Ok(v) => v.unwrap_or(0),
-                Err(e) => return bad(e),
-            };
-            let moves = match moves {
-                Some(0) => {
-                    return bad(format!(
-                        "period {}: a period needs at least one move",
-                        i + 1
-                    ));
-                }
-                Some(m) => match u32::try_from(m) {
-                    Ok(m) => Some(m),
-                    Err(_) => return bad(format!("period {}: too many moves", i + 1)),
-                },
-                None if i + 1 < fields.len() => {
-                    return bad(format!(
-                        "period {}: only the last period may be without a move count",
-                        i + 1
-                    ));
-                }
-                None => None,
-            };
-            if seconds == 0 {
-                return bad(format!("period {}: the time must be positive", i + 1));
-            }
-            periods.push(Period {
-                moves,
-                seconds,
-                increment,
-            });
-        }
-        Ok(TimeControl { periods })
+        parse_periods(s)
+            .map(|periods| TimeControl { periods })
+            .map_err(|why| {
+                format!(
+                    "bad time_control {s:?}: {why} (expected periods like \"40/5400+30:1800+30\": \
+                     MOVES/SECONDS+INCREMENT, the last one may be SECONDS+INCREMENT)"
+                )
+            })
     }
+}
+
+fn parse_periods(s: &str) -> Result<Vec<Period>, String> {
+    if s.is_empty() {
+        return Err("empty".into());
+    }
+    let fields: Vec<&str> = s.split(':').collect();
+    let mut periods = Vec::with_capacity(fields.len());
+    for (i, field) in fields.iter().enumerate() {
+        let n = i + 1;
+        let number = |text: &str, what: &str| -> Result<u64, String> {
+            if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!("period {n}: {what} {text:?} is not a number"));
+            }
+            text.parse::<u64>()
+                .map_err(|_| format!("period {n}: {what} {text:?} is too large"))
+        };
+        let (moves, rest) = match field.split_once('/') {
+            Some((m, rest)) => (Some(number(m, "move count")?), rest),
+            None => (None, *field),
+        };
+        let (time, inc) = match rest.split_once('+') {
+            Some((t, inc)) => (t, Some(inc)),
+            None => (rest, None),
+        };
+        let seconds = number(time, "time")?;
+        let increment = inc
+            .map(|i| number(i, "increment"))
+            .transpose()?
+            .unwrap_or(0);
+        let moves = match moves {
+            Some(0) => return Err(format!("period {n}: a period needs at least one move")),
+            Some(m) => Some(u32::try_from(m).map_err(|_| format!("period {n}: too many moves"))?),
+            None if n < fields.len() => {
+                return Err(format!(
+                    "period {n}: only the last period may be without a move count"
+                ));
+            }
+            None => None,
+        };
+        if seconds == 0 {
+            return Err(format!("period {n}: the time must be positive"));
+        }
+        periods.push(Period {
+            moves,
+            seconds,
+            increment,
+        });
+    }
+    Ok(periods)
 }
 
 impl fmt::Display for TimeControl {
@@ -873,6 +867,10 @@ fn key_at(text: &str, span: std::ops::Range<usize>, message: &str) -> Option<Str
         .find_map(|p| message.split_once(p))
         .and_then(|(_, rest)| rest.split_once('`'))
         .map(|(field, _)| field.to_string());
+    if header_on_line && message.contains("unknown field `") {
+        // The header itself names the unknown table.
+        return table;
+    }
     let leaf = named.or_else(|| {
         if header_on_line {
             return None;

@@ -3,3 +3,4 @@
 pub mod config;
 pub mod journal;
 pub mod pgn_files;
+pub mod recorder;
