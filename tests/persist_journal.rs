@@ -22,14 +22,14 @@ const START_ENV: &str = "EBOARDD_TEST_JOURNAL_START";
 fn event(i: u64) -> Event {
     let ply = u32::try_from(i % 1000).unwrap_or(0);
     match i {
-        _ if i % 41 == 0 => Event::GameStarted {
+        _ if i.is_multiple_of(41) => Event::GameStarted {
             fen: format!("start {i}"),
         },
         _ if i % 17 == 5 => Event::Record(RecordFact::Tags {
             tags: vec![("Round".into(), i.to_string())],
         }),
         _ if i % 29 == 7 => Event::Record(RecordFact::Rules {
-            rules: if i % 2 == 0 {
+            rules: if i.is_multiple_of(2) {
                 Rules::Rapid
             } else {
                 Rules::Blitz
@@ -91,7 +91,7 @@ fn journal_child() {
     let mut i = start;
     loop {
         // Sometimes a batch (as one serial message can cause several events).
-        let batch: Vec<Event> = if i % 5 == 0 {
+        let batch: Vec<Event> = if i.is_multiple_of(5) {
             (i..i + 3).map(event).collect()
         } else {
             vec![event(i)]
