@@ -256,6 +256,15 @@ impl Config {
         Self::load_with_default(explicit, Path::new(DEFAULT_CONFIG_PATH))
     }
 
+    /// What `eboardd` starts with: [`Config::load`] (`--config`) then
+    /// [`Config::with_overrides`] (the other flags).
+    pub fn from_args(
+        explicit: Option<&Path>,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
+        Self::load(explicit)?.with_overrides(overrides)
+    }
+
     /// [`Config::load`] with another default path (for tests and packaging).
     pub fn load_with_default(
         explicit: Option<&Path>,
