@@ -481,11 +481,10 @@ impl Tracker {
         self.positions.push(next);
         self.moves.push(m);
         self.provisional = true;
-        // A press just before this move's last update belongs to this move.
-        self.window_until = self
-            .last_press
-            .filter(|&p| p <= now && now - p <= SCAN_LAG_MS)
-            .map(|p| p + SCAN_LAG_MS);
+        // A press that came before this move was seen belongs to the opponent's move (or, when
+        // the clock overtook this move's last update, to this one: then the window simply
+        // stays open until the next press or the reply, which costs nothing).
+        self.window_until = None;
         self.announced = None;
         ev.push(TrackerEvent::MovePlayed { mv: m, san, uci });
     }
@@ -555,10 +554,21 @@ impl Tracker {
         if self.provisional_now(now) && n >= 2 {
             bases.push(&self.positions[n - 2]);
         }
+        // The piece the last move captured, touching an empty square next to the capture on
+        // its way off the board (seen in real captures), is handling too.
+        let mut touched = Bitboard::EMPTY;
+        if let Some(&last) = self.moves.last()
+            && let Some(role) = last.capture()
+        {
+            let victim = role.of(self.position().turn());
+            let near =
+                shakmaty::attacks::king_attacks(last.to()) & !self.position().board().occupied();
+            touched = near & self.sensed.by_piece(victim);
+        }
         bases.into_iter().any(|base| {
             // Every occupied square holds what `base` or `other` has there.
             let agree = |other: &Board| {
-                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied();
+                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
                 (off_base & diff(other, &self.sensed)).is_empty()
             };
             agree(base.board())
