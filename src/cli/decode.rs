@@ -142,10 +142,8 @@ fn feed(
 
 fn record(games: &mut Vec<GameRecord>, current: &mut GameRecord, event: &TrackerEvent) {
     match event {
-        TrackerEvent::GameStarted { .. } => {
-            if !current.san.is_empty() {
-                games.push(std::mem::take(current));
-            }
+        TrackerEvent::GameStarted { .. } if !current.san.is_empty() => {
+            games.push(std::mem::take(current));
         }
         TrackerEvent::MovePlayed { san, uci, .. } => {
             current.san.push(san.clone());

@@ -422,7 +422,7 @@ impl Tracker {
             return true;
         }
         if let Some(m) = find_move(pos, &self.sensed) {
-            self.play(m, now, ev);
+            self.play(m, ev);
             return true;
         }
         let provisional = self.provisional_now(now) && !self.moves.is_empty();
@@ -431,7 +431,7 @@ impl Tracker {
             let prev = &self.positions[n - 2];
             if let Some(m) = find_move(prev, &self.sensed) {
                 self.retract(true, ev);
-                self.play(m, now, ev);
+                self.play(m, ev);
                 return true;
             }
         }
@@ -452,8 +452,8 @@ impl Tracker {
         }
         match find_two_ply(self.position(), &self.sensed, None) {
             TwoPly::One(a, b) => {
-                self.play(a, now, ev);
-                self.play(b, now, ev);
+                self.play(a, ev);
+                self.play(b, ev);
                 return true;
             }
             TwoPly::Ambiguous => return false,
@@ -465,15 +465,15 @@ impl Tracker {
             let last = self.moves.last().copied();
             if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
                 self.retract(true, ev);
-                self.play(a, now, ev);
-                self.play(b, now, ev);
+                self.play(a, ev);
+                self.play(b, ev);
                 return true;
             }
         }
         false
     }
 
-    fn play(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) {
+    fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), m).to_string();
         let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
