@@ -16,8 +16,8 @@
 //!   last field update of the move it ends, so corrections stay allowed for
 //!   [`SCAN_LAG_MS`] after a press.
 //! - A board returned to an earlier position of this game retracts the moves since then.
-//!   The start position set up again is a new game (unless it merely retracts the game's only,
-//!   still provisional move).
+//!   The start position set up again is a new game (unless it merely takes back the game's
+//!   only move).
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, or part of a legal move made) never count as illegal; any other unexplained
 //!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
@@ -330,8 +330,8 @@ impl Tracker {
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_change = now;
         let mut ev = Vec::new();
-        self.update_orientation();
-        if self.new_game_on_board(now, &mut ev) {
+        let turned = self.update_orientation();
+        if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
         self.reconcile(now, &mut ev);
@@ -339,33 +339,39 @@ impl Tracker {
     }
 
     /// Learn or switch the orientation (auto setting) when the start position shows up.
-    fn update_orientation(&mut self) {
+    /// Returns whether a known orientation was switched.
+    fn update_orientation(&mut self) -> bool {
         if self.setting != OrientationSetting::Auto || self.sensed.occupied().count() != 32 {
-            return;
+            return false;
         }
         let start = Board::new();
         if self.sensed == start {
             self.orientation.get_or_insert(Orientation::Normal);
-            return;
+            return false;
         }
         let mut turned = self.sensed.clone();
         turned.rotate_180();
-        if turned == start {
-            self.orientation = Some(self.orientation.unwrap_or_default().flipped());
-            self.sensed = turned;
+        if turned != start {
+            return false;
         }
+        let switched = self.orientation.is_some();
+        self.orientation = Some(self.orientation.unwrap_or_default().flipped());
+        self.sensed = turned;
+        switched
     }
 
-    fn new_game_on_board(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+    /// The start position on the board begins a new game, except when it only takes back
+    /// the game's single move (that is a takeback before the reply) or is already announced.
+    /// A board turned round to the start position is always a new game.
+    fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.sensed != Board::new() {
             return false;
         }
         let o = self.orientation.unwrap_or_default();
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
-        let retracts_only_move =
-            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
-        if retracts_only_move || (fresh && self.announced == Some(o)) {
+        let retracts_only_move = self.moves.len() == 1 && root_is_start;
+        if !turned && (retracts_only_move || (fresh && self.announced == Some(o))) {
             return false;
         }
         self.reset(Chess::default());
