@@ -1,1 +1,2 @@
 //! `eboardctl` subcommands, one module each. The binary only parses arguments.
+pub mod decode;
