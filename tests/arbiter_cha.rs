@@ -80,7 +80,10 @@ fn check_file(name: &str, text: &str) -> Tally {
         for (i, c) in [Color::White, Color::Black].into_iter().enumerate() {
             if cannot_mate_fast(&pos, c) {
                 t.fast_found += 1;
-                assert!(!expect[i], "{name}: fast check unsound on {label} {fen} for {c:?}");
+                assert!(
+                    !expect[i],
+                    "{name}: fast check unsound on {label} {fen} for {c:?}"
+                );
             }
             if !full {
                 continue;
