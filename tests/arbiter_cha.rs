@@ -41,10 +41,10 @@ fn position(fen: &str) -> Option<Chess> {
         // Composed positions may have checks no legal game reaches; the question is still
         // well posed, so accept them as the analyser does.
         // Composed positions may also have more material than a game can (ten bishops).
-        Err(e) => e
-            .ignore_too_much_material()
-            .or_else(|e| e.ignore_impossible_check())
-            .ok(),
+        Err(e) => match e.ignore_too_much_material() {
+            Ok(p) => Some(p),
+            Err(e) => e.ignore_impossible_check().ok(),
+        },
     }
 }
 
