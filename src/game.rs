@@ -330,9 +330,19 @@ impl Game {
 fn wrap_tokens(out: &mut String, tokens: &[String]) {
     let mut line_len = 0usize;
     for t in tokens {
-        // Comments may contain spaces; break them only between words.
-        for (j, word) in t.split(' ').enumerate() {
-            let _ = j;
+        // Comments may contain spaces; break them only between words, and never inside a
+        // `[%clk h:mm:ss]` command (some readers match it on one line).
+        let mut words: Vec<String> = Vec::new();
+        for w in t.split(' ') {
+            match words.last_mut() {
+                Some(prev) if prev.ends_with("[%clk") => {
+                    prev.push(' ');
+                    prev.push_str(w);
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        for word in words {
             if line_len > 0 && line_len + 1 + word.len() > 79 {
                 out.push('\n');
                 line_len = 0;
@@ -340,7 +350,7 @@ fn wrap_tokens(out: &mut String, tokens: &[String]) {
                 out.push(' ');
                 line_len += 1;
             }
-            out.push_str(word);
+            out.push_str(&word);
             line_len += word.len();
         }
     }
