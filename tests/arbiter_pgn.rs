@@ -66,12 +66,10 @@ fn read_pgn(text: &str) -> Vec<PgnGame> {
                     .replace("\\\\", "\\");
                 g.tags.push((k.to_string(), v));
             }
-        } else if !l.is_empty() || in_movetext {
-            if cur.is_some() {
-                in_movetext = true;
-                movetext.push_str(line);
-                movetext.push('\n');
-            }
+        } else if (!l.is_empty() || in_movetext) && cur.is_some() {
+            in_movetext = true;
+            movetext.push_str(line);
+            movetext.push('\n');
         }
     }
     flush(&mut cur, &mut movetext, &mut games);
@@ -82,7 +80,7 @@ fn parse_movetext(mt: &str, g: &mut PgnGame) {
     let mut chars = mt.chars().peekable();
     let mut depth = 0;
     let mut tok = String::new();
-    let mut push_tok = |tok: &mut String, g: &mut PgnGame, depth: i32| {
+    let push_tok = |tok: &mut String, g: &mut PgnGame, depth: i32| {
         let t = std::mem::take(tok);
         if depth > 0 || t.is_empty() {
             return;
