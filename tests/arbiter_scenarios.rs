@@ -4,7 +4,7 @@
 //! automatic draws.
 
 use eboardd::arbiter::clock::Display;
-use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen};
+use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen, unexchanged_promotion};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 use eboardd::session::{CommandError, Edition, Rules, WhiteDisplay};
 use shakmaty::uci::UciMove;
@@ -462,6 +462,14 @@ fn pawn_left_on_the_last_rank_stands_as_a_queen_2023_7_5_2() {
     let mut s = Sim::new(cfg(Rules::Blitz, Edition::Fide2023), Some(fen), 180_000, 0);
     s.start(Color::White);
     let m = promo(&s);
+    // The helper finds that move from the board the sensors show (pawn on a8).
+    let board = shakmaty::Board::from_ascii_board_fen(b"P6k/8/8/8/8/8/8/4K3").expect("board");
+    assert_eq!(unexchanged_promotion(s.a.position(), &board), Some(m));
+    let normal = parse_fen("Q6k/8/8/8/8/8/8/4K3 b - - 0 1")
+        .expect("fen")
+        .board()
+        .clone();
+    assert_eq!(unexchanged_promotion(s.a.position(), &normal), None);
     let ev =
         s.a.on_illegal_placement(Color::White, "pawn a7-a8 not exchanged", Some(m), s.now);
     assert!(ev.is_empty());

@@ -955,6 +955,29 @@ impl Arbiter {
     }
 }
 
+/// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
+/// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to
+/// [`Arbiter::on_illegal_placement`] with the tracker's `IllegalPlacement`.
+pub fn unexchanged_promotion(pos: &Chess, board: &shakmaty::Board) -> Option<Move> {
+    let mover = pos.turn();
+    pos.legal_moves().into_iter().find(|m| {
+        if m.promotion() != Some(shakmaty::Role::Queen) {
+            return false;
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let mut b = after.board().clone();
+        b.set_piece_at(
+            m.to(),
+            shakmaty::Piece {
+                color: mover,
+                role: shakmaty::Role::Pawn,
+            },
+        );
+        b == *board
+    })
+}
+
 /// The automatic end a position calls for, by rules.md §4.5's precedence: checkmate, dead
 /// position by material, stalemate, dead position by the analyser, then (`fide-2023` only)
 /// 75 moves and fivefold repetition. `history`
