@@ -101,6 +101,28 @@ fn clean_comment(c: &str) -> String {
     c.replace('}', ")").replace(['\n', '\r'], " ")
 }
 
+/// Checks tags for `SetTags`: PGN tag names (a letter, then letters, digits or `_`) and
+/// values on one line without `"` (the contract's rule), and not the record's own tags.
+pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
+    for (k, v) in tags {
+        let mut chars = k.chars();
+        let name_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name_ok {
+            return Err(format!(
+                "`{k}` is not a PGN tag name (a letter, then letters, digits or _)"
+            ));
+        }
+        if matches!(k.as_str(), "Result" | "SetUp" | "FEN") {
+            return Err(format!("the {k} tag is set by the game itself"));
+        }
+        if v.contains(['\n', '\r', '"']) {
+            return Err(format!("the value of {k} must be one line without `\"`"));
+        }
+    }
+    Ok(())
+}
+
 /// `h:mm:ss` as `%clk` wants it (whole seconds, rounded down as clocks display them).
 pub fn clk(ms: u64) -> String {
     let s = ms / 1000;
@@ -330,9 +352,19 @@ impl Game {
 fn wrap_tokens(out: &mut String, tokens: &[String]) {
     let mut line_len = 0usize;
     for t in tokens {
-        // Comments may contain spaces; break them only between words.
-        for (j, word) in t.split(' ').enumerate() {
-            let _ = j;
+        // Comments may contain spaces; break them only between words, and never inside a
+        // `[%clk h:mm:ss]` command (some readers match it on one line).
+        let mut words: Vec<String> = Vec::new();
+        for w in t.split(' ') {
+            match words.last_mut() {
+                Some(prev) if prev.ends_with("[%clk") => {
+                    prev.push(' ');
+                    prev.push_str(w);
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        for word in words {
             if line_len > 0 && line_len + 1 + word.len() > 79 {
                 out.push('\n');
                 line_len = 0;
@@ -340,7 +372,7 @@ fn wrap_tokens(out: &mut String, tokens: &[String]) {
                 out.push(' ');
                 line_len += 1;
             }
-            out.push_str(word);
+            out.push_str(&word);
             line_len += word.len();
         }
     }
@@ -383,6 +415,15 @@ mod tests {
             "{pgn}"
         );
         assert!(pgn.trim_end().ends_with("1-0"));
+    }
+
+    #[test]
+    fn tag_validation() {
+        assert!(validate_tags(&[("Event".into(), "Open".into())]).is_ok());
+        assert!(validate_tags(&[("Bad Name".into(), "x".into())]).is_err());
+        assert!(validate_tags(&[("White".into(), "a\"b".into())]).is_err());
+        assert!(validate_tags(&[("White".into(), "a\nb".into())]).is_err());
+        assert!(validate_tags(&[("Result".into(), "1-0".into())]).is_err());
     }
 
     #[test]

@@ -35,6 +35,24 @@
 //!   a little after the clock press; a press with no move to complete waits two seconds for
 //!   one before it counts as a press without a move (7.5.3, `fide-2023` only).
 //! * A **paused clock** never ends the game.
+//!
+//! # Wiring (for the session)
+//!
+//! | input | call |
+//! |---|---|
+//! | tracker `MovePlayed{mv, ..}` | [`Arbiter::on_move`] (SAN/UCI are recomputed here) |
+//! | tracker `MoveRetracted` | [`Arbiter::on_retract`] |
+//! | tracker `IllegalPlacement{turn, description}` | [`Arbiter::on_illegal_placement`] |
+//! | tracker `IllegalPlacementCleared` | [`Arbiter::on_illegal_cleared`] |
+//! | `Message::ClockTimes` | [`Arbiter::on_clock`] (`ClockEmpty`: ignore) |
+//! | `Input::Tick` | [`Arbiter::tick`] |
+//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules_str`], [`Arbiter::set_tags`] |
+//! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |
+//!
+//! [`ArbiterEvent::IllegalMoveCompleted`], [`ArbiterEvent::FlagFell`] and
+//! [`ArbiterEvent::GameEnded`] are the contract signals; [`ArbiterEvent::Penalty`] and
+//! [`ArbiterEvent::ClaimAccepted`] are record facts; [`ArbiterEvent::PromotionStands`] tells
+//! the tracker that the position now includes that move (7.5.2).
 
 pub mod claims;
 pub mod clock;
@@ -929,9 +947,35 @@ impl Arbiter {
         Ok(())
     }
 
-    pub fn set_tags(&mut self, tags: Vec<(String, String)>) {
+    /// `SetTags`: replaces the game's tags (Result, SetUp and FEN are the record's own).
+    pub fn set_tags(&mut self, tags: Vec<(String, String)>) -> Result<(), CommandError> {
+        crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
         self.game.tags = tags;
+        Ok(())
     }
+}
+
+/// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
+/// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to
+/// [`Arbiter::on_illegal_placement`] with the tracker's `IllegalPlacement`.
+pub fn unexchanged_promotion(pos: &Chess, board: &shakmaty::Board) -> Option<Move> {
+    let mover = pos.turn();
+    pos.legal_moves().into_iter().find(|m| {
+        if m.promotion() != Some(shakmaty::Role::Queen) {
+            return false;
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let mut b = after.board().clone();
+        b.set_piece_at(
+            m.to(),
+            shakmaty::Piece {
+                color: mover,
+                role: shakmaty::Role::Pawn,
+            },
+        );
+        b == *board
+    })
 }
 
 /// The automatic end a position calls for, by rules.md §4.5's precedence: checkmate, dead
