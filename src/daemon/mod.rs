@@ -24,7 +24,7 @@ pub mod store;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Parser;
 use tokio::time::Instant;
 use zbus::Connection;
@@ -127,15 +127,24 @@ impl Service {
                 tracing::error!(board = %spec.id, "cannot start board: {e}");
             }
         }
+        let taken = || {
+            anyhow::anyhow!("{BUS_NAME} is already owned on this bus: is another eboardd running?")
+        };
         match conn
             .request_name_with_flags(BUS_NAME, RequestNameFlags::DO_NOT_QUEUE)
             .await
-            .with_context(|| format!("cannot request the name {BUS_NAME}"))?
         {
-            RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner => {}
-            RequestNameReply::Exists | RequestNameReply::InQueue => {
+            Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => {}
+            Ok(RequestNameReply::Exists | RequestNameReply::InQueue)
+            | Err(zbus::Error::NameTaken) => {
                 boards.stop_all().await;
-                bail!("{BUS_NAME} is already owned on this bus: is another eboardd running?");
+                return Err(taken());
+            }
+            Err(e) => {
+                boards.stop_all().await;
+                return Err(
+                    anyhow::Error::new(e).context(format!("cannot request the name {BUS_NAME}"))
+                );
             }
         }
         Ok(Service { conn, boards })
