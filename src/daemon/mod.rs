@@ -12,11 +12,14 @@
 pub mod args;
 pub mod board;
 pub mod bus;
-mod config_bridge;
+pub mod config;
 pub mod dbus;
 pub mod demo;
+pub mod journal;
 pub mod link;
 pub mod logging;
+pub mod pgn_files;
+pub mod recorder;
 pub mod service;
 pub mod settings;
 pub mod store;
@@ -106,12 +109,7 @@ impl Service {
             pgn_dir: settings.pgn_dir.clone(),
             record_dir: settings.record_dir.clone(),
         };
-        let boards = Boards::new(
-            conn.clone(),
-            paths,
-            settings.defaults.clone(),
-            Instant::now(),
-        );
+        let boards = Boards::new(conn.clone(), paths, settings.daemon.clone(), Instant::now());
         let server = conn.object_server();
         // The ObjectManager first, so that every board appears through InterfacesAdded.
         server
