@@ -1,1 +1,4 @@
-//! A virtual DGT board + clock (behind a pty) and the human-handling generator.
+//! A virtual DGT e-board with a DGT 3000 clock behind a pty, and the human-handling generator.
+pub mod clock;
+pub mod virtual_board;
+pub mod wire;

@@ -1,0 +1,742 @@
+//! The pure virtual DGT e-board (+ DGT 3000 clock) state machine.
+//!
+//! It is fed host bytes, physical actions (pieces lifted and placed, lever presses) and the
+//! time as `u64` milliseconds, and returns the bytes a real board would send, in order and
+//! when they are due. No I/O: the pty driver in [`super::pty`] calls [`VirtualBoard::poll`]
+//! whenever [`VirtualBoard::next_deadline`] comes round.
+//!
+//! What it answers is what the fact sheet and the real captures describe: reset (no reply),
+//! dump, the three update modes (field updates only in an update mode; clock messages about
+//! once a second in UPDATE, on change in UPDATE_NICE, never in UPDATE_BRD), serial numbers,
+//! bus address, version, trademark, battery, a small EEPROM log, and clock commands acked
+//! only in UPDATE / UPDATE_NICE.
+
+use std::collections::VecDeque;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::{Board, Piece, Square};
+
+use super::clock::{ClockSetup, ClockSide, VirtualClock};
+use super::wire::{self, CommandFramer, HostCommand};
+use crate::protocol::{ClockStatus, ClockTimes};
+
+/// Board → host message ids.
+const MSG_BOARD_DUMP: u8 = 0x86;
+const MSG_BWTIME: u8 = 0x8D;
+const MSG_FIELD_UPDATE: u8 = 0x8E;
+const MSG_EE_MOVES: u8 = 0x8F;
+const MSG_BUSADRES: u8 = 0x90;
+const MSG_SERIALNR: u8 = 0x91;
+const MSG_TRADEMARK: u8 = 0x92;
+const MSG_VERSION: u8 = 0x93;
+const MSG_BATTERY_STATUS: u8 = 0xA0;
+const MSG_LONG_SERIALNR: u8 = 0xA2;
+
+/// In UPDATE mode a clock message goes out at least this often.
+const UPDATE_CLOCK_PERIOD_MS: u64 = 1_000;
+
+/// Which update mode the board is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum UpdateMode {
+    /// No unsolicited messages (after reset and at power-up).
+    #[default]
+    Idle,
+    /// Field updates + clock messages at least once a second.
+    Update,
+    /// Field updates only.
+    UpdateBoard,
+    /// Field updates + clock messages when the clock data changed.
+    UpdateNice,
+}
+
+impl UpdateMode {
+    pub fn sends_fields(self) -> bool {
+        self != UpdateMode::Idle
+    }
+    fn delivers_clock(self) -> bool {
+        matches!(self, UpdateMode::Update | UpdateMode::UpdateNice)
+    }
+}
+
+/// Is there a clock behind the board, and does it answer commands?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ClockPresence {
+    /// A DGT 3000 that reports times and acks commands.
+    #[default]
+    Present,
+    /// No clock: status bit 5 set, no acks.
+    Absent,
+    /// A clock that reports times but never acks a command (a "locked" clock).
+    NotAnswering,
+}
+
+/// Junk bytes injected between messages, as a noisy line would deliver them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseOptions {
+    /// Mean time between bursts (ms of board time).
+    pub mean_interval_ms: u64,
+    /// A burst is 1..=max_len bytes.
+    pub max_len: usize,
+    /// Also emit bytes with the MSB set (they look like message ids and can cost the decoder
+    /// the next real message); off: only 0x00..=0x7F, which a decoder skips for free.
+    pub high_bit: bool,
+    pub seed: u64,
+}
+
+/// Identity and behaviour of the virtual board.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardOptions {
+    /// Black's pieces on the connector side: wire index = 63 − normal index.
+    pub reversed: bool,
+    pub clock: ClockPresence,
+    pub clock_setup: ClockSetup,
+    /// Which display White's time is on (the first press starts it).
+    pub white_display: ClockSide,
+    /// Answers to commands go out this many ms late (a slow board).
+    pub answer_delay_ms: u64,
+    pub noise: Option<NoiseOptions>,
+    pub serial: String,
+    pub long_serial: String,
+    pub version: (u8, u8),
+    pub trademark: String,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            reversed: false,
+            clock: ClockPresence::Present,
+            clock_setup: ClockSetup::default(),
+            white_display: ClockSide::Left,
+            answer_delay_ms: 0,
+            noise: None,
+            serial: "13116".into(),
+            long_serial: "3000147740".into(),
+            version: (3, 10),
+            trademark: "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\nsoftware version: 3.10, build: 240101\r\nhardware version: 3.10, serial no: 13116\r\n".into(),
+        }
+    }
+}
+
+/// Counters for what the board saw, for tests and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BoardStats {
+    pub commands: u64,
+    /// Commands an ordinary chess board does not answer (bus mode, LEDs, EEPROM settings).
+    pub ignored_commands: u64,
+    pub clock_commands: u64,
+    pub acks_sent: u64,
+    pub clock_messages_sent: u64,
+    pub field_updates_sent: u64,
+    pub noise_bytes: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    due: u64,
+    bytes: Vec<u8>,
+}
+
+/// The virtual board. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct VirtualBoard {
+    opts: BoardOptions,
+    /// Sensor contents in wire order (index 0 = a8 of a normally oriented board).
+    fields: [Option<Piece>; 64],
+    mode: UpdateMode,
+    clock: VirtualClock,
+    framer: CommandFramer,
+    queue: VecDeque<Pending>,
+    /// Last clock reading sent in an update mode, and when.
+    last_clock: Option<(ClockTimes, u64)>,
+    /// Text the host put on the clock display, until END.
+    display_text: Option<String>,
+    noise_rng: SmallRng,
+    next_noise: Option<u64>,
+    stats: BoardStats,
+}
+
+/// Wire index of a physical square (standard orientation = the game's squares).
+pub fn wire_index(square: Square, reversed: bool) -> usize {
+    let normal = (7 - usize::from(square.rank())) * 8 + usize::from(square.file());
+    if reversed { 63 - normal } else { normal }
+}
+
+impl VirtualBoard {
+    /// A powered-up board with the standard start position on it.
+    pub fn new(opts: BoardOptions, now: u64) -> Self {
+        let clock = VirtualClock::new(opts.clock_setup, now);
+        let noise_rng = SmallRng::seed_from_u64(opts.noise.map_or(0, |n| n.seed));
+        let mut board = VirtualBoard {
+            fields: [None; 64],
+            mode: UpdateMode::Idle,
+            clock,
+            framer: CommandFramer::default(),
+            queue: VecDeque::new(),
+            last_clock: None,
+            display_text: None,
+            noise_rng,
+            next_noise: None,
+            stats: BoardStats::default(),
+            opts,
+        };
+        board
+            .clock
+            .set(board.opts.clock_setup, board.opts.white_display, now);
+        board.set_position(&Board::default(), now);
+        board.schedule_noise(now);
+        board
+    }
+
+    pub fn options(&self) -> &BoardOptions {
+        &self.opts
+    }
+
+    pub fn mode(&self) -> UpdateMode {
+        self.mode
+    }
+
+    pub fn stats(&self) -> BoardStats {
+        self.stats
+    }
+
+    /// Text last sent to the clock display (cleared by the END command).
+    pub fn display_text(&self) -> Option<&str> {
+        self.display_text.as_deref()
+    }
+
+    /// The clock, for reading times or pressing buttons directly.
+    pub fn clock_mut(&mut self) -> &mut VirtualClock {
+        &mut self.clock
+    }
+
+    /// What stands on a physical square.
+    pub fn piece_at(&self, square: Square) -> Option<Piece> {
+        self.fields[wire_index(square, self.opts.reversed)]
+    }
+
+    /// The sensor contents as a shakmaty board (physical squares).
+    pub fn placement(&self) -> Board {
+        let mut board = Board::empty();
+        for square in Square::ALL {
+            if let Some(piece) = self.piece_at(square) {
+                board.set_piece_at(square, piece);
+            }
+        }
+        board
+    }
+
+    /// The plug was pulled and put back: the board powers up again in IDLE with nothing
+    /// queued; pieces and the (battery-powered) clock keep their state.
+    pub fn power_cycle(&mut self, now: u64) {
+        self.mode = UpdateMode::Idle;
+        self.queue.clear();
+        self.framer = CommandFramer::default();
+        self.last_clock = None;
+        self.clock.advance(now);
+        self.schedule_noise(now);
+    }
+
+    /// Feed host → board bytes received at `now`.
+    pub fn receive(&mut self, bytes: &[u8], now: u64) {
+        for command in self.framer.feed(bytes) {
+            self.stats.commands += 1;
+            self.execute(command, now);
+        }
+    }
+
+    /// A piece is lifted from a physical square.
+    pub fn lift(&mut self, square: Square, now: u64) {
+        self.set_field(square, None, now);
+    }
+
+    /// A piece is set down on a physical square (replacing whatever the sensor saw there).
+    pub fn place(&mut self, square: Square, piece: Piece, now: u64) {
+        self.set_field(square, Some(piece), now);
+    }
+
+    /// Make the sensors show `board` (physical squares), one field update per changed square
+    /// in square order, as if someone had rearranged the pieces.
+    pub fn set_position(&mut self, board: &Board, now: u64) {
+        for square in Square::ALL {
+            self.set_field(square, board.piece_at(square), now);
+        }
+    }
+
+    fn set_field(&mut self, square: Square, content: Option<Piece>, now: u64) {
+        let index = wire_index(square, self.opts.reversed);
+        if self.fields[index] == content {
+            return;
+        }
+        self.fields[index] = content;
+        if self.mode.sends_fields() {
+            let mut out = Vec::with_capacity(5);
+            wire::frame(
+                &mut out,
+                MSG_FIELD_UPDATE,
+                &[index as u8, wire::piece_code(content)],
+            );
+            self.stats.field_updates_sent += 1;
+            self.push(now, out);
+        }
+    }
+
+    /// The player sitting at `side` presses the lever.
+    pub fn press_lever(&mut self, side: ClockSide, now: u64) {
+        if self.opts.clock != ClockPresence::Absent {
+            self.clock.press(side, now);
+        }
+    }
+
+    /// Set the clock to a new time control (both sides stopped, White's display to run).
+    pub fn set_clock(&mut self, setup: ClockSetup, now: u64) {
+        self.opts.clock_setup = setup;
+        self.clock.set(setup, self.opts.white_display, now);
+    }
+
+    /// Remove every queued byte that is due at `now` (and emit clock messages and noise due
+    /// by then). Call at least at every [`next_deadline`](Self::next_deadline).
+    pub fn poll(&mut self, now: u64) -> Vec<u8> {
+        self.clock_messages(now);
+        self.noise(now);
+        let mut out = Vec::new();
+        while let Some(front) = self.queue.front() {
+            if front.due > now {
+                break;
+            }
+            if let Some(item) = self.queue.pop_front() {
+                out.extend_from_slice(&item.bytes);
+            }
+        }
+        out
+    }
+
+    /// The next time `poll` has something new to say, if any.
+    pub fn next_deadline(&mut self, now: u64) -> Option<u64> {
+        let mut next: Option<u64> = self.queue.front().map(|p| p.due);
+        let mut consider = |t: u64| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some(t) = self.next_noise {
+            consider(t);
+        }
+        if self.mode.delivers_clock()
+            && self.opts.clock != ClockPresence::Absent
+            && let Some(t) = self.clock.next_change(now)
+        {
+            consider(t);
+        }
+        if self.mode == UpdateMode::Update {
+            let t = self
+                .last_clock
+                .map_or(now, |(_, at)| at + UPDATE_CLOCK_PERIOD_MS);
+            consider(t);
+        }
+        if self.mode == UpdateMode::UpdateNice && self.last_clock.is_none() {
+            consider(now);
+        }
+        next
+    }
+
+    /// The clock data the board would report right now.
+    pub fn clock_reading(&mut self, now: u64) -> ClockTimes {
+        match self.opts.clock {
+            ClockPresence::Absent => ClockTimes {
+                status: ClockStatus {
+                    connected: false,
+                    ..ClockStatus::default()
+                },
+                ..ClockTimes::default()
+            },
+            _ => self.clock.reading(now),
+        }
+    }
+
+    fn clock_messages(&mut self, now: u64) {
+        let due = match self.mode {
+            UpdateMode::Update | UpdateMode::UpdateNice => {
+                let reading = self.clock_reading(now);
+                let changed = self.last_clock.is_none_or(|(last, _)| last != reading);
+                let stale = self.mode == UpdateMode::Update
+                    && self
+                        .last_clock
+                        .is_none_or(|(_, at)| now >= at + UPDATE_CLOCK_PERIOD_MS);
+                (changed || stale).then_some(reading)
+            }
+            _ => None,
+        };
+        if let Some(reading) = due {
+            self.last_clock = Some((reading, now));
+            let mut out = Vec::with_capacity(10);
+            wire::frame(&mut out, MSG_BWTIME, &wire::clock_times_payload(&reading));
+            self.stats.clock_messages_sent += 1;
+            self.push(now, out);
+        }
+    }
+
+    fn schedule_noise(&mut self, now: u64) {
+        self.next_noise = self.opts.noise.map(|n| {
+            let mean = n.mean_interval_ms.max(1);
+            now + self.noise_rng.random_range(1..=mean * 2)
+        });
+    }
+
+    fn noise(&mut self, now: u64) {
+        let (Some(at), Some(n)) = (self.next_noise, self.opts.noise) else {
+            return;
+        };
+        if at > now {
+            return;
+        }
+        let len = self.noise_rng.random_range(1..=n.max_len.max(1));
+        let junk: Vec<u8> = (0..len)
+            .map(|_| {
+                let b: u8 = self.noise_rng.random();
+                if n.high_bit { b } else { b & 0x7F }
+            })
+            .collect();
+        self.stats.noise_bytes += junk.len() as u64;
+        // Junk goes between whole messages: queue it like any other output.
+        self.push(now, junk);
+        self.schedule_noise(now);
+    }
+
+    /// Queue output; a slow board delays answers, and the stream always stays in order.
+    fn push(&mut self, due: u64, bytes: Vec<u8>) {
+        let due = self.queue.back().map_or(due, |last| last.due.max(due));
+        self.queue.push_back(Pending { due, bytes });
+    }
+
+    fn answer(&mut self, now: u64, id: u8, payload: &[u8]) {
+        let mut out = Vec::with_capacity(payload.len() + 3);
+        wire::frame(&mut out, id, payload);
+        self.push(now + self.opts.answer_delay_ms, out);
+    }
+
+    fn execute(&mut self, command: HostCommand, now: u64) {
+        match command {
+            HostCommand::Single(byte) => self.single(byte, now),
+            HostCommand::Clock { sub, payload } => self.clock_command(sub, &payload, now),
+            HostCommand::Leds(_) | HostCommand::Bus(_) => self.stats.ignored_commands += 1,
+        }
+    }
+
+    fn single(&mut self, byte: u8, now: u64) {
+        match byte {
+            0x40 => self.mode = UpdateMode::Idle,
+            0x41 => {
+                let reading = self.clock_reading(now);
+                self.answer(now, MSG_BWTIME, &wire::clock_times_payload(&reading));
+            }
+            0x42 => {
+                let dump: Vec<u8> = self.fields.iter().map(|f| wire::piece_code(*f)).collect();
+                self.answer(now, MSG_BOARD_DUMP, &dump);
+            }
+            0x43 => self.enter(UpdateMode::Update),
+            0x44 => self.enter(UpdateMode::UpdateBoard),
+            0x4B => self.enter(UpdateMode::UpdateNice),
+            0x45 => {
+                let serial = digits(&self.opts.serial, 5);
+                self.answer(now, MSG_SERIALNR, &serial);
+            }
+            0x46 => {
+                let value: u32 = self.opts.serial.parse().unwrap_or(0) % (1 << 14);
+                self.answer(
+                    now,
+                    MSG_BUSADRES,
+                    &[(value >> 7) as u8, (value & 0x7F) as u8],
+                );
+            }
+            0x47 => {
+                let text: Vec<u8> = self
+                    .opts
+                    .trademark
+                    .bytes()
+                    .filter(u8::is_ascii)
+                    .take(256)
+                    .collect();
+                self.answer(now, MSG_TRADEMARK, &text);
+            }
+            0x49 => {
+                let log = self.eeprom_log();
+                self.answer(now, MSG_EE_MOVES, &log);
+            }
+            0x4C => {
+                // 87 %, 7:30 left, on 1:05, standby 2 d 3 h 4 min, discharging.
+                self.answer(now, MSG_BATTERY_STATUS, &[87, 7, 30, 1, 5, 2, 3, 4, 0x02]);
+            }
+            0x4D => {
+                let (major, minor) = self.opts.version;
+                self.answer(now, MSG_VERSION, &[major, minor]);
+            }
+            0x55 => {
+                let serial = digits(&self.opts.long_serial, 10);
+                self.answer(now, MSG_LONG_SERIALNR, &serial);
+            }
+            // Bus mode, boot loader, draughts and EEPROM scan settings: never answered here.
+            _ => self.stats.ignored_commands += 1,
+        }
+    }
+
+    fn enter(&mut self, mode: UpdateMode) {
+        if self.mode != mode {
+            self.last_clock = None;
+        }
+        self.mode = mode;
+    }
+
+    fn clock_command(&mut self, sub: u8, payload: &[u8], now: u64) {
+        self.stats.clock_commands += 1;
+        let mut ack = [0x10, sub, 0, 0];
+        match sub {
+            // SETNRUN: left h m s, right h m s, flags (binary values).
+            0x0A if payload.len() >= 7 => {
+                let ms = |h: u8, m: u8, s: u8| {
+                    (u64::from(h & 0x0F) * 3600 + u64::from(m) * 60 + u64::from(s)) * 1000
+                };
+                let left = ms(payload[0], payload[1], payload[2]);
+                let right = ms(payload[3], payload[4], payload[5]);
+                let flags = payload[6];
+                let run = if flags & 0x04 != 0 {
+                    None
+                } else if flags & 0x01 != 0 {
+                    Some(ClockSide::Left)
+                } else if flags & 0x02 != 0 {
+                    Some(ClockSide::Right)
+                } else {
+                    None
+                };
+                if self.opts.clock != ClockPresence::Absent {
+                    self.clock.set_and_run(left, right, run, now);
+                }
+            }
+            0x0C | 0x0D => {
+                let text_len = if sub == 0x0C { 8 } else { 11 };
+                let text: String = payload
+                    .iter()
+                    .take(text_len)
+                    .map(|&b| char::from(b & 0x7F))
+                    .collect();
+                self.display_text = Some(text);
+            }
+            0x01 => self.display_text = Some("<segments>".into()),
+            0x03 => self.display_text = None,
+            // DGT 3000: version 2.0 in ack2.
+            0x09 => ack[2] = 0x20,
+            0x02 | 0x08 | 0x0B => {}
+            _ => ack[0] = 0x40,
+        }
+        if self.opts.clock == ClockPresence::Present && self.mode.delivers_clock() {
+            self.stats.acks_sent += 1;
+            self.answer(now, MSG_BWTIME, &wire::clock_ack_payload(ack));
+        }
+    }
+
+    /// A short EEPROM log: power-up, one field tag per piece, the start-position tag for the
+    /// orientation, end of file.
+    fn eeprom_log(&self) -> Vec<u8> {
+        let mut log = vec![0x7F, 0x7F, 0x7F, 0x6A];
+        for (index, field) in self.fields.iter().enumerate() {
+            if field.is_some() {
+                log.push(0x40 | wire::piece_code(*field));
+                log.push(index as u8);
+            }
+        }
+        let start = Board::default();
+        if Square::ALL
+            .iter()
+            .all(|&sq| self.piece_at(sq) == start.piece_at(sq))
+        {
+            log.push(if self.opts.reversed { 0x7A } else { 0x6F });
+        }
+        log.push(0x6B);
+        log
+    }
+}
+
+/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
+fn digits(text: &str, len: usize) -> Vec<u8> {
+    let raw: Vec<u8> = text.bytes().filter(u8::is_ascii_digit).collect();
+    let mut out = vec![b'0'; len.saturating_sub(raw.len())];
+    out.extend(raw.iter().rev().take(len).rev());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Color, Role};
+
+    fn board() -> VirtualBoard {
+        VirtualBoard::new(BoardOptions::default(), 0)
+    }
+
+    #[test]
+    fn idle_board_sends_nothing_but_answers() {
+        let mut b = board();
+        b.lift(Square::E2, 0);
+        assert!(b.poll(10).is_empty());
+        b.receive(&[0x4D, 0x45], 10);
+        assert_eq!(
+            b.poll(10),
+            vec![0x93, 0, 5, 3, 10, 0x91, 0, 8, b'1', b'3', b'1', b'1', b'6']
+        );
+        assert_eq!(b.next_deadline(10), None);
+    }
+
+    #[test]
+    fn dump_in_wire_order_for_both_orientations() {
+        let mut b = board();
+        b.receive(&[0x42], 0);
+        let out = b.poll(0);
+        assert_eq!(&out[..3], &[0x86, 0, 67]);
+        assert_eq!(out[3], 8, "a8 = black rook");
+        assert_eq!(out[3 + 60], 5, "e1 = white king");
+        let mut r = VirtualBoard::new(
+            BoardOptions {
+                reversed: true,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        r.receive(&[0x42], 0);
+        let out = r.poll(0);
+        assert_eq!(out[3], 2, "field 0 = h1 white rook");
+        assert_eq!(out[3 + 3], 5, "field 3 = e1 white king");
+    }
+
+    #[test]
+    fn field_updates_only_in_update_modes() {
+        let mut b = board();
+        b.receive(&[0x44], 0);
+        b.lift(Square::E2, 0);
+        b.place(
+            Square::E4,
+            Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            },
+            0,
+        );
+        assert_eq!(b.poll(0), vec![0x8E, 0, 5, 52, 0, 0x8E, 0, 5, 36, 1]);
+        b.press_lever(ClockSide::Right, 0);
+        assert!(b.poll(5_000).is_empty(), "UPDATE_BRD sends no clock data");
+        b.receive(&[0x40], 5_000);
+        b.lift(Square::E4, 5_000);
+        assert!(b.poll(5_000).is_empty());
+    }
+
+    #[test]
+    fn nice_sends_on_change_update_every_second() {
+        let mut b = board();
+        b.receive(&[0x4B], 0);
+        let first = b.poll(0);
+        assert_eq!(first, vec![0x8D, 0, 10, 0x20, 3, 2, 0x20, 3, 2, 0x08]);
+        assert!(b.poll(5_000).is_empty(), "stopped clock: nothing changes");
+        b.press_lever(ClockSide::Right, 5_000);
+        assert_eq!(b.poll(5_000).len(), 10);
+        assert_eq!(b.next_deadline(5_000), Some(6_000));
+        assert_eq!(b.poll(6_000).len(), 10);
+        let mut u = board();
+        u.receive(&[0x43], 0);
+        assert_eq!(u.poll(0).len(), 10);
+        assert_eq!(u.next_deadline(0), Some(1_000));
+        assert_eq!(u.poll(1_000).len(), 10, "repeated while stopped");
+    }
+
+    #[test]
+    fn clock_acks_only_in_update_modes() {
+        let version = [0x2B, 0x03, 0x03, 0x09, 0x00];
+        let mut b = board();
+        b.receive(&version, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x44], 0);
+        b.receive(&version, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        b.receive(&version, 0);
+        assert_eq!(
+            b.poll(0),
+            vec![0x8D, 0, 10, 0x0A, 0x10, 0x09, 0x0A, 0x20, 0, 0]
+        );
+    }
+
+    #[test]
+    fn absent_and_silent_clocks() {
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                clock: ClockPresence::Absent,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        b.receive(&[0x41], 0);
+        assert_eq!(b.poll(0), vec![0x8D, 0, 10, 0, 0, 0, 0, 0, 0, 0x20]);
+        b.receive(&[0x4B, 0x2B, 0x03, 0x03, 0x09, 0x00], 0);
+        assert_eq!(b.poll(0).len(), 10, "one status message, no ack");
+        let mut s = VirtualBoard::new(
+            BoardOptions {
+                clock: ClockPresence::NotAnswering,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        s.receive(&[0x4B], 0);
+        let _ = s.poll(0);
+        s.receive(&[0x2B, 0x03, 0x03, 0x09, 0x00], 0);
+        assert!(s.poll(0).is_empty());
+    }
+
+    #[test]
+    fn slow_board_delays_answers_in_order() {
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                answer_delay_ms: 300,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        b.receive(&[0x4D], 0);
+        assert!(b.poll(299).is_empty());
+        assert_eq!(b.next_deadline(299), Some(300));
+        assert_eq!(b.poll(300).len(), 5);
+    }
+
+    #[test]
+    fn noise_is_seeded_and_low_bit_only() {
+        let opts = BoardOptions {
+            noise: Some(NoiseOptions {
+                mean_interval_ms: 100,
+                max_len: 4,
+                high_bit: false,
+                seed: 7,
+            }),
+            ..BoardOptions::default()
+        };
+        let run = || {
+            let mut b = VirtualBoard::new(opts.clone(), 0);
+            let mut all = Vec::new();
+            for t in (0..10_000).step_by(10) {
+                all.extend(b.poll(t));
+            }
+            all
+        };
+        let a = run();
+        assert!(!a.is_empty());
+        assert!(a.iter().all(|b| b & 0x80 == 0));
+        assert_eq!(a, run());
+    }
+
+    #[test]
+    fn setnrun_sets_times() {
+        let mut b = board();
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        // left 0:05:00 right 0:04:00, left runs.
+        b.receive(&[0x2B, 0x0A, 0x03, 0x0A, 0, 5, 0, 0, 4, 0, 0x01, 0x00], 0);
+        let out = b.poll(0);
+        // ack then new times.
+        assert_eq!(&out[..10], &[0x8D, 0, 10, 0x0A, 0x10, 0x0A, 0x0A, 0, 0, 0]);
+        assert_eq!(&out[10..], &[0x8D, 0, 10, 0x20, 4, 0, 0x20, 5, 0, 0x09]);
+    }
+}
