@@ -65,7 +65,6 @@ async fn unplug_and_replug_behind_a_link() {
     .await
     .unwrap();
     assert_eq!(sim.path(), link);
-    let first = sim.slave_path();
     let mut port = open(&link);
     port.write_all(&[0x4B]).await.unwrap();
     sim.wait_for_update_mode(Duration::from_secs(5))
@@ -90,7 +89,6 @@ async fn unplug_and_replug_behind_a_link() {
 
     sim.replug().await.unwrap();
     assert!(link.exists());
-    assert_ne!(sim.slave_path(), first);
     let mut port = open(&link);
     assert_eq!(sim.snapshot().await.unwrap().mode, UpdateMode::Idle);
     port.write_all(&[0x42]).await.unwrap();

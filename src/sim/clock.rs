@@ -243,10 +243,9 @@ impl VirtualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::wire::clock_times_payload;
 
     fn bytes(c: &mut VirtualClock, now: u64) -> [u8; 7] {
-        clock_times_payload(&c.reading(now))
+        c.reading(now).payload()
     }
 
     #[test]

@@ -18,20 +18,10 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
-use super::wire::{self, CommandFramer, HostCommand};
-use crate::protocol::{ClockStatus, ClockTimes};
-
-/// Board → host message ids.
-const MSG_BOARD_DUMP: u8 = 0x86;
-const MSG_BWTIME: u8 = 0x8D;
-const MSG_FIELD_UPDATE: u8 = 0x8E;
-const MSG_EE_MOVES: u8 = 0x8F;
-const MSG_BUSADRES: u8 = 0x90;
-const MSG_SERIALNR: u8 = 0x91;
-const MSG_TRADEMARK: u8 = 0x92;
-const MSG_VERSION: u8 = 0x93;
-const MSG_BATTERY_STATUS: u8 = 0xA0;
-const MSG_LONG_SERIALNR: u8 = 0xA2;
+use crate::protocol::{
+    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
+    EeEvent, Message, RunSide,
+};
 
 /// In UPDATE mode a clock message goes out at least this often.
 const UPDATE_CLOCK_PERIOD_MS: u64 = 1_000;
@@ -146,7 +136,7 @@ pub struct VirtualBoard {
     fields: [Option<Piece>; 64],
     mode: UpdateMode,
     clock: VirtualClock,
-    framer: CommandFramer,
+    commands: CommandDecoder,
     queue: VecDeque<Pending>,
     /// Last clock reading sent in an update mode, and when.
     last_clock: Option<(ClockTimes, u64)>,
@@ -172,7 +162,7 @@ impl VirtualBoard {
             fields: [None; 64],
             mode: UpdateMode::Idle,
             clock,
-            framer: CommandFramer::default(),
+            commands: CommandDecoder::new(),
             queue: VecDeque::new(),
             last_clock: None,
             display_text: None,
@@ -232,7 +222,7 @@ impl VirtualBoard {
     pub fn power_cycle(&mut self, now: u64) {
         self.mode = UpdateMode::Idle;
         self.queue.clear();
-        self.framer = CommandFramer::default();
+        self.commands = CommandDecoder::new();
         self.last_clock = None;
         self.clock.advance(now);
         self.schedule_noise(now);
@@ -240,9 +230,17 @@ impl VirtualBoard {
 
     /// Feed host → board bytes received at `now`.
     pub fn receive(&mut self, bytes: &[u8], now: u64) {
-        for command in self.framer.feed(bytes) {
+        self.commands.push(bytes);
+        while let Some(next) = self.commands.next_command() {
             self.stats.commands += 1;
-            self.execute(command, now);
+            match next {
+                Ok(command) => self.execute(command, now),
+                // Bus mode, boot loader, EEPROM settings, LEDs, junk: a board stays silent.
+                Err(rejected) => {
+                    tracing::debug!(?rejected, "simulated board ignores host bytes");
+                    self.stats.ignored_commands += 1;
+                }
+            }
         }
     }
 
@@ -272,11 +270,11 @@ impl VirtualBoard {
         self.fields[index] = content;
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
-            wire::frame(
-                &mut out,
-                MSG_FIELD_UPDATE,
-                &[index as u8, wire::piece_code(content)],
-            );
+            Message::FieldUpdate {
+                field: index as u8,
+                content,
+            }
+            .encode(&mut out);
             self.stats.field_updates_sent += 1;
             self.push(now, out);
         }
@@ -367,7 +365,7 @@ impl VirtualBoard {
         if let Some(reading) = due {
             self.last_clock = Some((reading, now));
             let mut out = Vec::with_capacity(10);
-            wire::frame(&mut out, MSG_BWTIME, &wire::clock_times_payload(&reading));
+            Message::ClockTimes(reading).encode(&mut out);
             self.stats.clock_messages_sent += 1;
             self.push(now, out);
         }
@@ -406,74 +404,62 @@ impl VirtualBoard {
         self.queue.push_back(Pending { due, bytes });
     }
 
-    fn answer(&mut self, now: u64, id: u8, payload: &[u8]) {
-        let mut out = Vec::with_capacity(payload.len() + 3);
-        wire::frame(&mut out, id, payload);
+    fn answer(&mut self, now: u64, message: &Message) {
+        let mut out = Vec::new();
+        message.encode(&mut out);
         self.push(now + self.opts.answer_delay_ms, out);
     }
 
-    fn execute(&mut self, command: HostCommand, now: u64) {
+    fn execute(&mut self, command: Command, now: u64) {
         match command {
-            HostCommand::Single(byte) => self.single(byte, now),
-            HostCommand::Clock { sub, payload } => self.clock_command(sub, &payload, now),
-            HostCommand::Leds(_) | HostCommand::Bus(_) => self.stats.ignored_commands += 1,
-        }
-    }
-
-    fn single(&mut self, byte: u8, now: u64) {
-        match byte {
-            0x40 => self.mode = UpdateMode::Idle,
-            0x41 => {
+            Command::Reset => self.mode = UpdateMode::Idle,
+            Command::SendClock => {
                 let reading = self.clock_reading(now);
-                self.answer(now, MSG_BWTIME, &wire::clock_times_payload(&reading));
+                self.answer(now, &Message::ClockTimes(reading));
             }
-            0x42 => {
-                let dump: Vec<u8> = self.fields.iter().map(|f| wire::piece_code(*f)).collect();
-                self.answer(now, MSG_BOARD_DUMP, &dump);
+            Command::SendBoard => {
+                self.answer(now, &Message::BoardDump(Box::new(self.fields)));
             }
-            0x43 => self.enter(UpdateMode::Update),
-            0x44 => self.enter(UpdateMode::UpdateBoard),
-            0x4B => self.enter(UpdateMode::UpdateNice),
-            0x45 => {
+            Command::Update => self.enter(UpdateMode::Update),
+            Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
+            Command::UpdateNice => self.enter(UpdateMode::UpdateNice),
+            Command::SerialNumber => {
                 let serial = digits(&self.opts.serial, 5);
-                self.answer(now, MSG_SERIALNR, &serial);
+                self.answer(now, &Message::SerialNumber(serial));
             }
-            0x46 => {
-                let value: u32 = self.opts.serial.parse().unwrap_or(0) % (1 << 14);
-                self.answer(
-                    now,
-                    MSG_BUSADRES,
-                    &[(value >> 7) as u8, (value & 0x7F) as u8],
-                );
-            }
-            0x47 => {
-                let text: Vec<u8> = self
-                    .opts
-                    .trademark
-                    .bytes()
-                    .filter(u8::is_ascii)
-                    .take(256)
-                    .collect();
-                self.answer(now, MSG_TRADEMARK, &text);
-            }
-            0x49 => {
-                let log = self.eeprom_log();
-                self.answer(now, MSG_EE_MOVES, &log);
-            }
-            0x4C => {
-                // 87 %, 7:30 left, on 1:05, standby 2 d 3 h 4 min, discharging.
-                self.answer(now, MSG_BATTERY_STATUS, &[87, 7, 30, 1, 5, 2, 3, 4, 0x02]);
-            }
-            0x4D => {
-                let (major, minor) = self.opts.version;
-                self.answer(now, MSG_VERSION, &[major, minor]);
-            }
-            0x55 => {
+            Command::LongSerialNumber => {
                 let serial = digits(&self.opts.long_serial, 10);
-                self.answer(now, MSG_LONG_SERIALNR, &serial);
+                self.answer(now, &Message::LongSerialNumber(serial));
             }
-            // Bus mode, boot loader, draughts and EEPROM scan settings: never answered here.
-            _ => self.stats.ignored_commands += 1,
+            Command::BusAddress => {
+                // The short serial number read as a 14-bit binary value ("01025" → 8·128 + 1).
+                let value = self.opts.serial.parse::<u32>().unwrap_or(0) % (1 << 14);
+                self.answer(now, &Message::BusAddress(value as u16));
+            }
+            Command::Trademark => {
+                let text = self.opts.trademark.clone();
+                self.answer(now, &Message::Trademark(text));
+            }
+            Command::EeMoves => {
+                let log = self.eeprom_log();
+                self.answer(now, &Message::EeMoves(log));
+            }
+            Command::BatteryStatus => {
+                let battery = BatteryStatus {
+                    percent: 87,
+                    time_left: Some((7, 30)),
+                    on_time: (1, 5),
+                    standby: (2, 3, 4),
+                    charging: false,
+                    discharging: true,
+                };
+                self.answer(now, &Message::BatteryStatus(battery));
+            }
+            Command::Version => {
+                let (major, minor) = self.opts.version;
+                self.answer(now, &Message::Version { major, minor });
+            }
+            Command::Clock(clock) => self.clock_command(clock, now),
         }
     }
 
@@ -484,61 +470,45 @@ impl VirtualBoard {
         self.mode = mode;
     }
 
-    fn clock_command(&mut self, sub: u8, payload: &[u8], now: u64) {
+    fn clock_command(&mut self, command: ClockCommand, now: u64) {
         self.stats.clock_commands += 1;
-        let mut ack = [0x10, sub, 0, 0];
-        match sub {
-            // SETNRUN: left h m s, right h m s, flags (binary values).
-            0x0A if payload.len() >= 7 => {
-                let ms = |h: u8, m: u8, s: u8| {
-                    (u64::from(h & 0x0F) * 3600 + u64::from(m) * 60 + u64::from(s)) * 1000
-                };
-                let left = ms(payload[0], payload[1], payload[2]);
-                let right = ms(payload[3], payload[4], payload[5]);
-                let flags = payload[6];
-                let run = if flags & 0x04 != 0 {
-                    None
-                } else if flags & 0x01 != 0 {
-                    Some(ClockSide::Left)
-                } else if flags & 0x02 != 0 {
-                    Some(ClockSide::Right)
-                } else {
-                    None
+        let mut ack = [0x10, command.sub_command(), 0, 0];
+        match command {
+            ClockCommand::SetAndRun(set) => {
+                let run = match set.run {
+                    RunSide::Left => Some(ClockSide::Left),
+                    RunSide::Right => Some(ClockSide::Right),
+                    RunSide::Paused => None,
                 };
                 if self.opts.clock != ClockPresence::Absent {
-                    self.clock.set_and_run(left, right, run, now);
+                    self.clock
+                        .set_and_run(set.left.as_millis(), set.right.as_millis(), run, now);
                 }
             }
-            0x0C | 0x0D => {
-                let text_len = if sub == 0x0C { 8 } else { 11 };
-                let text: String = payload
-                    .iter()
-                    .take(text_len)
-                    .map(|&b| char::from(b & 0x7F))
-                    .collect();
-                self.display_text = Some(text);
-            }
-            0x01 => self.display_text = Some("<segments>".into()),
-            0x03 => self.display_text = None,
-            // DGT 3000: version 2.0 in ack2.
-            0x09 => ack[2] = 0x20,
-            0x02 | 0x08 | 0x0B => {}
-            _ => ack[0] = 0x40,
+            ClockCommand::Ascii { text, .. } => self.display_text = Some(text.as_str().to_owned()),
+            ClockCommand::Display(_) => self.display_text = Some("<segments>".into()),
+            ClockCommand::End => self.display_text = None,
+            // A DGT 3000: version 2.0 in ack2.
+            ClockCommand::Version => ack[2] = 0x20,
+            ClockCommand::Icons { .. } | ClockCommand::Beep { .. } | ClockCommand::Button => {}
         }
         if self.opts.clock == ClockPresence::Present && self.mode.delivers_clock() {
             self.stats.acks_sent += 1;
-            self.answer(now, MSG_BWTIME, &wire::clock_ack_payload(ack));
+            self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
 
     /// A short EEPROM log: power-up, one field tag per piece, the start-position tag for the
     /// orientation, end of file.
-    fn eeprom_log(&self) -> Vec<u8> {
-        let mut log = vec![0x7F, 0x7F, 0x7F, 0x6A];
+    fn eeprom_log(&self) -> Vec<EeEvent> {
+        let mut log = vec![EeEvent::Nop, EeEvent::Nop, EeEvent::Nop, EeEvent::PowerUp];
         for (index, field) in self.fields.iter().enumerate() {
             if field.is_some() {
-                log.push(0x40 | wire::piece_code(*field));
-                log.push(index as u8);
+                log.push(EeEvent::Field {
+                    field: index as u8,
+                    content: *field,
+                    quick: false,
+                });
             }
         }
         let start = Board::default();
@@ -546,18 +516,22 @@ impl VirtualBoard {
             .iter()
             .all(|&sq| self.piece_at(sq) == start.piece_at(sq))
         {
-            log.push(if self.opts.reversed { 0x7A } else { 0x6F });
+            log.push(if self.opts.reversed {
+                EeEvent::BeginPosRotated
+            } else {
+                EeEvent::BeginPos
+            });
         }
-        log.push(0x6B);
+        log.push(EeEvent::Eof);
         log
     }
 }
 
 /// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
-fn digits(text: &str, len: usize) -> Vec<u8> {
-    let raw: Vec<u8> = text.bytes().filter(u8::is_ascii_digit).collect();
-    let mut out = vec![b'0'; len.saturating_sub(raw.len())];
-    out.extend(raw.iter().rev().take(len).rev());
+fn digits(text: &str, len: usize) -> String {
+    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
+    let mut out = "0".repeat(len.saturating_sub(raw.len()));
+    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
     out
 }
 
