@@ -2,4 +2,5 @@
 pub mod clock;
 pub mod pgn;
 pub mod pty;
+pub mod scenario;
 pub mod virtual_board;
