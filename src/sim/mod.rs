@@ -1,5 +1,6 @@
-//! A virtual DGT e-board with a DGT 3000 clock behind a pty, and the human-handling generator.
+//! A virtual DGT board + clock (behind a pty) and the human-handling generator.
 pub mod clock;
+pub mod handling;
 pub mod pgn;
 pub mod pty;
 pub mod scenario;

@@ -12,20 +12,12 @@ use anyhow::Context as _;
 use rand::rngs::SmallRng;
 use rand::{Rng as _, SeedableRng as _};
 use shakmaty::san::San;
-use shakmaty::{Board, CastlingSide, Chess, Color, Move, Piece, Position as _, Role, Square};
+use shakmaty::{Board, Chess, Color, Move, Position as _, Square};
 
 use super::clock::{ClockSetup, ClockSide};
+use super::handling::{Handling, Noise, SensorStep};
 use super::pgn::PgnGame;
 use super::pty::{Action, SimHandle};
-
-/// One sensor-level step of handling pieces (physical squares, standard orientation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SensorStep {
-    Lift(Square),
-    Place(Square, Piece),
-    /// The hand pauses (board ms).
-    Pause(u64),
-}
 
 /// How fast people play.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,21 +56,12 @@ impl Default for Pace {
     }
 }
 
-/// How pieces are moved for a legal move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Handling {
-    /// Lift, place, nothing else: the cleanest possible hand.
-    Plain,
-    /// The human-handling generator: slides, captures in any order, castling either way…
-    #[default]
-    Human,
-}
-
 /// Options of a scenario run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScenarioOptions {
     pub pace: Pace,
-    pub handling: Handling,
+    /// `Clean`: lift + place only; `Noisy`: the human variants of the handling generator.
+    pub noise: Noise,
     pub seed: u64,
     /// Press the clock after each move.
     pub press_clock: bool,
@@ -90,7 +73,7 @@ impl Default for ScenarioOptions {
     fn default() -> Self {
         ScenarioOptions {
             pace: Pace::human(),
-            handling: Handling::Human,
+            noise: Noise::Noisy,
             seed: 1,
             press_clock: true,
             white_side: ClockSide::Left,
@@ -108,7 +91,10 @@ pub enum Step {
     /// The player to move picks up the piece on `from` and sets it on `to` although no
     /// legal move does that (pieces on `to` are taken off). It stays there until
     /// [`Step::CorrectIllegal`]; a [`Step::PressClock`] completes it.
-    IllegalPlacement { from: Square, to: Square },
+    IllegalPlacement {
+        from: Square,
+        to: Square,
+    },
     /// Put the pieces back as they were before the illegal placement.
     CorrectIllegal,
     /// Take back the last `plies` moves on the board (no clock press).
@@ -124,7 +110,9 @@ pub enum Step {
     /// The start/stop button of the clock.
     StartStop,
     /// Set up the start position again and reset the clock to `clock`.
-    NewGame { clock: ClockSetup },
+    NewGame {
+        clock: ClockSetup,
+    },
     Unplug,
     Replug,
 }
@@ -144,6 +132,7 @@ pub struct Scenario<'a> {
     sim: &'a SimHandle,
     opts: ScenarioOptions,
     rng: SmallRng,
+    hands: Handling,
     position: Chess,
     history: Vec<(Chess, Move)>,
     /// The placement to go back to when an illegal placement is corrected.
@@ -158,6 +147,7 @@ impl<'a> Scenario<'a> {
         Scenario {
             sim,
             rng: SmallRng::seed_from_u64(opts.seed),
+            hands: Handling::new(opts.seed, opts.noise).with_clock(opts.press_clock),
             opts,
             position: Chess::default(),
             history: Vec::new(),
@@ -284,9 +274,7 @@ impl<'a> Scenario<'a> {
                 self.sim.act(Action::StartStop).await?;
             }
             Step::NewGame { clock } => {
-                self.sim
-                    .act(Action::SetPosition(Board::default()))
-                    .await?;
+                self.sim.act(Action::SetPosition(Board::default())).await?;
                 self.sim.act(Action::SetClock(*clock)).await?;
                 self.position = Chess::default();
                 self.history.clear();
@@ -327,10 +315,7 @@ impl<'a> Scenario<'a> {
             self.played.presses += 1;
         }
         self.think().await;
-        let steps = match self.opts.handling {
-            Handling::Plain => plain_handling(&self.position, mv),
-            Handling::Human => human_handling(&self.position, mv, &mut self.rng),
-        };
+        let steps = self.hands.steps(&self.position, *mv);
         self.hand(&steps).await?;
         self.played
             .uci
@@ -338,11 +323,6 @@ impl<'a> Scenario<'a> {
         let before = self.position.clone();
         self.position.play_unchecked(*mv);
         self.history.push((before, *mv));
-        if self.opts.press_clock {
-            let wait = self.between(self.opts.pace.press_ms);
-            self.sim.sleep(wait).await;
-            self.press_for(!self.position.turn()).await?;
-        }
         Ok(())
     }
 
@@ -392,6 +372,15 @@ impl<'a> Scenario<'a> {
                     self.sim.sleep(ms).await;
                     continue;
                 }
+                SensorStep::Press => {
+                    // The mover presses: the position has not been advanced yet.
+                    if !matches!(steps.get(i.wrapping_sub(1)), Some(SensorStep::Pause(_))) {
+                        let wait = self.between(self.opts.pace.press_ms);
+                        self.sim.sleep(wait).await;
+                    }
+                    self.press_for(self.position.turn()).await?;
+                    continue;
+                }
             }
             self.played.sensor_steps += 1;
             let next_is_pause = matches!(steps.get(i + 1), Some(SensorStep::Pause(_)));
@@ -403,64 +392,6 @@ impl<'a> Scenario<'a> {
         // Let the last update leave before the next thing happens.
         tokio::time::sleep(Duration::from_millis(0)).await;
         Ok(())
-    }
-}
-
-/// The cleanest hand for a legal move: victim off first, then the piece lifted and set down
-/// (the promoted piece for a promotion); castling king first.
-pub fn plain_handling(position: &Chess, mv: &Move) -> Vec<SensorStep> {
-    let board = position.board();
-    let color = position.turn();
-    match *mv {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            let mut steps = Vec::with_capacity(3);
-            if capture.is_some() {
-                steps.push(SensorStep::Lift(to));
-            }
-            steps.push(SensorStep::Lift(from));
-            let placed = Piece {
-                color,
-                role: promotion.unwrap_or(role),
-            };
-            steps.push(SensorStep::Place(to, placed));
-            steps
-        }
-        Move::EnPassant { from, to } => {
-            let victim = Square::from_coords(to.file(), from.rank());
-            vec![
-                SensorStep::Lift(from),
-                SensorStep::Place(to, color.pawn()),
-                SensorStep::Lift(victim),
-            ]
-        }
-        Move::Castle { king, rook } => {
-            let side = if rook.file() > king.file() {
-                CastlingSide::KingSide
-            } else {
-                CastlingSide::QueenSide
-            };
-            let king_to = side.king_to(color);
-            let rook_to = side.rook_to(color);
-            vec![
-                SensorStep::Lift(king),
-                SensorStep::Place(king_to, color.king()),
-                SensorStep::Lift(rook),
-                SensorStep::Place(
-                    rook_to,
-                    board.piece_at(rook).unwrap_or(Piece {
-                        color,
-                        role: Role::Rook,
-                    }),
-                ),
-            ]
-        }
-        Move::Put { role, to } => vec![SensorStep::Place(to, Piece { color, role })],
     }
 }
 
@@ -485,37 +416,13 @@ pub fn transition(from: &Board, to: &Board) -> Vec<SensorStep> {
     steps
 }
 
-/// Human handling: the generator's steps once it is available, plain until then.
-fn human_handling(position: &Chess, mv: &Move, _rng: &mut SmallRng) -> Vec<SensorStep> {
-    plain_handling(position, mv)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn apply(board: &mut Board, steps: &[SensorStep]) {
         for s in steps {
-            match *s {
-                SensorStep::Lift(sq) => {
-                    board.discard_piece_at(sq);
-                }
-                SensorStep::Place(sq, p) => board.set_piece_at(sq, p),
-                SensorStep::Pause(_) => {}
-            }
-        }
-    }
-
-    #[test]
-    fn plain_handling_reaches_the_position_after_every_corpus_move() {
-        let text = include_str!("default_game.pgn");
-        let game = &super::super::pgn::parse_games(text)[0];
-        let mut pos = Chess::default();
-        for mv in game.moves().unwrap() {
-            let mut board = pos.board().clone();
-            apply(&mut board, &plain_handling(&pos, &mv));
-            pos.play_unchecked(mv);
-            assert_eq!(&board, pos.board(), "{mv}");
+            s.apply(board);
         }
     }
 
