@@ -300,7 +300,7 @@ impl Port {
 }
 
 /// Point `link` at `target`, replacing any old link atomically.
-fn make_link(target: &Path, link: &Path) -> anyhow::Result<()> {
+pub fn make_link(target: &Path, link: &Path) -> anyhow::Result<()> {
     let mut tmp = link.as_os_str().to_owned();
     tmp.push(format!(".tmp{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
@@ -312,7 +312,8 @@ fn make_link(target: &Path, link: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn remove_link(link: &Path) {
+/// Remove `link` if it is a symlink (never a real file someone put there).
+pub fn remove_link(link: &Path) {
     if std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink()) {
         let _ = std::fs::remove_file(link);
     }
