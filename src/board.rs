@@ -290,7 +290,10 @@ mod tests {
         let text = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R";
         let p = Placement::from_board_fen(text).unwrap();
         assert_eq!(p.board_fen(), text);
-        assert_eq!(p.to_board(), Placement::from_board(&p.to_board()).to_board());
+        assert_eq!(
+            p.to_board(),
+            Placement::from_board(&p.to_board()).to_board()
+        );
         assert_eq!(Placement::empty().board_fen(), "8/8/8/8/8/8/8/8");
         assert!(Placement::from_board_fen("xyz").is_err());
         assert!(p.has_one_king(Color::White));

@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use shakmaty::san::San;
 use shakmaty::{Color, Position as _};
 
+use crate::board::Orientation;
 use crate::sim::{
     BoardOptions, ClockPresence, Noise, Pace, PgnGame, Scenario, ScenarioOptions, SimBoard,
     SimHandle, SimOptions, Step, default_game, parse_games,
@@ -69,7 +70,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
 async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()> {
     let opts = SimOptions {
         board: BoardOptions {
-            reversed: args.reversed,
+            orientation: if args.reversed {
+                Orientation::Reversed
+            } else {
+                Orientation::Normal
+            },
             clock: if args.no_clock {
                 ClockPresence::Absent
             } else {

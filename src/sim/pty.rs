@@ -2,14 +2,18 @@
 //!
 //! One task owns the board and the pty master; it feeds host bytes in, carries out physical
 //! actions sent through a [`SimHandle`], and writes whatever the board has to say when it is
-//! due. Board time runs `speed` times faster than the wall clock, so tests can play a game
-//! of several minutes in well under a second while the clock still counts the full time.
+//! due. Board time runs `speed` times faster than the wall clock, so a game of several
+//! minutes plays in seconds while the clock still counts the full time. With an infinite
+//! speed the board's time is *stepped*: it stands still except when the scenario waits
+//! ([`SimHandle::sleep`]), which advances it at once, emitting every clock message due on the
+//! way in order. Tests use that: exact board times, no wall-clock waiting at all.
 //!
 //! The slave side (`/dev/pts/N`) is what a daemon opens as its serial port. With a `link`
 //! path the simulator keeps a symlink there; unplugging removes it (as the device node of a
 //! real USB board disappears) and replugging puts a fresh pty behind the same path.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,13 +28,18 @@ use super::clock::{ClockSetup, ClockSide};
 use super::virtual_board::{BoardOptions, BoardStats, UpdateMode, VirtualBoard};
 use crate::protocol::ClockTimes;
 
+/// Output chunks queued for a host that reads slowly before bytes are dropped (a whole game
+/// at stepped speed fits many times over).
+const WRITE_QUEUE_CHUNKS: usize = 65_536;
+
 /// How to run a simulated board.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
     pub board: BoardOptions,
     /// Keep a symlink to the current slave device at this path (replaced atomically).
     pub link: Option<PathBuf>,
-    /// Board milliseconds per wall-clock millisecond (1.0 = real time). Must be > 0.
+    /// Board milliseconds per wall-clock millisecond (1.0 = real time). Must be > 0;
+    /// `f64::INFINITY` steps board time only through [`SimHandle::sleep`].
     pub speed: f64,
 }
 
@@ -77,6 +86,7 @@ pub struct Snapshot {
 }
 
 enum Request {
+    Advance(u64, oneshot::Sender<()>),
     Act(Action, oneshot::Sender<u64>),
     Snapshot(oneshot::Sender<Snapshot>),
     Unplug(oneshot::Sender<anyhow::Result<()>>),
@@ -91,21 +101,25 @@ impl SimBoard {
     /// Start a simulated board on a new pty. Needs a tokio runtime with I/O and time enabled.
     pub async fn spawn(opts: SimOptions) -> anyhow::Result<SimHandle> {
         anyhow::ensure!(
-            opts.speed.is_finite() && opts.speed > 0.0,
+            opts.speed > 0.0,
             "simulator speed must be a positive number, got {}",
             opts.speed
         );
         let port = Port::open(opts.link.as_deref())?;
         let slave_path = Arc::new(Mutex::new(port.slave_path.clone()));
-        let time = TimeBase {
-            start: Instant::now(),
-            speed: opts.speed,
+        let time = if opts.speed.is_finite() {
+            TimeBase::Scaled {
+                start: Instant::now(),
+                speed: opts.speed,
+            }
+        } else {
+            TimeBase::Stepped(Arc::new(AtomicU64::new(0)))
         };
         let board = VirtualBoard::new(opts.board.clone(), 0);
         let (tx, rx) = mpsc::unbounded_channel();
         let driver = Driver {
             board,
-            time,
+            time: time.clone(),
             link: opts.link.clone(),
             port: Some(port),
             slave_path: slave_path.clone(),
@@ -117,26 +131,39 @@ impl SimBoard {
             link: opts.link,
             slave_path,
             time,
+            speed: opts.speed,
             task: Mutex::new(Some(task)),
         })
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct TimeBase {
-    start: Instant,
-    speed: f64,
+/// Where board time comes from.
+#[derive(Debug, Clone)]
+enum TimeBase {
+    /// `speed` × the wall clock since `start`.
+    Scaled { start: Instant, speed: f64 },
+    /// Only advanced by the driver on request; shared so handles can read it.
+    Stepped(Arc<AtomicU64>),
 }
 
 impl TimeBase {
     fn now(&self) -> u64 {
-        (self.start.elapsed().as_secs_f64() * 1000.0 * self.speed) as u64
+        match self {
+            TimeBase::Scaled { start, speed } => {
+                (start.elapsed().as_secs_f64() * 1000.0 * speed) as u64
+            }
+            TimeBase::Stepped(now) => now.load(Ordering::SeqCst),
+        }
     }
-    fn instant_of(&self, board_ms: u64) -> Instant {
-        self.start + Duration::from_secs_f64(board_ms as f64 / 1000.0 / self.speed)
-    }
-    fn real(&self, board_ms: u64) -> Duration {
-        Duration::from_secs_f64(board_ms as f64 / 1000.0 / self.speed)
+
+    /// The wall-clock instant of a board time, `None` for stepped time.
+    fn instant_of(&self, board_ms: u64) -> Option<Instant> {
+        match self {
+            TimeBase::Scaled { start, speed } => {
+                Some(*start + Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed))
+            }
+            TimeBase::Stepped(_) => None,
+        }
     }
 }
 
@@ -146,6 +173,7 @@ pub struct SimHandle {
     link: Option<PathBuf>,
     slave_path: Arc<Mutex<PathBuf>>,
     time: TimeBase,
+    speed: f64,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -168,7 +196,7 @@ impl SimHandle {
     }
 
     pub fn speed(&self) -> f64 {
-        self.time.speed
+        self.speed
     }
 
     /// Board time now, ms since the simulator started.
@@ -176,9 +204,17 @@ impl SimHandle {
         self.time.now()
     }
 
-    /// Wait `board_ms` of board time (`board_ms / speed` on the wall clock).
+    /// Wait `board_ms` of board time: `board_ms / speed` on the wall clock, or, with stepped
+    /// time, advance the board's time at once (everything due on the way is sent in order).
     pub async fn sleep(&self, board_ms: u64) {
-        tokio::time::sleep(self.time.real(board_ms)).await;
+        match &self.time {
+            TimeBase::Scaled { speed, .. } => {
+                tokio::time::sleep(Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed)).await;
+            }
+            TimeBase::Stepped(_) => {
+                let _ = self.call(|r| Request::Advance(board_ms, r)).await;
+            }
+        }
     }
 
     async fn call<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Request) -> anyhow::Result<T> {
@@ -280,7 +316,7 @@ impl Port {
         }
         let (reader, mut write_half) = tokio::io::split(master);
         // A separate writer so a host that stops reading never stalls the board itself.
-        let (writer, mut rx) = mpsc::channel::<Vec<u8>>(1024);
+        let (writer, mut rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE_CHUNKS);
         tokio::spawn(async move {
             while let Some(bytes) = rx.recv().await {
                 if let Err(e) = write_half.write_all(&bytes).await {
@@ -340,10 +376,16 @@ impl Driver {
         loop {
             self.flush();
             let now = self.time.now();
-            let wake = self
-                .board
-                .next_deadline(now)
-                .map(|t| self.time.instant_of(t.max(now)));
+            let wake = self.board.next_deadline(now).map(|t| {
+                // Stepped time: only what is already due wakes the loop (at once).
+                self.time.instant_of(t.max(now)).unwrap_or_else(|| {
+                    if t <= now {
+                        Instant::now()
+                    } else {
+                        far_future()
+                    }
+                })
+            });
             let read = async {
                 match self.port.as_mut() {
                     Some(port) => port.reader.read(&mut buf).await,
@@ -389,6 +431,24 @@ impl Driver {
                 // Field updates of this action go out before the caller continues.
                 self.flush();
                 let _ = reply.send(now);
+            }
+            Request::Advance(ms, reply) => {
+                if let TimeBase::Stepped(clock) = self.time.clone() {
+                    let target = now + ms;
+                    let mut at = now;
+                    // Visit every deadline on the way so each message leaves at its own time.
+                    while let Some(next) = self.board.next_deadline(at).filter(|&t| t <= target) {
+                        at = next.max(at + 1).min(target);
+                        clock.store(at, Ordering::SeqCst);
+                        self.flush();
+                        if at == target {
+                            break;
+                        }
+                    }
+                    clock.store(target, Ordering::SeqCst);
+                    self.flush();
+                }
+                let _ = reply.send(());
             }
             Request::Snapshot(reply) => {
                 let _ = reply.send(Snapshot {
@@ -462,6 +522,10 @@ impl Driver {
             None => self.dropped_bytes += bytes.len() as u64,
         }
     }
+}
+
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(86_400)
 }
 
 async fn sleep_until(wake: Option<Instant>) {

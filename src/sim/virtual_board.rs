@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
+use crate::board::Orientation;
 use crate::protocol::{
     BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
     EeEvent, Message, RunSide,
@@ -77,8 +78,8 @@ pub struct NoiseOptions {
 /// Identity and behaviour of the virtual board.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoardOptions {
-    /// Black's pieces on the connector side: wire index = 63 − normal index.
-    pub reversed: bool,
+    /// `Reversed`: Black's pieces on the connector side (wire field = 63 − normal field).
+    pub orientation: Orientation,
     pub clock: ClockPresence,
     pub clock_setup: ClockSetup,
     /// Which display White's time is on (the first press starts it).
@@ -95,7 +96,7 @@ pub struct BoardOptions {
 impl Default for BoardOptions {
     fn default() -> Self {
         BoardOptions {
-            reversed: false,
+            orientation: Orientation::Normal,
             clock: ClockPresence::Present,
             clock_setup: ClockSetup::default(),
             white_display: ClockSide::Left,
@@ -145,12 +146,6 @@ pub struct VirtualBoard {
     noise_rng: SmallRng,
     next_noise: Option<u64>,
     stats: BoardStats,
-}
-
-/// Wire index of a physical square (standard orientation = the game's squares).
-pub fn wire_index(square: Square, reversed: bool) -> usize {
-    let normal = (7 - usize::from(square.rank())) * 8 + usize::from(square.file());
-    if reversed { 63 - normal } else { normal }
 }
 
 impl VirtualBoard {
@@ -203,7 +198,7 @@ impl VirtualBoard {
 
     /// What stands on a physical square.
     pub fn piece_at(&self, square: Square) -> Option<Piece> {
-        self.fields[wire_index(square, self.opts.reversed)]
+        self.fields[usize::from(self.opts.orientation.field_of_square(square))]
     }
 
     /// The sensor contents as a shakmaty board (physical squares).
@@ -263,7 +258,7 @@ impl VirtualBoard {
     }
 
     fn set_field(&mut self, square: Square, content: Option<Piece>, now: u64) {
-        let index = wire_index(square, self.opts.reversed);
+        let index = usize::from(self.opts.orientation.field_of_square(square));
         if self.fields[index] == content {
             return;
         }
@@ -516,7 +511,7 @@ impl VirtualBoard {
             .iter()
             .all(|&sq| self.piece_at(sq) == start.piece_at(sq))
         {
-            log.push(if self.opts.reversed {
+            log.push(if self.opts.orientation == Orientation::Reversed {
                 EeEvent::BeginPosRotated
             } else {
                 EeEvent::BeginPos
@@ -567,7 +562,7 @@ mod tests {
         assert_eq!(out[3 + 60], 5, "e1 = white king");
         let mut r = VirtualBoard::new(
             BoardOptions {
-                reversed: true,
+                orientation: Orientation::Reversed,
                 ..BoardOptions::default()
             },
             0,
