@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use tokio_serial::{SerialPort as _, SerialStream};
 
 use crate::capture::{self, Chunk};
-use crate::sim::pty::{make_link, remove_link};
+use crate::sim::pty::{make_link, remove_link, wait_until_read};
 
 /// Arguments of `eboardctl replay`.
 #[derive(Debug, Clone, clap::Args)]
@@ -175,12 +175,7 @@ async fn feed(
         stats.bytes += chunk.bytes.len();
     }
     writer.flush().await.ok();
-    // Let the last bytes pass the pty's buffers into the slave's input queue.
-    tokio::time::sleep(Duration::from_millis(20)).await;
     // Closing the master discards what the host has not read yet: wait until it has.
-    let grace = Instant::now() + Duration::from_secs(5);
-    while slave.bytes_to_read().unwrap_or(0) > 0 && Instant::now() < grace {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    wait_until_read(slave, Instant::now() + Duration::from_secs(5)).await;
     Ok(stats)
 }

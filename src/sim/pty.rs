@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use shakmaty::{Board, Piece, Square};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, ReadHalf};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_serial::{SerialPort as _, SerialStream};
@@ -31,6 +31,9 @@ use crate::protocol::ClockTimes;
 /// Output chunks queued for a host that reads slowly before bytes are dropped (a whole game
 /// at stepped speed fits many times over).
 const WRITE_QUEUE_CHUNKS: usize = 65_536;
+
+/// How long an unplug waits for the host to read what was sent before the plug was pulled.
+const UNPLUG_GRACE: Duration = Duration::from_millis(500);
 
 /// How to run a simulated board.
 #[derive(Debug, Clone)]
@@ -299,11 +302,29 @@ impl Drop for SimHandle {
 struct Port {
     reader: ReadHalf<SerialStream>,
     writer: mpsc::Sender<Vec<u8>>,
-    _slave: SerialStream,
+    writer_task: tokio::task::JoinHandle<WriteHalf<SerialStream>>,
+    slave: SerialStream,
     slave_path: PathBuf,
 }
 
 impl Port {
+    /// Close the pty after what was already sent has reached the host (or a short grace
+    /// period passed): bytes the board sent before the plug was pulled are not lost.
+    async fn close(self) {
+        let Port {
+            reader,
+            writer,
+            writer_task,
+            slave,
+            ..
+        } = self;
+        drop(writer);
+        let grace = Instant::now() + UNPLUG_GRACE;
+        let write_half = tokio::time::timeout_at(grace, writer_task).await;
+        wait_until_read(&slave, grace).await;
+        drop((reader, write_half, slave));
+    }
+
     fn open(link: Option<&Path>) -> anyhow::Result<Port> {
         let (master, slave) = SerialStream::pair().context("cannot create a pseudo-terminal")?;
         let slave_path = PathBuf::from(
@@ -317,21 +338,38 @@ impl Port {
         let (reader, mut write_half) = tokio::io::split(master);
         // A separate writer so a host that stops reading never stalls the board itself.
         let (writer, mut rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE_CHUNKS);
-        tokio::spawn(async move {
+        let writer_task = tokio::spawn(async move {
             while let Some(bytes) = rx.recv().await {
                 if let Err(e) = write_half.write_all(&bytes).await {
                     tracing::debug!("simulated board: write to pty failed: {e}");
                     break;
                 }
             }
+            write_half
         });
         tracing::info!(slave = %slave_path.display(), "simulated board plugged in");
         Ok(Port {
             reader,
             writer,
-            _slave: slave,
+            writer_task,
+            slave,
             slave_path,
         })
+    }
+}
+
+/// Wait until the host has read everything written to the pty (its slave input queue stays
+/// empty), or until `deadline`. The kernel moves written bytes into that queue
+/// asynchronously, so "empty" only counts once it has held for a few checks in a row.
+pub async fn wait_until_read(slave: &SerialStream, deadline: Instant) {
+    let mut empty_checks = 0;
+    while empty_checks < 5 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(4)).await;
+        if slave.bytes_to_read().unwrap_or(0) == 0 {
+            empty_checks += 1;
+        } else {
+            empty_checks = 0;
+        }
     }
 }
 
@@ -410,7 +448,7 @@ impl Driver {
                 }
                 Wake::Request(None) => break,
                 Wake::Request(Some(request)) => {
-                    if !self.handle(request) {
+                    if !self.handle(request).await {
                         break;
                     }
                 }
@@ -423,7 +461,7 @@ impl Driver {
     }
 
     /// Returns false when the driver should stop.
-    fn handle(&mut self, request: Request) -> bool {
+    async fn handle(&mut self, request: Request) -> bool {
         let now = self.time.now();
         match request {
             Request::Act(action, reply) => {
@@ -463,10 +501,11 @@ impl Driver {
                 });
             }
             Request::Unplug(reply) => {
-                if self.port.take().is_some() {
+                if let Some(port) = self.port.take() {
                     if let Some(link) = &self.link {
                         remove_link(link);
                     }
+                    port.close().await;
                     self.board.power_cycle(now);
                     tracing::info!("simulated board unplugged");
                 }

@@ -102,3 +102,38 @@ pub fn capture_bytes(n: u32) -> Vec<u8> {
         .flat_map(|c| c.bytes)
         .collect()
 }
+
+/// Decode everything, asserting nothing was skipped.
+pub fn decode_clean(bytes: &[u8]) -> Vec<eboardd::protocol::Message> {
+    let (messages, stats) = eboardd::protocol::Decoder::decode_all(bytes);
+    assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
+    messages
+}
+
+/// The placement a host reconstructs from a dump followed by field updates (the first dump
+/// decides the orientation).
+pub fn reconstruct(messages: &[eboardd::protocol::Message]) -> eboardd::board::Placement {
+    use eboardd::board::Placement;
+    use eboardd::protocol::Message;
+    let mut orientation = eboardd::board::Orientation::Normal;
+    let mut placement = Placement::empty();
+    let mut seen_dump = false;
+    for m in messages {
+        match m {
+            Message::BoardDump(fields) => {
+                if !seen_dump {
+                    orientation = Placement::start_orientation(fields).unwrap_or_default();
+                    seen_dump = true;
+                }
+                placement = Placement::from_wire(fields, orientation);
+            }
+            Message::FieldUpdate { field, content } => {
+                if let Some(sq) = orientation.square_of_field(*field) {
+                    placement.set(sq, *content);
+                }
+            }
+            _ => {}
+        }
+    }
+    placement
+}
