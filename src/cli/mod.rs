@@ -1,1 +1,4 @@
 //! `eboardctl` subcommands, one module each. The binary only parses arguments.
+
+pub mod replay;
+pub mod simulate;
