@@ -55,7 +55,8 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
-    logging::init(args.log_format);
+    // The demo's terminal is for the events; the daemon's own story only when asked.
+    logging::init(args.log_format, if args.demo { "warn" } else { "info" });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
