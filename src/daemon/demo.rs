@@ -403,7 +403,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
                 let _ = seen.send(Seen::GameEnded);
                 format!("GameEnded {r} ({t})")
             }),
-            other => Ok(format!("{other}")),
+            other => Ok(other.to_string()),
         };
         match line {
             Ok(l) => println!("{l}"),
