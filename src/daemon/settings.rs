@@ -1,0 +1,140 @@
+//! The settings the daemon runs with: command-line flags laid over the configuration file
+//! ([`super::config`]) over built-in defaults, and the board list with each board's id.
+
+use std::path::PathBuf;
+
+use super::args::Args;
+use super::config::{self, BoardConfig, Config, DaemonConfig, Overrides};
+
+/// Which bus to own `org.eboardd.Bridge1` on.
+pub type BusChoice = config::Bus;
+
+/// One board to serve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardSpec {
+    /// Object id: the last element of `/org/eboardd/Bridge1/Board/<id>`.
+    pub id: String,
+    /// Serial device path.
+    pub port: PathBuf,
+    /// Never write to the port.
+    pub listen_only: bool,
+    /// Everything the session needs (its `name` is the board's name).
+    pub session: crate::session::SessionConfig,
+}
+
+/// Everything the daemon needs to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub bus: BusChoice,
+    pub state_dir: PathBuf,
+    /// Where finished and live PGN files go.
+    pub pgn_dir: Option<PathBuf>,
+    /// `--record DIR`.
+    pub record_dir: Option<PathBuf>,
+    /// The `[daemon]` defaults, for boards added through `AddBoard`.
+    pub daemon: DaemonConfig,
+    pub boards: Vec<BoardSpec>,
+}
+
+/// Bad configuration or arguments (exit code 2); the message names the file, line and key
+/// or the flag at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SettingsError(pub String);
+
+impl From<config::ConfigError> for SettingsError {
+    fn from(e: config::ConfigError) -> Self {
+        SettingsError(e.to_string())
+    }
+}
+
+/// The board spec for a port with the `[daemon]` defaults (`AddBoard`).
+pub fn spec_for_port(port: &str, daemon: &DaemonConfig) -> BoardSpec {
+    spec_of(&BoardConfig::for_port(port), daemon)
+}
+
+fn spec_of(board: &BoardConfig, daemon: &DaemonConfig) -> BoardSpec {
+    BoardSpec {
+        id: board.id(),
+        port: PathBuf::from(&board.port),
+        listen_only: board.listen_only,
+        session: board.session_config(daemon),
+    }
+}
+
+impl Settings {
+    /// Read the configuration (`--config`, else the default file if it exists, else
+    /// built-in defaults) and lay the flags over it.
+    pub fn resolve(args: &Args) -> Result<Settings, SettingsError> {
+        let overrides = Overrides {
+            ports: args
+                .ports
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            bus: args.bus.clone(),
+            rules: args.rules.clone(),
+            state_dir: args.state_dir.clone(),
+        };
+        let config = Config::load(args.config.as_deref())?.with_overrides(&overrides)?;
+        Ok(Settings::from_config(&config, args.record.clone()))
+    }
+
+    /// Settings from a validated configuration.
+    pub fn from_config(config: &Config, record_dir: Option<PathBuf>) -> Settings {
+        Settings {
+            bus: config.daemon.bus.clone(),
+            state_dir: config.daemon.state_dir.clone(),
+            pgn_dir: Some(config.daemon.pgn_dir()),
+            record_dir,
+            daemon: config.daemon.clone(),
+            boards: config
+                .boards
+                .iter()
+                .map(|b| spec_of(b, &config.daemon))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn flags_override_the_file() {
+        let dir = std::env::temp_dir().join(format!("eboardd-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("c.toml");
+        std::fs::write(
+            &file,
+            "[daemon]\nrules = \"rapid\"\n[[board]]\nname = \"board-1\"\nport = \"/dev/x\"\nlisten_only = true\n",
+        )
+        .unwrap();
+        let args = Args::try_parse_from([
+            "eboardd",
+            "--config",
+            file.to_str().unwrap(),
+            "--port",
+            "/dev/ttyACM0",
+            "--bus",
+            "session",
+        ])
+        .unwrap();
+        let s = Settings::resolve(&args).unwrap();
+        assert_eq!(s.bus, BusChoice::Session);
+        let ids: Vec<_> = s.boards.iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["board_1", "ttyACM0"]);
+        assert!(s.boards[0].listen_only);
+        assert_eq!(s.boards[1].session.rules, crate::session::Rules::Rapid);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_flags_name_the_flag() {
+        let args = Args::try_parse_from(["eboardd", "--rules", "bullet"]).unwrap();
+        let e = Settings::resolve(&args).unwrap_err().0;
+        assert!(e.contains("--rules") && e.contains("bullet"), "{e}");
+    }
+}
