@@ -5,21 +5,23 @@
 //! includes the policy the way `/usr/share/dbus-1/system.d/` is included. Every party runs as a
 //! real Unix identity through `setpriv`, because the bus decides by the peer credentials:
 //!
-//! - the service, as user `eboardd`, owns `org.eboardd.Bridge1` and serves a manager and a board;
+//! - eboardd, as user `eboardd`, owns `org.eboardd.Bridge1`;
 //! - an unprivileged client (`nobody`, no groups) introspects, lists the boards, reads
 //!   properties and receives `GameStarted`, but gets `AccessDenied` on `SetPosition`, `NewGame`
 //!   and `AddBoard`, and cannot own the name;
-//! - a client in group `eboardd` (and root) may call the mutating methods.
+//! - a client in group `eboardd` (and root) may call the mutating methods: `AddBoard`,
+//!   `NewGame`, `SetPosition`.
 //!
-//! The service side is a stand-in with the contract's object paths, interface and member names,
-//! since only the bus's decisions are under test here. It needs root (to switch users), `setpriv`
-//! and `dbus-daemon`; without them it prints why and passes. It creates the `eboardd` user and
-//! group if they are missing and removes them again.
+//! The service is the real `eboardd --bus ADDRESS`, run as user `eboardd`; an arbiter adds a board on a pseudo-terminal so that there is a board
+//! object to read and to refuse. The test needs root (to switch users), `setpriv` and
+//! `dbus-daemon`; without them it prints why and passes. It creates the `eboardd` user and group
+//! if they are missing and removes them again.
 //!
 //! The same test binary plays every party: `policy_role` does nothing unless the environment
 //! names a role, and the orchestrating test runs a copy of the binary under `setpriv` with the
 //! role set.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -30,14 +32,18 @@ use std::time::Duration;
 
 const ROLE_ENV: &str = "EBOARDD_POLICY_TEST_ROLE";
 const BUS_ENV: &str = "EBOARDD_POLICY_TEST_BUS";
+const BOARD_ENV: &str = "EBOARDD_POLICY_TEST_BOARD";
 const SERVICE: &str = "org.eboardd.Bridge1";
 const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
 const MANAGER_IFACE: &str = "org.eboardd.Bridge1";
-const BOARD_PATH: &str = "/org/eboardd/Bridge1/Board/test";
 const BOARD_IFACE: &str = "org.eboardd.Bridge1.Board";
 const ACCESS_DENIED: &str = "org.freedesktop.DBus.Error.AccessDenied";
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 const OTHER_FEN: &str = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+const NAMED: &str = "bus name";
+const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+const INTROSPECTABLE: &str = "org.freedesktop.DBus.Introspectable";
+const OBJECT_MANAGER: &str = "org.freedesktop.DBus.ObjectManager";
 /// `nobody`/`nogroup` on Debian and most distributions; used numerically so that no name lookup
 /// is involved.
 const NOBODY: u32 = 65534;
@@ -92,62 +98,6 @@ mod roles {
     use std::future::poll_fn;
     use std::pin::Pin;
     use zbus::export::futures_core::Stream;
-    use zbus::object_server::SignalEmitter;
-
-    /// Stand-in for the daemon's manager object.
-    struct Manager;
-
-    #[zbus::interface(name = "org.eboardd.Bridge1")]
-    impl Manager {
-        #[zbus(property)]
-        fn version(&self) -> String {
-            "policy-test".to_owned()
-        }
-
-        fn add_board(&self, _port: String) -> zbus::fdo::Result<zbus::OwnedObjectPath> {
-            zbus::OwnedObjectPath::try_from(BOARD_PATH)
-                .map_err(|e| zbus::fdo::Error::Failed(e.to_string()))
-        }
-
-        fn remove_board(&self, _board: zbus::OwnedObjectPath) {}
-    }
-
-    /// Stand-in for a board object: enough state to see a call take effect.
-    struct Board {
-        fen: String,
-    }
-
-    #[zbus::interface(name = "org.eboardd.Bridge1.Board")]
-    impl Board {
-        #[zbus(property)]
-        fn fen(&self) -> String {
-            self.fen.clone()
-        }
-
-        async fn new_game(
-            &mut self,
-            #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
-        ) -> zbus::fdo::Result<()> {
-            self.fen = START_FEN.to_owned();
-            self.fen_changed(&emitter).await?;
-            Self::game_started(&emitter, START_FEN).await?;
-            Ok(())
-        }
-
-        async fn set_position(
-            &mut self,
-            fen: String,
-            #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
-        ) -> zbus::fdo::Result<()> {
-            self.fen = fen;
-            self.fen_changed(&emitter).await?;
-            Self::game_started(&emitter, &self.fen).await?;
-            Ok(())
-        }
-
-        #[zbus(signal)]
-        async fn game_started(emitter: &SignalEmitter<'_>, fen: &str) -> zbus::Result<()>;
-    }
 
     fn say(line: &str) {
         let mut out = std::io::stdout().lock();
@@ -225,97 +175,117 @@ mod roles {
         }
     }
 
-    pub async fn service(address: &str) -> Result<(), String> {
-        let conn = zbus::connection::Builder::address(address)
-            .name(SERVICE)
-            .serve_at(MANAGER_PATH, Manager)
-            .serve_at(MANAGER_PATH, zbus::fdo::ObjectManager)
-            .serve_at(
-                BOARD_PATH,
-                Board {
-                    fen: OTHER_FEN.to_owned(),
-                },
-            )
-            .build()
-            .await
-            .map_err(|e| format!("owning {SERVICE}: {e}"))?;
-        say("ready");
-        // Serve until the parent closes our stdin (it also does so by dying).
-        tokio::task::spawn_blocking(|| {
-            let mut sink = String::new();
-            while std::io::stdin()
-                .read_line(&mut sink)
-                .map(|n| n > 0)
-                .unwrap_or(false)
-            {}
-        })
-        .await
-        .map_err(|e| e.to_string())?;
-        drop(conn);
-        Ok(())
+    /// Waits until eboardd owns its name.
+    pub async fn setup(address: &str) -> Result<(), String> {
+        let conn = connect(address).await?;
+        for _ in 0..200 {
+            let reply = conn
+                .call_method(
+                    Some("org.freedesktop.DBus"),
+                    "/org/freedesktop/DBus",
+                    Some("org.freedesktop.DBus"),
+                    "NameHasOwner",
+                    &(SERVICE,),
+                )
+                .await
+                .map_err(|e| format!("NameHasOwner: {e}"))?;
+            if reply
+                .body()
+                .deserialize::<bool>()
+                .map_err(|e| e.to_string())?
+            {
+                say(NAMED);
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Err(format!("eboardd did not take {SERVICE} within 20 s"))
     }
 
+    /// Everything anyone may do, then the mutating calls that must be refused.
     pub async fn reader(address: &str) -> Result<(), String> {
         let conn = connect(address).await?;
 
         let version = get_string(&conn, MANAGER_PATH, MANAGER_IFACE, "Version").await?;
         say(&format!("read Version = {version}"));
-        let fen = get_string(&conn, BOARD_PATH, BOARD_IFACE, "Fen").await?;
-        say(&format!("read Fen = {fen}"));
-        call(
-            &conn,
-            BOARD_PATH,
-            "org.freedesktop.DBus.Properties",
-            "GetAll",
-            &(BOARD_IFACE,),
-        )
+        let xml = call(&conn, MANAGER_PATH, INTROSPECTABLE, "Introspect", &())
+            .await
+            .map_err(|e| format!("Introspect: {e}"))?;
+        let xml: String = xml.body().deserialize().map_err(|e| e.to_string())?;
+        if !xml.contains(MANAGER_IFACE) {
+            return Err("introspection does not show the manager interface".into());
+        }
+
+        // Every signal eboardd sends: the board the arbiter adds arrives as InterfacesAdded,
+        // then whatever its commands cause.
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .sender(SERVICE)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let mut signals = zbus::MessageStream::for_match_rule(rule, &conn, None)
+            .await
+            .map_err(|e| format!("subscribing to eboardd's signals: {e}"))?;
+        say("subscribed");
+        let board = loop {
+            let next = poll_fn(|cx| Pin::new(&mut signals).poll_next(cx));
+            let msg = tokio::time::timeout(WAIT, next)
+                .await
+                .map_err(|_| "no InterfacesAdded signal arrived".to_string())?
+                .ok_or("the signal stream ended")?
+                .map_err(|e| format!("receiving a signal: {e}"))?;
+            let header = msg.header();
+            let member = header.member().map(|m| m.to_string()).unwrap_or_default();
+            say(&format!("signal {member}"));
+            if member == "InterfacesAdded" {
+                let (path, _): (
+                    zbus::OwnedObjectPath,
+                    HashMap<String, HashMap<String, zbus::OwnedVariant>>,
+                ) = msg
+                    .body()
+                    .deserialize()
+                    .map_err(|e| format!("InterfacesAdded body: {e}"))?;
+                break path.as_str().to_owned();
+            }
+        };
+        say(&format!("board {board}"));
+
+        // Wait until the arbiter is done, so that only our own calls could change the game.
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|_| line)
+        })
         .await
-        .map_err(|e| format!("GetAll: {e}"))?;
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("waiting for the go-ahead: {e}"))?;
+
+        let before = get_string(&conn, &board, BOARD_IFACE, "Fen").await?;
+        say(&format!("read Fen = {before}"));
+        call(&conn, &board, PROPERTIES, "GetAll", &(BOARD_IFACE,))
+            .await
+            .map_err(|e| format!("GetAll: {e}"))?;
         call(
             &conn,
             MANAGER_PATH,
-            "org.freedesktop.DBus.ObjectManager",
+            OBJECT_MANAGER,
             "GetManagedObjects",
             &(),
         )
         .await
         .map_err(|e| format!("GetManagedObjects: {e}"))?;
-        let xml = call(
-            &conn,
-            BOARD_PATH,
-            "org.freedesktop.DBus.Introspectable",
-            "Introspect",
-            &(),
-        )
-        .await
-        .map_err(|e| format!("Introspect: {e}"))?;
+        let xml = call(&conn, &board, INTROSPECTABLE, "Introspect", &())
+            .await
+            .map_err(|e| format!("Introspect: {e}"))?;
         let xml: String = xml.body().deserialize().map_err(|e| e.to_string())?;
         if !xml.contains(BOARD_IFACE) {
             return Err("introspection does not show the board interface".into());
         }
         say("read GetAll, GetManagedObjects, Introspect");
 
-        let rule = zbus::MatchRule::builder()
-            .msg_type(zbus::message::Type::Signal)
-            .interface(BOARD_IFACE)
-            .member("GameStarted")
-            .build()
-            .map_err(|e| e.to_string())?;
-        let mut signals = zbus::MessageStream::for_match_rule(rule, &conn, None)
-            .await
-            .map_err(|e| format!("subscribing to GameStarted: {e}"))?;
-        say("subscribed");
-        let next = poll_fn(|cx| Pin::new(&mut signals).poll_next(cx));
-        let msg = tokio::time::timeout(WAIT, next)
-            .await
-            .map_err(|_| "no GameStarted signal arrived".to_string())?
-            .ok_or("the signal stream ended")?
-            .map_err(|e| format!("receiving GameStarted: {e}"))?;
-        let started: String = msg.body().deserialize().map_err(|e| e.to_string())?;
-        say(&format!("signal GameStarted {started}"));
-
-        expect_denied(&conn, BOARD_PATH, BOARD_IFACE, "SetPosition", &(OTHER_FEN,)).await?;
-        expect_denied(&conn, BOARD_PATH, BOARD_IFACE, "NewGame", &()).await?;
+        expect_denied(&conn, &board, BOARD_IFACE, "SetPosition", &(START_FEN,)).await?;
+        expect_denied(&conn, &board, BOARD_IFACE, "NewGame", &()).await?;
+        expect_denied(&conn, &board, BOARD_IFACE, "TakeBack", &()).await?;
+        expect_denied(&conn, &board, BOARD_IFACE, "Adjudicate", &("1-0", "test")).await?;
         expect_denied(
             &conn,
             MANAGER_PATH,
@@ -324,45 +294,105 @@ mod roles {
             &("/dev/ttyACM9",),
         )
         .await?;
+        let path = zbus::OwnedObjectPath::try_from(board.clone()).map_err(|e| e.to_string())?;
+        expect_denied(&conn, MANAGER_PATH, MANAGER_IFACE, "RemoveBoard", &(&path,)).await?;
+        expect_denied(
+            &conn,
+            &board,
+            PROPERTIES,
+            "Set",
+            &(BOARD_IFACE, "Fen", zbus::Variant::from(START_FEN)),
+        )
+        .await?;
         match conn.request_name(SERVICE).await {
             Err(e) if is_access_denied(&e) => say(&format!("denied owning the name: {e}")),
             Err(e) => return Err(format!("owning {SERVICE}: expected AccessDenied, got {e}")),
             Ok(()) => return Err(format!("an unprivileged client could own {SERVICE}")),
         }
         // The refused calls changed nothing.
-        let after = get_string(&conn, BOARD_PATH, BOARD_IFACE, "Fen").await?;
-        if after != started {
+        let after = get_string(&conn, &board, BOARD_IFACE, "Fen").await?;
+        if after != before {
             return Err(format!("Fen changed to {after} by refused calls"));
         }
         Ok(())
     }
 
-    pub async fn arbiter(address: &str) -> Result<(), String> {
-        let conn = connect(address).await?;
-        call(&conn, BOARD_PATH, BOARD_IFACE, "NewGame", &())
-            .await
-            .map_err(|e| format!("NewGame: {e}"))?;
-        say("called NewGame");
-        call(&conn, BOARD_PATH, BOARD_IFACE, "SetPosition", &(START_FEN,))
-            .await
-            .map_err(|e| format!("SetPosition: {e}"))?;
-        let fen = get_string(&conn, BOARD_PATH, BOARD_IFACE, "Fen").await?;
-        if fen != START_FEN {
-            return Err(format!("SetPosition did not take effect: Fen = {fen}"));
+    /// A mutating call the bus must deliver: eboardd's answer, success or one of its own
+    /// errors, shows it got through; only the bus's AccessDenied is a failure.
+    async fn delivered(
+        conn: &zbus::Connection,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &(impl serde::Serialize + zbus::Type),
+    ) -> Result<Option<zbus::Message>, String> {
+        match call(conn, path, iface, method, body).await {
+            Ok(reply) => {
+                say(&format!("called {method}"));
+                Ok(Some(reply))
+            }
+            Err(e) if is_access_denied(&e) => Err(format!("{method} refused by the bus: {e}")),
+            Err(e) => {
+                say(&format!("called {method}, eboardd answered: {e}"));
+                Ok(None)
+            }
         }
-        say("called SetPosition");
+    }
+
+    /// Adds a board on `port` (printing its path) and uses the mutating methods.
+    pub async fn arbiter(address: &str, port: &str) -> Result<(), String> {
+        let conn = connect(address).await?;
+        let board = if port.starts_with("/org/") {
+            port.to_owned() // a board added before: just use it
+        } else {
+            let reply = call(&conn, MANAGER_PATH, MANAGER_IFACE, "AddBoard", &(port,))
+                .await
+                .map_err(|e| format!("AddBoard {port}: {e}"))?;
+            let path: zbus::OwnedObjectPath =
+                reply.body().deserialize().map_err(|e| e.to_string())?;
+            say(&format!("board {}", path.as_str()));
+            path.as_str().to_owned()
+        };
+        if delivered(&conn, &board, BOARD_IFACE, "NewGame", &())
+            .await?
+            .is_some()
+        {
+            let fen = get_string(&conn, &board, BOARD_IFACE, "Fen").await?;
+            if !fen.starts_with(placement(START_FEN)) {
+                return Err(format!("NewGame did not take effect: Fen = {fen}"));
+            }
+        }
+        if delivered(&conn, &board, BOARD_IFACE, "SetPosition", &(OTHER_FEN,))
+            .await?
+            .is_some()
+        {
+            let fen = get_string(&conn, &board, BOARD_IFACE, "Fen").await?;
+            if !fen.starts_with(placement(OTHER_FEN)) {
+                return Err(format!("SetPosition did not take effect: Fen = {fen}"));
+            }
+        }
         let reply = call(
             &conn,
             MANAGER_PATH,
             MANAGER_IFACE,
             "AddBoard",
-            &("/dev/ttyACM9",),
+            &("/dev/ttyACM99",),
         )
         .await
         .map_err(|e| format!("AddBoard: {e}"))?;
         let path: zbus::OwnedObjectPath = reply.body().deserialize().map_err(|e| e.to_string())?;
-        say(&format!("called AddBoard -> {}", path.as_str()));
+        call(&conn, MANAGER_PATH, MANAGER_IFACE, "RemoveBoard", &(&path,))
+            .await
+            .map_err(|e| format!("RemoveBoard: {e}"))?;
+        say(&format!(
+            "called AddBoard and RemoveBoard ({})",
+            path.as_str()
+        ));
         Ok(())
+    }
+
+    fn placement(fen: &str) -> &str {
+        fen.split(' ').next().unwrap_or(fen)
     }
 }
 
@@ -373,15 +403,17 @@ fn policy_role() {
         return;
     };
     let address = std::env::var(BUS_ENV).unwrap_or_default();
+    // For the arbiter: the serial port to add a board on, or the object path of one.
+    let board = std::env::var(BOARD_ENV).unwrap_or_default();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
     let result = runtime.block_on(async {
         match role.as_str() {
-            "service" => roles::service(&address).await,
+            "setup" => roles::setup(&address).await,
             "reader" => roles::reader(&address).await,
-            "arbiter" => roles::arbiter(&address).await,
+            "arbiter" => roles::arbiter(&address, &board).await,
             other => Err(format!("unknown role {other}")),
         }
     });
@@ -547,10 +579,10 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Runs this test binary's `policy_role` as `uid`/`gid` with exactly the supplementary
-/// `groups` (none when empty).
-fn role(exe: &Path, address: &str, name: &str, ids: Option<(u32, u32, &[u32])>) -> Child {
-    let mut cmd = match ids {
+/// `program` as `uid`/`gid` with exactly the supplementary `groups` (none when empty), or as
+/// ourselves (root) when `ids` is None.
+fn as_user(program: &Path, ids: Option<(u32, u32, &[u32])>) -> Command {
+    match ids {
         Some((uid, gid, groups)) => {
             let mut cmd = Command::new("setpriv");
             cmd.arg(format!("--reuid={uid}"))
@@ -561,11 +593,22 @@ fn role(exe: &Path, address: &str, name: &str, ids: Option<(u32, u32, &[u32])>) 
                 let list: Vec<String> = groups.iter().map(u32::to_string).collect();
                 cmd.arg(format!("--groups={}", list.join(",")));
             }
-            cmd.arg("--").arg(exe);
+            cmd.arg("--").arg(program);
             cmd
         }
-        None => Command::new(exe),
-    };
+        None => Command::new(program),
+    }
+}
+
+/// Runs this test binary's `policy_role` as `name`, with `board` in its environment.
+fn role(
+    exe: &Path,
+    address: &str,
+    name: &str,
+    board: &str,
+    ids: Option<(u32, u32, &[u32])>,
+) -> Child {
+    let mut cmd = as_user(exe, ids);
     cmd.args([
         "--exact",
         "policy_role",
@@ -575,6 +618,7 @@ fn role(exe: &Path, address: &str, name: &str, ids: Option<(u32, u32, &[u32])>) 
     ])
     .env(ROLE_ENV, name)
     .env(BUS_ENV, address)
+    .env(BOARD_ENV, board)
     .env_remove("DBUS_SESSION_BUS_ADDRESS")
     .env_remove("DBUS_SYSTEM_BUS_ADDRESS")
     .stdin(Stdio::piped())
@@ -582,6 +626,27 @@ fn role(exe: &Path, address: &str, name: &str, ids: Option<(u32, u32, &[u32])>) 
     .stderr(Stdio::inherit());
     cmd.spawn()
         .unwrap_or_else(|e| panic!("starting the {name} role: {e}"))
+}
+
+/// Copies `from` into `dir` as `name`, executable by everyone.
+fn install_copy(from: &Path, dir: &Path, name: &str) -> PathBuf {
+    let to = dir.join(name);
+    std::fs::copy(from, &to).unwrap_or_else(|e| panic!("copying {}: {e}", from.display()));
+    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    to
+}
+
+/// Prints eboardd's log when the test fails, so that a refusal on its side can be told from one
+/// by the bus.
+struct DaemonLog(PathBuf);
+
+impl Drop for DaemonLog {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            let log = std::fs::read_to_string(&self.0).unwrap_or_default();
+            eprintln!("eboardd's log:\n{log}");
+        }
+    }
 }
 
 fn policy_file() -> PathBuf {
@@ -613,9 +678,19 @@ fn system_bus_policy_is_enforced() {
     std::fs::copy(policy_file(), system_d.join("org.eboardd.Bridge1.conf")).expect("copy policy");
     let config = dir.path().join("system.conf");
     std::fs::write(&config, bus_config(dir.path())).expect("bus config");
-    let exe = dir.path().join("roles");
-    std::fs::copy(std::env::current_exe().expect("current exe"), &exe).expect("copy test binary");
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod exe");
+    let exe = install_copy(
+        &std::env::current_exe().expect("current exe"),
+        dir.path(),
+        "roles",
+    );
+    let eboardd = install_copy(
+        Path::new(env!("CARGO_BIN_EXE_eboardd")),
+        dir.path(),
+        "eboardd",
+    );
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).expect("state dir");
+    std::os::unix::fs::chown(&state, Some(user.uid), Some(user.gid)).expect("chown state dir");
 
     // The bus. Its stderr is collected: a policy file it cannot parse is only logged.
     let mut bus = Command::new("dbus-daemon")
@@ -639,37 +714,74 @@ fn system_bus_policy_is_enforced() {
         .recv_timeout(WAIT)
         .expect("dbus-daemon printed its address");
 
-    let mut service = role(&exe, &address, "service", Some((user.uid, user.gid, &[])));
-    let mut service_out = Lines::of(&mut service);
-    let service = Reaped(service);
-    service_out.expect("service (user eboardd)", "ready");
+    // eboardd as its unit runs it, as user eboardd (with /etc/eboardd/eboardd.toml if there is
+    // one, as on a rig).
+    let log_path = dir.path().join("eboardd.log");
+    let log_file = std::fs::File::create(&log_path).expect("log file");
+    let _log = DaemonLog(log_path);
+    let daemon = as_user(&eboardd, Some((user.uid, user.gid, &[])))
+        .arg("--bus")
+        .arg(&address)
+        .arg("--state-dir")
+        .arg(&state)
+        .args(["--log-format", "text"])
+        .env_remove("NOTIFY_SOCKET")
+        .stdin(Stdio::null())
+        .stdout(log_file.try_clone().expect("log file"))
+        .stderr(log_file)
+        .spawn()
+        .expect("starting eboardd");
+    let daemon = Reaped(daemon);
 
-    let mut reader = role(&exe, &address, "reader", Some((NOBODY, NOBODY, &[])));
+    // A board on a pseudo-terminal the service user may open. Nothing answers on it, which does
+    // not matter here: the board object exists and takes commands.
+    let (_master, slave) = serialport::TTYPort::pair().expect("pseudo-terminal");
+    let port = serialport::SerialPort::name(&slave).expect("pty name");
+    // Only the daemon opens the slave side (it locks it); the master keeps the pty alive.
+    drop(slave);
+    std::os::unix::fs::chown(&port, Some(user.uid), Some(user.gid)).expect("chown pty");
+
+    let mut setup = role(&exe, &address, "setup", "", Some((NOBODY, NOBODY, &[])));
+    let mut setup_out = Lines::of(&mut setup);
+    let _setup = Reaped(setup);
+    setup_out.expect("eboardd", NAMED);
+
+    let mut reader = role(&exe, &address, "reader", "", Some((NOBODY, NOBODY, &[])));
     let mut reader_out = Lines::of(&mut reader);
     let mut reader = Reaped(reader);
     reader_out.expect("unprivileged reader", "subscribed");
 
-    // Group eboardd, not user eboardd: the rule for the group is what is checked.
+    // Group eboardd (not user eboardd) is what lets the arbiter in.
     let mut arbiter = role(
         &exe,
         &address,
         "arbiter",
-        Some((NOBODY, NOBODY, &[user.gid])),
+        &port,
+        Some((NOBODY, NOBODY, &[user.gid][..])),
     );
     let mut arbiter_out = Lines::of(&mut arbiter);
     let _arbiter = Reaped(arbiter);
-    arbiter_out.expect("reader in group eboardd", "ok");
+    arbiter_out.expect("arbiter (group eboardd)", "ok");
+    let board = arbiter_out
+        .seen
+        .iter()
+        .find_map(|l| l.strip_prefix("board "))
+        .expect("AddBoard returned a path")
+        .to_owned();
 
+    // The arbiter is done: let the reader try its forbidden calls.
+    let mut go = reader.0.stdin.take().expect("reader stdin");
+    writeln!(go, "go").expect("go-ahead to the reader");
     reader_out.expect("unprivileged reader", "ok");
     let status = reader.0.wait().expect("reader exit");
     assert!(status.success(), "reader exited with {status}");
     let reader_log = reader_out.seen.join("\n");
     for want in [
+        "signal InterfacesAdded",
         "denied SetPosition",
         "denied NewGame",
         "denied AddBoard",
         "denied owning the name",
-        "signal GameStarted",
     ] {
         assert!(
             reader_log.contains(want),
@@ -678,12 +790,12 @@ fn system_bus_policy_is_enforced() {
     }
 
     // Root is not exempt from bus policy; the policy lets it in explicitly.
-    let mut root = role(&exe, &address, "arbiter", None);
+    let mut root = role(&exe, &address, "arbiter", &board, None);
     let mut root_out = Lines::of(&mut root);
     let _root = Reaped(root);
     root_out.expect("root", "ok");
 
-    drop(service);
+    drop(daemon);
     drop(bus);
     let log = bus_log.join().unwrap_or_default();
     // Refusals are logged too; anything else (a policy it could not parse, an unknown user or
