@@ -4,6 +4,7 @@
 #   - systemd-analyze security --offline=true for the services: prints the exposure figure and
 #     fails above 2.5;
 #   - the D-Bus policy is well-formed XML that dbus-daemon loads without complaint;
+#   - the shell scripts parse (and pass shellcheck where it is installed);
 #   - udevadm test parses the rule without complaint (only inside a private mount namespace with
 #     tmpfs over /run, /dev and /etc/udev, because udevadm test writes real entries there).
 # Run from .ci/run before the cargo steps; needs systemd-analyze, and uses dbus-daemon, udevadm
@@ -49,6 +50,17 @@ for unit in eboardd.service eboardd-board@ttyACM0.service; do
     fail=1
   fi
 done
+
+# --- shell scripts ---------------------------------------------------------------------------
+for script in systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm; do
+  if ! sh -n "$script"; then
+    echo "linux: $script does not parse" >&2
+    fail=1
+  fi
+done
+if command -v shellcheck >/dev/null; then
+  shellcheck -s sh systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm || fail=1
+fi
 
 # --- D-Bus policy ----------------------------------------------------------------------------
 if command -v dbus-daemon >/dev/null; then
