@@ -5,17 +5,18 @@
 //! includes the policy the way `/usr/share/dbus-1/system.d/` is included. Every party runs as a
 //! real Unix identity through `setpriv`, because the bus decides by the peer credentials:
 //!
-//! - eboardd, as user `eboardd`, owns `org.eboardd.Bridge1`;
-//! - an unprivileged client (`nobody`, no groups) introspects, lists the boards, reads
-//!   properties and receives `GameStarted`, but gets `AccessDenied` on `SetPosition`, `NewGame`
-//!   and `AddBoard`, and cannot own the name;
-//! - a client in group `eboardd` (and root) may call the mutating methods: `AddBoard`,
-//!   `NewGame`, `SetPosition`.
+//! - the real `eboardd --bus ADDRESS`, as user `eboardd`, owns `org.eboardd.Bridge1`;
+//! - a client in group `eboardd` (not user eboardd) adds a board on a pseudo-terminal and calls
+//!   `NewGame`, `SetPosition`, `AddBoard` and `RemoveBoard`: the bus delivers them (eboardd's
+//!   own answer, success or one of its errors, is accepted; only the bus's AccessDenied fails);
+//!   root does the same;
+//! - an unprivileged client (`nobody`, no groups) introspects, reads properties, lists the boards
+//!   with `GetManagedObjects` and receives eboardd's `InterfacesAdded` signal for that board, but
+//!   gets AccessDenied from the bus on `SetPosition`, `NewGame`, `TakeBack`, `Adjudicate`,
+//!   `AddBoard`, `RemoveBoard` and `Properties.Set`, cannot own the name, and changes nothing.
 //!
-//! The service is the real `eboardd --bus ADDRESS`, run as user `eboardd`; an arbiter adds a board on a pseudo-terminal so that there is a board
-//! object to read and to refuse. The test needs root (to switch users), `setpriv` and
-//! `dbus-daemon`; without them it prints why and passes. It creates the `eboardd` user and group
-//! if they are missing and removes them again.
+//! It needs root (to switch users), `setpriv` and `dbus-daemon`; without them it prints why and
+//! passes. It creates the `eboardd` user and group if they are missing and removes them again.
 //!
 //! The same test binary plays every party: `policy_role` does nothing unless the environment
 //! names a role, and the orchestrating test runs a copy of the binary under `setpriv` with the
