@@ -8,9 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use shakmaty::{Chess, Color, Move, Position, Role};
+use shakmaty::{Chess, Color, Move, Position};
 
-use crate::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen};
+use crate::arbiter::{
+    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen, unexchanged_promotion,
+};
 use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::{Tracker, TrackerEvent};
@@ -580,24 +582,13 @@ impl Session {
         }
     }
 
-    /// 7.5.2: the placement is a legal promotion to a queen but for the pawn still standing
-    /// on the last rank. Returns that queen move.
+    /// 7.5.2: the queen promotion the sensed board shows but for the pawn left on the
+    /// last rank (only when `turn` is the side to move).
     fn unexchanged_promotion(&self, turn: Color) -> Option<Move> {
         let pos = self.arbiter.position();
-        if pos.turn() != turn {
-            return None;
-        }
-        let sensed = self.tracker.placement();
-        pos.legal_moves()
-            .into_iter()
-            .filter(|m| m.promotion() == Some(Role::Queen))
-            .find(|m| {
-                let mut after = pos.clone();
-                after.play_unchecked(*m);
-                let mut board = after.board().clone();
-                board.set_piece_at(m.to(), Role::Pawn.of(turn));
-                crate::board::Placement::from_board(&board) == sensed
-            })
+        (pos.turn() == turn)
+            .then(|| unexchanged_promotion(pos, &self.tracker.placement().to_board()))
+            .flatten()
     }
 
     fn start_game(&mut self, start: Chess, out: &mut Vec<Event>) {
@@ -633,9 +624,7 @@ impl Session {
                 self.apply_tracker(without_game_start(tracked), now, out);
             }
             Command::SetTags(tags) => {
-                for (name, value) in &tags {
-                    validate_tag(name, value)?;
-                }
+                // New values replace old ones of the same name; other tags stay.
                 let mut merged = self.arbiter.game().tags.clone();
                 for (name, value) in tags {
                     match merged.iter_mut().find(|(n, _)| *n == name) {
@@ -643,7 +632,7 @@ impl Session {
                         None => merged.push((name, value)),
                     }
                 }
-                self.arbiter.set_tags(merged.clone());
+                self.arbiter.set_tags(merged.clone())?;
                 self.config.tags = merged.clone();
                 out.push(Event::Record(RecordFact::Tags { tags: merged }));
             }
@@ -779,29 +768,6 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
         tags.push(("TimeControl".into(), tc.clone()));
     }
     tags
-}
-
-/// A PGN tag name is letters, digits and underscores, starting with a letter; a value may not
-/// hold a newline or a double quote (contract: `SetTags` errors).
-pub fn validate_tag(name: &str, value: &str) -> Result<(), CommandError> {
-    let name_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !name_ok {
-        return Err(CommandError::InvalidArgument(format!(
-            "`{name}` is not a PGN tag name: use letters, digits and underscores, starting with a letter"
-        )));
-    }
-    if ["Result", "SetUp", "FEN"].contains(&name) {
-        return Err(CommandError::InvalidArgument(format!(
-            "the `{name}` tag is kept by eboardd from the game itself and cannot be set"
-        )));
-    }
-    if value.contains(['\n', '\r', '"']) {
-        return Err(CommandError::InvalidArgument(format!(
-            "the value of tag `{name}` may not contain a newline or a double quote"
-        )));
-    }
-    Ok(())
 }
 
 pub fn rules_name(rules: Rules) -> &'static str {
