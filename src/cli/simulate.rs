@@ -84,6 +84,7 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         },
         link: args.link.clone(),
         speed: args.speed,
+        tap: false,
     };
     let setup = opts.board.clock_setup;
     let sim = SimBoard::spawn(opts).await?;

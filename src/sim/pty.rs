@@ -44,6 +44,9 @@ pub struct SimOptions {
     /// Board milliseconds per wall-clock millisecond (1.0 = real time). Must be > 0;
     /// `f64::INFINITY` steps board time only through [`SimHandle::sleep`].
     pub speed: f64,
+    /// Also hand every chunk written to the pty, with its board time, to
+    /// [`SimHandle::take_tap`] (tests use it to timestamp what they read).
+    pub tap: bool,
 }
 
 impl Default for SimOptions {
@@ -52,6 +55,7 @@ impl Default for SimOptions {
             board: BoardOptions::default(),
             link: None,
             speed: 1.0,
+            tap: false,
         }
     }
 }
@@ -97,6 +101,9 @@ enum Request {
     Shutdown(oneshot::Sender<()>),
 }
 
+/// Every chunk the board wrote to the pty, with the board time it was written at.
+pub type TapReceiver = mpsc::UnboundedReceiver<(u64, Vec<u8>)>;
+
 /// Entry point: [`SimBoard::spawn`].
 pub struct SimBoard;
 
@@ -120,7 +127,14 @@ impl SimBoard {
         };
         let board = VirtualBoard::new(opts.board.clone(), 0);
         let (tx, rx) = mpsc::unbounded_channel();
+        let (tap, tap_rx) = if opts.tap {
+            let (t, r) = mpsc::unbounded_channel();
+            (Some(t), Some(r))
+        } else {
+            (None, None)
+        };
         let driver = Driver {
+            tap,
             board,
             time: time.clone(),
             link: opts.link.clone(),
@@ -135,6 +149,7 @@ impl SimBoard {
             slave_path,
             time,
             speed: opts.speed,
+            tap: Mutex::new(tap_rx),
             task: Mutex::new(Some(task)),
         })
     }
@@ -177,6 +192,7 @@ pub struct SimHandle {
     slave_path: Arc<Mutex<PathBuf>>,
     time: TimeBase,
     speed: f64,
+    tap: Mutex<Option<TapReceiver>>,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -200,6 +216,15 @@ impl SimHandle {
 
     pub fn speed(&self) -> f64 {
         self.speed
+    }
+
+    /// The receiver of every chunk written to the pty with its board time (only with
+    /// [`SimOptions::tap`]; `None` after the first call).
+    pub fn take_tap(&self) -> Option<TapReceiver> {
+        match self.tap.lock() {
+            Ok(mut t) => t.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
     }
 
     /// Board time now, ms since the simulator started.
@@ -400,6 +425,7 @@ enum Wake {
 }
 
 struct Driver {
+    tap: Option<mpsc::UnboundedSender<(u64, Vec<u8>)>>,
     board: VirtualBoard,
     time: TimeBase,
     link: Option<PathBuf>,
@@ -554,8 +580,11 @@ impl Driver {
         match &self.port {
             Some(port) => {
                 let len = bytes.len() as u64;
+                let copy = self.tap.as_ref().map(|tap| (tap, bytes.clone()));
                 if port.writer.try_send(bytes).is_err() {
                     self.dropped_bytes += len;
+                } else if let Some((tap, bytes)) = copy {
+                    let _ = tap.send((now, bytes));
                 }
             }
             None => self.dropped_bytes += bytes.len() as u64,
