@@ -31,8 +31,7 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
                 (OrientationSetting::Auto, Orientation::Normal)
             };
             let mut rig = Rig::new(Chess::default(), setting, orientation);
-            let mut hands =
-                Handling::new(seed * 1_000_003 + i as u64, Noise::Noisy).with_clock(clock);
+            let mut hands = Handling::new(seed * 1_000_003 + i as u64, Noise::Noisy).with_clock(clock);
             for &mv in game {
                 rig.handle(&mut hands, mv);
             }
@@ -40,10 +39,7 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
             let got = rig.game_uci();
             let want: Vec<String> = game
                 .iter()
-                .map(|m| {
-                    shakmaty::uci::UciMove::from_move(*m, shakmaty::CastlingMode::Standard)
-                        .to_string()
-                })
+                .map(|m| shakmaty::uci::UciMove::from_move(*m, shakmaty::CastlingMode::Standard).to_string())
                 .collect();
             plies += game.len();
             corrections += u64::from(rig.tracker.corrections());
@@ -53,11 +49,7 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
                 .filter(|e| matches!(e, TrackerEvent::IllegalPlacement { .. }))
                 .count();
             if got != want || illegal > 0 || !rig.tracker.in_sync() {
-                let first = got
-                    .iter()
-                    .zip(&want)
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(got.len().min(want.len()));
+                let first = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
                 failures.push(format!(
                     "game {i} seed {seed}: diverges at ply {first} (got {:?}, want {:?}), {} plies vs {}, illegal reports {illegal}, in sync {}",
                     got.get(first), want.get(first), got.len(), want.len(), rig.tracker.in_sync()
@@ -73,9 +65,5 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
     for f in failures.iter().take(20) {
         println!("{f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} games not reconstructed",
-        failures.len()
-    );
+    assert!(failures.is_empty(), "{} games not reconstructed", failures.len());
 }

@@ -71,9 +71,7 @@ pub enum TrackerEvent {
 
 /// Operator takeback of more plies than the tracker knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "cannot take back {requested} plies: only {available} known since the game's start position"
-)]
+#[error("cannot take back {requested} plies: only {available} known since the game's start position")]
 pub struct TakeBackError {
     pub requested: usize,
     pub available: usize,
@@ -364,8 +362,7 @@ impl Tracker {
         let o = self.orientation.unwrap_or_default();
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
-        let retracts_only_move =
-            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
+        let retracts_only_move = self.moves.len() == 1 && root_is_start && self.provisional_now(now);
         if retracts_only_move || (fresh && self.announced == Some(o)) {
             return false;
         }
@@ -562,13 +559,17 @@ impl Tracker {
         if self.provisional_now(now) && n >= 2 {
             // The last mover is still handling pieces: describe against their position.
             let prev = &self.positions[n - 2];
-            if diff(pos.board(), &self.sensed).into_iter().all(|sq| {
-                self.sensed.color_at(sq) != Some(pos.turn())
-                    && pos.board().color_at(sq) != Some(pos.turn())
-            }) {
+            if diff(pos.board(), &self.sensed)
+                .into_iter()
+                .all(|sq| {
+                    self.sensed.color_at(sq) != Some(pos.turn())
+                        && pos.board().color_at(sq) != Some(pos.turn())
+                })
+            {
                 return (prev.turn(), describe::describe(prev, &self.sensed));
             }
         }
         (pos.turn(), describe::describe(pos, &self.sensed))
     }
 }
+

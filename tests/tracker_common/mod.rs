@@ -139,11 +139,7 @@ impl Rig {
     }
 
     pub fn at(fen: &str) -> Rig {
-        Rig::new(
-            position(fen),
-            OrientationSetting::Normal,
-            Orientation::Normal,
-        )
+        Rig::new(position(fen), OrientationSetting::Normal, Orientation::Normal)
     }
 
     pub fn dump(&mut self) -> Vec<TrackerEvent> {
