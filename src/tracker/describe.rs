@@ -208,8 +208,14 @@ mod tests {
     #[test]
     fn blocked_slider() {
         let p = Chess::default();
-        assert_eq!(describe(&p, &moved(&p, F1, H3)), "Bf1\u{2013}h3 is blocked by g2");
-        assert_eq!(describe(&p, &moved(&p, A1, A3)), "Ra1\u{2013}a3 is blocked by a2");
+        assert_eq!(
+            describe(&p, &moved(&p, F1, H3)),
+            "Bf1\u{2013}h3 is blocked by g2"
+        );
+        assert_eq!(
+            describe(&p, &moved(&p, A1, A3)),
+            "Ra1\u{2013}a3 is blocked by a2"
+        );
     }
 
     #[test]
@@ -223,8 +229,14 @@ mod tests {
     #[test]
     fn wrong_shapes_and_turns() {
         let p = Chess::default();
-        assert_eq!(describe(&p, &moved(&p, B1, B3)), "Nb1\u{2013}b3 is not a knight move");
-        assert_eq!(describe(&p, &moved(&p, E2, E5)), "e2\u{2013}e5 is not a pawn move");
+        assert_eq!(
+            describe(&p, &moved(&p, B1, B3)),
+            "Nb1\u{2013}b3 is not a knight move"
+        );
+        assert_eq!(
+            describe(&p, &moved(&p, E2, E5)),
+            "e2\u{2013}e5 is not a pawn move"
+        );
         assert_eq!(
             describe(&p, &moved(&p, G8, F6)),
             "black moved out of turn: Ng8\u{2013}f6"

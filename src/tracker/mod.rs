@@ -71,7 +71,9 @@ pub enum TrackerEvent {
 
 /// Operator takeback of more plies than the tracker knows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot take back {requested} plies: only {available} known since the game's start position")]
+#[error(
+    "cannot take back {requested} plies: only {available} known since the game's start position"
+)]
 pub struct TakeBackError {
     pub requested: usize,
     pub available: usize,
@@ -291,7 +293,6 @@ impl Tracker {
             fullmoves: current.fullmoves(),
         };
         let position = Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(|e| e.ignore_invalid_castling_rights())
             .map_err(|e| AdoptError(e.to_string()))?;
         self.reset(position);
         Ok(self.operator_refresh())
@@ -362,7 +363,8 @@ impl Tracker {
         let o = self.orientation.unwrap_or_default();
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
-        let retracts_only_move = self.moves.len() == 1 && root_is_start && self.provisional_now(now);
+        let retracts_only_move =
+            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
         if retracts_only_move || (fresh && self.announced == Some(o)) {
             return false;
         }
@@ -375,7 +377,7 @@ impl Tracker {
 
     /// Explain the sensed board from the game, most likely explanation first.
     fn reconcile(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
-        if self.explain(now, ev) {
+        if self.explain(now, false, ev) {
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
             }
@@ -399,7 +401,7 @@ impl Tracker {
         }
         let normal = std::mem::replace(&mut self.sensed, turned);
         self.orientation = Some(Orientation::Reversed);
-        if self.explain(now, ev) {
+        if self.explain(now, false, ev) {
             self.set_sync(true, ev);
             true
         } else {
@@ -410,7 +412,11 @@ impl Tracker {
     }
 
     /// Try every explanation; on success the game now matches the board.
-    fn explain(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+    ///
+    /// Two plies that only emptied squares (a recapture on the same square by the same kind
+    /// of piece) look exactly like two pieces in hand, so they are accepted only once the
+    /// board has `settled` (see [`Tracker::on_tick`]).
+    fn explain(&mut self, now: Millis, settled: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         let pos = self.position();
         if *pos.board() == self.sensed {
             return true;
@@ -440,6 +446,10 @@ impl Tracker {
             }
             return true;
         }
+        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        if arrivals.is_empty() && !settled {
+            return false;
+        }
         match find_two_ply(self.position(), &self.sensed, None) {
             TwoPly::One(a, b) => {
                 self.play(a, now, ev);
@@ -449,7 +459,9 @@ impl Tracker {
             TwoPly::Ambiguous => return false,
             TwoPly::None => {}
         }
-        if provisional {
+        // A provisional move replaced and answered, all unseen: speculative (a slide through a
+        // square of the retracted move looks the same), so only once the board has settled.
+        if provisional && settled {
             let last = self.moves.last().copied();
             if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
                 self.retract(true, ev);
@@ -521,6 +533,10 @@ impl Tracker {
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS {
             return;
         }
+        if self.explain(now, true, ev) {
+            self.set_sync(true, ev);
+            return;
+        }
         if !self.pressed_unsynced && self.in_progress(now) {
             return;
         }
@@ -559,17 +575,13 @@ impl Tracker {
         if self.provisional_now(now) && n >= 2 {
             // The last mover is still handling pieces: describe against their position.
             let prev = &self.positions[n - 2];
-            if diff(pos.board(), &self.sensed)
-                .into_iter()
-                .all(|sq| {
-                    self.sensed.color_at(sq) != Some(pos.turn())
-                        && pos.board().color_at(sq) != Some(pos.turn())
-                })
-            {
+            if diff(pos.board(), &self.sensed).into_iter().all(|sq| {
+                self.sensed.color_at(sq) != Some(pos.turn())
+                    && pos.board().color_at(sq) != Some(pos.turn())
+            }) {
                 return (prev.turn(), describe::describe(prev, &self.sensed));
             }
         }
         (pos.turn(), describe::describe(pos, &self.sensed))
     }
 }
-
