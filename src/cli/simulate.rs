@@ -38,9 +38,13 @@ pub struct SimulateArgs {
     /// Move pieces cleanly (lift + place), without human noise.
     #[arg(long)]
     pub clean: bool,
+    /// Exit once the games are over instead of keeping the board connected until Ctrl-C.
+    #[arg(long)]
+    pub exit_when_done: bool,
 }
 
-/// Run the simulator until the games are over and Ctrl-C is pressed.
+/// Run the simulator until the games are over and Ctrl-C is pressed (or, with
+/// `--exit-when-done`, until the games are over).
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let games = match &args.pgn {
         Some(path) => {
@@ -108,8 +112,14 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         sim.shutdown().await;
         return Err(e);
     }
-    println!("all games played; the board stays connected until Ctrl-C");
-    let _ = tokio::signal::ctrl_c().await;
+    if args.exit_when_done {
+        println!("all games played");
+        // Let the last clock press reach the host before the port closes.
+        sim.sleep(1_000).await;
+    } else {
+        println!("all games played; the board stays connected until Ctrl-C");
+        let _ = tokio::signal::ctrl_c().await;
+    }
     sim.shutdown().await;
     Ok(())
 }
