@@ -60,7 +60,6 @@ async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u
         noise: Noise::Noisy,
         seed,
         press_clock: clock,
-        ..ScenarioOptions::default()
     };
     play_game(&sim, game, opts).await.unwrap();
     sim.sleep(3_000).await;

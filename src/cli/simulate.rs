@@ -151,7 +151,6 @@ async fn play(
             },
             seed: args.seed,
             press_clock: !args.no_clock,
-            ..ScenarioOptions::default()
         },
     );
     for (index, game) in games.iter().enumerate() {

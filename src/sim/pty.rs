@@ -144,6 +144,7 @@ impl SimBoard {
         };
         let task = tokio::spawn(driver.run(rx));
         Ok(SimHandle {
+            options: opts.board.clone(),
             tx,
             link: opts.link,
             slave_path,
@@ -187,6 +188,7 @@ impl TimeBase {
 
 /// Control of a running simulated board. Dropping it stops the simulator.
 pub struct SimHandle {
+    options: BoardOptions,
     tx: mpsc::UnboundedSender<Request>,
     link: Option<PathBuf>,
     slave_path: Arc<Mutex<PathBuf>>,
@@ -212,6 +214,11 @@ impl SimHandle {
             Ok(p) => p.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
+    }
+
+    /// The options the board was started with.
+    pub fn options(&self) -> &BoardOptions {
+        &self.options
     }
 
     pub fn speed(&self) -> f64 {

@@ -65,8 +65,6 @@ pub struct ScenarioOptions {
     pub seed: u64,
     /// Press the clock after each move.
     pub press_clock: bool,
-    /// The side of the clock where White sits (must match the board's `white_display`).
-    pub white_side: ClockSide,
 }
 
 impl Default for ScenarioOptions {
@@ -76,7 +74,6 @@ impl Default for ScenarioOptions {
             noise: Noise::Noisy,
             seed: 1,
             press_clock: true,
-            white_side: ClockSide::Left,
         }
     }
 }
@@ -340,8 +337,8 @@ impl<'a> Scenario<'a> {
 
     fn side_of(&self, color: Color) -> ClockSide {
         match color {
-            Color::White => self.opts.white_side,
-            Color::Black => self.opts.white_side.other(),
+            Color::White => self.sim.options().white_display,
+            Color::Black => self.sim.options().white_display.other(),
         }
     }
 

@@ -697,6 +697,60 @@ mod tests {
     }
 
     #[test]
+    fn every_answer_decodes_to_what_the_board_holds() {
+        use crate::protocol::Decoder;
+        let mut b = board();
+        b.receive(&[0x45, 0x55, 0x46, 0x47, 0x4D, 0x4C, 0x49, 0x41, 0x42], 0);
+        let (messages, stats) = Decoder::decode_all(&b.poll(0));
+        assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
+        assert_eq!(messages.len(), 9, "{messages:?}");
+        assert_eq!(messages[0], Message::SerialNumber("13116".into()));
+        assert_eq!(messages[1], Message::LongSerialNumber("3000147740".into()));
+        assert_eq!(messages[2], Message::BusAddress(13116));
+        assert_eq!(
+            messages[3],
+            Message::Trademark(BoardOptions::default().trademark)
+        );
+        assert_eq!(
+            messages[4],
+            Message::Version {
+                major: 3,
+                minor: 10
+            }
+        );
+        assert!(
+            matches!(&messages[5], Message::BatteryStatus(s) if s.percent == 87 && s.discharging)
+        );
+        let Message::EeMoves(log) = &messages[6] else {
+            panic!("{:?}", messages[6]);
+        };
+        assert_eq!(log.first(), Some(&EeEvent::Nop));
+        assert!(log.contains(&EeEvent::BeginPos));
+        assert_eq!(log.last(), Some(&EeEvent::Eof));
+        assert!(
+            matches!(&messages[7], Message::ClockTimes(t) if !t.status.running && t.status.connected)
+        );
+        assert!(
+            matches!(&messages[8], Message::BoardDump(f) if f[0] == Some(Piece { color: Color::Black, role: Role::Rook }))
+        );
+    }
+
+    #[test]
+    fn forbidden_and_foreign_commands_get_no_answer() {
+        let mut b = board();
+        // Boot loader, EEPROM scan setting, bus mode, a bus ping, a Revelation LED frame.
+        b.receive(
+            &[
+                0x4E, 0x54, 0x4A, 0x87, 0x10, 0x06, 0x1D, 0x60, 0x04, 0, 0x40, 0x40, 0,
+            ],
+            0,
+        );
+        assert!(b.poll(0).is_empty());
+        assert!(b.stats().ignored_commands >= 4, "{:?}", b.stats());
+        assert_eq!(b.mode(), UpdateMode::Idle);
+    }
+
+    #[test]
     fn setnrun_sets_times() {
         let mut b = board();
         b.receive(&[0x4B], 0);
