@@ -16,8 +16,8 @@
 //!   last field update of the move it ends, so corrections stay allowed for
 //!   [`SCAN_LAG_MS`] after a press.
 //! - A board returned to an earlier position of this game retracts the moves since then.
-//!   The start position set up again is a new game (unless it merely retracts the game's only,
-//!   still provisional move).
+//!   The start position set up again is a new game (unless it merely takes back the game's
+//!   only move).
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, or part of a legal move made) never count as illegal; any other unexplained
 //!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
@@ -330,8 +330,8 @@ impl Tracker {
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_change = now;
         let mut ev = Vec::new();
-        self.update_orientation();
-        if self.new_game_on_board(now, &mut ev) {
+        let turned = self.update_orientation();
+        if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
         self.reconcile(now, &mut ev);
@@ -339,33 +339,39 @@ impl Tracker {
     }
 
     /// Learn or switch the orientation (auto setting) when the start position shows up.
-    fn update_orientation(&mut self) {
+    /// Returns whether a known orientation was switched.
+    fn update_orientation(&mut self) -> bool {
         if self.setting != OrientationSetting::Auto || self.sensed.occupied().count() != 32 {
-            return;
+            return false;
         }
         let start = Board::new();
         if self.sensed == start {
             self.orientation.get_or_insert(Orientation::Normal);
-            return;
+            return false;
         }
         let mut turned = self.sensed.clone();
         turned.rotate_180();
-        if turned == start {
-            self.orientation = Some(self.orientation.unwrap_or_default().flipped());
-            self.sensed = turned;
+        if turned != start {
+            return false;
         }
+        let switched = self.orientation.is_some();
+        self.orientation = Some(self.orientation.unwrap_or_default().flipped());
+        self.sensed = turned;
+        switched
     }
 
-    fn new_game_on_board(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+    /// The start position on the board begins a new game, except when it only takes back
+    /// the game's single move (that is a takeback before the reply) or is already announced.
+    /// A board turned round to the start position is always a new game.
+    fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.sensed != Board::new() {
             return false;
         }
         let o = self.orientation.unwrap_or_default();
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
-        let retracts_only_move =
-            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
-        if retracts_only_move || (fresh && self.announced == Some(o)) {
+        let retracts_only_move = self.moves.len() == 1 && root_is_start;
+        if !turned && (retracts_only_move || (fresh && self.announced == Some(o))) {
             return false;
         }
         self.reset(Chess::default());
@@ -422,7 +428,7 @@ impl Tracker {
             return true;
         }
         if let Some(m) = find_move(pos, &self.sensed) {
-            self.play(m, now, ev);
+            self.play(m, ev);
             return true;
         }
         let provisional = self.provisional_now(now) && !self.moves.is_empty();
@@ -431,7 +437,7 @@ impl Tracker {
             let prev = &self.positions[n - 2];
             if let Some(m) = find_move(prev, &self.sensed) {
                 self.retract(true, ev);
-                self.play(m, now, ev);
+                self.play(m, ev);
                 return true;
             }
         }
@@ -452,8 +458,8 @@ impl Tracker {
         }
         match find_two_ply(self.position(), &self.sensed, None) {
             TwoPly::One(a, b) => {
-                self.play(a, now, ev);
-                self.play(b, now, ev);
+                self.play(a, ev);
+                self.play(b, ev);
                 return true;
             }
             TwoPly::Ambiguous => return false,
@@ -465,15 +471,15 @@ impl Tracker {
             let last = self.moves.last().copied();
             if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
                 self.retract(true, ev);
-                self.play(a, now, ev);
-                self.play(b, now, ev);
+                self.play(a, ev);
+                self.play(b, ev);
                 return true;
             }
         }
         false
     }
 
-    fn play(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) {
+    fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), m).to_string();
         let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
@@ -481,11 +487,10 @@ impl Tracker {
         self.positions.push(next);
         self.moves.push(m);
         self.provisional = true;
-        // A press just before this move's last update belongs to this move.
-        self.window_until = self
-            .last_press
-            .filter(|&p| p <= now && now - p <= SCAN_LAG_MS)
-            .map(|p| p + SCAN_LAG_MS);
+        // A press that came before this move was seen belongs to the opponent's move (or, when
+        // the clock overtook this move's last update, to this one: then the window simply
+        // stays open until the next press or the reply, which costs nothing).
+        self.window_until = None;
         self.announced = None;
         ev.push(TrackerEvent::MovePlayed { mv: m, san, uci });
     }
@@ -555,10 +560,21 @@ impl Tracker {
         if self.provisional_now(now) && n >= 2 {
             bases.push(&self.positions[n - 2]);
         }
+        // The piece the last move captured, touching an empty square next to the capture on
+        // its way off the board (seen in real captures), is handling too.
+        let mut touched = Bitboard::EMPTY;
+        if let Some(&last) = self.moves.last()
+            && let Some(role) = last.capture()
+        {
+            let victim = role.of(self.position().turn());
+            let near =
+                shakmaty::attacks::king_attacks(last.to()) & !self.position().board().occupied();
+            touched = near & self.sensed.by_piece(victim);
+        }
         bases.into_iter().any(|base| {
             // Every occupied square holds what `base` or `other` has there.
             let agree = |other: &Board| {
-                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied();
+                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
                 (off_base & diff(other, &self.sensed)).is_empty()
             };
             agree(base.board())
