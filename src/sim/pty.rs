@@ -178,8 +178,10 @@ impl TimeBase {
     /// The wall-clock instant of a board time, `None` for stepped time.
     fn instant_of(&self, board_ms: u64) -> Option<Instant> {
         match self {
+            // Half a board millisecond late, so that `now()` has surely reached `board_ms`
+            // when the timer fires (no spinning on float rounding).
             TimeBase::Scaled { start, speed } => {
-                Some(*start + Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed))
+                Some(*start + Duration::from_secs_f64((board_ms as f64 + 0.5) / 1000.0 / speed))
             }
             TimeBase::Stepped(_) => None,
         }
@@ -469,7 +471,11 @@ impl Driver {
                 _ = sleep_until(wake) => Wake::Timer,
             };
             match event {
-                Wake::Read(Ok(0)) | Wake::Timer => {}
+                Wake::Timer => {}
+                Wake::Read(Ok(0)) => {
+                    // End of file cannot happen while the slave is held open; do not spin.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
                 Wake::Read(Ok(n)) => {
                     let now = self.time.now();
                     self.board.receive(&buf[..n], now);
