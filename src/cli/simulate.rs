@@ -9,9 +9,10 @@ use shakmaty::san::San;
 use shakmaty::{Color, Position as _};
 
 use crate::board::Orientation;
+use crate::protocol::DisplayTime;
 use crate::sim::{
-    BoardOptions, ClockPresence, Noise, Pace, PgnGame, Scenario, ScenarioOptions, SimBoard,
-    SimHandle, SimOptions, Step, default_game, parse_games,
+    BoardOptions, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
+    SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
 
 /// Arguments of `eboardctl simulate`.
@@ -168,7 +169,7 @@ async fn play(
         }
         for mv in game.moves()? {
             let pos = scenario.position().clone();
-            let san = San::from_move(&pos, mv);
+            let san = San::from_move(&pos, mv).to_string();
             let number = pos.fullmoves();
             scenario.play_move(&mv).await?;
             let dots = if pos.turn() == Color::White {
@@ -176,11 +177,28 @@ async fn play(
             } else {
                 "..."
             };
-            println!("{number}{dots} {san}");
+            if args.no_clock {
+                println!("{number}{dots} {san}");
+            } else {
+                let clock = sim.snapshot().await?.clock;
+                let (white, black) = match sim.options().white_display {
+                    ClockSide::Left => (clock.left, clock.right),
+                    ClockSide::Right => (clock.right, clock.left),
+                };
+                println!(
+                    "{number}{dots} {san:<8} white {} black {}",
+                    show(white),
+                    show(black)
+                );
+            }
         }
         if let Some(result) = &game.result {
             println!("{result}");
         }
     }
     Ok(())
+}
+
+fn show(t: DisplayTime) -> String {
+    format!("{}:{:02}:{:02}", t.hours, t.minutes, t.seconds)
 }
