@@ -186,7 +186,8 @@ async fn play(
                     ClockSide::Right => (clock.right, clock.left),
                 };
                 println!(
-                    "{number}{dots} {san:<8} white {} black {}",
+                    "{:<14} white {} black {}",
+                    format!("{number}{dots} {san}"),
                     show(white),
                     show(black)
                 );
