@@ -70,6 +70,8 @@ pub enum Action {
     PressLever(ClockSide),
     /// The clock's start/stop button.
     StartStop,
+    /// One of the clock's five buttons (see [`VirtualBoard::press_button`]).
+    ClockButton(u8),
     /// Rearrange the pieces to this placement (a reset to a new game, a set-up position).
     SetPosition(Board),
     /// Set the clock to a new time control, stopped.
@@ -578,6 +580,7 @@ impl Driver {
             Action::Place(square, piece) => self.board.place(square, piece, now),
             Action::PressLever(side) => self.board.press_lever(side, now),
             Action::StartStop => self.board.clock_mut().toggle_running(now),
+            Action::ClockButton(button) => self.board.press_button(button, now),
             Action::SetPosition(placement) => self.board.set_position(&placement, now),
             Action::SetClock(setup) => self.board.set_clock(setup, now),
         }

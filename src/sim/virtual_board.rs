@@ -282,6 +282,21 @@ impl VirtualBoard {
         }
     }
 
+    /// A button on the clock is pressed (0x31 back, 0x34 minus, 0x33 run, 0x32 plus, 0x35 OK):
+    /// the clock reports it on its own with an ack (ack1 = 0x88, ack3 = the button), which
+    /// reaches the host only in UPDATE / UPDATE_NICE.
+    pub fn press_button(&mut self, button: u8, now: u64) {
+        if self.opts.clock != ClockPresence::Absent && self.mode.delivers_clock() {
+            self.stats.acks_sent += 1;
+            let ack = ClockAck {
+                bytes: [0x10, 0x88, 0, button],
+            };
+            let mut out = Vec::with_capacity(10);
+            Message::ClockAck(ack).encode(&mut out);
+            self.push(now, out);
+        }
+    }
+
     /// Set the clock to a new time control (both sides stopped, White's display to run).
     pub fn set_clock(&mut self, setup: ClockSetup, now: u64) {
         self.opts.clock_setup = setup;
@@ -748,6 +763,73 @@ mod tests {
         assert!(b.poll(0).is_empty());
         assert!(b.stats().ignored_commands >= 4, "{:?}", b.stats());
         assert_eq!(b.mode(), UpdateMode::Idle);
+    }
+
+    proptest::proptest! {
+        /// Whatever a host sends, whenever: no panic, and every byte the board sends is part
+        /// of a well-formed message.
+        #[test]
+        fn any_host_bytes_give_well_formed_output(
+            chunks in proptest::collection::vec(
+                (proptest::collection::vec(proptest::num::u8::ANY, 0..24), 0u64..3_000),
+                0..40,
+            ),
+            moves in proptest::collection::vec((0usize..64, 0u8..13), 0..20),
+        ) {
+            let mut b = board();
+            let mut now = 0;
+            let mut out = Vec::new();
+            for (i, (bytes, dt)) in chunks.iter().enumerate() {
+                now += dt;
+                b.receive(bytes, now);
+                if let Some(&(sq, code)) = moves.get(i) {
+                    let square = Square::ALL[sq];
+                    match code {
+                        0 => b.lift(square, now),
+                        c => b.place(square, piece_of(c), now),
+                    }
+                    b.press_lever(if code % 2 == 0 { ClockSide::Left } else { ClockSide::Right }, now);
+                }
+                out.extend(b.poll(now));
+                proptest::prop_assert!(b.next_deadline(now).is_none_or(|t| t >= now));
+            }
+            let (_, stats) = crate::protocol::Decoder::decode_all(&out);
+            proptest::prop_assert_eq!(stats.skipped_bytes, 0);
+        }
+    }
+
+    fn piece_of(code: u8) -> Piece {
+        let role = [
+            Role::Pawn,
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::King,
+            Role::Queen,
+        ][usize::from((code - 1) % 6)];
+        let color = if code <= 6 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Piece { color, role }
+    }
+
+    #[test]
+    fn clock_buttons_are_reported_in_update_modes() {
+        let mut b = board();
+        b.press_button(0x33, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        b.press_button(0x33, 0);
+        let (messages, _) = crate::protocol::Decoder::decode_all(&b.poll(0));
+        assert_eq!(
+            messages,
+            [Message::ClockAck(ClockAck {
+                bytes: [0x10, 0x88, 0, 0x33]
+            })]
+        );
     }
 
     #[test]
