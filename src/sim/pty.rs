@@ -182,9 +182,11 @@ impl TimeBase {
         match self {
             // Half a board millisecond late, so that `now()` has surely reached `board_ms`
             // when the timer fires (no spinning on float rounding).
-            TimeBase::Scaled { start, speed } => {
-                Some(*start + Duration::from_secs_f64((board_ms as f64 + 0.5) / 1000.0 / speed))
-            }
+            TimeBase::Scaled { start, speed } => Some(
+                start
+                    .checked_add(wall(board_ms as f64 + 0.5, *speed))
+                    .unwrap_or_else(far_future),
+            ),
             TimeBase::Stepped(_) => None,
         }
     }
@@ -248,7 +250,7 @@ impl SimHandle {
     pub async fn sleep(&self, board_ms: u64) {
         match &self.time {
             TimeBase::Scaled { speed, .. } => {
-                tokio::time::sleep(Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed)).await;
+                tokio::time::sleep(wall(board_ms as f64, *speed)).await;
             }
             TimeBase::Stepped(_) => {
                 let _ = self.call(|r| Request::Advance(board_ms, r)).await;
@@ -513,7 +515,7 @@ impl Driver {
             }
             Request::Advance(ms, reply) => {
                 if let TimeBase::Stepped(clock) = self.time.clone() {
-                    let target = now + ms;
+                    let target = now.saturating_add(ms);
                     let mut at = now;
                     // Visit every deadline on the way so each message leaves at its own time.
                     while let Some(next) = self.board.next_deadline(at).filter(|&t| t <= target) {
@@ -606,6 +608,11 @@ impl Driver {
             None => self.dropped_bytes += bytes.len() as u64,
         }
     }
+}
+
+/// Wall-clock duration of `board_ms` at `speed` (saturating instead of panicking).
+fn wall(board_ms: f64, speed: f64) -> Duration {
+    Duration::try_from_secs_f64(board_ms / 1000.0 / speed).unwrap_or(Duration::MAX)
 }
 
 fn far_future() -> Instant {

@@ -384,7 +384,7 @@ impl VirtualBoard {
     fn schedule_noise(&mut self, now: u64) {
         self.next_noise = self.opts.noise.map(|n| {
             let mean = n.mean_interval_ms.max(1);
-            now + self.noise_rng.random_range(1..=mean * 2)
+            now.saturating_add(self.noise_rng.random_range(1..=mean.saturating_mul(2)))
         });
     }
 
@@ -417,7 +417,7 @@ impl VirtualBoard {
     fn answer(&mut self, now: u64, message: &Message) {
         let mut out = Vec::new();
         message.encode(&mut out);
-        self.push(now + self.opts.answer_delay_ms, out);
+        self.push(now.saturating_add(self.opts.answer_delay_ms), out);
     }
 
     fn execute(&mut self, command: Command, now: u64) {
