@@ -467,12 +467,12 @@ impl Tracker {
         // with the same side to move: play going on is the likelier story than a takeback of
         // several plies.
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
-        if !arrivals.is_empty() || settled {
-            if let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None) {
-                self.play(a, ev);
-                self.play(b, ev);
-                return true;
-            }
+        if (!arrivals.is_empty() || settled)
+            && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
+        {
+            self.play(a, ev);
+            self.play(b, ev);
+            return true;
         }
         if let Some(k) = takeback {
             for _ in k..n - 1 {
