@@ -93,11 +93,7 @@ fn mid_game_position_on_a_turned_board_is_recognised() {
 fn arbitrary_sensor_input_never_panics() {
     let mut rng = SmallRng::seed_from_u64(99);
     let pieces: Vec<Option<shakmaty::Piece>> = std::iter::once(None)
-        .chain(
-            "PNBRQKpnbrqk"
-                .chars()
-                .map(|c| shakmaty::Piece::from_char(c)),
-        )
+        .chain("PNBRQKpnbrqk".chars().map(shakmaty::Piece::from_char))
         .collect();
     for round in 0..20 {
         let setting = [
