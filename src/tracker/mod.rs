@@ -104,6 +104,8 @@ pub struct Tracker {
     /// A clock press happened while the board did not match the game.
     pressed_unsynced: bool,
     last_change: Millis,
+    /// The settled placement has been examined (cleared by any change or press).
+    settled_checked: bool,
     in_sync: bool,
     illegal: Option<(Color, String)>,
     corrections: u32,
@@ -131,6 +133,7 @@ impl Tracker {
             last_press: None,
             pressed_unsynced: false,
             last_change: 0,
+            settled_checked: false,
             in_sync: false,
             illegal: None,
             corrections: 0,
@@ -210,6 +213,7 @@ impl Tracker {
     /// The clock lever changed: the mover says the move is done.
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_press = Some(now);
+        self.settled_checked = false;
         if self.provisional && self.window_until.is_none() {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
@@ -329,6 +333,7 @@ impl Tracker {
 
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_change = now;
+        self.settled_checked = false;
         let mut ev = Vec::new();
         let turned = self.update_orientation();
         if self.new_game_on_board(turned, &mut ev) {
@@ -441,29 +446,39 @@ impl Tracker {
                 return true;
             }
         }
-        // A takeback to an earlier position of this game (most recent first).
-        if self.sensed.occupied().count() >= self.position().board().occupied().count()
-            && let Some(k) = (0..n - 1)
-                .rev()
-                .find(|&k| *self.positions[k].board() == self.sensed)
+        // A takeback to an earlier position of this game (most recent first). Taking a move
+        // back always lifts a piece from a square it stands on now; a board that only gained
+        // pieces on empty squares is a piece being set down before its old square empties.
+        let pos_board = self.position().board();
+        let lifted_some = (diff(pos_board, &self.sensed) & pos_board.occupied()).any();
+        let takeback =
+            if lifted_some && self.sensed.occupied().count() >= pos_board.occupied().count() {
+                (0..n - 1)
+                    .rev()
+                    .find(|&k| *self.positions[k].board() == self.sensed)
+            } else {
+                None
+            };
+        if takeback.is_some_and(|k| k + 2 == n) {
+            self.retract(false, ev);
+            return true;
+        }
+        // Two plies ahead. In a repetition the same board can also be an earlier position
+        // with the same side to move: play going on is the likelier story than a takeback of
+        // several plies.
+        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        if (!arrivals.is_empty() || settled)
+            && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
         {
+            self.play(a, ev);
+            self.play(b, ev);
+            return true;
+        }
+        if let Some(k) = takeback {
             for _ in k..n - 1 {
                 self.retract(false, ev);
             }
             return true;
-        }
-        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
-        if arrivals.is_empty() && !settled {
-            return false;
-        }
-        match find_two_ply(self.position(), &self.sensed, None) {
-            TwoPly::One(a, b) => {
-                self.play(a, ev);
-                self.play(b, ev);
-                return true;
-            }
-            TwoPly::Ambiguous => return false,
-            TwoPly::None => {}
         }
         // A provisional move replaced and answered, all unseen: speculative (a slide through a
         // square of the retracted move looks the same), so only once the board has settled.
@@ -535,9 +550,11 @@ impl Tracker {
         if self.in_sync || !self.have_board {
             return;
         }
-        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS {
+        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
             return;
         }
+        // The verdict on a settled placement does not change until the board or the clock does.
+        self.settled_checked = true;
         if self.explain(now, true, ev) {
             self.set_sync(true, ev);
             return;
