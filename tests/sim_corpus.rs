@@ -125,9 +125,14 @@ async fn corpus_games_come_out_exact_through_the_pty() {
     ))
     .unwrap();
     let games = parse_games(&text);
-    // Debug builds sample the corpus; every configuration sees different games.
-    let per_config = if cfg!(debug_assertions) { 6 } else { 40 };
-    let stride = games.len() / (per_config * 4);
+    // Debug builds sample the corpus (EBOARDD_SIM_GAMES=N plays N games per configuration);
+    // every configuration sees different games.
+    let per_config = std::env::var("EBOARDD_SIM_GAMES")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(if cfg!(debug_assertions) { 6 } else { 40 })
+        .clamp(1, games.len() / 4);
+    let stride = (games.len() / (per_config * 4)).max(1);
     let configs = [
         (Orientation::Normal, true),
         (Orientation::Reversed, true),
