@@ -16,9 +16,11 @@
 //! # Choosing a speed
 //!
 //! - `1.0`: people's pace (`eboardctl simulate`, `--demo`).
-//! - A finite speed such as 20–200: a daemon under test stamps what it reads with its own
+//! - A finite speed such as 10–50: a daemon under test stamps what it reads with its own
 //!   clock, so keep board time proportional to wall time; the clock still counts the full
-//!   game (a 3+2 game in a few seconds).
+//!   game. Timers cannot wait much less than a wall-clock millisecond, so at speed X every
+//!   pause lasts at least about X board ms: above ~50 the short pauses inside a move
+//!   (tens to hundreds of ms) stretch past the tracker's settle times.
 //! - `f64::INFINITY`: *stepped* board time. It stands still except when the scenario waits
 //!   ([`SimHandle::sleep`] advances it at once, sending everything due on the way in order),
 //!   so a game takes milliseconds and nothing depends on the wall clock. Tests that feed the
