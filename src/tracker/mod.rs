@@ -451,29 +451,34 @@ impl Tracker {
         // pieces on empty squares is a piece being set down before its old square empties.
         let pos_board = self.position().board();
         let lifted_some = (diff(pos_board, &self.sensed) & pos_board.occupied()).any();
-        if lifted_some
-            && self.sensed.occupied().count() >= pos_board.occupied().count()
-            && let Some(k) = (0..n - 1)
-                .rev()
-                .find(|&k| *self.positions[k].board() == self.sensed)
+        let takeback =
+            if lifted_some && self.sensed.occupied().count() >= pos_board.occupied().count() {
+                (0..n - 1)
+                    .rev()
+                    .find(|&k| *self.positions[k].board() == self.sensed)
+            } else {
+                None
+            };
+        if takeback.is_some_and(|k| k + 2 == n) {
+            self.retract(false, ev);
+            return true;
+        }
+        // Two plies ahead. In a repetition the same board can also be an earlier position
+        // with the same side to move: play going on is the likelier story than a takeback of
+        // several plies.
+        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        if (!arrivals.is_empty() || settled)
+            && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
         {
+            self.play(a, ev);
+            self.play(b, ev);
+            return true;
+        }
+        if let Some(k) = takeback {
             for _ in k..n - 1 {
                 self.retract(false, ev);
             }
             return true;
-        }
-        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
-        if arrivals.is_empty() && !settled {
-            return false;
-        }
-        match find_two_ply(self.position(), &self.sensed, None) {
-            TwoPly::One(a, b) => {
-                self.play(a, ev);
-                self.play(b, ev);
-                return true;
-            }
-            TwoPly::Ambiguous => return false,
-            TwoPly::None => {}
         }
         // A provisional move replaced and answered, all unseen: speculative (a slide through a
         // square of the retracted move looks the same), so only once the board has settled.
