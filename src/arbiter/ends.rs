@@ -8,7 +8,7 @@ use crate::session::Edition;
 
 /// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
 /// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to
-/// [`Arbiter::on_illegal_placement`] with the tracker's `IllegalPlacement`.
+/// [`super::Arbiter::on_illegal_placement`] with the tracker's `IllegalPlacement`.
 pub fn unexchanged_promotion(pos: &Chess, board: &shakmaty::Board) -> Option<Move> {
     let mover = pos.turn();
     pos.legal_moves().into_iter().find(|m| {
