@@ -31,6 +31,9 @@ impl Arbiter {
     }
 
     /// Time passes (no input): a silent clock's flag, a press that completed nothing.
+    ///
+    /// Call it only while the board link is up: a silent clock behind a live board means its
+    /// readings stopped (flag fell and blocked), not that the serial line is gone.
     pub fn tick(&mut self, now: Millis) -> Vec<ArbiterEvent> {
         let mut ev = Vec::new();
         self.check_unexplained_press(now, &mut ev);
