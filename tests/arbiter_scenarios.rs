@@ -866,3 +866,24 @@ fn record_survives_serialisation_and_restore() {
     assert_eq!(r.game().pgn(), s.a.game().pgn());
     assert_eq!(r.claims(), s.a.claims());
 }
+
+#[test]
+fn auto_white_display_learned_even_when_the_first_report_is_late() {
+    let mut c = cfg(Rules::Blitz, Edition::Fide2023);
+    c.white_display = WhiteDisplay::Auto;
+    let mut s = Sim::new(c, None, 180_000, 0);
+    s.white = Display::Right;
+    s.start(Color::White);
+    // White presses before the tracker reports e4: nothing can be learned from that press.
+    s.wait(2_000);
+    s.press(Color::White);
+    s.now += 300;
+    s.mv("e2e4");
+    assert!(!s.a.clock().white_known());
+    // Black's move and press teach it.
+    s.play("e7e5", 3_000);
+    assert!(s.a.clock().white_known());
+    assert_eq!(s.a.clock_running(), "white");
+    assert_eq!(s.a.black_ms(), 177_000);
+    assert!(completed(&s.take_events()).is_empty());
+}

@@ -45,14 +45,13 @@ impl Arbiter {
     }
 
     pub(super) fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<ArbiterEvent>) {
-        // Auto side: the first press after the game's first move is that mover's.
-        if !self.clock.white_known() && self.plies == 1 {
-            let first_mover = self.position().turn().other();
-            let white = if first_mover == Color::White {
-                d
-            } else {
-                d.other()
-            };
+        // Auto side: the first press after a reported move is that mover's (normally White's
+        // first move; if that press came before the tracker's report, the next move's press).
+        // A press before any move is Black starting White's clock and teaches nothing.
+        if !self.clock.white_known()
+            && let Some(mover) = self.awaiting_press
+        {
+            let white = if mover == Color::White { d } else { d.other() };
             self.clock.learn_white(white);
             if white == Display::Right {
                 // Stamps taken before the side was known used the provisional mapping.
