@@ -26,9 +26,11 @@
 //!   one: the repetition history is not touched.
 //! * **Flag falls** are read from the clock (flag bit, or the running display reaching zero,
 //!   or a silent clock whose time must be over). In `fide-2023` and in 2005 standard play the
-//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. A
-//!   multi-period clock adds the next period itself, so a display that goes on counting is
-//!   no fall. Both flags in the same reading (order unknown) is `both-flags-fallen`.
+//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. With
+//!   a multi-period time control only the clock's flag bit counts, because a FIDE-mode clock
+//!   adds the next period itself when the previous one expires (so the move-count check of
+//!   6.4 is the clock's). Both flags in the same reading (order unknown) is
+//!   `both-flags-fallen`.
 //! * **Resignations** are recorded with `Adjudicate(result, reason)`; a reason containing
 //!   "resign" under `fide-2023` is scored a draw when the winner cannot mate (5.1.2).
 //! * **Late tracker reports.** The board reports a move when the pieces settle, which can be
@@ -211,7 +213,8 @@ impl Arbiter {
             .time_control
             .as_deref()
             .and_then(|t| TimeControl::parse(t).ok());
-        let clock = ClockModel::new(cfg.white_display);
+        let mut clock = ClockModel::new(cfg.white_display);
+        clock.set_multi_period(tc.as_ref().is_some_and(|t| t.periods.len() > 1));
         let mut a = Arbiter {
             cfg,
             tc,
