@@ -607,8 +607,13 @@ fn checkmate_made_before_the_flag_stands() {
     s.wait(14_000);
     s.mv("d8h4"); // mate made, not pressed
     assert_eq!(s.a.result(), "0-1");
+    s.take_events();
     s.wait(20_000);
     assert_eq!(s.a.result(), "0-1");
+    assert!(
+        s.take_events().is_empty(),
+        "no FlagFell after the game ended"
+    );
     assert_eq!(s.a.termination(), "checkmate");
 }
 

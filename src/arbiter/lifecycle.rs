@@ -159,16 +159,15 @@ impl Arbiter {
     }
 
     pub(super) fn on_flags(&mut self, fallen: &[Color], ev: &mut Vec<ArbiterEvent>) {
+        if self.is_finished() {
+            // A game end made before the flag stands (5.1.1, 6.9); a clock left running
+            // after the game is no news.
+            return;
+        }
         for &c in fallen {
             ev.push(ArbiterEvent::FlagFell {
                 player: color_name(c).into(),
             });
-        }
-        if self.is_finished() {
-            // A game end made before the flag stands (5.1.1, 6.9).
-            return;
-        }
-        for &c in fallen {
             self.game
                 .comment(format!("{} flag fell", capitalise(color_name(c))));
         }
