@@ -892,3 +892,22 @@ fn auto_white_display_learned_even_when_the_first_report_is_late() {
     assert_eq!(s.a.black_ms(), 177_000);
     assert!(completed(&s.take_events()).is_empty());
 }
+
+#[test]
+fn illegal_press_increment_is_noted_for_the_arbiter() {
+    let mut c = cfg(Rules::Blitz, Edition::Fide2023);
+    c.time_control = Some("180+2".into());
+    let mut s = Sim::new(c, None, 180_000, 2_000);
+    s.start(Color::White);
+    s.play("e2e4", 2_000);
+    s.play("e7e5", 2_000);
+    let ev = white_illegal(&mut s, "Ke1-e3");
+    assert_eq!(completed(&ev).len(), 1);
+    assert!(
+        s.a.game().pgn().contains(
+            "1st illegal move by white: Ke1-e3 (take back the 2 s increment of that press)"
+        ),
+        "{}",
+        s.a.game().pgn()
+    );
+}

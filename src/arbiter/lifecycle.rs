@@ -132,8 +132,19 @@ impl Arbiter {
         self.illegal[idx(offender)] += 1;
         let count = self.illegal[idx(offender)];
         self.game.illegal_moves = (self.illegal[0], self.illegal[1]);
+        // The increment the offender gained from the illegal press is not his (Arbiters'
+        // Manual, all time controls): say so in the record for the arbiter setting the clock.
+        let inc = self
+            .tc
+            .as_ref()
+            .map(|t| t.increment_after(self.completed_moves[idx(offender)]))
+            .filter(|&i| i > 0)
+            .or(self.clock.observed_increment_ms().filter(|&i| i > 0));
+        let inc_note = inc.map_or(String::new(), |i| {
+            format!(" (take back the {} s increment of that press)", i / 1000)
+        });
         self.game.comment(format!(
-            "{} illegal move by {}: {}",
+            "{} illegal move by {}: {}{inc_note}",
             ordinal(count),
             color_name(offender),
             description
