@@ -904,7 +904,7 @@ fn illegal_press_increment_is_noted_for_the_arbiter() {
     let ev = white_illegal(&mut s, "Ke1-e3");
     assert_eq!(completed(&ev).len(), 1);
     assert!(
-        s.a.game().pgn().contains(
+        s.a.game().pgn().replace('\n', " ").contains(
             "1st illegal move by white: Ke1-e3 (take back the 2 s increment of that press)"
         ),
         "{}",
