@@ -48,8 +48,14 @@ impl Arbiter {
         // Auto side: the first press after a reported move is that mover's (normally White's
         // first move; if that press came before the tracker's report, the next move's press).
         // A press before any move is Black starting White's clock and teaches nothing.
+        // With an illegal placement standing, the press is its author's.
+        let likely_presser = self
+            .pending
+            .as_ref()
+            .map(|p| p.player)
+            .or(self.awaiting_press);
         if !self.clock.white_known()
-            && let Some(mover) = self.awaiting_press
+            && let Some(mover) = likely_presser
         {
             let white = if mover == Color::White { d } else { d.other() };
             self.clock.learn_white(white);
