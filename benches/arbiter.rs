@@ -5,6 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use eboardd::arbiter::claims::{History, position_claims};
+use eboardd::arbiter::unwinnable::is_dead_fast;
 use eboardd::arbiter::{Arbiter, ArbiterConfig};
 use shakmaty::san::San;
 use shakmaty::{Chess, Move, Position};
@@ -68,8 +70,33 @@ fn per_move(c: &mut Criterion) {
             }
         })
     });
+    // The two parts alone, on every position of the same games.
+    let mut positions = Vec::new();
+    for g in &games {
+        let mut pos = Chess::default();
+        let mut h = History::new(&pos);
+        for &m in g {
+            pos.play_unchecked(m);
+            h.push(&pos);
+            positions.push((pos.clone(), h.clone()));
+        }
+    }
+    group.bench_function("claim evaluation only, same plies", |b| {
+        b.iter(|| {
+            for (p, h) in &positions {
+                black_box(position_claims(p, h));
+            }
+        })
+    });
+    group.bench_function("fast dead-position check only, same plies", |b| {
+        b.iter(|| {
+            for (p, _) in &positions {
+                black_box(is_dead_fast(p));
+            }
+        })
+    });
     group.finish();
-    println!("({plies} plies per iteration: divide the time above by {plies} for µs per move)");
+    println!("({plies} plies per iteration: divide the times above by {plies} for µs per move)");
 }
 
 criterion_group!(benches, per_move);

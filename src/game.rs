@@ -270,7 +270,8 @@ impl Game {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The whole game as PGN text (one PGN game per segment), ending with a newline.
+    /// The whole game as PGN text (one PGN game per segment, separated by a blank line),
+    /// ending with a newline.
     pub fn pgn(&self) -> String {
         let mut out = String::new();
         let n = self.segments.len();
@@ -376,7 +377,7 @@ fn wrap_tokens(out: &mut String, tokens: &[String]) {
             line_len += word.len();
         }
     }
-    out.push_str("\n\n");
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -247,3 +247,73 @@ fn repetition_key_is_fide_identity() {
     let e = parse_fen("4k3/8/8/8/4P3/8/8/4K3 b - - 0 1").expect("fen");
     assert_eq!(key(&d), key(&e));
 }
+
+/// The `Claims` property (player, kind, detail strings) as the arbiter publishes it, against
+/// the oracle on the hand-picked edge cases, with moves fed one by one like the tracker does.
+/// `fide-2005` so that fivefold/75 moves do not end the games the oracle goes on with.
+#[test]
+fn claims_property_matches_the_oracle_on_edge_cases() {
+    use eboardd::arbiter::{Arbiter, ArbiterConfig};
+    let mut compared = 0;
+    for line in CLAIMS.lines().take(10) {
+        let g: Value = serde_json::from_str(line).expect("json");
+        let start = parse_fen(g["start"].as_str().expect("start")).expect("fen");
+        let cfg = ArbiterConfig {
+            edition: Edition::Fide2005,
+            ..ArbiterConfig::default()
+        };
+        let mut a = Arbiter::new(cfg, start, Vec::new());
+        let notable: HashMap<u64, &Value> = g["notable"]
+            .as_array()
+            .expect("notable")
+            .iter()
+            .map(|n| (n["ply"].as_u64().expect("ply"), n))
+            .collect();
+        let moves: Vec<&str> = g["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        for ply in 0..=moves.len() {
+            if a.is_finished() {
+                assert!(a.claims().is_empty());
+                break;
+            }
+            let stm = if a.position().turn() == Color::White {
+                "white"
+            } else {
+                "black"
+            };
+            let mut expected = BTreeSet::new();
+            if let Some(n) = notable.get(&(ply as u64)) {
+                let v = theirs(Some(n));
+                let t = "threefold-repetition".to_string();
+                let f = "fifty-moves".to_string();
+                if v.threefold_now {
+                    expected.insert((stm.to_string(), t.clone(), String::new()));
+                }
+                for m in v.threefold_intended {
+                    expected.insert((stm.to_string(), t.clone(), m));
+                }
+                if v.fifty_now {
+                    expected.insert((stm.to_string(), f.clone(), String::new()));
+                }
+                for m in v.fifty_intended {
+                    expected.insert((stm.to_string(), f.clone(), m));
+                }
+            }
+            let got: BTreeSet<_> = a.claims().into_iter().collect();
+            assert_eq!(got, expected, "{} ply {ply}", g["name"]);
+            compared += 1;
+            if ply < moves.len() {
+                let m = UciMove::from_ascii(moves[ply].as_bytes())
+                    .expect("uci")
+                    .to_move(a.position())
+                    .expect("legal");
+                a.on_move(m, ply as u64 * 1000);
+            }
+        }
+    }
+    assert!(compared > 50);
+}

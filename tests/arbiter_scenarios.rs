@@ -607,8 +607,13 @@ fn checkmate_made_before_the_flag_stands() {
     s.wait(14_000);
     s.mv("d8h4"); // mate made, not pressed
     assert_eq!(s.a.result(), "0-1");
+    s.take_events();
     s.wait(20_000);
     assert_eq!(s.a.result(), "0-1");
+    assert!(
+        s.take_events().is_empty(),
+        "no FlagFell after the game ended"
+    );
     assert_eq!(s.a.termination(), "checkmate");
 }
 
@@ -865,4 +870,44 @@ fn record_survives_serialisation_and_restore() {
     assert_eq!(r.illegal_counts(), (1, 0));
     assert_eq!(r.game().pgn(), s.a.game().pgn());
     assert_eq!(r.claims(), s.a.claims());
+}
+
+#[test]
+fn auto_white_display_learned_even_when_the_first_report_is_late() {
+    let mut c = cfg(Rules::Blitz, Edition::Fide2023);
+    c.white_display = WhiteDisplay::Auto;
+    let mut s = Sim::new(c, None, 180_000, 0);
+    s.white = Display::Right;
+    s.start(Color::White);
+    // White presses before the tracker reports e4: nothing can be learned from that press.
+    s.wait(2_000);
+    s.press(Color::White);
+    s.now += 300;
+    s.mv("e2e4");
+    assert!(!s.a.clock().white_known());
+    // Black's move and press teach it.
+    s.play("e7e5", 3_000);
+    assert!(s.a.clock().white_known());
+    assert_eq!(s.a.clock_running(), "white");
+    assert_eq!(s.a.black_ms(), 177_000);
+    assert!(completed(&s.take_events()).is_empty());
+}
+
+#[test]
+fn illegal_press_increment_is_noted_for_the_arbiter() {
+    let mut c = cfg(Rules::Blitz, Edition::Fide2023);
+    c.time_control = Some("180+2".into());
+    let mut s = Sim::new(c, None, 180_000, 2_000);
+    s.start(Color::White);
+    s.play("e2e4", 2_000);
+    s.play("e7e5", 2_000);
+    let ev = white_illegal(&mut s, "Ke1-e3");
+    assert_eq!(completed(&ev).len(), 1);
+    assert!(
+        s.a.game().pgn().replace('\n', " ").contains(
+            "1st illegal move by white: Ke1-e3 (take back the 2 s increment of that press)"
+        ),
+        "{}",
+        s.a.game().pgn()
+    );
 }

@@ -68,6 +68,10 @@ pub struct ClockModel {
     observed_increment_ms: Option<u64>,
     /// The presser's time just before the last press, to measure the increment.
     before_press: [Option<u64>; 2],
+    /// The time control has later periods: a display at zero may be about to get the next
+    /// period's time, so only the clock's own flag bit (or a silent clock) counts as a fall.
+    #[serde(default)]
+    multi_period: bool,
 }
 
 fn plausible(t: DisplayTime) -> bool {
@@ -92,7 +96,13 @@ impl ClockModel {
             last_reading_at: None,
             observed_increment_ms: None,
             before_press: [None, None],
+            multi_period: false,
         }
+    }
+
+    /// See the `multi_period` field: set from the configured time control.
+    pub fn set_multi_period(&mut self, multi: bool) {
+        self.multi_period = multi;
     }
 
     /// Forget per-game state (flags, learned side in `auto` mode) for a new game.
@@ -249,7 +259,8 @@ impl ClockModel {
             } else {
                 ct.right_flags
             };
-            let ran_out = new_times[d.idx()] == 0
+            let ran_out = !self.multi_period
+                && new_times[d.idx()] == 0
                 && self.times[d.idx()].is_some_and(|t| t > 0)
                 && (self.running == Some(d) || running == Some(d));
             if (flags.flag_fallen || ran_out) && !self.fallen[d.idx()] {
@@ -355,6 +366,31 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(c.running(), None);
+    }
+
+    #[test]
+    fn multi_period_zero_without_flag_bit_is_not_a_fall() {
+        let mut c = ClockModel::new(WhiteDisplay::Left);
+        c.set_multi_period(true);
+        c.update(&reading(1_000, 60_000, Some(Display::Left), false), 0);
+        assert!(
+            c.update(&reading(0, 60_000, Some(Display::Left), false), 1_000)
+                .flags
+                .is_empty()
+        );
+        // The clock adds the next period: it goes on counting.
+        assert!(
+            c.update(
+                &reading(1_800_000, 60_000, Some(Display::Left), false),
+                2_000
+            )
+            .flags
+            .is_empty()
+        );
+        assert!(!c.fallen(Color::White));
+        let mut fl = reading(0, 60_000, Some(Display::Left), false);
+        fl.left_flags.flag_fallen = true;
+        assert_eq!(c.update(&fl, 3_000).flags, vec![Display::Left]);
     }
 
     #[test]

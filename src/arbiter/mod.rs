@@ -26,9 +26,11 @@
 //!   one: the repetition history is not touched.
 //! * **Flag falls** are read from the clock (flag bit, or the running display reaching zero,
 //!   or a silent clock whose time must be over). In `fide-2023` and in 2005 standard play the
-//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. A
-//!   multi-period clock adds the next period itself, so a display that goes on counting is
-//!   no fall. Both flags in the same reading (order unknown) is `both-flags-fallen`.
+//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. With
+//!   a multi-period time control only the clock's flag bit counts, because a FIDE-mode clock
+//!   adds the next period itself when the previous one expires (so the move-count check of
+//!   6.4 is the clock's). Both flags in the same reading (order unknown) is
+//!   `both-flags-fallen`.
 //! * **Resignations** are recorded with `Adjudicate(result, reason)`; a reason containing
 //!   "resign" under `fide-2023` is scored a draw when the winner cannot mate (5.1.2).
 //! * **Late tracker reports.** The board reports a move when the pieces settle, which can be
@@ -56,18 +58,22 @@
 
 pub mod claims;
 pub mod clock;
+mod commands;
+mod ends;
+mod lifecycle;
 pub mod timecontrol;
 pub mod unwinnable;
+
+pub use ends::{automatic_end_of, unexchanged_promotion};
 
 use serde::{Deserialize, Serialize};
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
 
-use crate::game::{Game, MoveRecord, Penalty};
-use crate::protocol::message::ClockTimes;
+use crate::game::{Game, MoveRecord};
 use crate::session::{CommandError, Edition, Millis, Rules, WhiteDisplay};
 use claims::{History, PositionClaims, position_claims, uci};
-use clock::{ClockModel, Display};
+use clock::ClockModel;
 use timecontrol::TimeControl;
 
 /// How long a clock press may wait for the tracker's late report of the move it completes.
@@ -207,7 +213,8 @@ impl Arbiter {
             .time_control
             .as_deref()
             .and_then(|t| TimeControl::parse(t).ok());
-        let clock = ClockModel::new(cfg.white_display);
+        let mut clock = ClockModel::new(cfg.white_display);
+        clock.set_multi_period(tc.as_ref().is_some_and(|t| t.periods.len() > 1));
         let mut a = Arbiter {
             cfg,
             tc,
@@ -564,200 +571,6 @@ impl Arbiter {
         ev
     }
 
-    // ----- clock ------------------------------------------------------------------------
-
-    /// One clock reading (`ClockTimes`). `ClockEmpty` messages carry nothing: don't pass them.
-    pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<ArbiterEvent> {
-        let mut ev = Vec::new();
-        let upd = self.clock.update(ct, now);
-        self.check_unexplained_press(now, &mut ev);
-        if let Some(d) = upd.press {
-            self.on_press(d, now, &mut ev);
-        }
-        if !upd.flags.is_empty() {
-            let colors: Vec<Color> = upd.flags.iter().map(|&d| self.clock.color_of(d)).collect();
-            self.on_flags(&colors, &mut ev);
-        }
-        ev
-    }
-
-    /// Time passes (no input): a silent clock's flag, a press that completed nothing.
-    pub fn tick(&mut self, now: Millis) -> Vec<ArbiterEvent> {
-        let mut ev = Vec::new();
-        self.check_unexplained_press(now, &mut ev);
-        if let Some(d) = self.clock.tick(now) {
-            let c = self.clock.color_of(d);
-            self.on_flags(&[c], &mut ev);
-        }
-        ev
-    }
-
-    fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<ArbiterEvent>) {
-        // Auto side: the first press after the game's first move is that mover's.
-        if !self.clock.white_known() && self.plies == 1 {
-            let first_mover = self.position().turn().other();
-            let white = if first_mover == Color::White {
-                d
-            } else {
-                d.other()
-            };
-            self.clock.learn_white(white);
-            if white == Display::Right {
-                // Stamps taken before the side was known used the provisional mapping.
-                for seg in &mut self.game.segments {
-                    for m in &mut seg.moves {
-                        std::mem::swap(&mut m.white_ms, &mut m.black_ms);
-                    }
-                }
-            }
-        }
-        if self.is_finished() {
-            return;
-        }
-        let presser = self.clock.color_of(d);
-        if self.pending.as_ref().is_some_and(|p| p.player == presser) {
-            self.complete_illegal_pending(presser, ev);
-        } else if self.awaiting_press == Some(presser) {
-            self.complete_move(presser);
-        } else if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
-            // Possibly 7.5.3, or the tracker has not reported the move yet.
-            self.unexplained_press = Some((presser, now));
-        }
-    }
-
-    fn complete_move(&mut self, presser: Color) {
-        self.awaiting_press = None;
-        self.completed_moves[idx(presser)] += 1;
-        if let Some(t) = self.clock.known_time_ms(presser) {
-            self.game.stamp_press(t);
-        }
-    }
-
-    fn check_unexplained_press(&mut self, now: Millis, ev: &mut Vec<ArbiterEvent>) {
-        let Some((p, at)) = self.unexplained_press else {
-            return;
-        };
-        if now.saturating_sub(at) <= PRESS_GRACE_MS {
-            return;
-        }
-        self.unexplained_press = None;
-        if self.is_finished() || p != self.position().turn() {
-            return;
-        }
-        if self.cfg.edition == Edition::Fide2023 {
-            self.complete_illegal(p, "clock pressed without making a move (7.5.3)".into(), ev);
-        }
-    }
-
-    fn complete_illegal_pending(&mut self, presser: Color, ev: &mut Vec<ArbiterEvent>) {
-        let Some(p) = self.pending.take() else {
-            return;
-        };
-        if let (Some(m), Edition::Fide2023) = (p.queen_move, self.cfg.edition) {
-            // 7.5.2: the move stands with a queen, and it is still an illegal move.
-            self.record_move(m);
-            self.game
-                .comment("Pawn not exchanged on the last rank: it stands as a queen (7.5.2)");
-            self.complete_move(presser);
-            if let Some(last) = self.game.current_moves().last() {
-                ev.push(ArbiterEvent::PromotionStands {
-                    san: last.san.clone(),
-                    uci: last.uci.clone(),
-                });
-            }
-            self.complete_illegal(presser, p.description, ev);
-            self.automatic_end_into(ev);
-            return;
-        }
-        self.complete_illegal(presser, p.description, ev);
-    }
-
-    fn complete_illegal(
-        &mut self,
-        offender: Color,
-        description: String,
-        ev: &mut Vec<ArbiterEvent>,
-    ) {
-        self.illegal[idx(offender)] += 1;
-        let count = self.illegal[idx(offender)];
-        self.game.illegal_moves = (self.illegal[0], self.illegal[1]);
-        self.game.comment(format!(
-            "{} illegal move by {}: {}",
-            ordinal(count),
-            color_name(offender),
-            description
-        ));
-        let times = match (
-            self.clock.known_time_ms(Color::White),
-            self.clock.known_time_ms(Color::Black),
-        ) {
-            (Some(w), Some(b)) => Some((w, b)),
-            _ => None,
-        };
-        self.window = Some(Window {
-            offender,
-            count,
-            description: description.clone(),
-            times,
-        });
-        ev.push(ArbiterEvent::IllegalMoveCompleted {
-            player: color_name(offender).into(),
-            count,
-            description,
-        });
-    }
-
-    fn on_flags(&mut self, fallen: &[Color], ev: &mut Vec<ArbiterEvent>) {
-        for &c in fallen {
-            ev.push(ArbiterEvent::FlagFell {
-                player: color_name(c).into(),
-            });
-        }
-        if self.is_finished() {
-            // A game end made before the flag stands (5.1.1, 6.9).
-            return;
-        }
-        for &c in fallen {
-            self.game
-                .comment(format!("{} flag fell", capitalise(color_name(c))));
-        }
-        let both_now = self.clock.fallen(Color::White) && self.clock.fallen(Color::Black);
-        let claimed_fall =
-            self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
-        if both_now && (fallen.len() == 2 || claimed_fall) {
-            // 2005 10.4/B8: draw. 2023: the first fall decides, but a reading showing both
-            // at once does not tell which was first (Guidelines III.3.1: draw).
-            self.end("1/2-1/2", "both-flags-fallen", ev);
-            return;
-        }
-        if claimed_fall {
-            // B6/B7: the fall only counts on the opponent's `win-on-time` claim.
-            return;
-        }
-        let flagged = fallen[0];
-        self.flag_decision(flagged, ev);
-    }
-
-    fn flag_decision(&mut self, flagged: Color, ev: &mut Vec<ArbiterEvent>) {
-        let winner = flagged.other();
-        if unwinnable::cannot_mate(self.position(), winner) {
-            self.end("1/2-1/2", "flag-fall-draw", ev);
-        } else {
-            self.end(win_for(winner), "time-forfeit", ev);
-        }
-    }
-
-    fn end(&mut self, result: &str, termination: &str, ev: &mut Vec<ArbiterEvent>) {
-        self.game.set_result(result, termination);
-        self.window = None;
-        self.pending = None;
-        self.unexplained_press = None;
-        ev.push(ArbiterEvent::GameEnded {
-            result: result.into(),
-            termination: termination.into(),
-        });
-    }
-
     // ----- automatic ends ---------------------------------------------------------------
 
     /// The automatic end the current position calls for (see [`automatic_end_of`]).
@@ -782,235 +595,6 @@ impl Arbiter {
     pub fn position_claims(&self) -> &PositionClaims {
         &self.position_claims
     }
-
-    // ----- commands ---------------------------------------------------------------------
-
-    /// `AcceptClaim`: applies a claim listed in [`Arbiter::claims`].
-    pub fn accept_claim(
-        &mut self,
-        player: &str,
-        kind: &str,
-        detail: &str,
-    ) -> Result<Vec<ArbiterEvent>, CommandError> {
-        let available = self
-            .claims()
-            .iter()
-            .any(|(p, k, d)| p == player && k == kind && d == detail);
-        if !available {
-            return Err(CommandError::ClaimNotAvailable(format!(
-                "{player} has no `{kind}` claim{} right now; the Claims property lists the \
-                 claims that can be accepted",
-                if detail.is_empty() {
-                    String::new()
-                } else {
-                    format!(" with `{detail}`")
-                }
-            )));
-        }
-        let claimant = parse_color(player).ok_or_else(|| {
-            CommandError::InvalidArgument(format!("`{player}` is not white or black"))
-        })?;
-        let mut ev = vec![ArbiterEvent::ClaimAccepted {
-            player: player.into(),
-            kind: kind.into(),
-            detail: detail.into(),
-        }];
-        let what = match (kind, detail) {
-            (k, "") => k.replace('-', " "),
-            (k, d) => format!("{} with the intended move {d}", k.replace('-', " ")),
-        };
-        self.game
-            .add_decision(format!("{} claims {what}: accepted", capitalise(player)));
-        match kind {
-            "threefold-repetition" | "fifty-moves" | "quickplay-finish" => {
-                self.end("1/2-1/2", "claim", &mut ev);
-            }
-            "win-on-time" => {
-                if unwinnable::cannot_mate(self.position(), claimant) {
-                    self.end("1/2-1/2", "flag-fall-draw", &mut ev);
-                } else {
-                    self.end(win_for(claimant), "time-forfeit", &mut ev);
-                }
-            }
-            "illegal-move" => self.apply_illegal_claim(claimant, &mut ev),
-            _ => {}
-        }
-        Ok(ev)
-    }
-
-    fn apply_illegal_claim(&mut self, claimant: Color, ev: &mut Vec<ArbiterEvent>) {
-        let Some(w) = self.window.take() else {
-            return;
-        };
-        let standard_penalty = 120_000;
-        let loses = match (self.cfg.edition, self.cfg.rules) {
-            (Edition::Fide2023, _) => w.count >= 2,
-            (Edition::Fide2005, Rules::Standard) => w.count >= 3,
-            (Edition::Fide2005, Rules::Blitz) => true,
-            (Edition::Fide2005, Rules::Rapid) => {
-                w.times.is_some_and(|(wt, bt)| wt < 300_000 || bt < 300_000)
-            }
-        };
-        if loses {
-            if unwinnable::cannot_mate(self.position(), claimant) {
-                self.end("1/2-1/2", "illegal-move", ev);
-            } else {
-                self.end(win_for(claimant), "illegal-move", ev);
-            }
-            return;
-        }
-        let ms = match (self.cfg.edition, self.cfg.rules) {
-            (Edition::Fide2023, Rules::Standard) | (Edition::Fide2005, _) => standard_penalty,
-            (Edition::Fide2023, _) => 60_000,
-        };
-        let reason = format!(
-            "{} illegal move by {} (7.5.5)",
-            ordinal(w.count),
-            color_name(w.offender)
-        );
-        self.game.add_penalty(Penalty {
-            beneficiary: color_name(claimant).into(),
-            ms,
-            reason: reason.clone(),
-        });
-        ev.push(ArbiterEvent::Penalty {
-            beneficiary: color_name(claimant).into(),
-            ms,
-            reason,
-        });
-    }
-
-    /// `Adjudicate`: the arbiter's result. A reason that mentions a resignation is scored a
-    /// draw under `fide-2023` when the winner cannot mate (5.1.2).
-    pub fn adjudicate(
-        &mut self,
-        result: &str,
-        reason: &str,
-    ) -> Result<Vec<ArbiterEvent>, CommandError> {
-        let winner = match result {
-            "1-0" => Some(Color::White),
-            "0-1" => Some(Color::Black),
-            "1/2-1/2" => None,
-            other => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "`{other}` is not a result; use 1-0, 0-1 or 1/2-1/2"
-                )));
-            }
-        };
-        if reason.contains(['\n', '\r']) {
-            return Err(CommandError::InvalidArgument(
-                "the reason must be a single line".into(),
-            ));
-        }
-        let mut result = result;
-        let resignation = reason.to_ascii_lowercase().contains("resign");
-        if let Some(w) = winner
-            && resignation
-            && self.cfg.edition == Edition::Fide2023
-            && unwinnable::cannot_mate(self.position(), w)
-        {
-            result = "1/2-1/2";
-        }
-        let mut ev = Vec::new();
-        self.game.add_decision(format!(
-            "Adjudicated {result}{}",
-            if reason.is_empty() {
-                String::new()
-            } else {
-                format!(": {reason}")
-            }
-        ));
-        // An adjudication may also correct a finished game.
-        self.game.set_result("*", "");
-        self.end(result, "adjudication", &mut ev);
-        Ok(ev)
-    }
-
-    /// `SetRules`.
-    pub fn set_rules(&mut self, rules: Rules) {
-        self.cfg.rules = rules;
-    }
-
-    /// `SetRules` from its contract string.
-    pub fn set_rules_str(&mut self, rules: &str) -> Result<(), CommandError> {
-        let r = match rules {
-            "standard" => Rules::Standard,
-            "rapid" => Rules::Rapid,
-            "blitz" => Rules::Blitz,
-            other => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "`{other}` is not a rule set; use standard, rapid or blitz"
-                )));
-            }
-        };
-        self.set_rules(r);
-        Ok(())
-    }
-
-    /// `SetTags`: replaces the game's tags (Result, SetUp and FEN are the record's own).
-    pub fn set_tags(&mut self, tags: Vec<(String, String)>) -> Result<(), CommandError> {
-        crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
-        self.game.tags = tags;
-        Ok(())
-    }
-}
-
-/// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
-/// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to
-/// [`Arbiter::on_illegal_placement`] with the tracker's `IllegalPlacement`.
-pub fn unexchanged_promotion(pos: &Chess, board: &shakmaty::Board) -> Option<Move> {
-    let mover = pos.turn();
-    pos.legal_moves().into_iter().find(|m| {
-        if m.promotion() != Some(shakmaty::Role::Queen) {
-            return false;
-        }
-        let mut after = pos.clone();
-        after.play_unchecked(*m);
-        let mut b = after.board().clone();
-        b.set_piece_at(
-            m.to(),
-            shakmaty::Piece {
-                color: mover,
-                role: shakmaty::Role::Pawn,
-            },
-        );
-        b == *board
-    })
-}
-
-/// The automatic end a position calls for, by rules.md §4.5's precedence: checkmate, dead
-/// position by material, stalemate, dead position by the analyser, then (`fide-2023` only)
-/// 75 moves and fivefold repetition. `history`
-/// ends with `pos`. Returns (result, termination).
-pub fn automatic_end_of(
-    pos: &Chess,
-    history: &History,
-    edition: Edition,
-) -> Option<(&'static str, &'static str)> {
-    if pos.is_checkmate() {
-        return Some((win_for(pos.turn().other()), "checkmate"));
-    }
-    // The material rule first, then stalemate, then the exact (CHA) dead-position test: the
-    // labels then match python-chess wherever it has one (K+B v K stalemated is
-    // `dead-position`, a stalemate with mating material left is `stalemate`).
-    if pos.is_insufficient_material() {
-        return Some(("1/2-1/2", "dead-position"));
-    }
-    if pos.is_stalemate() {
-        return Some(("1/2-1/2", "stalemate"));
-    }
-    if unwinnable::is_dead_fast(pos) {
-        return Some(("1/2-1/2", "dead-position"));
-    }
-    if edition == Edition::Fide2023 {
-        if pos.halfmoves() >= 150 {
-            return Some(("1/2-1/2", "seventyfive-moves"));
-        }
-        if history.current_count(pos) >= 5 {
-            return Some(("1/2-1/2", "fivefold-repetition"));
-        }
-    }
-    None
 }
 
 fn capitalise(s: &str) -> String {

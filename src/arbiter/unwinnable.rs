@@ -35,7 +35,10 @@ pub enum Verdict {
 fn to_chess_board(pos: &Chess) -> Option<chess::Board> {
     // Legal ep mode: the `chess` crate only wants an ep square when a capture is possible.
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    chess::Board::from_str(&fen).ok()
+    // Its FEN reader is third-party code too: a panic there means "cannot tell".
+    catch_unwind(|| chess::Board::from_str(&fen).ok())
+        .ok()
+        .flatten()
 }
 
 fn to_chess_color(c: Color) -> chess::Color {
