@@ -563,3 +563,28 @@ fn field_updates_before_any_dump_are_held() {
     assert!(t.on_field_update(200, None, 0).is_empty());
     assert!(t.on_tick(10_000).is_empty());
 }
+
+#[test]
+fn clock_press_overtaking_the_last_update_is_not_illegal() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    rig.wait(3000); // the knight is held a while
+    rig.press(); // the press is read before the knight's new square
+    assert!(rig.wait(100).is_empty());
+    rig.place("f3", 'N');
+    assert!(rig.wait(5000).is_empty());
+    assert!(illegal(&rig.events).is_empty());
+    assert_eq!(moves_of(&rig), ["g1f3"]);
+}
+
+#[test]
+fn clock_pressed_with_a_piece_in_hand_is_reported() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    rig.press();
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(
+        illegal(&ev),
+        ["board differs from the game: white knight missing from g1"]
+    );
+}

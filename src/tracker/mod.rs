@@ -21,7 +21,8 @@
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, or part of a legal move made) never count as illegal; any other unexplained
 //!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
-//!   [`Tracker::on_tick`] and on clock presses), with a description for the arbiter.
+//!   [`Tracker::on_tick`]), with a description for the arbiter. After a clock press even
+//!   pieces in hand count, judged no earlier than [`SCAN_LAG_MS`] after the press.
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
@@ -210,7 +211,8 @@ impl Tracker {
         self.changed(now)
     }
 
-    /// The clock lever changed: the mover says the move is done.
+    /// The clock lever changed: the mover says the move is done. The last move becomes final
+    /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update).
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_press = Some(now);
         self.settled_checked = false;
@@ -551,6 +553,14 @@ impl Tracker {
             return;
         }
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
+            return;
+        }
+        // The press may have overtaken the update that completes the move: give the board
+        // one scan to catch up before judging what it shows.
+        if self
+            .last_press
+            .is_some_and(|p| now >= p && now - p < SCAN_LAG_MS)
+        {
             return;
         }
         // The verdict on a settled placement does not change until the board or the clock does.
