@@ -578,13 +578,10 @@ fn clock_press_overtaking_the_last_update_is_not_illegal() {
 }
 
 #[test]
-fn clock_pressed_with_a_piece_in_hand_is_reported() {
+fn clock_pressed_with_a_piece_in_hand_is_not_an_illegal_placement() {
     let mut rig = Rig::at(START);
     rig.lift("g1");
     rig.press();
-    let ev = rig.wait(ILLEGAL_SETTLE_MS);
-    assert_eq!(
-        illegal(&ev),
-        ["board differs from the game: white knight missing from g1"]
-    );
+    assert!(rig.wait(10 * ILLEGAL_SETTLE_MS).is_empty());
+    assert!(!rig.tracker.in_sync());
 }

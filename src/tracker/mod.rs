@@ -21,8 +21,9 @@
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, or part of a legal move made) never count as illegal; any other unexplained
 //!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
-//!   [`Tracker::on_tick`]), with a description for the arbiter. After a clock press even
-//!   pieces in hand count, judged no earlier than [`SCAN_LAG_MS`] after the press.
+//!   [`Tracker::on_tick`], and no earlier than [`SCAN_LAG_MS`] after a clock press), with a
+//!   description for the arbiter. Whether the clock was pressed with pieces still in hand
+//!   is for the caller to judge from [`Tracker::in_sync`].
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
@@ -102,8 +103,6 @@ pub struct Tracker {
     /// When set, the correction window closes at this time (after a clock press).
     window_until: Option<Millis>,
     last_press: Option<Millis>,
-    /// A clock press happened while the board did not match the game.
-    pressed_unsynced: bool,
     last_change: Millis,
     /// The settled placement has been examined (cleared by any change or press).
     settled_checked: bool,
@@ -132,7 +131,6 @@ impl Tracker {
             provisional: false,
             window_until: None,
             last_press: None,
-            pressed_unsynced: false,
             last_change: 0,
             settled_checked: false,
             in_sync: false,
@@ -216,15 +214,13 @@ impl Tracker {
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_press = Some(now);
         self.settled_checked = false;
-        if self.provisional && self.window_until.is_none() {
+        // Only a move the board shows is made final: a press while the board is still out of
+        // sync (a castling finishing while the opponent already lifts a piece) leaves the
+        // window open until the reply is published.
+        if self.provisional && self.window_until.is_none() && self.in_sync {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
-        if !self.in_sync && self.have_board {
-            self.pressed_unsynced = true;
-        }
-        let mut ev = Vec::new();
-        self.check_illegal(now, &mut ev);
-        ev
+        Vec::new()
     }
 
     /// Time passes with no board change: reports an illegal placement that has settled.
@@ -312,7 +308,6 @@ impl Tracker {
         self.moves.clear();
         self.provisional = false;
         self.window_until = None;
-        self.pressed_unsynced = false;
     }
 
     /// After an operator change: only sync and illegal state follow; the board is re-read at
@@ -465,12 +460,43 @@ impl Tracker {
             self.retract(false, ev);
             return true;
         }
+        // A provisional move replaced and answered before the replacement was seen alone
+        // (a slide finished and a quick reply read together). Tried before two plies ahead
+        // of the provisional move: if both fit, the story with fewer moves wins (a pawn
+        // pushed over e6 to e5 while the opponent already replies is not e6, reply, e6-e5).
+        // Only when the replacing piece stands where it was released: if the reply captured
+        // on that square, an opponent taking the provisional piece while the capturer rests
+        // on a square it could have gone to looks the same, and nothing is guessed.
+        if provisional {
+            let prev = &self.positions[n - 2];
+            let last = self.moves.last().copied();
+            if let TwoPly::One(a, b) = find_two_ply(prev, &self.sensed, last) {
+                let placed = after(prev, a);
+                let landed = diff(prev.board(), placed.board()) & placed.board().occupied();
+                let visible = (diff(placed.board(), &self.sensed) & landed).is_empty();
+                if visible {
+                    self.retract(true, ev);
+                    self.play(a, ev);
+                    self.play(b, ev);
+                    return true;
+                }
+            }
+        }
         // Two plies ahead. In a repetition the same board can also be an earlier position
         // with the same side to move: play going on is the likelier story than a takeback of
         // several plies.
+        // The piece the provisional move just set down capturing what the opponent just moved
+        // is, until the board settles, better read as that player moving it on with the
+        // opponent's piece in hand (rook a1-c1-d1 while the queen is lifted is not ...Qd1
+        // Rcxd1).
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        let landed_on = self.moves.last().map(|m| m.to());
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
+            && (settled
+                || !provisional
+                || b.from() != landed_on
+                || !(b.is_capture() && b.to() == a.to()))
         {
             self.play(a, ev);
             self.play(b, ev);
@@ -481,17 +507,6 @@ impl Tracker {
                 self.retract(false, ev);
             }
             return true;
-        }
-        // A provisional move replaced and answered, all unseen: speculative (a slide through a
-        // square of the retracted move looks the same), so only once the board has settled.
-        if provisional && settled {
-            let last = self.moves.last().copied();
-            if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
-                self.retract(true, ev);
-                self.play(a, ev);
-                self.play(b, ev);
-                return true;
-            }
         }
         false
     }
@@ -534,11 +549,8 @@ impl Tracker {
     }
 
     fn set_sync(&mut self, sync: bool, ev: &mut Vec<TrackerEvent>) {
-        if sync {
-            self.pressed_unsynced = false;
-            if self.illegal.take().is_some() {
-                ev.push(TrackerEvent::IllegalPlacementCleared);
-            }
+        if sync && self.illegal.take().is_some() {
+            ev.push(TrackerEvent::IllegalPlacementCleared);
         }
         if sync != self.in_sync {
             self.in_sync = sync;
@@ -569,7 +581,7 @@ impl Tracker {
             self.set_sync(true, ev);
             return;
         }
-        if !self.pressed_unsynced && self.in_progress(now) {
+        if self.in_progress(now) {
             return;
         }
         let (turn, description) = self.describe_illegal(now);
@@ -605,10 +617,18 @@ impl Tracker {
                 (off_base & diff(other, &self.sensed)).is_empty()
             };
             agree(base.board())
-                || base
-                    .legal_moves()
-                    .into_iter()
-                    .any(|m| agree(after(base, m).board()))
+                || base.legal_moves().into_iter().any(|m| {
+                    let mut made = after(base, m).board().clone();
+                    if m.is_promotion() {
+                        // The pawn may stand on the last rank a moment before it is swapped.
+                        made.set_piece_at(m.to(), shakmaty::Role::Pawn.of(base.turn()));
+                        if agree(&made) {
+                            return true;
+                        }
+                        made = after(base, m).board().clone();
+                    }
+                    agree(&made)
+                })
         })
     }
 
