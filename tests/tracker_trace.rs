@@ -1,6 +1,6 @@
 //! Diagnostic, not run by default: trace the sensor steps and tracker events around one ply
 //! of one corpus game under the corpus test's handling, e.g.
-//! `G=300 S=1 P=58 cargo test --test tracker_trace -- --ignored --nocapture`.
+//! `G=300 S=1 P=58 Q=0 cargo test --test tracker_trace -- --ignored --nocapture`.
 
 mod tracker_common;
 use tracker_common::*;

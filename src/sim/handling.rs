@@ -225,6 +225,10 @@ impl Handling {
         let mut after = pos.clone();
         after.play_unchecked(mv);
         let mut second = self.steps(&after, reply);
+        // A quick reply has no thinking time.
+        if let Some(SensorStep::Pause(_)) = second.first() {
+            second[0] = SensorStep::Pause(self.rng.random_range(20..150));
+        }
         let last_place = first
             .iter()
             .rposition(|s| matches!(s, SensorStep::Place(..)));

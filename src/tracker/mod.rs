@@ -464,9 +464,10 @@ impl Tracker {
         // (a slide finished and a quick reply read together). Tried before two plies ahead
         // of the provisional move: if both fit, the story with fewer moves wins (a pawn
         // pushed over e6 to e5 while the opponent already replies is not e6, reply, e6-e5).
-        // Only when the replacing piece stands where it was released: if the reply captured
-        // on that square, an opponent taking the provisional piece while the capturer rests
-        // on a square it could have gone to looks the same, and nothing is guessed.
+        // Only when the replacing piece stands where it was released: if the reply captured on
+        // that square, an opponent taking the provisional piece while the capturer rests on a
+        // square it could have gone to looks the same (Ng4, then ...Bc8xg4 resting on f5,
+        // against Nf5 Bxf5), and nothing is guessed.
         if provisional {
             let prev = &self.positions[n - 2];
             let last = self.moves.last().copied();
@@ -486,17 +487,13 @@ impl Tracker {
         // with the same side to move: play going on is the likelier story than a takeback of
         // several plies.
         // The piece the provisional move just set down capturing what the opponent just moved
-        // is, until the board settles, better read as that player moving it on with the
-        // opponent's piece in hand (rook a1-c1-d1 while the queen is lifted is not ...Qd1
-        // Rcxd1).
+        // is as well read as that player moving it on with the opponent's piece in hand (rook
+        // a1-c1-d1 while the queen is lifted is not ...Qd1 Rcxd1): nothing is guessed.
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
         let landed_on = self.moves.last().map(|m| m.to());
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
-            && (settled
-                || !provisional
-                || b.from() != landed_on
-                || !(b.is_capture() && b.to() == a.to()))
+            && (!provisional || b.from() != landed_on || !(b.is_capture() && b.to() == a.to()))
         {
             self.play(a, ev);
             self.play(b, ev);

@@ -260,13 +260,14 @@ pub fn illegal(events: &[TrackerEvent]) -> Vec<String> {
 
 /// Replay one corpus game the way the corpus property test does: noisy handling seeded from
 /// `seed` and the game index, a reversed board for even seeds, no clock presses for seeds
-/// divisible by three, and now and then a quick reply read together with the move. Plies in
+/// divisible by three, and (with the clock only) a quick reply read together with the move
+/// with probability `quick` per ply. Plies in
 /// `trace` print their steps and the events each caused.
-const QUICK: f64 = 0.0;
 pub fn replay_game(
     index: usize,
     game: &[Move],
     seed: u64,
+    quick: f64,
     trace: Option<std::ops::RangeInclusive<usize>>,
 ) -> Rig {
     use rand::rngs::SmallRng;
@@ -286,7 +287,10 @@ pub fn replay_game(
     let mut truth = Chess::default();
     let mut ply = 0;
     while ply < game.len() {
-        let quick = ply + 1 < game.len() && rng.random_bool(QUICK);
+        // Without a clock nothing ends a move's correction window, and a quick reply can be
+        // read either way (a longer slide, or a move and a reply): quick replies only with
+        // the clock.
+        let quick = ply + 1 < game.len() && !seed.is_multiple_of(3) && rng.random_bool(quick);
         let steps = if quick {
             hands.quick_reply(&truth, game[ply], game[ply + 1])
         } else {
