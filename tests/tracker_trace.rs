@@ -20,6 +20,7 @@ fn trace_one_ply() {
         gi,
         &games[gi],
         seed,
+        var("Q") as f64 / 100.0,
         Some(from.saturating_sub(3)..=from + 2),
     );
     println!("final: {:?}", rig.game_uci());
