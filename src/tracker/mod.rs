@@ -5,25 +5,39 @@
 //! exactly the moves played:
 //!
 //! - After every change it asks which legal continuation of the game has exactly the sensed
-//!   board: one ply (a move), or two plies when a quick reply was read together with the move
-//!   (accepted only when exactly one sequence fits: nothing is ever guessed). A move is
-//!   published as soon as the board shows it: there is no settle delay.
+//!   board, in this order: the position itself; one ply (a move); a correction of the
+//!   provisional move (below); a takeback of one ply; a correction followed by the reply;
+//!   two plies (a quick reply read together with the move, or moves made while nothing was
+//!   read); a takeback of several plies. Two plies are accepted only when exactly one
+//!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
+//!   A move is published as soon as the board shows it: there is no settle delay.
 //! - The last move stays *provisional* until the opponent's move is published or the clock is
-//!   pressed. While it is, a board that shows a different move by the same player from the
-//!   same position replaces it (retract + play, counted in [`Tracker::corrections`]): this is
-//!   how a slide through a legal square, the rook half of a rook-first castling, or a piece set
-//!   down and moved on ends where it is finally released. A clock message can overtake the
-//!   last field update of the move it ends, so corrections stay allowed for
-//!   [`SCAN_LAG_MS`] after a press.
+//!   pressed with the board showing it. While it is, a board that shows a different move by
+//!   the same player from the same position replaces it (retract + play, counted in
+//!   [`Tracker::corrections`]): this is how a slide through a legal square, the rook half of
+//!   a rook-first castling, or a piece set down and moved on ends where it is finally
+//!   released. A clock message can overtake the last field update of the move it ends, so
+//!   corrections stay allowed for [`SCAN_LAG_MS`] after a press.
+//! - Explanations that only empty squares (a recapture on the same square by the same kind
+//!   of piece, read as one board) look like pieces in hand: they wait until the board has
+//!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]).
 //! - A board returned to an earlier position of this game retracts the moves since then.
 //!   The start position set up again is a new game (unless it merely takes back the game's
-//!   only move).
+//!   only move); set up on a board turned round, it is always a new game.
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
-//!   emptied, or part of a legal move made) never count as illegal; any other unexplained
-//!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
-//!   [`Tracker::on_tick`], and no earlier than [`SCAN_LAG_MS`] after a clock press), with a
-//!   description for the arbiter. Whether the clock was pressed with pieces still in hand
-//!   is for the caller to judge from [`Tracker::in_sync`].
+//!   emptied, part of a legal move made, a pawn on the last rank before its promotion piece,
+//!   a captured piece touching a square next to the capture) never count as illegal; any
+//!   other unexplained placement is reported once it has stood still for
+//!   [`ILLEGAL_SETTLE_MS`] (checked on [`Tracker::on_tick`], and no earlier than
+//!   [`SCAN_LAG_MS`] after a clock press), with a description for the arbiter. Whether the
+//!   clock was pressed with pieces still in hand is for the caller to judge from
+//!   [`Tracker::in_sync`].
+//!
+//! Known limit: while the correction window is open (the reply started before the mover's
+//! clock press, or there is no clock), a quick reply read together with the rest of a slide
+//! ("e7-e6-e5 while White already plays Nf3") and "move, reply, the first piece moved on
+//! again" leave the same boards; the shorter story is preferred, which is occasionally wrong
+//! (about 1 game in 500 of the quick-reply test).
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
@@ -223,7 +237,8 @@ impl Tracker {
         Vec::new()
     }
 
-    /// Time passes with no board change: reports an illegal placement that has settled.
+    /// Time passes with no board change (call it a few times a second): accepts explanations
+    /// that wait for a settled board and reports an illegal placement that has settled.
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
         let mut ev = Vec::new();
         self.check_illegal(now, &mut ev);
