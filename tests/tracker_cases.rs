@@ -585,3 +585,51 @@ fn clock_pressed_with_a_piece_in_hand_is_not_an_illegal_placement() {
     assert!(rig.wait(10 * ILLEGAL_SETTLE_MS).is_empty());
     assert!(!rig.tracker.in_sync());
 }
+
+#[test]
+fn takeback_of_two_plies_at_once_waits_for_a_settled_board() {
+    let mut rig = Rig::at(START);
+    for (from, to, p) in [("e2", "e4", 'P'), ("c7", "c5", 'p'), ("g1", "f3", 'N')] {
+        rig.lift(from);
+        rig.place(to, p);
+        rig.press();
+    }
+    rig.wait(2000);
+    // The board is read back two plies at once (say, after a reconnection).
+    let mut back = Chess::default();
+    let e4 = uci(&back, "e2e4");
+    back.play_unchecked(e4);
+    rig.board = back.board().clone();
+    let ev = rig.dump();
+    assert_eq!(retracted(&ev), 0, "not while it may be a slide");
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(retracted(&ev), 2);
+    assert_eq!(moves_of(&rig), ["e2e4"]);
+}
+
+#[test]
+fn slide_through_a_repeated_position_is_not_a_takeback() {
+    // Bishop and rook shuffle; the bishop going back to b6 is dragged over c5, where the
+    // board is exactly the game's first one.
+    let mut rig = Rig::at("8/8/8/2b4k/8/8/8/R3K3 b - - 0 1");
+    let plies = [
+        ("c5", "b6", 'b'),
+        ("a1", "a8", 'R'),
+        ("b6", "e3", 'b'),
+        ("a8", "a1", 'R'),
+    ];
+    for (from, to, p) in plies {
+        rig.lift(from);
+        rig.place(to, p);
+        rig.press();
+        rig.wait(1000);
+    }
+    // The bishop goes e3-b6, dragged over c5: that board is the game's first one.
+    rig.lift("e3");
+    rig.place("d4", 'b');
+    rig.lift("d4");
+    rig.place("c5", 'b');
+    rig.lift("c5");
+    rig.place("b6", 'b');
+    assert_eq!(moves_of(&rig), ["c5b6", "a1a8", "b6e3", "a8a1", "e3b6"]);
+}

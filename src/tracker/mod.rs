@@ -8,7 +8,8 @@
 //!   board, in this order: the position itself; one ply (a move); a correction of the
 //!   provisional move (below); a takeback of one ply; a correction followed by the reply;
 //!   two plies (a quick reply read together with the move, or moves made while nothing was
-//!   read); a takeback of several plies. Two plies are accepted only when exactly one
+//!   read); a takeback of several plies (only once the board has settled: a piece dragged
+//!   through a repeated position passes over earlier boards of the game). Two plies are accepted only when exactly one
 //!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
 //!   A move is published as soon as the board shows it: there is no settle delay.
 //! - The last move stays *provisional* until the opponent's move is published or the clock is
@@ -514,7 +515,9 @@ impl Tracker {
             self.play(b, ev);
             return true;
         }
-        if let Some(k) = takeback {
+        // A piece dragged through a repeated position passes over boards of this game too:
+        // several plies back only once the board has settled.
+        if let Some(k) = takeback.filter(|_| settled) {
             for _ in k..n - 1 {
                 self.retract(false, ev);
             }
