@@ -633,3 +633,36 @@ fn slide_through_a_repeated_position_is_not_a_takeback() {
     rig.place("b6", 'b');
     assert_eq!(moves_of(&rig), ["c5b6", "a1a8", "b6e3", "a8a1", "e3b6"]);
 }
+
+#[test]
+fn slide_finished_while_the_reply_starts_is_a_correction_and_a_reply() {
+    // 1. e4, then Black pushes e7 over e6 to e5 while White already lifts the knight.
+    let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    rig.lift("e7");
+    assert_eq!(played(&rig.place("e6", 'p')), ["e7e6"]);
+    rig.lift("e6");
+    rig.lift("g1");
+    rig.place("e5", 'p');
+    let ev = rig.place("f3", 'N');
+    assert_eq!(played(&ev), ["e7e5", "g1f3"]);
+    assert_eq!(moves_of(&rig), ["e7e5", "g1f3"]);
+    assert_eq!(rig.tracker.corrections(), 1);
+}
+
+#[test]
+fn piece_in_hand_during_a_slide_is_not_read_as_a_sacrifice() {
+    // White's rook a1 slides over c1 to d1 while Black already holds the queen from d7:
+    // the board then equals "...Qd1 Rcxd1" after Rc1, which is not guessed.
+    let mut rig = Rig::at("7k/3q4/8/8/8/8/8/R3K3 w - - 0 1");
+    rig.lift("a1");
+    assert_eq!(played(&rig.place("c1", 'R')), ["a1c1"]);
+    rig.lift("c1");
+    rig.lift("d7");
+    let ev = rig.place("d1", 'R');
+    assert!(played(&ev).is_empty(), "{ev:?}");
+    rig.wait(3000);
+    assert_eq!(moves_of(&rig), ["a1c1"]);
+    // The queen lands: rook to d1 (corrected) and the queen's move.
+    let ev = rig.place("f5", 'q');
+    assert_eq!(played(&ev), ["a1d1", "d7f5"]);
+}
