@@ -666,3 +666,25 @@ fn piece_in_hand_during_a_slide_is_not_read_as_a_sacrifice() {
     let ev = rig.place("f5", 'q');
     assert_eq!(played(&ev), ["a1d1", "d7f5"]);
 }
+
+#[test]
+fn moved_on_to_an_illegal_square_is_described_for_its_player() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    assert_eq!(played(&rig.place("f3", 'N')), ["g1f3"]);
+    rig.lift("f3");
+    rig.place("h5", 'N');
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(
+        ev,
+        vec![TrackerEvent::IllegalPlacement {
+            turn: Color::White,
+            description: "Ng1\u{2013}h5 is not a knight move".into()
+        }]
+    );
+    // Put where it may go: the move is corrected and the report cleared.
+    rig.lift("h5");
+    let ev = rig.place("h3", 'N');
+    assert!(ev.contains(&TrackerEvent::IllegalPlacementCleared));
+    assert_eq!(moves_of(&rig), ["g1h3"]);
+}
