@@ -457,6 +457,31 @@ fn start_position_after_a_game_is_a_new_game() {
 }
 
 #[test]
+fn start_position_reached_by_a_legal_move_is_play_not_a_new_game() {
+    // 1. Nf3 Nf6 2. Ng1 Ng8 repeats the start position: a move (and the first step of a
+    // repetition claim), not a new game.
+    let mut rig = Rig::at(START);
+    let mut ev = Vec::new();
+    for (from, to, p) in [
+        ("g1", "f3", 'N'),
+        ("g8", "f6", 'n'),
+        ("f3", "g1", 'N'),
+        ("f6", "g8", 'n'),
+    ] {
+        rig.lift(from);
+        ev.extend(rig.place(to, p));
+        rig.press();
+    }
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, TrackerEvent::GameStarted { .. })),
+        "{ev:?}"
+    );
+    assert_eq!(played(&ev), ["g1f3", "g8f6", "f3g1", "f6g8"]);
+    assert_eq!(rig.tracker.moves().len(), 4);
+}
+
+#[test]
 fn illegal_placement_is_described_and_cleared() {
     let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
     rig.lift("f1");

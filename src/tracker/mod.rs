@@ -379,8 +379,10 @@ impl Tracker {
     }
 
     /// The start position on the board begins a new game, except when it only takes back
-    /// the game's single move (that is a takeback before the reply) or is already announced.
-    /// A board turned round to the start position is always a new game.
+    /// the game's single move (that is a takeback before the reply), is already announced, or
+    /// is a legal move of the game (1. Nf3 Nf6 2. Ng1 Ng8 repeats the start position: that is
+    /// play, and a repetition claim may follow). A board turned round to the start position
+    /// is always a new game.
     fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.sensed != Board::new() {
             return false;
@@ -389,7 +391,14 @@ impl Tracker {
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
         let retracts_only_move = self.moves.len() == 1 && root_is_start;
-        if !turned && (retracts_only_move || (fresh && self.announced == Some(o))) {
+        let pos = self.position();
+        let reached_by_move = pos
+            .legal_moves()
+            .iter()
+            .any(|m| after(pos, *m).board() == &self.sensed);
+        if !turned
+            && (retracts_only_move || reached_by_move || (fresh && self.announced == Some(o)))
+        {
             return false;
         }
         self.reset(Chess::default());
