@@ -31,9 +31,13 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
     let t = time_of_day(unix_ms);
     let what = match event {
         WatchEvent::Board { props, .. } => format!(
-            "{name} board: {} {}, {} half-moves, {} {}",
+            "{name} board: {}{}, {} half-moves, {} {}",
             props.state,
-            props.result,
+            if props.state == "finished" {
+                format!(" {} {}", props.result, props.termination)
+            } else {
+                String::new()
+            },
             props.moves.len(),
             props.port,
             if props.connected {

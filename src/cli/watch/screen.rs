@@ -8,7 +8,7 @@ use crate::cli::render::{numbered_moves, parse_placement, pgn_tag, solid_symbol,
 use crate::cli::watch::model::{BoardView, Millis, Model, Severity};
 
 /// Columns of one panel.
-pub const PANEL_WIDTH: usize = 34;
+pub const PANEL_WIDTH: usize = 38;
 /// Columns between panels.
 const GAP: usize = 2;
 
