@@ -1,5 +1,5 @@
-//! The eboardd daemon.
+//! The eboardd daemon: see `eboardd --help` and the crate's `daemon` module.
+
 fn main() {
-    eprintln!("eboardd: the daemon is not built yet");
-    std::process::exit(1);
+    std::process::exit(eboardd::daemon::main());
 }

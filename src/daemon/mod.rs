@@ -1,1 +1,189 @@
-//! The async shell: serial links, D-Bus objects, the game journal, configuration.
+//! The async shell: command line, bus, D-Bus objects, one task per board over its serial
+//! link, and the persistence hooks around the pure [`crate::session::Session`].
+//!
+//! ```text
+//! serial port ─► board task ─► Session::handle ─► events ─► journal ─► signals
+//!                 (link.rs,     (pure)                        (store)    + PropertiesChanged
+//!                  board.rs)                                             (dbus.rs)
+//! ```
+//!
+//! [`main`] is the whole of the `eboardd` binary.
+
+pub mod args;
+pub mod board;
+pub mod bus;
+mod config_bridge;
+pub mod dbus;
+pub mod demo;
+pub mod link;
+pub mod logging;
+pub mod service;
+pub mod settings;
+pub mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use tokio::time::Instant;
+use zbus::Connection;
+use zbus::fdo::{ObjectManager, RequestNameFlags, RequestNameReply};
+
+use args::Args;
+use dbus::{BUS_NAME, MANAGER_PATH};
+use service::{Boards, Manager};
+use settings::Settings;
+use store::StorePaths;
+
+/// Exit code: clean shutdown.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: runtime failure.
+pub const EXIT_FAILURE: i32 = 1;
+/// Exit code: bad configuration or arguments.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Run `eboardd` with the process's arguments; returns the exit code.
+pub fn main() -> i32 {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    logging::init(args.log_format);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("eboardd: cannot start the async runtime: {e}");
+            return EXIT_FAILURE;
+        }
+    };
+    let code = if args.demo {
+        runtime.block_on(demo::run(args))
+    } else {
+        match Settings::resolve(&args) {
+            Ok(settings) => match runtime.block_on(run(settings)) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    tracing::error!("{e:#}");
+                    eprintln!("eboardd: {e:#}");
+                    EXIT_FAILURE
+                }
+            },
+            Err(e) => {
+                eprintln!("eboardd: {e}");
+                EXIT_USAGE
+            }
+        }
+    };
+    runtime.shutdown_timeout(Duration::from_millis(300));
+    code
+}
+
+/// A started service: the bus connection and its boards.
+pub struct Service {
+    pub conn: Connection,
+    pub boards: Arc<Boards>,
+}
+
+impl Service {
+    /// Register the manager object and the configured boards on `conn`, then own the
+    /// well-known name. A board that cannot be started is logged and skipped.
+    pub async fn start(conn: Connection, settings: &Settings) -> anyhow::Result<Service> {
+        std::fs::create_dir_all(&settings.state_dir).with_context(|| {
+            format!(
+                "cannot create the state directory {}",
+                settings.state_dir.display()
+            )
+        })?;
+        let paths = StorePaths {
+            state_dir: settings.state_dir.clone(),
+            pgn_dir: settings.pgn_dir.clone(),
+            record_dir: settings.record_dir.clone(),
+        };
+        let boards = Boards::new(
+            conn.clone(),
+            paths,
+            settings.defaults.clone(),
+            Instant::now(),
+        );
+        let server = conn.object_server();
+        // The ObjectManager first, so that every board appears through InterfacesAdded.
+        server
+            .at(MANAGER_PATH, ObjectManager)
+            .await
+            .context("cannot register the object manager")?;
+        server
+            .at(MANAGER_PATH, Manager::new(boards.clone()))
+            .await
+            .context("cannot register the manager object")?;
+        for spec in &settings.boards {
+            if let Err(e) = boards.add(spec.clone()).await {
+                tracing::error!(board = %spec.id, "cannot start board: {e}");
+            }
+        }
+        let taken = || {
+            anyhow::anyhow!("{BUS_NAME} is already owned on this bus: is another eboardd running?")
+        };
+        match conn
+            .request_name_with_flags(BUS_NAME, RequestNameFlags::DO_NOT_QUEUE)
+            .await
+        {
+            Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => {}
+            Ok(RequestNameReply::Exists | RequestNameReply::InQueue)
+            | Err(zbus::Error::NameTaken) => {
+                boards.stop_all().await;
+                return Err(taken());
+            }
+            Err(e) => {
+                boards.stop_all().await;
+                return Err(
+                    anyhow::Error::new(e).context(format!("cannot request the name {BUS_NAME}"))
+                );
+            }
+        }
+        Ok(Service { conn, boards })
+    }
+
+    /// Stop every board (journals flushed) and give the name back.
+    pub async fn shutdown(self) {
+        self.boards.stop_all().await;
+        let _ = self.conn.release_name(BUS_NAME).await;
+    }
+}
+
+/// The daemon proper: serve until SIGTERM or SIGINT.
+pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    let conn = bus::connect(&settings.bus).await?;
+    let service = Service::start(conn, &settings).await?;
+    tracing::info!(
+        bus = %settings.bus,
+        boards = settings.boards.len(),
+        "eboardd {} serving {BUS_NAME}",
+        env!("CARGO_PKG_VERSION")
+    );
+    if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
+        tracing::warn!("cannot notify systemd: {e}");
+    }
+    let signal = wait_for_termination().await?;
+    tracing::info!("{signal}: shutting down");
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    service.shutdown().await;
+    Ok(())
+}
+
+/// Wait for SIGTERM or SIGINT; returns which one came.
+pub async fn wait_for_termination() -> anyhow::Result<&'static str> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
+    Ok(tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    })
+}

@@ -1,9 +1,26 @@
 //! The DGT e-board + clock serial wire format, sans-IO.
 //!
-//! [`message`] holds the typed board → host messages; the decoder turns byte chunks of any
-//! size into them (resynchronising over garbage) and the command module encodes every
-//! host → board command a daemon may send. No tokio, no files, no clock reads here.
+//! - [`message`]: the typed board → host messages.
+//! - [`decoder`]: [`Decoder`] turns byte chunks of any size into messages, resynchronising
+//!   over garbage and counting what it skipped ([`DecoderStats`]).
+//! - [`codec`]: the payload parser and [`Message::encode`], its exact inverse.
+//! - [`command`]: every host → board command a daemon may send, encoded and parsed back.
+//! - [`ee_moves`]: the EEPROM move log's tags.
+//! - [`wire`]: ids, sizes, piece codes and BCD.
+//!
+//! No tokio, no files, no clock reads here.
 
+pub mod codec;
+pub mod command;
+pub mod decoder;
+pub mod ee_moves;
 pub mod message;
+pub mod wire;
 
+pub use codec::BadPayload;
+pub use command::{
+    AsciiBeep, ClockCommand, ClockText, Command, CommandDecoder, ParseError, RejectReason,
+    RejectedCommand, RunSide, SetAndRun, XlDisplay, parse_command,
+};
+pub use decoder::{Decoder, DecoderStats};
 pub use message::*;

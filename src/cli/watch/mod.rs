@@ -15,7 +15,6 @@ pub mod screen;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use zbus::message::{Message, Type};
 use zbus::{MatchRule, MessageStream};
@@ -96,6 +95,12 @@ fn unix_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// The next item of a message stream.
+async fn next_message(stream: &mut MessageStream) -> Option<zbus::Result<Message>> {
+    use futures_core::Stream;
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
+}
+
 /// Something to wait for in the main loop.
 enum Wake {
     Message(Option<zbus::Result<Message>>),
@@ -169,8 +174,8 @@ impl Watcher<'_> {
             }
         };
         tokio::select! {
-            m = signals.next() => Wake::Message(m),
-            m = owners.next() => Wake::Message(m),
+            m = next_message(signals) => Wake::Message(m),
+            m = next_message(owners) => Wake::Message(m),
             _ = tick => Wake::Tick,
             _ = resized => Wake::Resize,
             _ = tokio::signal::ctrl_c() => Wake::Quit,

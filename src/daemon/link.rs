@@ -1,0 +1,116 @@
+//! The serial side of one board: opening the device at 9600 8N1, the start-up handshake,
+//! the liveness probe, and turning received bytes into [`Message`]s.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+
+use crate::protocol::{ClockCommand, Command, Decoder, Message};
+
+/// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
+/// update-nice mode, firmware version, serial number, a full board dump, clock version.
+pub fn handshake() -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for command in [
+        Command::UpdateNice,
+        Command::Version,
+        Command::SerialNumber,
+        Command::SendBoard,
+        Command::Clock(ClockCommand::Version),
+    ] {
+        command.encode(&mut bytes);
+    }
+    bytes
+}
+
+/// Sent when the line has been silent for a while: a board answers with its version, a
+/// vanished one shows up as a write error or as continued silence.
+pub fn probe() -> Vec<u8> {
+    Command::Version.to_bytes()
+}
+
+/// Open the serial device at 9600 8N1 without flow control.
+pub fn open(port: &Path) -> io::Result<SerialStream> {
+    let path = port.to_string_lossy();
+    let mut stream = tokio_serial::new(path.as_ref(), 9600)
+        .data_bits(DataBits::Eight)
+        .parity(Parity::None)
+        .stop_bits(StopBits::One)
+        .flow_control(FlowControl::None)
+        .timeout(Duration::from_millis(500))
+        .open_native_async()
+        .map_err(io::Error::from)?;
+    // Some USB adapters want DTR raised (dgtnix does); ptys and CDC-ACM devices may refuse
+    // it, which is harmless.
+    let _ = tokio_serial::SerialPort::write_data_terminal_ready(&mut stream, true);
+    Ok(stream)
+}
+
+/// Bytes in, messages out: the protocol decoder, with a count of what it had to skip.
+pub struct Reader {
+    decoder: Decoder,
+}
+
+impl Reader {
+    pub fn new() -> Self {
+        Reader {
+            decoder: Decoder::new(),
+        }
+    }
+
+    /// Feed one read's worth of bytes; returns the complete messages in it.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<Message> {
+        self.decoder.feed(bytes).collect()
+    }
+
+    /// Bytes skipped so far because they were not part of a valid message.
+    pub fn skipped(&self) -> u64 {
+        self.decoder.stats().skipped_bytes
+    }
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_survive_junk_and_splits() {
+        let mut r = Reader::new();
+        let mut bytes = vec![0x01, 0x7F, 0x93, 0x00];
+        let tail = [0x05, 0x03, 0x0A];
+        assert!(r.push(&bytes).is_empty());
+        bytes.clear();
+        let msgs = r.push(&tail);
+        assert_eq!(
+            msgs,
+            [Message::Version {
+                major: 3,
+                minor: 10
+            }]
+        );
+        assert_eq!(r.skipped(), 2);
+        assert!(r.push(&[0x93, 0x00]).is_empty());
+        // A frame cut by a new id byte is dropped, the next one read.
+        let msgs = r.push(&[
+            0x91, 0x00, 0x08, b'1', 0x91, 0x00, 0x08, b'1', b'2', b'3', b'4', b'5',
+        ]);
+        assert_eq!(msgs, [Message::SerialNumber("12345".into())]);
+    }
+
+    #[test]
+    fn handshake_starts_update_nice_and_asks_for_a_dump() {
+        let h = handshake();
+        assert_eq!(h[0], 0x4B);
+        assert!(h.ends_with(&[0x2B, 0x03, 0x03, 0x09, 0x00]), "{h:02x?}");
+        assert!(h.contains(&0x42));
+        assert!(!h.contains(&0x49), "never ask for the EEPROM dump");
+    }
+}

@@ -1,0 +1,228 @@
+//! The running service: the manager object `org.eboardd.Bridge1` with the ObjectManager,
+//! the set of served boards, and starting/stopping their tasks and objects.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tracing::Instrument;
+use zbus::object_server::SignalEmitter;
+use zbus::{Connection, interface};
+use zbus::{ObjectPath, OwnedObjectPath};
+
+use crate::session::{Session, SessionConfig};
+
+use super::board::BoardTask;
+use super::dbus::{
+    BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, Snapshot, board_path,
+};
+use super::settings::{BoardSpec, board_spec, name_from_port};
+use super::store::{BoardStore, StorePaths};
+
+/// How long a stopping board may take to flush before it is abandoned.
+const STOP_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// A running board.
+struct Running {
+    spec: BoardSpec,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+/// The served boards and what is needed to start more.
+pub struct Boards {
+    conn: Connection,
+    paths: StorePaths,
+    defaults: SessionConfig,
+    epoch: Instant,
+    running: Mutex<BTreeMap<String, Running>>,
+}
+
+impl Boards {
+    pub fn new(
+        conn: Connection,
+        paths: StorePaths,
+        defaults: SessionConfig,
+        epoch: Instant,
+    ) -> Arc<Self> {
+        Arc::new(Boards {
+            conn,
+            paths,
+            defaults,
+            epoch,
+            running: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// Start serving a board: restore its game, register its object, spawn its task.
+    pub async fn add(&self, spec: BoardSpec) -> Result<OwnedObjectPath, BridgeError> {
+        let mut running = self.running.lock().await;
+        if let Some(r) = running.get(&spec.id) {
+            return Err(BridgeError::InvalidArgument(format!(
+                "a board with the object id {:?} is already served (on {}); give it another name",
+                spec.id,
+                r.spec.port.display()
+            )));
+        }
+        if let Some(r) = running.values().find(|r| r.spec.port == spec.port) {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{} is already served as {}",
+                spec.port.display(),
+                board_path(&r.spec.id)
+            )));
+        }
+        let path = board_path(&spec.id);
+        let object_path = ObjectPath::try_from(path.clone()).map_err(|e| {
+            BridgeError::InvalidArgument(format!("bad board id {:?}: {e}", spec.id))
+        })?;
+
+        let (store, journal) = BoardStore::open(&self.paths, &spec.id).map_err(|e| {
+            BridgeError::ZBus(zbus::Error::Failure(format!(
+                "cannot open the saved game of board {:?}: {e:#}",
+                spec.id
+            )))
+        })?;
+        let session = if journal.is_empty() {
+            Session::new(spec.session.clone())
+        } else {
+            tracing::info!(board = %spec.id, events = journal.len(), "game restored");
+            Session::restore(spec.session.clone(), &journal)
+        };
+        let shared = Shared::new(Snapshot {
+            name: spec.session.name.clone(),
+            port: spec.port.to_string_lossy().into_owned(),
+            connected: false,
+            view: session.view().clone(),
+        });
+        let (commands_tx, commands_rx) = mpsc::channel(16);
+        self.conn
+            .object_server()
+            .at(
+                object_path.clone(),
+                BoardObject::new(shared.clone(), commands_tx),
+            )
+            .await?;
+        let emitter = SignalEmitter::new(&self.conn, object_path.clone())?.into_owned();
+        let task = BoardTask {
+            spec: spec.clone(),
+            session,
+            store,
+            publisher: Publisher::new(emitter, shared),
+            epoch: self.epoch,
+        };
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let span = tracing::info_span!("board", id = %spec.id);
+        let handle = tokio::spawn(task.run(commands_rx, stop_rx).instrument(span));
+        running.insert(
+            spec.id.clone(),
+            Running {
+                spec,
+                stop: stop_tx,
+                task: handle,
+            },
+        );
+        Ok(object_path.into())
+    }
+
+    /// Stop serving a board (its game stays in the state dir) and remove its object.
+    pub async fn remove(&self, id: &str) -> Result<(), BridgeError> {
+        let r = self.running.lock().await.remove(id).ok_or_else(|| {
+            BridgeError::InvalidArgument(format!("no board is served at {}", board_path(id)))
+        })?;
+        stop(r).await;
+        self.conn
+            .object_server()
+            .remove::<BoardObject, _>(board_path(id).as_str())
+            .await?;
+        Ok(())
+    }
+
+    /// Stop every board (shutdown), flushing each one's journal; all at once, within
+    /// [`STOP_TIMEOUT`] in total.
+    pub async fn stop_all(&self) {
+        let all = std::mem::take(&mut *self.running.lock().await);
+        let tasks: Vec<(String, JoinHandle<()>)> = all
+            .into_values()
+            .map(|r| {
+                let _ = r.stop.send(());
+                (r.spec.id, r.task)
+            })
+            .collect();
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        for (id, mut task) in tasks {
+            if tokio::time::timeout_at(deadline, &mut task).await.is_err() {
+                tracing::warn!(board = %id, "board did not stop in time; abandoning it");
+                task.abort();
+            }
+        }
+    }
+
+    /// The object ids of the served boards.
+    pub async fn ids(&self) -> Vec<String> {
+        self.running.lock().await.keys().cloned().collect()
+    }
+
+    /// The spec for a board added through `AddBoard`.
+    fn spec_for_port(&self, port: &str) -> Result<BoardSpec, BridgeError> {
+        let path = PathBuf::from(port);
+        if port.is_empty() || !path.is_absolute() {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{port:?} is not an absolute device path (such as /dev/ttyACM0)"
+            )));
+        }
+        if name_from_port(&path).is_empty() {
+            return Err(BridgeError::InvalidArgument(format!(
+                "{port:?} does not name a device"
+            )));
+        }
+        Ok(board_spec(path, None, false, &self.defaults))
+    }
+}
+
+async fn stop(r: Running) {
+    let id = r.spec.id.clone();
+    let _ = r.stop.send(());
+    let mut task = r.task;
+    if tokio::time::timeout(STOP_TIMEOUT, &mut task).await.is_err() {
+        tracing::warn!(board = %id, "board did not stop in time; abandoning it");
+        task.abort();
+    }
+}
+
+/// `org.eboardd.Bridge1` on `/org/eboardd/Bridge1`.
+pub struct Manager {
+    boards: Arc<Boards>,
+}
+
+impl Manager {
+    pub fn new(boards: Arc<Boards>) -> Self {
+        Manager { boards }
+    }
+}
+
+#[interface(name = "org.eboardd.Bridge1", introspection_docs = false)]
+impl Manager {
+    #[zbus(property(emits_changed_signal = "const"))]
+    fn version(&self) -> String {
+        env!("CARGO_PKG_VERSION").to_owned()
+    }
+
+    async fn add_board(&self, port: String) -> Result<OwnedObjectPath, BridgeError> {
+        let spec = self.boards.spec_for_port(&port)?;
+        tracing::info!(port = %port, id = %spec.id, "AddBoard");
+        self.boards.add(spec).await
+    }
+
+    async fn remove_board(&self, board: OwnedObjectPath) -> Result<(), BridgeError> {
+        let prefix = format!("{MANAGER_PATH}/Board/");
+        let id = board.as_str().strip_prefix(&prefix).ok_or_else(|| {
+            BridgeError::InvalidArgument(format!("{} is not a board object", board.as_str()))
+        })?;
+        tracing::info!(id = %id, "RemoveBoard");
+        self.boards.remove(id).await
+    }
+}

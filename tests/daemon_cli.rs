@@ -1,0 +1,131 @@
+//! End-to-end: command line and process behaviour — exit codes 0/1/2, messages naming what
+//! is wrong, shutdown on SIGTERM/SIGINT.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Bus, Daemon, Setup, code};
+use nix::sys::signal::Signal;
+
+async fn run_to_exit(args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut d = Daemon::spawn_raw(dir.path(), &args);
+    let status = d.wait(Duration::from_secs(10)).await;
+    (code(status), d.stderr())
+}
+
+#[tokio::test]
+async fn bad_arguments_exit_2_with_a_message() {
+    for (args, needle) in [
+        (&["--rules", "bullet"][..], "bullet"),
+        (&["--bus", "sesion"][..], "sesion"),
+        (&["--log-format", "xml"][..], "xml"),
+        (&["--no-such-flag"][..], "--no-such-flag"),
+        (&["--port"][..], "--port"),
+    ] {
+        let (c, err) = run_to_exit(args).await;
+        assert_eq!(c, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: message should name {needle:?}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn help_and_version_exit_0() {
+    assert_eq!(run_to_exit(&["--help"]).await.0, 0);
+    let (c, _) = run_to_exit(&["--version"]).await;
+    assert_eq!(c, 0);
+}
+
+#[tokio::test]
+async fn missing_configuration_file_exits_2_naming_it() {
+    let (c, err) = run_to_exit(&["--config", "/nonexistent/eboardd.toml"]).await;
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("/nonexistent/eboardd.toml"), "{err}");
+}
+
+#[tokio::test]
+async fn bad_configuration_exits_2_naming_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("eboardd.toml");
+    std::fs::write(
+        &path,
+        "[daemon]\nrules = \"standard\"\n\n[[board]]\nport = \"/dev/x\"\ncolour = \"red\"\n",
+    )
+    .unwrap();
+    let p = path.display().to_string();
+    let (c, err) = run_to_exit(&["--config", &p]).await;
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains(&p), "names the file: {err}");
+}
+
+#[tokio::test]
+async fn duplicate_board_ids_exit_2() {
+    let (c, err) = run_to_exit(&["--port", "/dev/x/b-1", "--port", "/dev/y/b_1"]).await;
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("b_1"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sigint_exit_0_promptly() {
+    for sig in [Signal::SIGTERM, Signal::SIGINT] {
+        let mut s = Setup::start(&["--port", "/nonexistent/x"]).await;
+        let t = std::time::Instant::now();
+        s.daemon.signal(sig);
+        let status = s.daemon.wait(Duration::from_secs(5)).await;
+        assert_eq!(code(status), 0, "{sig}: {}", s.daemon.stderr());
+        // Not a wall-clock assertion on the test's success, only a diagnostic.
+        eprintln!("{sig}: exited in {:?}", t.elapsed());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_daemon_on_the_same_bus_exits_1() {
+    let s = Setup::start(&[]).await;
+    let mut second = Daemon::spawn(&s.bus, s.dir.path(), &[]);
+    let status = second.wait(Duration::from_secs(10)).await;
+    assert_eq!(code(status), 1, "{}", second.stderr());
+    assert!(
+        second.stderr().contains("already owned"),
+        "{}",
+        second.stderr()
+    );
+}
+
+#[tokio::test]
+async fn unreachable_bus_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = format!("unix:path={}/no-bus", dir.path().display());
+    let (c, err) = run_to_exit(&[
+        "--bus",
+        &addr,
+        "--state-dir",
+        &dir.path().display().to_string(),
+    ])
+    .await;
+    assert_eq!(c, 1, "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unusable_state_dir_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let state = file.join("state").display().to_string();
+    let args = vec![
+        "--bus".to_string(),
+        bus.address.clone(),
+        "--state-dir".into(),
+        state,
+    ];
+    let mut d = Daemon::spawn_raw(dir.path(), &args);
+    let status = d.wait(Duration::from_secs(10)).await;
+    assert_eq!(code(status), 1, "{}", d.stderr());
+    assert!(d.stderr().contains("state directory"), "{}", d.stderr());
+}

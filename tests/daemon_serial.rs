@@ -1,0 +1,138 @@
+//! End-to-end: the serial side — handshake, junk on the line, unplug/replug, a silent board,
+//! and boards failing independently. Fake boards on ptys, the real binary, a private bus.
+
+mod common;
+
+use std::time::Duration;
+
+use common::board::FakeBoard;
+use common::proxies::{self, BoardProxy};
+use common::{Setup, wait_property};
+
+async fn wait_connected(b: &BoardProxy<'_>, want: bool) {
+    let mut s = b.receive_connected_changed().await;
+    wait_property(&mut s, &format!("Connected = {want}"), |c| *c == want).await;
+}
+
+fn count(haystack: &[u8], byte: u8) -> usize {
+    haystack.iter().filter(|b| **b == byte).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshake_identifies_the_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "dgt.1");
+    let port = board.path_str();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::board(&s.conn, "dgt_1").await;
+    wait_connected(&b, true).await;
+    let mut fw = b.receive_firmware_version_changed().await;
+    wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
+    let mut sn = b.receive_serial_number_changed().await;
+    wait_property(&mut sn, "SerialNumber", |v| v == "13116").await;
+    let sent = board.received.lock().unwrap().clone();
+    assert_eq!(
+        sent.first(),
+        Some(&0x4B),
+        "update-nice mode comes first: {sent:02x?}"
+    );
+    for cmd in [0x4D, 0x45, 0x42] {
+        assert!(
+            sent.contains(&cmd),
+            "handshake sends {cmd:#04x}: {sent:02x?}"
+        );
+    }
+    assert!(!sent.contains(&0x49), "never asks for the EEPROM dump");
+    assert!(!sent.contains(&0x4E), "never starts the boot loader");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junk_on_the_line_does_not_hurt() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "junk");
+    let port = board.path_str();
+    let mut s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::board(&s.conn, "junk").await;
+    wait_connected(&b, true).await;
+
+    // Garbage of every kind: stray data bytes, ids with absurd lengths, a frame cut short,
+    // an EEPROM-dump header announcing 8 KB that never comes, bytes with every value.
+    let mut junk: Vec<u8> = vec![0x00, 0x7F, 0x13, 0x8D, 0x7F, 0x7F, 0x86, 0x00, 0x43, 0x01];
+    junk.extend_from_slice(&[0x8F, 0x3E, 0x03]);
+    junk.extend((0u8..=255).rev());
+    junk.extend_from_slice(&[0x93, 0x00]);
+    for _ in 0..20 {
+        board.send(&junk).await;
+    }
+    // Then a real message, which must still be understood.
+    board.identity.lock().unwrap().version = (3, 11);
+    board.send(&[0x93, 0x00, 0x05, 3, 11]).await;
+    let mut fw = b.receive_firmware_version_changed().await;
+    wait_property(&mut fw, "FirmwareVersion after junk", |v| v == "3.11").await;
+    assert!(s.daemon.exited().is_none(), "{}", s.daemon.stderr());
+    assert!(b.connected().await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unplugged_board_reconnects_and_others_are_undisturbed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = FakeBoard::new(dir.path(), "a");
+    let other = FakeBoard::new(dir.path(), "b");
+    let (pa, pb) = (a.path_str(), other.path_str());
+    // A third board whose device never appears must not hold the others back.
+    let s = Setup::start_in(
+        dir,
+        &["--port", &pa, "--port", &pb, "--port", "/nonexistent/c"],
+    )
+    .await;
+    let ba = proxies::board(&s.conn, "a").await;
+    let bb = proxies::board(&s.conn, "b").await;
+    wait_connected(&ba, true).await;
+    wait_connected(&bb, true).await;
+    let handshakes = count(&a.received.lock().unwrap(), 0x4B);
+
+    a.unplug();
+    wait_connected(&ba, false).await;
+    assert!(bb.connected().await.unwrap(), "board b is not affected");
+
+    a.plug();
+    wait_connected(&ba, true).await;
+    let after = count(&a.received.lock().unwrap(), 0x4B);
+    assert!(
+        after > handshakes,
+        "the handshake is sent again after replugging"
+    );
+    let sent = a.received.lock().unwrap().clone();
+    let last_handshake = sent.iter().rposition(|b| *b == 0x4B).unwrap();
+    assert!(
+        sent[last_handshake..].contains(&0x42),
+        "a fresh board dump is asked for after reconnecting"
+    );
+    assert!(bb.connected().await.unwrap());
+    let c = proxies::board(&s.conn, "c").await;
+    assert!(!c.connected().await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_board_counts_as_lost_until_it_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "quiet");
+    let port = board.path_str();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::board(&s.conn, "quiet").await;
+    wait_connected(&b, true).await;
+
+    // The board stops answering (a hung USB adapter keeps the device node).
+    *board.answering.lock().unwrap() = false;
+    let started = std::time::Instant::now();
+    wait_connected(&b, false).await;
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "probes first, gives up later"
+    );
+    let probes = board.received.lock().unwrap().len();
+
+    *board.answering.lock().unwrap() = true;
+    wait_connected(&b, true).await;
+    assert!(board.received.lock().unwrap().len() > probes);
+}
