@@ -477,3 +477,32 @@ async fn watch_full_screen_shows_moves_and_alerts() {
     tmux.until("the view to close", |s| !s.contains("eboardctl watch ·"))
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_survives_a_daemon_restart() {
+    let (_dir, bus, daemon) = setup().await;
+    let mut w = Watch::spawn(&bus.address, &["watch", "board-1"]);
+    w.until("the board", |l| l.contains(" board-1 board: playing"))
+        .await;
+
+    daemon
+        .conn
+        .release_name(ctl_support::contract::BUS_NAME)
+        .await
+        .expect("release the name");
+    drop(daemon);
+    w.until("the stop", |l| l.ends_with(" eboardd stopped"))
+        .await;
+
+    let daemon = Daemon::start(&bus.address, &[("board-1", "/dev/ttyACM0")]).await;
+    w.until("the start", |l| l.ends_with(" eboardd started"))
+        .await;
+    w.until("the board again", |l| l.contains(" board-1 board: playing"))
+        .await;
+    daemon.play("board-1", "g3").await;
+    w.until("a move after the restart", |l| {
+        l.contains(" board-1 MovePlayed 1. g3 (g2g3)")
+    })
+    .await;
+    assert_eq!(w.interrupt().await, 0);
+}

@@ -10,7 +10,16 @@ use eboardd::cli::{self, Globals, bus::BusChoice, error::CtlError};
 
 /// Watch, inspect and steer eboardd's boards over D-Bus.
 #[derive(Debug, Parser)]
-#[command(name = "eboardctl", version)]
+#[command(
+    name = "eboardctl",
+    version,
+    after_help = "BOARD is a board's name or object id (as `list` shows them).\n\
+Exit codes: 0 ok; 1 the daemon refused (its D-Bus error name and message are printed) or \
+is not running; 2 bad usage.\n\
+--json: `list` prints an array and `status` an object of the board properties under their \
+D-Bus names (plus Path and Id); `watch` prints one object per event (`event`, `time_ms`, \
+`board`, `path`, and the signal's arguments, `changed` or `properties`)."
+)]
 struct Cli {
     /// Which bus eboardd is on: session, system, or a D-Bus address such as unix:path=/run/x.
     #[arg(
@@ -29,6 +38,16 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Bus(BusCommand),
+    // Offline commands (decode, simulate, replay) are variants here: they need no bus and
+    // start their own runtime, so `main` runs them directly, e.g.
+    // `Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from)`.
+}
+
+/// The commands that talk to the daemon.
+#[derive(Debug, Subcommand)]
+enum BusCommand {
     /// One line per board: name, port, connected, state, number of half-moves.
     List,
     /// The position, clocks, side to move, moves, claims, illegal placement and moves, result.
@@ -41,35 +60,35 @@ enum Command {
     Verb(cli::verbs::Verb),
 }
 
-async fn run(cli: Cli) -> Result<(), CtlError> {
-    let globals = Globals {
-        bus: cli.bus,
-        json: cli.json,
-    };
-    let client = cli::client(&globals).await?;
-    match &cli.command {
-        Command::List => cli::list::run(&client, globals.json).await,
-        Command::Status(args) => cli::status::run(&client, globals.json, args).await,
-        Command::Watch(args) => cli::watch::run(&client, globals.json, args).await,
-        Command::Pgn(args) => cli::pgn::run(&client, args).await,
-        Command::Verb(verb) => cli::verbs::run(&client, verb).await,
-    }
+/// Runs a command that talks to the daemon, on a single-threaded runtime.
+fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let client = cli::client(globals).await?;
+        match &command {
+            BusCommand::List => cli::list::run(&client, globals.json).await,
+            BusCommand::Status(args) => cli::status::run(&client, globals.json, args).await,
+            BusCommand::Watch(args) => cli::watch::run(&client, globals.json, args).await,
+            BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
+            BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
+        }
+    })
 }
 
 fn main() {
     // clap exits with 2 on bad usage, 0 for --help/--version.
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("eboardctl: cannot start the async runtime: {e}");
-            std::process::exit(1);
-        }
+    let globals = Globals {
+        bus: cli.bus,
+        json: cli.json,
     };
-    if let Err(e) = runtime.block_on(run(cli)) {
+    let result = match cli.command {
+        Command::Bus(command) => on_bus(&globals, command),
+    };
+    if let Err(e) = result {
         eprintln!("eboardctl: {e}");
         std::process::exit(e.exit_code());
     }

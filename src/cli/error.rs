@@ -93,6 +93,14 @@ impl fmt::Display for CtlError {
 
 impl std::error::Error for CtlError {}
 
+/// Failures of the offline commands (decode, simulate, replay): exit 1, with the whole chain
+/// of context.
+impl From<anyhow::Error> for CtlError {
+    fn from(e: anyhow::Error) -> Self {
+        CtlError::Other(format!("{e:#}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

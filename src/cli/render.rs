@@ -75,8 +75,11 @@ pub fn solid_symbol(c: char) -> char {
 /// `·` on empty squares. Returns the lines (no trailing newline). Shows "no position" if the FEN
 /// cannot be read.
 pub fn diagram_lines(fen: &str) -> Vec<String> {
+    if fen.is_empty() {
+        return vec!["(no position yet)".to_owned()];
+    }
     let Some(grid) = parse_placement(fen) else {
-        return vec![format!("(no position: {fen:?})")];
+        return vec![format!("(unreadable position: {fen:?})")];
     };
     let mut lines = Vec::with_capacity(11);
     lines.push("  ┌─────────────────┐".to_owned());
@@ -374,7 +377,8 @@ mod tests {
         assert_eq!(lines[5], "4 │ · · · · · · · · │");
         assert_eq!(lines[8], "1 │ ♖ ♘ ♗ ♕ ♔ ♗ ♘ ♖ │");
         assert_eq!(lines[10], "    a b c d e f g h");
-        assert!(diagram_lines("nonsense")[0].starts_with("(no position"));
+        assert!(diagram_lines("nonsense")[0].starts_with("(unreadable position"));
+        assert_eq!(diagram_lines(""), vec!["(no position yet)"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub enum Verb {
         #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
         fen: Vec<String>,
     },
-    /// Set PGN tags of the current game (`White="Doe, J." Round=3`).
+    /// Set PGN tags of the current game (`White='Doe, J.' Round=3`).
     Tags {
         /// The board: its name or object id.
         board: String,
