@@ -284,6 +284,80 @@ fn panel(view: &BoardView, now: Millis) -> Vec<Line> {
     out
 }
 
+/// The compact view: a header and one line per board (name, state, last move, clocks,
+/// illegal-move counts, the most urgent alert), boards with alarms first, then claims, then
+/// the rest by name. Alarm lines are red, claim lines yellow, all `cols` wide.
+fn compact_lines(boards: &[&BoardView], now: Millis, cols: usize) -> Vec<Line> {
+    let name_w = boards
+        .iter()
+        .map(|b| width(&b.props.name))
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 20);
+    let mut order: Vec<(&BoardView, Vec<crate::cli::watch::model::Alert>)> =
+        boards.iter().map(|b| (*b, b.alerts())).collect();
+    // Alarms first, then claims, then the rest; stable, so each group stays in name order.
+    order.sort_by_key(|(_, alerts)| {
+        alerts
+            .iter()
+            .map(|a| a.severity)
+            .filter(|s| *s != Severity::Result)
+            .min()
+            .map_or(2, |s| s as u8)
+    });
+    let mut out = Vec::with_capacity(order.len() + 1);
+    let mut header = Line::default();
+    header.styled(
+        DIM,
+        &truncate(
+            &format!(
+                " {:name_w$}  {:8}  {:14}  {:>8}   {:>8}   {:7}  ALERT",
+                "BOARD", "STATE", "LAST MOVE", "WHITE", "BLACK", "ILLEGAL"
+            ),
+            cols,
+        ),
+    );
+    header.pad(cols, "");
+    out.push(header);
+    for (view, alerts) in order {
+        let p = &view.props;
+        let (white, black) = view.clocks(now);
+        let last = numbered_moves(&p.moves, &p.fen, 1);
+        let last = last.trim_start_matches('…').trim_start();
+        let mark = |side: &str| if p.clock_running == side { "◀" } else { " " };
+        let clocks = if p.clock_connected {
+            format!(
+                "{:>8}{}  {:>8}{}",
+                crate::cli::render::clock(white),
+                mark("white"),
+                crate::cli::render::clock(black),
+                mark("black")
+            )
+        } else {
+            format!("{:9}  {:9}", "-", "-")
+        };
+        let alert = alerts.first().map(|a| a.text.as_str()).unwrap_or("");
+        let text = format!(
+            " {:name_w$}  {:8}  {:14}  {clocks}  {:>3}/{:<3}  {alert}",
+            truncate(&p.name, name_w),
+            p.state,
+            truncate(last, 14),
+            p.illegal_moves.white,
+            p.illegal_moves.black,
+        );
+        let style = match alerts.first().map(|a| a.severity) {
+            Some(Severity::Alarm) => ALARM,
+            Some(Severity::Claim) => CLAIM,
+            _ => "",
+        };
+        let mut l = Line::default();
+        l.styled(style, &truncate(&text, cols));
+        l.pad(cols, style);
+        out.push(l);
+    }
+    out
+}
+
 /// The whole screen: cursor home, `frame.rows` lines at most, each cleared to its end, and
 /// the rest of the screen cleared.
 pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
@@ -336,43 +410,57 @@ pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
     lines.push(Line::default());
 
     let per_row = ((cols + GAP) / (PANEL_WIDTH + GAP)).max(1);
-    let mut shown = 0;
-    for row in boards.chunks(per_row) {
-        let panels: Vec<Vec<Line>> = row.iter().map(|b| panel(b, now)).collect();
-        let height = panels.iter().map(Vec::len).max().unwrap_or(0);
-        // A row that does not fit is left out whole, and counted below.
-        if lines.len() + height + 1 > frame.rows && shown > 0 {
-            break;
-        }
-        for i in 0..height {
-            let mut l = Line::default();
-            for (j, p) in panels.iter().enumerate() {
-                if j > 0 {
-                    l.plain(&" ".repeat(GAP));
-                }
-                match p.get(i) {
-                    Some(part) => {
-                        l.text.push_str(&part.text);
-                        l.width += part.width;
+    let rows_of_panels: Vec<Vec<Vec<Line>>> = boards
+        .chunks(per_row)
+        .map(|row| row.iter().map(|b| panel(b, now)).collect())
+        .collect();
+    let needed: usize = rows_of_panels
+        .iter()
+        .map(|r| r.iter().map(Vec::len).max().unwrap_or(0) + 1)
+        .sum();
+    if lines.len() + needed <= frame.rows {
+        for panels in &rows_of_panels {
+            let height = panels.iter().map(Vec::len).max().unwrap_or(0);
+            for i in 0..height {
+                let mut l = Line::default();
+                for (j, p) in panels.iter().enumerate() {
+                    if j > 0 {
+                        l.plain(&" ".repeat(GAP));
                     }
-                    None => l.pad(l.width + PANEL_WIDTH, ""),
+                    match p.get(i) {
+                        Some(part) => {
+                            l.text.push_str(&part.text);
+                            l.width += part.width;
+                        }
+                        None => l.pad(l.width + PANEL_WIDTH, ""),
+                    }
                 }
+                lines.push(l);
             }
-            lines.push(l);
+            lines.push(Line::default());
         }
-        lines.push(Line::default());
-        shown += row.len();
-    }
-    if shown < boards.len() {
-        let hidden = boards.len() - shown;
-        lines.push(Line::bar(
-            &format!(
-                "{hidden} more board{} not shown: enlarge the terminal or name the boards to watch",
-                if hidden == 1 { "" } else { "s" }
-            ),
-            cols,
-            WARN,
-        ));
+    } else {
+        // Too many boards for panels: one line each, the ones needing the arbiter first.
+        let table = compact_lines(&boards, now, cols);
+        let free = frame.rows.saturating_sub(lines.len());
+        // Keep a line for the "not shown" note when the table does not fit.
+        let room = if table.len() <= free {
+            free
+        } else {
+            free.saturating_sub(1)
+        };
+        let hidden = table.len().saturating_sub(room);
+        lines.extend(table.into_iter().take(room));
+        if hidden > 0 {
+            lines.push(Line::bar(
+                &format!(
+                    "{hidden} more board{} not shown: enlarge the terminal or name the boards to watch",
+                    if hidden == 1 { "" } else { "s" }
+                ),
+                cols,
+                WARN,
+            ));
+        }
     }
 
     let mut out = String::from("\x1b[H");
@@ -543,13 +631,39 @@ mod tests {
     }
 
     #[test]
-    fn boards_that_do_not_fit_are_counted() {
-        let boards: Vec<BoardProps> = (1..=5).map(|i| props(&format!("b{i}"))).collect();
+    fn many_boards_switch_to_one_line_each_alarms_first() {
+        let mut boards: Vec<BoardProps> = (1..=5).map(|i| props(&format!("b{i}"))).collect();
+        boards[3].pending_illegal = "Ke8-e6".into();
+        boards[4].claims = vec![Claim {
+            player: "black".into(),
+            kind: "fifty-moves".into(),
+            detail: String::new(),
+        }];
         let m = model_with(&boards);
-        let text = plain_lines(&render(&m, 0, &frame(36, 40))).join("\n");
-        assert!(text.contains("b1 · playing"));
+        let raw = render(&m, 0, &frame(120, 30));
+        let lines = plain_lines(&raw);
+        let text = lines.join("\n");
+        assert!(!text.contains("b1 · playing"), "{text}");
+        let row = |name: &str| {
+            lines
+                .iter()
+                .position(|l| l.starts_with(&format!(" {name} ")))
+                .unwrap_or_else(|| panic!("no row for {name}:\n{text}"))
+        };
+        // The alarm, then the claim, then the others in name order.
+        assert!(row("b4") < row("b5"));
+        assert!(row("b5") < row("b1"));
+        assert!(row("b1") < row("b2"));
+        assert!(lines[row("b4")].contains("ILLEGAL PLACEMENT, white to move: Ke8-e6"));
+        assert!(lines[row("b1")].contains("1... e5"));
+        assert!(lines[row("b1")].contains("0:03:00◀"));
+        assert!(raw.contains(&format!("\x1b[{ALARM}m b4 ")));
+        assert!(raw.contains(&format!("\x1b[{CLAIM}m b5 ")));
+        assert!(!text.contains("not shown"));
+        // Fewer rows than boards: the rest is counted.
+        let text = plain_lines(&render(&m, 0, &frame(120, 8))).join("\n");
         assert!(text.contains("more boards not shown"), "{text}");
-        assert!(!text.contains("b5 · playing"));
+        assert!(text.contains(" b4 "), "{text}");
     }
 
     #[test]
@@ -565,8 +679,13 @@ mod tests {
     fn frame_never_exceeds_the_rows() {
         let boards: Vec<BoardProps> = (1..=3).map(|i| props(&format!("b{i}"))).collect();
         let m = model_with(&boards);
-        let raw = render(&m, 0, &frame(200, 5));
-        assert_eq!(raw.matches("\r\n").count(), 5);
+        for rows in [1, 3, 5, 8, 40] {
+            let raw = render(&m, 0, &frame(200, rows));
+            assert!(raw.matches("\r\n").count() <= rows, "{rows}: {raw:?}");
+        }
+        let text = plain_lines(&render(&m, 0, &frame(200, 5))).join("\n");
+        assert!(text.contains(" b1 "), "{text}");
+        assert!(text.contains("2 more boards not shown"), "{text}");
     }
 
     #[test]
