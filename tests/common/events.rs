@@ -87,21 +87,9 @@ impl Events {
         self.seen.lock().unwrap().clone()
     }
 
-    /// The moves played so far (SAN), in order of `MovePlayed`, minus retracted ones.
+    /// The moves played so far (SAN), see [`sans_of`].
     pub fn sans(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for ev in self.all() {
-            match ev {
-                Ev::MovePlayed { ply, san, .. } => {
-                    out.truncate(ply as usize - 1);
-                    out.push(san);
-                }
-                Ev::MoveRetracted(ply, _) => out.truncate(ply as usize - 1),
-                Ev::GameStarted(_) => out.clear(),
-                _ => {}
-            }
-        }
-        out
+        sans_of(&self.all())
     }
 
     /// Wait for the next event after the previous match that satisfies `pred`.
@@ -127,7 +115,8 @@ impl Events {
         ev
     }
 
-    /// Wait until `pred` holds for everything received so far.
+    /// Wait until `pred` holds for everything received so far (`pred` must not call back
+    /// into `self`: it runs under the lock).
     pub async fn wait_until(&self, what: &str, pred: impl Fn(&[Ev]) -> bool) {
         let seen = self.seen.clone();
         let notify = self.notify.clone();
@@ -142,6 +131,24 @@ impl Events {
         })
         .await;
     }
+}
+
+/// The moves of the current game (SAN) after these events: `MovePlayed` in order, minus
+/// retracted ones, restarting at each `GameStarted`.
+pub fn sans_of(events: &[Ev]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for ev in events {
+        match ev {
+            Ev::MovePlayed { ply, san, .. } => {
+                out.truncate((*ply as usize).saturating_sub(1));
+                out.push(san.clone());
+            }
+            Ev::MoveRetracted(ply, _) => out.truncate((*ply as usize).saturating_sub(1)),
+            Ev::GameStarted(_) => out.clear(),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn parse(msg: &zbus::Message) -> Option<Ev> {

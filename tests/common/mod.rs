@@ -9,6 +9,7 @@
 pub mod board;
 pub mod events;
 pub mod proxies;
+pub mod sim;
 pub mod xml;
 
 use std::os::unix::process::ExitStatusExt;
