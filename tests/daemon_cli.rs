@@ -60,7 +60,11 @@ async fn bad_configuration_exits_2_naming_file_line_and_key() {
     let p = path.display().to_string();
     let (c, err) = run_to_exit(&["--config", &p]).await;
     assert_eq!(c, 2, "{err}");
-    assert!(err.contains(&p), "names the file: {err}");
+    assert!(
+        err.contains(&format!("{p}:6")),
+        "names the file and line: {err}"
+    );
+    assert!(err.contains("colour"), "names the key: {err}");
 }
 
 #[tokio::test]

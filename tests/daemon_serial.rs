@@ -136,3 +136,106 @@ async fn silent_board_counts_as_lost_until_it_answers() {
     wait_connected(&b, true).await;
     assert!(board.received.lock().unwrap().len() > probes);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_only_never_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "shared");
+    let config = dir.path().join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"shared\"\nport = \"{}\"\nlisten_only = true\n",
+            board.path_str()
+        ),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let s = Setup::start_in(dir, &["--config", &config]).await;
+    let b = proxies::board(&s.conn, "shared").await;
+    // Nobody asks, so the board is heard only when it speaks by itself.
+    board.send(&[0x93, 0x00, 0x05, 3, 10]).await;
+    wait_connected(&b, true).await;
+    let mut fw = b.receive_firmware_version_changed().await;
+    wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
+    // Long enough for a probe had it not been listen-only.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert!(
+        board.received.lock().unwrap().is_empty(),
+        "listen-only wrote {:02x?}",
+        board.received.lock().unwrap()
+    );
+    assert!(
+        b.connected().await.unwrap(),
+        "silence is not a lost board when listen-only"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn record_writes_the_raw_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "rec");
+    let record = dir.path().join("record");
+    let (port, rec) = (board.path_str(), record.display().to_string());
+    let s = Setup::start_in(dir, &["--port", &port, "--record", &rec]).await;
+    let b = proxies::board(&s.conn, "rec").await;
+    wait_connected(&b, true).await;
+    let mut sn = b.receive_serial_number_changed().await;
+    wait_property(&mut sn, "SerialNumber", |v| v == "13116").await;
+    let files: Vec<_> = std::fs::read_dir(&record)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let chunks = eboardd::capture::parse(&text).unwrap();
+    let bytes: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
+    let serial = [0x91, 0x00, 0x08, b'1', b'3', b'1', b'1', b'6'];
+    assert!(
+        bytes.windows(serial.len()).any(|w| w == serial),
+        "{bytes:02x?}"
+    );
+    assert!(chunks.iter().all(|c| c.at_ms.is_some()), "timestamped");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn properties_changed_names_exactly_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "pc");
+    let port = board.path_str();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::board(&s.conn, "pc").await;
+    wait_connected(&b, true).await;
+    let mut fw = b.receive_firmware_version_changed().await;
+    wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
+
+    let mut events = common::events::Events::start(&s.conn, "pc").await;
+    board.send(&[0x93, 0x00, 0x05, 4, 2]).await;
+    let changed = events
+        .next_matching("PropertiesChanged", |e| {
+            matches!(e, common::events::Ev::Changed(..))
+        })
+        .await;
+    let common::events::Ev::Changed(names, values) = changed else {
+        unreachable!()
+    };
+    assert_eq!(names, ["FirmwareVersion"]);
+    assert_eq!(
+        String::try_from(values["FirmwareVersion"].clone()).unwrap(),
+        "4.02"
+    );
+    // The same message again changes nothing, so nothing is announced.
+    board.send(&[0x93, 0x00, 0x05, 4, 2]).await;
+    board
+        .send(&[0x91, 0x00, 0x08, b'5', b'4', b'3', b'2', b'1'])
+        .await;
+    let changed = events
+        .next_matching("PropertiesChanged", |e| {
+            matches!(e, common::events::Ev::Changed(..))
+        })
+        .await;
+    assert!(
+        matches!(&changed, common::events::Ev::Changed(n, _) if n == &["SerialNumber"]),
+        "{changed:?}"
+    );
+}

@@ -12,6 +12,8 @@ pub mod list;
 pub mod pgn;
 pub mod props;
 pub mod render;
+pub mod replay;
+pub mod simulate;
 pub mod status;
 pub mod verbs;
 pub mod watch;

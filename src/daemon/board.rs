@@ -89,6 +89,8 @@ impl BoardTask {
         let mut ticker = tokio::time::interval(TICK);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         tracing::info!(port = %self.spec.port.display(), listen_only = self.spec.listen_only, "serving board");
+        // The journal is the truth: rewrite the live PGN of a restored game.
+        self.store.after_publish(self.session.view(), &[]);
 
         loop {
             let read = async {
@@ -119,7 +121,7 @@ impl BoardTask {
                         Ok(0) => Some(Lost::Eof),
                         Ok(n) => {
                             let bytes = &buf[..n];
-                            self.store.record(now, bytes);
+                            self.store.record(bytes);
                             let l = link.as_mut().expect("read only runs with a link");
                             let skipped_before = l.reader.skipped();
                             let messages = l.reader.push(bytes);
@@ -151,6 +153,7 @@ impl BoardTask {
                     };
                     if let Some(lost) = lost {
                         tracing::warn!("board lost: {lost}");
+                        self.store.note(&format!("lost: {lost}"));
                         link = None;
                         connected = false;
                         next_attempt = now + backoff;
@@ -166,6 +169,7 @@ impl BoardTask {
                     if let Some(l) = link.as_mut() {
                         if let Err(lost) = self.watchdog(l, now).await {
                             tracing::warn!("board lost: {lost}");
+                            self.store.note(&format!("lost: {lost}"));
                             link = None;
                             connected = false;
                             next_attempt = now + backoff;
@@ -175,6 +179,7 @@ impl BoardTask {
                         match self.connect(now).await {
                             Ok(l) => {
                                 tracing::info!("port opened");
+                                self.store.note("port opened");
                                 link = Some(l);
                             }
                             Err(e) => {

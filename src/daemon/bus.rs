@@ -11,7 +11,7 @@ use tokio::process::{Child, Command};
 use zbus::Connection;
 use zbus::connection::Builder;
 
-use super::args::BusChoice;
+use super::settings::BusChoice;
 
 /// Connect to the chosen bus.
 pub async fn connect(bus: &BusChoice) -> anyhow::Result<Connection> {

@@ -1,5 +1,6 @@
 //! Tracing output: human text, JSON lines, or the systemd journal (falling back to text when
-//! there is no journal socket). `RUST_LOG` filters as usual; the default level is `info`.
+//! there is no journal socket). `RUST_LOG` filters as usual; the default level is `info` (`warn` for the demo, whose
+//! terminal output is the events).
 
 use std::io::IsTerminal;
 
@@ -20,9 +21,11 @@ pub fn default_format() -> LogFormat {
     }
 }
 
-/// Install the global subscriber. Safe to call once; later calls are ignored.
-pub fn init(format: Option<LogFormat>) {
-    let filter = || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+/// Install the global subscriber, logging at `default_level` unless `RUST_LOG` says
+/// otherwise. Safe to call once; later calls are ignored.
+pub fn init(format: Option<LogFormat>, default_level: &str) {
+    let filter =
+        || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     let text = || {
         tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)

@@ -12,11 +12,14 @@
 pub mod args;
 pub mod board;
 pub mod bus;
-mod config_bridge;
+pub mod config;
 pub mod dbus;
 pub mod demo;
+pub mod journal;
 pub mod link;
 pub mod logging;
+pub mod pgn_files;
+pub mod recorder;
 pub mod service;
 pub mod settings;
 pub mod store;
@@ -52,7 +55,8 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
-    logging::init(args.log_format);
+    // The demo's terminal is for the events; the daemon's own story only when asked.
+    logging::init(args.log_format, if args.demo { "warn" } else { "info" });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -106,12 +110,7 @@ impl Service {
             pgn_dir: settings.pgn_dir.clone(),
             record_dir: settings.record_dir.clone(),
         };
-        let boards = Boards::new(
-            conn.clone(),
-            paths,
-            settings.defaults.clone(),
-            Instant::now(),
-        );
+        let boards = Boards::new(conn.clone(), paths, settings.daemon.clone(), Instant::now());
         let server = conn.object_server();
         // The ObjectManager first, so that every board appears through InterfacesAdded.
         server

@@ -14,13 +14,14 @@ use zbus::object_server::SignalEmitter;
 use zbus::{Connection, interface};
 use zbus::{ObjectPath, OwnedObjectPath};
 
-use crate::session::{Session, SessionConfig};
+use crate::session::Session;
 
 use super::board::BoardTask;
+use super::config::{DaemonConfig, port_file_name};
 use super::dbus::{
     BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, Snapshot, board_path,
 };
-use super::settings::{BoardSpec, board_spec, name_from_port};
+use super::settings::{BoardSpec, spec_for_port};
 use super::store::{BoardStore, StorePaths};
 
 /// How long a stopping board may take to flush before it is abandoned.
@@ -37,7 +38,7 @@ struct Running {
 pub struct Boards {
     conn: Connection,
     paths: StorePaths,
-    defaults: SessionConfig,
+    defaults: DaemonConfig,
     epoch: Instant,
     running: Mutex<BTreeMap<String, Running>>,
 }
@@ -46,7 +47,7 @@ impl Boards {
     pub fn new(
         conn: Connection,
         paths: StorePaths,
-        defaults: SessionConfig,
+        defaults: DaemonConfig,
         epoch: Instant,
     ) -> Arc<Self> {
         Arc::new(Boards {
@@ -174,12 +175,12 @@ impl Boards {
                 "{port:?} is not an absolute device path (such as /dev/ttyACM0)"
             )));
         }
-        if name_from_port(&path).is_empty() {
+        if port_file_name(port).is_none_or(|n| n.is_empty()) {
             return Err(BridgeError::InvalidArgument(format!(
                 "{port:?} does not name a device"
             )));
         }
-        Ok(board_spec(path, None, false, &self.defaults))
+        Ok(spec_for_port(port, &self.defaults))
     }
 }
 

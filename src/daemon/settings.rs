@@ -1,17 +1,13 @@
 //! The settings the daemon runs with: command-line flags laid over the configuration file
-//! over built-in defaults, and the board list with each board's object id.
+//! ([`super::config`]) over built-in defaults, and the board list with each board's id.
 
-use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::session::SessionConfig;
+use super::args::Args;
+use super::config::{self, BoardConfig, Config, DaemonConfig, Overrides};
 
-use super::args::{Args, BusChoice};
-
-/// The configuration file used when `--config` is not given, if it exists.
-pub const DEFAULT_CONFIG: &str = "/etc/eboardd/eboardd.toml";
-/// The state directory used when neither `--state-dir` nor the configuration sets one.
-pub const DEFAULT_STATE_DIR: &str = "/var/lib/eboardd";
+/// Which bus to own `org.eboardd.Bridge1` on.
+pub type BusChoice = config::Bus;
 
 /// One board to serve.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +19,7 @@ pub struct BoardSpec {
     /// Never write to the port.
     pub listen_only: bool,
     /// Everything the session needs (its `name` is the board's name).
-    pub session: SessionConfig,
+    pub session: crate::session::SessionConfig,
 }
 
 /// Everything the daemon needs to run.
@@ -31,149 +27,114 @@ pub struct BoardSpec {
 pub struct Settings {
     pub bus: BusChoice,
     pub state_dir: PathBuf,
-    /// Where finished and live PGN files go (optional).
+    /// Where finished and live PGN files go.
     pub pgn_dir: Option<PathBuf>,
     /// `--record DIR`.
     pub record_dir: Option<PathBuf>,
-    /// The session settings for boards added without their own (`--port`, `AddBoard`).
-    pub defaults: SessionConfig,
+    /// The `[daemon]` defaults, for boards added through `AddBoard`.
+    pub daemon: DaemonConfig,
     pub boards: Vec<BoardSpec>,
 }
 
-/// Bad configuration or arguments: exit code 2.
+/// Bad configuration or arguments (exit code 2); the message names the file, line and key
+/// or the flag at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct SettingsError(pub String);
 
-/// The object id of a board: its name with every character outside `[A-Za-z0-9_]` replaced
-/// by `_` (contract section 2). An empty name gives `_`, so the path stays valid.
-pub fn board_id(name: &str) -> String {
-    let id: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if id.is_empty() { "_".into() } else { id }
+impl From<config::ConfigError> for SettingsError {
+    fn from(e: config::ConfigError) -> Self {
+        SettingsError(e.to_string())
+    }
 }
 
-/// The name of a board that has none configured: its port's file name.
-pub fn name_from_port(port: &Path) -> String {
-    port.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| port.to_string_lossy().into_owned())
+/// The board spec for a port with the `[daemon]` defaults (`AddBoard`).
+pub fn spec_for_port(port: &str, daemon: &DaemonConfig) -> BoardSpec {
+    spec_of(&BoardConfig::for_port(port), daemon)
 }
 
-/// A board spec for `port` with the given settings template and optional configured name.
-pub fn board_spec(
-    port: PathBuf,
-    name: Option<String>,
-    listen_only: bool,
-    template: &SessionConfig,
-) -> BoardSpec {
-    let name = name.unwrap_or_else(|| name_from_port(&port));
-    let session = SessionConfig {
-        name: name.clone(),
-        ..template.clone()
-    };
+fn spec_of(board: &BoardConfig, daemon: &DaemonConfig) -> BoardSpec {
     BoardSpec {
-        id: board_id(&name),
-        port,
-        listen_only,
-        session,
+        id: board.id(),
+        port: PathBuf::from(&board.port),
+        listen_only: board.listen_only,
+        session: board.session_config(daemon),
     }
 }
 
 impl Settings {
-    /// Lay the flags over the configuration file (if any) over the defaults.
+    /// Read the configuration (`--config`, else the default file if it exists, else
+    /// built-in defaults) and lay the flags over it.
     pub fn resolve(args: &Args) -> Result<Settings, SettingsError> {
-        let mut settings = match &args.config {
-            Some(path) => super::config_bridge::load(path)?,
-            None if Path::new(DEFAULT_CONFIG).exists() => {
-                super::config_bridge::load(Path::new(DEFAULT_CONFIG))?
-            }
-            None => Settings::builtin(),
+        let overrides = Overrides {
+            ports: args
+                .ports
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect(),
+            bus: args.bus.clone(),
+            rules: args.rules.clone(),
+            state_dir: args.state_dir.clone(),
         };
-        if let Some(bus) = &args.bus {
-            settings.bus = bus.clone();
-        }
-        if let Some(dir) = &args.state_dir {
-            settings.state_dir = dir.clone();
-        }
-        if let Some(rules) = args.rules {
-            // --rules is the default for boards that do not set their own: the config loader
-            // tells which those are by leaving them at the template's value.
-            super::config_bridge::apply_default_rules(&mut settings, rules);
-        }
-        settings.record_dir = args.record.clone();
-        for port in &args.ports {
-            let spec = board_spec(port.clone(), None, false, &settings.defaults);
-            settings.boards.push(spec);
-        }
-        settings.check()?;
-        Ok(settings)
+        let config = Config::load(args.config.as_deref())?.with_overrides(&overrides)?;
+        Ok(Settings::from_config(&config, args.record.clone()))
     }
 
-    /// Built-in defaults: system bus, `/var/lib/eboardd`, standard rules, no boards.
-    pub fn builtin() -> Settings {
+    /// Settings from a validated configuration.
+    pub fn from_config(config: &Config, record_dir: Option<PathBuf>) -> Settings {
         Settings {
-            bus: BusChoice::System,
-            state_dir: PathBuf::from(DEFAULT_STATE_DIR),
-            pgn_dir: None,
-            record_dir: None,
-            defaults: SessionConfig::default(),
-            boards: Vec::new(),
+            bus: config.daemon.bus.clone(),
+            state_dir: config.daemon.state_dir.clone(),
+            pgn_dir: Some(config.daemon.pgn_dir()),
+            record_dir,
+            daemon: config.daemon.clone(),
+            boards: config
+                .boards
+                .iter()
+                .map(|b| spec_of(b, &config.daemon))
+                .collect(),
         }
-    }
-
-    /// Refuse board lists the daemon could not serve: two boards with one object id or port.
-    pub fn check(&self) -> Result<(), SettingsError> {
-        let mut ids = HashSet::new();
-        let mut ports = HashSet::new();
-        for b in &self.boards {
-            if !ids.insert(b.id.as_str()) {
-                return Err(SettingsError(format!(
-                    "two boards have the object id {:?} (board names must differ after \
-                     replacing characters outside [A-Za-z0-9_] with `_`)",
-                    b.id
-                )));
-            }
-            if !ports.insert(b.port.as_path()) {
-                return Err(SettingsError(format!(
-                    "the port {} is given for two boards",
-                    b.port.display()
-                )));
-            }
-        }
-        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
     #[test]
-    fn ids_follow_the_contract() {
-        assert_eq!(board_id("board-1"), "board_1");
-        assert_eq!(board_id("Ab_9"), "Ab_9");
-        assert_eq!(board_id("é x"), "__x");
-        assert_eq!(board_id(""), "_");
-        assert_eq!(name_from_port(Path::new("/dev/ttyACM0")), "ttyACM0");
+    fn flags_override_the_file() {
+        let dir = std::env::temp_dir().join(format!("eboardd-settings-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("c.toml");
+        std::fs::write(
+            &file,
+            "[daemon]\nrules = \"rapid\"\n[[board]]\nname = \"board-1\"\nport = \"/dev/x\"\nlisten_only = true\n",
+        )
+        .unwrap();
+        let args = Args::try_parse_from([
+            "eboardd",
+            "--config",
+            file.to_str().unwrap(),
+            "--port",
+            "/dev/ttyACM0",
+            "--bus",
+            "session",
+        ])
+        .unwrap();
+        let s = Settings::resolve(&args).unwrap();
+        assert_eq!(s.bus, BusChoice::Session);
+        let ids: Vec<_> = s.boards.iter().map(|b| b.id.as_str()).collect();
+        assert_eq!(ids, ["board_1", "ttyACM0"]);
+        assert!(s.boards[0].listen_only);
+        assert_eq!(s.boards[1].session.rules, crate::session::Rules::Rapid);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn duplicate_ids_are_refused() {
-        let mut s = Settings::builtin();
-        let t = SessionConfig::default();
-        s.boards
-            .push(board_spec("/dev/a".into(), Some("b-1".into()), false, &t));
-        s.boards
-            .push(board_spec("/dev/b".into(), Some("b_1".into()), false, &t));
-        assert!(s.check().unwrap_err().0.contains("b_1"));
+    fn bad_flags_name_the_flag() {
+        let args = Args::try_parse_from(["eboardd", "--rules", "bullet"]).unwrap();
+        let e = Settings::resolve(&args).unwrap_err().0;
+        assert!(e.contains("--rules") && e.contains("bullet"), "{e}");
     }
 }

@@ -1,1 +1,574 @@
 //! Move reconstruction: sensed placements over time -> moves, takebacks, illegal placements.
+//!
+//! A DGT board reports the piece on each square, one change at a time, while people lift,
+//! slide, drop, capture in any order and adjust pieces. The [`Tracker`] turns that stream into
+//! exactly the moves played:
+//!
+//! - After every change it asks which legal continuation of the game has exactly the sensed
+//!   board: one ply (a move), or two plies when a quick reply was read together with the move
+//!   (accepted only when exactly one sequence fits: nothing is ever guessed). A move is
+//!   published as soon as the board shows it: there is no settle delay.
+//! - The last move stays *provisional* until the opponent's move is published or the clock is
+//!   pressed. While it is, a board that shows a different move by the same player from the
+//!   same position replaces it (retract + play, counted in [`Tracker::corrections`]): this is
+//!   how a slide through a legal square, the rook half of a rook-first castling, or a piece set
+//!   down and moved on ends where it is finally released. A clock message can overtake the
+//!   last field update of the move it ends, so corrections stay allowed for
+//!   [`SCAN_LAG_MS`] after a press.
+//! - A board returned to an earlier position of this game retracts the moves since then.
+//!   The start position set up again is a new game (unless it merely retracts the game's only,
+//!   still provisional move).
+//! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
+//!   emptied, or part of a legal move made) never count as illegal; any other unexplained
+//!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
+//!   [`Tracker::on_tick`] and on clock presses), with a description for the arbiter.
+//!
+//! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
+//! start position (either way round), or from a board matching the game position.
+//!
+//! Pure: no I/O and no clock reads; time comes in as milliseconds.
+
+mod describe;
+mod search;
+
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, FromSetup, Move, Position, Setup};
+
+pub use crate::board::{Orientation, Placement};
+use crate::protocol::FieldContent;
+use crate::session::{Millis, OrientationSetting};
+use search::{TwoPly, after, diff, find_move, find_two_ply};
+
+/// How long a clock press may run ahead of the board's last field update (one full scan).
+pub const SCAN_LAG_MS: Millis = 250;
+/// How long an unexplained placement must stand still before it is reported as illegal.
+pub const ILLEGAL_SETTLE_MS: Millis = 600;
+
+/// What the tracker reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrackerEvent {
+    /// The standard start position was set up (either orientation): a new game begins.
+    GameStarted { orientation: Orientation },
+    /// A legal move was made on the board.
+    MovePlayed { mv: Move, san: String, uci: String },
+    /// The last move was taken back. `correction` is set when the tracker itself replaces a
+    /// provisional move that turned out to be part of a longer one (a [`TrackerEvent::MovePlayed`]
+    /// follows); otherwise the players took it back on the board.
+    MoveRetracted {
+        mv: Move,
+        san: String,
+        uci: String,
+        correction: bool,
+    },
+    /// A placement no legal move explains has settled while `turn` is to move.
+    IllegalPlacement { turn: Color, description: String },
+    /// The reported illegal placement is gone: the board matches the game again.
+    IllegalPlacementCleared,
+    /// Whether the sensed placement equals the game position's placement.
+    InSync(bool),
+}
+
+/// Operator takeback of more plies than the tracker knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cannot take back {requested} plies: only {available} known since the game's start position"
+)]
+pub struct TakeBackError {
+    pub requested: usize,
+    pub available: usize,
+}
+
+/// The sensed placement cannot be a chess position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the board cannot be adopted as the game position: {0}")]
+pub struct AdoptError(pub String);
+
+/// The move-reconstruction state machine of one board.
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    setting: OrientationSetting,
+    /// Known orientation (`None`: auto and not yet learnt; the board is read as normal).
+    orientation: Option<Orientation>,
+    /// The sensed board in chess squares, read with `orientation` (normal while unknown).
+    sensed: Board,
+    have_board: bool,
+    /// Positions of this game, `positions[0]` being where it started (start or set position).
+    positions: Vec<Chess>,
+    moves: Vec<Move>,
+    /// The last move may still be corrected by its player.
+    provisional: bool,
+    /// When set, the correction window closes at this time (after a clock press).
+    window_until: Option<Millis>,
+    last_press: Option<Millis>,
+    /// A clock press happened while the board did not match the game.
+    pressed_unsynced: bool,
+    last_change: Millis,
+    in_sync: bool,
+    illegal: Option<(Color, String)>,
+    corrections: u32,
+    /// The start position was announced for this (fresh) game in this orientation.
+    announced: Option<Orientation>,
+}
+
+impl Tracker {
+    /// A tracker for a game now at `position`.
+    pub fn new(position: Chess, setting: OrientationSetting) -> Tracker {
+        let orientation = match setting {
+            OrientationSetting::Normal => Some(Orientation::Normal),
+            OrientationSetting::Reversed => Some(Orientation::Reversed),
+            OrientationSetting::Auto => None,
+        };
+        Tracker {
+            setting,
+            orientation,
+            sensed: Board::empty(),
+            have_board: false,
+            positions: vec![position],
+            moves: Vec::new(),
+            provisional: false,
+            window_until: None,
+            last_press: None,
+            pressed_unsynced: false,
+            last_change: 0,
+            in_sync: false,
+            illegal: None,
+            corrections: 0,
+            announced: None,
+        }
+    }
+
+    /// The validated game position.
+    pub fn position(&self) -> &Chess {
+        // `positions` always holds at least the root position.
+        &self.positions[self.positions.len() - 1]
+    }
+
+    /// The moves made since the position the tracker was given (or the last new game).
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// What the sensors see now, orientation corrected.
+    pub fn placement(&self) -> Placement {
+        Placement::from_board(&self.sensed)
+    }
+
+    /// Whether the sensed placement equals the game position's placement.
+    pub fn in_sync(&self) -> bool {
+        self.in_sync
+    }
+
+    /// The board orientation, once known.
+    pub fn orientation(&self) -> Option<Orientation> {
+        self.orientation
+    }
+
+    /// How many provisional moves were replaced or taken back before they became final.
+    pub fn corrections(&self) -> u32 {
+        self.corrections
+    }
+
+    /// The illegal placement currently reported: who is to move and its description.
+    pub fn illegal(&self) -> Option<(Color, &str)> {
+        self.illegal.as_ref().map(|(c, d)| (*c, d.as_str()))
+    }
+
+    /// A full board dump (64 fields in wire order).
+    pub fn on_board_dump(&mut self, fields: &[FieldContent; 64], now: Millis) -> Vec<TrackerEvent> {
+        self.have_board = true;
+        let o = self.orientation.unwrap_or(Orientation::Normal);
+        self.sensed = Placement::from_wire(fields, o).to_board();
+        self.changed(now)
+    }
+
+    /// One field changed (wire index 0..=63; anything else is ignored).
+    pub fn on_field_update(
+        &mut self,
+        field: u8,
+        content: FieldContent,
+        now: Millis,
+    ) -> Vec<TrackerEvent> {
+        let o = self.orientation.unwrap_or(Orientation::Normal);
+        let Some(sq) = o.square_of_field(field) else {
+            return Vec::new();
+        };
+        if self.sensed.piece_at(sq) == content {
+            return Vec::new();
+        }
+        match content {
+            Some(piece) => self.sensed.set_piece_at(sq, piece),
+            None => self.sensed.discard_piece_at(sq),
+        }
+        if !self.have_board {
+            // Without a dump the other squares are unknown: nothing can be concluded yet.
+            return Vec::new();
+        }
+        self.changed(now)
+    }
+
+    /// The clock lever changed: the mover says the move is done.
+    pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.last_press = Some(now);
+        if self.provisional && self.window_until.is_none() {
+            self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
+        }
+        if !self.in_sync && self.have_board {
+            self.pressed_unsynced = true;
+        }
+        let mut ev = Vec::new();
+        self.check_illegal(now, &mut ev);
+        ev
+    }
+
+    /// Time passes with no board change: reports an illegal placement that has settled.
+    pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        self.check_illegal(now, &mut ev);
+        ev
+    }
+
+    /// The operator set up a position (FEN): it becomes the root of a new game record.
+    pub fn set_position(&mut self, position: Chess) -> Vec<TrackerEvent> {
+        self.reset(position);
+        self.announced = None;
+        self.operator_refresh()
+    }
+
+    /// The operator started a new game from the standard start position.
+    pub fn new_game(&mut self) -> Vec<TrackerEvent> {
+        self.reset(Chess::default());
+        self.announced = self.orientation;
+        self.operator_refresh()
+    }
+
+    /// The operator took back `plies` half-moves.
+    pub fn take_back(&mut self, plies: usize) -> Result<Vec<TrackerEvent>, TakeBackError> {
+        if plies > self.moves.len() {
+            return Err(TakeBackError {
+                requested: plies,
+                available: self.moves.len(),
+            });
+        }
+        for _ in 0..plies {
+            self.moves.pop();
+            self.positions.pop();
+        }
+        self.provisional = false;
+        self.window_until = None;
+        Ok(self.operator_refresh())
+    }
+
+    /// Make the position whatever the board now shows, with `turn` to move (an illegal move
+    /// stands and play continues). Castling rights survive only where king and rook are still
+    /// on their squares; there is no en passant square.
+    pub fn adopt_placement(&mut self, turn: Color) -> Result<Vec<TrackerEvent>, AdoptError> {
+        let current = self.position();
+        let mut castling_rights = Bitboard::EMPTY;
+        for color in Color::ALL {
+            for side in shakmaty::CastlingSide::ALL {
+                if let Some(rook) = current.castles().rook(color, side) {
+                    let king_home = current.board().king_of(color);
+                    let rook_piece = shakmaty::Role::Rook.of(color);
+                    if self.sensed.piece_at(rook) == Some(rook_piece)
+                        && king_home.is_some_and(|k| {
+                            self.sensed.piece_at(k) == Some(shakmaty::Role::King.of(color))
+                                && k.rank() == color.backrank()
+                        })
+                    {
+                        castling_rights.add(rook);
+                    }
+                }
+            }
+        }
+        let setup = Setup {
+            board: self.sensed.clone(),
+            promoted: Bitboard::EMPTY,
+            pockets: None,
+            turn,
+            castling_rights,
+            ep_square: None,
+            remaining_checks: None,
+            halfmoves: 0,
+            fullmoves: current.fullmoves(),
+        };
+        let position = Chess::from_setup(setup, CastlingMode::Standard)
+            .or_else(|e| e.ignore_invalid_castling_rights())
+            .map_err(|e| AdoptError(e.to_string()))?;
+        self.reset(position);
+        Ok(self.operator_refresh())
+    }
+
+    // ---- internals ----
+
+    fn reset(&mut self, position: Chess) {
+        self.positions.clear();
+        self.positions.push(position);
+        self.moves.clear();
+        self.provisional = false;
+        self.window_until = None;
+        self.pressed_unsynced = false;
+    }
+
+    /// After an operator change: only sync and illegal state follow; the board is re-read at
+    /// its next change (a board still showing a taken-back move is then out of sync).
+    fn operator_refresh(&mut self) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        if self.illegal.take().is_some() {
+            ev.push(TrackerEvent::IllegalPlacementCleared);
+        }
+        if self.have_board {
+            let sync = self.sensed == *self.position().board();
+            self.set_sync(sync, &mut ev);
+        }
+        ev
+    }
+
+    fn provisional_now(&self, now: Millis) -> bool {
+        self.provisional && self.window_until.is_none_or(|t| now <= t)
+    }
+
+    fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.last_change = now;
+        let mut ev = Vec::new();
+        self.update_orientation();
+        if self.new_game_on_board(now, &mut ev) {
+            return ev;
+        }
+        self.reconcile(now, &mut ev);
+        ev
+    }
+
+    /// Learn or switch the orientation (auto setting) when the start position shows up.
+    fn update_orientation(&mut self) {
+        if self.setting != OrientationSetting::Auto || self.sensed.occupied().count() != 32 {
+            return;
+        }
+        let start = Board::new();
+        if self.sensed == start {
+            self.orientation.get_or_insert(Orientation::Normal);
+            return;
+        }
+        let mut turned = self.sensed.clone();
+        turned.rotate_180();
+        if turned == start {
+            self.orientation = Some(self.orientation.unwrap_or_default().flipped());
+            self.sensed = turned;
+        }
+    }
+
+    fn new_game_on_board(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        if self.sensed != Board::new() {
+            return false;
+        }
+        let o = self.orientation.unwrap_or_default();
+        let root_is_start = self.positions[0] == Chess::default();
+        let fresh = self.moves.is_empty() && root_is_start;
+        let retracts_only_move =
+            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
+        if retracts_only_move || (fresh && self.announced == Some(o)) {
+            return false;
+        }
+        self.reset(Chess::default());
+        self.announced = Some(o);
+        ev.push(TrackerEvent::GameStarted { orientation: o });
+        self.set_sync(true, ev);
+        true
+    }
+
+    /// Explain the sensed board from the game, most likely explanation first.
+    fn reconcile(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
+        if self.explain(now, ev) {
+            if self.orientation.is_none() {
+                self.orientation = Some(Orientation::Normal);
+            }
+            self.set_sync(true, ev);
+            return;
+        }
+        if self.orientation.is_none() && self.try_reversed(now, ev) {
+            return;
+        }
+        self.set_sync(false, ev);
+    }
+
+    /// With the orientation still unknown, see whether the board read the other way round
+    /// matches the game.
+    fn try_reversed(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        let mut turned = self.sensed.clone();
+        turned.rotate_180();
+        let pos = self.position();
+        if turned != *pos.board() && find_move(pos, &turned).is_none() {
+            return false;
+        }
+        let normal = std::mem::replace(&mut self.sensed, turned);
+        self.orientation = Some(Orientation::Reversed);
+        if self.explain(now, ev) {
+            self.set_sync(true, ev);
+            true
+        } else {
+            self.sensed = normal;
+            self.orientation = None;
+            false
+        }
+    }
+
+    /// Try every explanation; on success the game now matches the board.
+    fn explain(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        let pos = self.position();
+        if *pos.board() == self.sensed {
+            return true;
+        }
+        if let Some(m) = find_move(pos, &self.sensed) {
+            self.play(m, now, ev);
+            return true;
+        }
+        let provisional = self.provisional_now(now) && !self.moves.is_empty();
+        let n = self.positions.len();
+        if provisional {
+            let prev = &self.positions[n - 2];
+            if let Some(m) = find_move(prev, &self.sensed) {
+                self.retract(true, ev);
+                self.play(m, now, ev);
+                return true;
+            }
+        }
+        // A takeback to an earlier position of this game (most recent first).
+        if self.sensed.occupied().count() >= self.position().board().occupied().count()
+            && let Some(k) = (0..n - 1)
+                .rev()
+                .find(|&k| *self.positions[k].board() == self.sensed)
+        {
+            for _ in k..n - 1 {
+                self.retract(false, ev);
+            }
+            return true;
+        }
+        match find_two_ply(self.position(), &self.sensed, None) {
+            TwoPly::One(a, b) => {
+                self.play(a, now, ev);
+                self.play(b, now, ev);
+                return true;
+            }
+            TwoPly::Ambiguous => return false,
+            TwoPly::None => {}
+        }
+        if provisional {
+            let last = self.moves.last().copied();
+            if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
+                self.retract(true, ev);
+                self.play(a, now, ev);
+                self.play(b, now, ev);
+                return true;
+            }
+        }
+        false
+    }
+
+    fn play(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) {
+        let pos = self.position();
+        let san = SanPlus::from_move(pos.clone(), m).to_string();
+        let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+        let next = after(pos, m);
+        self.positions.push(next);
+        self.moves.push(m);
+        self.provisional = true;
+        // A press just before this move's last update belongs to this move.
+        self.window_until = self
+            .last_press
+            .filter(|&p| p <= now && now - p <= SCAN_LAG_MS)
+            .map(|p| p + SCAN_LAG_MS);
+        self.announced = None;
+        ev.push(TrackerEvent::MovePlayed { mv: m, san, uci });
+    }
+
+    fn retract(&mut self, correction: bool, ev: &mut Vec<TrackerEvent>) {
+        let Some(mv) = self.moves.pop() else {
+            return;
+        };
+        self.positions.pop();
+        if self.provisional {
+            self.corrections += 1;
+        }
+        self.provisional = false;
+        self.window_until = None;
+        let pos = self.position();
+        let san = SanPlus::from_move(pos.clone(), mv).to_string();
+        let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
+        ev.push(TrackerEvent::MoveRetracted {
+            mv,
+            san,
+            uci,
+            correction,
+        });
+    }
+
+    fn set_sync(&mut self, sync: bool, ev: &mut Vec<TrackerEvent>) {
+        if sync {
+            self.pressed_unsynced = false;
+            if self.illegal.take().is_some() {
+                ev.push(TrackerEvent::IllegalPlacementCleared);
+            }
+        }
+        if sync != self.in_sync {
+            self.in_sync = sync;
+            ev.push(TrackerEvent::InSync(sync));
+        }
+    }
+
+    /// Report the standing placement as illegal if it has settled and is not a move in
+    /// progress (or the clock was pressed on it).
+    fn check_illegal(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
+        if self.in_sync || !self.have_board {
+            return;
+        }
+        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS {
+            return;
+        }
+        if !self.pressed_unsynced && self.in_progress(now) {
+            return;
+        }
+        let (turn, description) = self.describe_illegal(now);
+        if self.illegal.as_ref() != Some(&(turn, description.clone())) {
+            self.illegal = Some((turn, description.clone()));
+            ev.push(TrackerEvent::IllegalPlacement { turn, description });
+        }
+    }
+
+    /// Pieces in hand: every occupied square agrees with the position, or with a legal move
+    /// partly made (from the position, or from the one before a provisional move).
+    fn in_progress(&self, now: Millis) -> bool {
+        let n = self.positions.len();
+        let mut bases = vec![self.position()];
+        if self.provisional_now(now) && n >= 2 {
+            bases.push(&self.positions[n - 2]);
+        }
+        bases.into_iter().any(|base| {
+            // Every occupied square holds what `base` or `other` has there.
+            let agree = |other: &Board| {
+                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied();
+                (off_base & diff(other, &self.sensed)).is_empty()
+            };
+            agree(base.board())
+                || base
+                    .legal_moves()
+                    .into_iter()
+                    .any(|m| agree(after(base, m).board()))
+        })
+    }
+
+    fn describe_illegal(&self, now: Millis) -> (Color, String) {
+        let n = self.positions.len();
+        let pos = self.position();
+        if self.provisional_now(now) && n >= 2 {
+            // The last mover is still handling pieces: describe against their position.
+            let prev = &self.positions[n - 2];
+            if diff(pos.board(), &self.sensed).into_iter().all(|sq| {
+                self.sensed.color_at(sq) != Some(pos.turn())
+                    && pos.board().color_at(sq) != Some(pos.turn())
+            }) {
+                return (prev.turn(), describe::describe(prev, &self.sensed));
+            }
+        }
+        (pos.turn(), describe::describe(pos, &self.sensed))
+    }
+}

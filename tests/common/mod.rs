@@ -7,7 +7,9 @@
 #![allow(dead_code)]
 
 pub mod board;
+pub mod events;
 pub mod proxies;
+pub mod sim;
 pub mod xml;
 
 use std::os::unix::process::ExitStatusExt;

@@ -1,0 +1,176 @@
+//! `eboardctl simulate`: a virtual DGT board + clock on a pseudo-terminal, playing real games
+//! as people do, for trying eboardd (or any DGT software) without hardware.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use shakmaty::san::San;
+use shakmaty::{Color, Position as _};
+
+use crate::board::Orientation;
+use crate::sim::{
+    BoardOptions, ClockPresence, Noise, Pace, PgnGame, Scenario, ScenarioOptions, SimBoard,
+    SimHandle, SimOptions, Step, default_game, parse_games,
+};
+
+/// Arguments of `eboardctl simulate`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimulateArgs {
+    /// PGN file whose games are played one after another (default: a bundled real game).
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<PathBuf>,
+    /// Keep a symlink to the virtual serial port here (e.g. a path in the daemon's config).
+    #[arg(long, value_name = "PATH")]
+    pub link: Option<PathBuf>,
+    /// Play this many times faster than people do (the clock runs just as fast).
+    #[arg(long, default_value_t = 1.0, value_name = "X")]
+    pub speed: f64,
+    /// Black's pieces on the board's connector side.
+    #[arg(long)]
+    pub reversed: bool,
+    /// No clock behind the board.
+    #[arg(long)]
+    pub no_clock: bool,
+    /// Seed of the human handling (which variants, which pauses).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Move pieces cleanly (lift + place), without human noise.
+    #[arg(long)]
+    pub clean: bool,
+}
+
+/// Run the simulator until the games are over and Ctrl-C is pressed.
+pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
+    let games = match &args.pgn {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let games = parse_games(&text);
+            anyhow::ensure!(!games.is_empty(), "{}: no games found", path.display());
+            for (i, game) in games.iter().enumerate() {
+                game.moves()
+                    .with_context(|| format!("{}: game {}", path.display(), i + 1))?;
+            }
+            games
+        }
+        None => vec![default_game()],
+    };
+    anyhow::ensure!(
+        args.speed.is_finite() && args.speed > 0.0,
+        "--speed must be a positive number"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(simulate(args, games))
+}
+
+async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()> {
+    let opts = SimOptions {
+        board: BoardOptions {
+            orientation: if args.reversed {
+                Orientation::Reversed
+            } else {
+                Orientation::Normal
+            },
+            clock: if args.no_clock {
+                ClockPresence::Absent
+            } else {
+                ClockPresence::Present
+            },
+            ..BoardOptions::default()
+        },
+        link: args.link.clone(),
+        speed: args.speed,
+    };
+    let setup = opts.board.clock_setup;
+    let sim = SimBoard::spawn(opts).await?;
+    match &args.link {
+        Some(link) => println!(
+            "virtual DGT board on {} (link to {})",
+            link.display(),
+            sim.slave_path().display()
+        ),
+        None => println!("virtual DGT board on {}", sim.path().display()),
+    }
+    let played = tokio::select! {
+        result = play(&sim, &args, &games, setup) => result,
+        _ = tokio::signal::ctrl_c() => {
+            println!("interrupted");
+            sim.shutdown().await;
+            return Ok(());
+        }
+    };
+    if let Err(e) = played {
+        sim.shutdown().await;
+        return Err(e);
+    }
+    println!("all games played; the board stays connected until Ctrl-C");
+    let _ = tokio::signal::ctrl_c().await;
+    sim.shutdown().await;
+    Ok(())
+}
+
+async fn play(
+    sim: &SimHandle,
+    args: &SimulateArgs,
+    games: &[PgnGame],
+    setup: crate::sim::ClockSetup,
+) -> anyhow::Result<()> {
+    println!("waiting for a program to open the port and ask for updates…");
+    loop {
+        match sim.wait_for_update_mode(Duration::from_secs(3600)).await {
+            Ok(mode) => {
+                println!("connected (board in {mode:?} mode)");
+                break;
+            }
+            Err(_) => continue,
+        }
+    }
+    let mut scenario = Scenario::new(
+        sim,
+        ScenarioOptions {
+            pace: Pace::human(),
+            noise: if args.clean {
+                Noise::Clean
+            } else {
+                Noise::Noisy
+            },
+            seed: args.seed,
+            press_clock: !args.no_clock,
+            ..ScenarioOptions::default()
+        },
+    );
+    for (index, game) in games.iter().enumerate() {
+        if index > 0 {
+            println!("setting up a new game");
+            scenario.step(&Step::Pause(5_000)).await?;
+        }
+        scenario.step(&Step::NewGame { clock: setup }).await?;
+        // Give the host a moment to see the start position before the first move.
+        scenario.step(&Step::Pause(2_000)).await?;
+        println!("game {}: {}", index + 1, game.title());
+        let start = game.start_position()?;
+        if start.board() != scenario.position().board() {
+            anyhow::bail!("games from a set-up position are not supported by simulate");
+        }
+        for mv in game.moves()? {
+            let pos = scenario.position().clone();
+            let san = San::from_move(&pos, mv);
+            let number = pos.fullmoves();
+            scenario.play_move(&mv).await?;
+            let dots = if pos.turn() == Color::White {
+                "."
+            } else {
+                "..."
+            };
+            println!("{number}{dots} {san}");
+        }
+        if let Some(result) = &game.result {
+            println!("{result}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,763 @@
+//! The per-board game journal: an append-only file of [`Event`]s from which a restarted daemon
+//! rebuilds each board's game exactly ([`crate::session::Session::restore`]).
+//!
+//! # Format
+//!
+//! `<state_dir>/games/<board id>.journal` (see [`journal_path`]), UTF-8 text:
+//!
+//! ```text
+//! # eboardd-journal 1
+//! <crc32 of the JSON, 8 lowercase hex digits> <the event as one line of JSON>
+//! ```
+//!
+//! # Guarantees
+//!
+//! - Events are written *before* the daemon publishes them. Each [`Journal::append_all`] is one
+//!   `write` of whole lines; when the batch holds a move, a game end, a penalty or any other
+//!   record-changing event the data is flushed to the device (`fdatasync`) before the call
+//!   returns. So a `kill -9` (or a power cut, for synced records) never loses an event whose
+//!   append returned.
+//! - On [`Journal::open`] every line is checked (checksum, JSON, complete line). A torn or
+//!   corrupt last record is dropped and reported as a [`Warning`], never an error; corruption
+//!   further up stops the restore at the last good record, and the whole damaged file is kept
+//!   beside the journal (`<file>.corrupt-N`) before the journal is cut back to its good part.
+//!
+//! # Rotation: the journal holds the current game only
+//!
+//! When a `GameStarted` event is appended while the journal already holds a game (finished or
+//! abandoned), the file is archived as `games/archive/<board id>.<N>.journal` and a fresh
+//! journal is started with the *carried-over* settings ([`carry_over`]: every tags record and
+//! the latest rules record, which a new game inherits) followed by the new `GameStarted`. So
+//! [`Journal::open`] returns exactly what `Session::restore` needs to rebuild the current game:
+//! the settings in force, then that game's events.
+//!
+//! The rotation is crash-safe: the old file is hard-linked into the archive, the new journal is
+//! written to `<file>.tmp`, synced, and renamed over the old one. A crash before the rename
+//! leaves the old game in place (and an archive link to it, which the next rotation recognises
+//! and reuses); a crash after it leaves the new game. The caller never sees a half-rotated state.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::session::{Event, RecordFact};
+
+/// First line of every journal file.
+pub const JOURNAL_HEADER: &str = "# eboardd-journal 1";
+const HEADER_PREFIX: &str = "# eboardd-journal ";
+
+/// Where a board's journal lives in the state directory.
+pub fn journal_path(state_dir: &Path, board_id: &str) -> PathBuf {
+    state_dir.join("games").join(format!("{board_id}.journal"))
+}
+
+/// An append-only journal file for one board.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+    /// The journal holds a `GameStarted`: the next one rotates.
+    has_game: bool,
+    /// What a rotation would carry over (see [`carry_over`]).
+    carried: Vec<Event>,
+    /// Lines were written since the last `fdatasync`.
+    unsynced: bool,
+}
+
+/// Damage found (and repaired) when opening a journal. Never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub path: PathBuf,
+    pub kind: Damage,
+    /// 1-based line of the first bad record.
+    pub line: usize,
+    /// Records restored (the good ones before the damage).
+    pub kept: usize,
+    /// Bytes cut from the end of the journal.
+    pub dropped_bytes: u64,
+    /// Copy of the damaged file, kept when more than a torn last record was dropped.
+    pub saved_copy: Option<PathBuf>,
+    /// What was wrong with the bad line.
+    pub reason: String,
+}
+
+/// What kind of damage a [`Warning`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Damage {
+    /// The last record is incomplete or bad: an append interrupted by a crash.
+    TornTail,
+    /// A bad record with more data after it: the file was damaged.
+    Corrupt,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            Damage::TornTail => write!(
+                f,
+                "{}: dropped a torn last record at line {} ({}; {} bytes), kept {} records",
+                self.path.display(),
+                self.line,
+                self.reason,
+                self.dropped_bytes,
+                self.kept
+            )?,
+            Damage::Corrupt => write!(
+                f,
+                "{}: corrupt record at line {} ({}); restored the {} records before it and \
+                 dropped {} bytes",
+                self.path.display(),
+                self.line,
+                self.reason,
+                self.kept,
+                self.dropped_bytes
+            )?,
+        }
+        if let Some(copy) = &self.saved_copy {
+            write!(f, "; the damaged file is kept as {}", copy.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// An I/O failure on a journal, with the file and the operation.
+#[derive(Debug, thiserror::Error)]
+#[error("game journal {}: cannot {action}: {source}", path.display())]
+pub struct JournalError {
+    pub path: PathBuf,
+    pub action: &'static str,
+    #[source]
+    pub source: io::Error,
+}
+
+fn ctx<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(io::Error) -> JournalError + 'a {
+    move |source| JournalError {
+        path: path.to_path_buf(),
+        action,
+        source,
+    }
+}
+
+/// Whether an event must be on the device before its append returns. Everything that is part
+/// of the game record is; only the transient early warning and free comments may wait for the
+/// next synced record (the file is append-only, so they still survive a `kill -9`).
+pub fn needs_sync(event: &Event) -> bool {
+    !matches!(
+        event,
+        Event::IllegalPlacement { .. } | Event::Record(RecordFact::Comment { .. })
+    )
+}
+
+/// What a rotation keeps from the previous journal for the next game: every tags record (a
+/// later one may only add to an earlier one) and the latest rules record, in their order.
+pub fn carry_over(events: &[Event]) -> Vec<Event> {
+    let last_rules = events
+        .iter()
+        .rposition(|e| matches!(e, Event::Record(RecordFact::Rules { .. })));
+    events
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| match e {
+            Event::Record(RecordFact::Tags { .. }) => true,
+            Event::Record(RecordFact::Rules { .. }) => Some(*i) == last_rules,
+            _ => false,
+        })
+        .map(|(_, e)| e.clone())
+        .collect()
+}
+
+impl Journal {
+    /// Open (or create) a journal, restoring its records.
+    ///
+    /// Returns the journal ready for appends, the events it holds (oldest first; feed them to
+    /// `Session::restore`) and a warning if damage was found and cut off.
+    pub fn open(path: &Path) -> Result<(Journal, Vec<Event>, Option<Warning>), JournalError> {
+        let dir = parent_dir(path);
+        fs::create_dir_all(&dir).map_err(ctx(path, "create its directory"))?;
+        // A rotation interrupted before its rename leaves this behind; the journal is intact.
+        let _ = fs::remove_file(tmp_path(path));
+
+        let mut bytes = Vec::new();
+        match File::open(path) {
+            Ok(mut f) => {
+                f.read_to_end(&mut bytes).map_err(ctx(path, "read it"))?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(ctx(path, "open it")(e)),
+        }
+        let scan = scan(&bytes).map_err(|message| {
+            ctx(path, "read it")(io::Error::new(io::ErrorKind::InvalidData, message))
+        })?;
+
+        let mut warning = None;
+        if let Some(bad) = &scan.damage {
+            let dropped = (bytes.len() - scan.good_end) as u64;
+            let saved_copy = if bad.kind == Damage::Corrupt {
+                let copy = free_name(path, "corrupt");
+                fs::write(&copy, &bytes).map_err(ctx(path, "keep a copy of the damaged file"))?;
+                Some(copy)
+            } else {
+                None
+            };
+            let f = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(ctx(path, "open it to cut off the damage"))?;
+            f.set_len(scan.good_end as u64)
+                .and_then(|_| f.sync_all())
+                .map_err(ctx(path, "cut off the damage"))?;
+            warning = Some(Warning {
+                path: path.to_path_buf(),
+                kind: bad.kind,
+                line: bad.line,
+                kept: scan.events.len(),
+                dropped_bytes: dropped,
+                saved_copy,
+                reason: bad.reason.clone(),
+            });
+        }
+
+        let needs_header = scan.good_end == 0;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(ctx(path, "open it for appending"))?;
+        if needs_header {
+            // Empty, new, or not even a complete header survived: start the file afresh.
+            file.set_len(0)
+                .and_then(|_| file.write_all(format!("{JOURNAL_HEADER}\n").as_bytes()))
+                .and_then(|_| file.sync_all())
+                .map_err(ctx(path, "write its header"))?;
+            sync_dir(&dir).map_err(ctx(path, "sync its directory"))?;
+        }
+
+        let journal = Journal {
+            path: path.to_path_buf(),
+            file,
+            has_game: scan
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::GameStarted { .. })),
+            carried: carry_over(&scan.events),
+            unsynced: false,
+        };
+        Ok((journal, scan.events, warning))
+    }
+
+    /// The journal file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one event (see [`Journal::append_all`]).
+    pub fn append(&mut self, event: &Event) -> Result<(), JournalError> {
+        self.append_all(std::slice::from_ref(event))
+    }
+
+    /// Append the events one input caused, in one write, synced if any of them is part of the
+    /// game record. A `GameStarted` while a game is on file rotates the journal first.
+    pub fn append_all(&mut self, events: &[Event]) -> Result<(), JournalError> {
+        let mut rest = events;
+        while !rest.is_empty() {
+            // Everything up to the next rotating GameStarted goes to the current file.
+            let split = rest
+                .iter()
+                .enumerate()
+                .position(|(i, e)| {
+                    matches!(e, Event::GameStarted { .. })
+                        && (self.has_game
+                            || rest[..i]
+                                .iter()
+                                .any(|e| matches!(e, Event::GameStarted { .. })))
+                })
+                .unwrap_or(rest.len());
+            if split > 0 {
+                self.write_lines(&rest[..split])?;
+                rest = &rest[split..];
+                continue;
+            }
+            // rest[0] is a GameStarted with a game on file: rotate with it and what follows
+            // up to the next GameStarted.
+            let end = rest[1..]
+                .iter()
+                .position(|e| matches!(e, Event::GameStarted { .. }))
+                .map_or(rest.len(), |p| p + 1);
+            self.rotate(&rest[..end])?;
+            rest = &rest[end..];
+        }
+        Ok(())
+    }
+
+    /// Flush every written line to the device (on shutdown, or periodically).
+    pub fn sync(&mut self) -> Result<(), JournalError> {
+        if self.unsynced {
+            self.file.sync_data().map_err(ctx(&self.path, "sync it"))?;
+            self.unsynced = false;
+        }
+        Ok(())
+    }
+
+    fn note(&mut self, events: &[Event]) {
+        for e in events {
+            match e {
+                Event::GameStarted { .. } => self.has_game = true,
+                Event::Record(RecordFact::Tags { .. }) => self.carried.push(e.clone()),
+                Event::Record(RecordFact::Rules { .. }) => {
+                    self.carried
+                        .retain(|c| !matches!(c, Event::Record(RecordFact::Rules { .. })));
+                    self.carried.push(e.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn write_lines(&mut self, events: &[Event]) -> Result<(), JournalError> {
+        let text = encode_lines(events).map_err(ctx(&self.path, "encode an event"))?;
+        self.file
+            .write_all(text.as_bytes())
+            .map_err(ctx(&self.path, "append to it"))?;
+        self.unsynced = true;
+        if events.iter().any(needs_sync) {
+            self.sync()?;
+        }
+        self.note(events);
+        Ok(())
+    }
+
+    /// Archive the current file and start a new one with the carried-over settings and
+    /// `events` (which begin with the new `GameStarted`).
+    fn rotate(&mut self, events: &[Event]) -> Result<(), JournalError> {
+        let path = self.path.clone();
+        let dir = parent_dir(&path);
+        // Anything batched but unsynced belongs to the archived game: make it durable first.
+        self.sync()?;
+        archive(&path).map_err(ctx(&path, "archive the finished game"))?;
+
+        let tmp = tmp_path(&path);
+        let _ = fs::remove_file(&tmp);
+        let mut text = format!("{JOURNAL_HEADER}\n");
+        let carried = std::mem::take(&mut self.carried);
+        text.push_str(&encode_lines(&carried).map_err(ctx(&path, "encode an event"))?);
+        text.push_str(&encode_lines(events).map_err(ctx(&path, "encode an event"))?);
+        let mut file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&tmp)
+            .map_err(ctx(&path, "create the next game's journal"))?;
+        file.write_all(text.as_bytes())
+            .and_then(|_| file.sync_data())
+            .map_err(ctx(&path, "write the next game's journal"))?;
+        fs::rename(&tmp, &path).map_err(ctx(&path, "replace it with the next game's journal"))?;
+        sync_dir(&dir).map_err(ctx(&path, "sync its directory"))?;
+
+        self.file = file;
+        self.unsynced = false;
+        self.has_game = false;
+        self.carried = carried;
+        self.note(events);
+        Ok(())
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        // Best effort: the appends already reached the kernel, this only covers a power cut.
+        let _ = self.sync();
+    }
+}
+
+/// The archive directory of a journal: `<games dir>/archive`.
+pub fn archive_dir(journal: &Path) -> PathBuf {
+    parent_dir(journal).join("archive")
+}
+
+/// Hard-link the journal into the archive under the first free number, unless the newest
+/// archive entry already is this very file (a rotation interrupted after its link).
+fn archive(path: &Path) -> io::Result<PathBuf> {
+    let dir = archive_dir(path);
+    fs::create_dir_all(&dir)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "journal".into());
+    let name = |n: u32| dir.join(format!("{stem}.{n}.journal"));
+    let mut n = 1;
+    while name(n).exists() {
+        n += 1;
+    }
+    let current = fs::metadata(path)?;
+    if n > 1 {
+        let newest = fs::metadata(name(n - 1))?;
+        if newest.dev() == current.dev() && newest.ino() == current.ino() {
+            return Ok(name(n - 1));
+        }
+    }
+    let target = name(n);
+    if fs::hard_link(path, &target).is_err() {
+        // File systems without hard links: copy instead (a crash here may leave a duplicate).
+        fs::copy(path, &target)?;
+        File::open(&target)?.sync_all()?;
+    }
+    sync_dir(&dir)?;
+    Ok(target)
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
+}
+
+/// `<path>.<what>-N` for the first N that does not exist yet.
+fn free_name(path: &Path, what: &str) -> PathBuf {
+    let mut n = 1u32;
+    loop {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{what}-{n}"));
+        let candidate = PathBuf::from(name);
+        if !candidate.exists() {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// Make a directory entry (create, rename) durable.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Encode events as journal lines.
+pub fn encode_lines(events: &[Event]) -> io::Result<String> {
+    let mut out = String::new();
+    for event in events {
+        let json = serde_json::to_string(event)?;
+        out.push_str(&format!("{:08x} {json}\n", crc32(json.as_bytes())));
+    }
+    Ok(out)
+}
+
+/// Decode one journal line (without its newline).
+pub fn decode_line(line: &[u8]) -> Result<Event, String> {
+    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_string())?;
+    let (sum, json) = text
+        .split_once(' ')
+        .filter(|(sum, _)| sum.len() == 8)
+        .ok_or("no checksum")?;
+    let sum = u32::from_str_radix(sum, 16).map_err(|_| "bad checksum field")?;
+    if crc32(json.as_bytes()) != sum {
+        return Err("checksum mismatch".into());
+    }
+    serde_json::from_str(json).map_err(|e| format!("not an event: {e}"))
+}
+
+struct Scan {
+    events: Vec<Event>,
+    /// Byte offset just past the last good line (0: not even a header).
+    good_end: usize,
+    damage: Option<Bad>,
+}
+
+struct Bad {
+    kind: Damage,
+    line: usize,
+    reason: String,
+}
+
+/// Check a journal's bytes; `Err` only for a header of another (newer) format, which must not
+/// be cut off as damage.
+fn scan(bytes: &[u8]) -> Result<Scan, String> {
+    let mut result = Scan {
+        events: Vec::new(),
+        good_end: 0,
+        damage: None,
+    };
+    let mut offset = 0;
+    let mut line_no = 0;
+    while offset < bytes.len() {
+        line_no += 1;
+        let rest = &bytes[offset..];
+        let (line, complete) = match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => (&rest[..end], true),
+            None => (rest, false),
+        };
+        let next = offset + line.len() + usize::from(complete);
+        let verdict = if !complete {
+            Err("incomplete line".to_string())
+        } else if line_no == 1 {
+            if line == JOURNAL_HEADER.as_bytes() {
+                Ok(None)
+            } else if line.starts_with(HEADER_PREFIX.as_bytes()) {
+                return Err(format!(
+                    "written by another version ({:?}); not touching it",
+                    String::from_utf8_lossy(line)
+                ));
+            } else {
+                Err("no journal header".to_string())
+            }
+        } else {
+            decode_line(line).map(Some)
+        };
+        match verdict {
+            Ok(event) => {
+                result.events.extend(event);
+                result.good_end = next;
+                offset = next;
+            }
+            Err(reason) => {
+                let kind = if next >= bytes.len() {
+                    Damage::TornTail
+                } else {
+                    Damage::Corrupt
+                };
+                result.damage = Some(Bad {
+                    kind,
+                    line: line_no,
+                    reason,
+                });
+                break;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// CRC-32 (IEEE 802.3, the zlib/PNG one).
+pub fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    let mut crc = !0u32;
+    for &b in data {
+        crc = TABLE[((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8);
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Edition, Rules};
+
+    fn mv(ply: u32) -> Event {
+        Event::MovePlayed {
+            ply,
+            san: "e4".into(),
+            uci: "e2e4".into(),
+            fen: format!("fen {ply}"),
+            white_ms: 1000 * u64::from(ply),
+            black_ms: 7,
+        }
+    }
+
+    fn started(n: u32) -> Event {
+        Event::GameStarted {
+            fen: format!("start {n}"),
+        }
+    }
+
+    fn tags(v: &str) -> Event {
+        Event::Record(RecordFact::Tags {
+            tags: vec![("Round".into(), v.into())],
+        })
+    }
+
+    fn rules(r: Rules) -> Event {
+        Event::Record(RecordFact::Rules {
+            rules: r,
+            edition: Edition::Fide2023,
+        })
+    }
+
+    #[test]
+    fn crc32_known_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn lines_round_trip_and_detect_changes() {
+        let line = encode_lines(&[mv(3)]).unwrap();
+        let body = line.trim_end().as_bytes();
+        assert_eq!(decode_line(body).unwrap(), mv(3));
+        let mut flipped = body.to_vec();
+        let at = flipped.len() - 5;
+        flipped[at] ^= 0x01;
+        assert!(decode_line(&flipped).is_err());
+        assert!(decode_line(b"").is_err());
+        assert!(decode_line(b"zzzzzzzz {}").is_err());
+    }
+
+    #[test]
+    fn appends_survive_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, restored, w) = Journal::open(&path).unwrap();
+        assert!(restored.is_empty() && w.is_none());
+        j.append_all(&[started(1), mv(1)]).unwrap();
+        j.append(&mv(2)).unwrap();
+        drop(j);
+        let (_, restored, w) = Journal::open(&path).unwrap();
+        assert_eq!(restored, vec![started(1), mv(1), mv(2)]);
+        assert!(w.is_none());
+    }
+
+    #[test]
+    fn new_game_rotates_and_carries_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        j.append_all(&[tags("1"), rules(Rules::Rapid), started(1), mv(1)])
+            .unwrap();
+        j.append_all(&[rules(Rules::Blitz), tags("2")]).unwrap();
+        // A batch that ends one game and starts two more (e.g. NewGame twice).
+        j.append_all(&[mv(2), started(2), mv(1), started(3), mv(1)])
+            .unwrap();
+        drop(j);
+        let (_, restored, _) = Journal::open(&path).unwrap();
+        assert_eq!(
+            restored,
+            vec![tags("1"), rules(Rules::Blitz), tags("2"), started(3), mv(1)]
+        );
+        let archive = archive_dir(&path);
+        let first = fs::read_to_string(archive.join("b1.1.journal")).unwrap();
+        assert_eq!(first.lines().count(), 1 + 7);
+        let second = fs::read_to_string(archive.join("b1.2.journal")).unwrap();
+        assert!(second.contains("start 2") && !second.contains("start 3"));
+        assert!(!archive.join("b1.3.journal").exists());
+    }
+
+    #[test]
+    fn interrupted_rotation_reuses_the_archive_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        j.append_all(&[started(1), mv(1)]).unwrap();
+        drop(j);
+        // Simulate a crash after the archive link and the temp file, before the rename.
+        let linked = archive(&path).unwrap();
+        fs::write(tmp_path(&path), "junk").unwrap();
+        let (mut j, restored, w) = Journal::open(&path).unwrap();
+        assert_eq!(restored, vec![started(1), mv(1)]);
+        assert!(w.is_none());
+        assert!(!tmp_path(&path).exists());
+        j.append(&started(2)).unwrap();
+        assert_eq!(
+            archive(&path).unwrap(),
+            archive_dir(&path).join("b1.2.journal")
+        );
+        assert!(linked.ends_with("b1.1.journal"));
+        assert!(!archive_dir(&path).join("b1.3.journal").exists());
+    }
+
+    #[test]
+    fn torn_tail_is_dropped_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        j.append_all(&[started(1), mv(1)]).unwrap();
+        drop(j);
+        let full = fs::read(&path).unwrap();
+        let line = encode_lines(&[mv(2)]).unwrap();
+        for cut in 1..line.len() {
+            let mut torn = full.clone();
+            torn.extend_from_slice(&line.as_bytes()[..cut]);
+            fs::write(&path, &torn).unwrap();
+            let (mut j, restored, w) = Journal::open(&path).unwrap();
+            assert_eq!(restored, vec![started(1), mv(1)], "cut {cut}");
+            let w = w.expect("warning");
+            assert_eq!(w.kind, Damage::TornTail);
+            assert_eq!(w.line, 4);
+            assert_eq!(w.dropped_bytes, cut as u64);
+            assert!(w.saved_copy.is_none());
+            // The journal is usable again right away.
+            j.append(&mv(2)).unwrap();
+            drop(j);
+            let (_, restored, w) = Journal::open(&path).unwrap();
+            assert_eq!(restored, vec![started(1), mv(1), mv(2)]);
+            assert!(w.is_none());
+            fs::write(&path, &full).unwrap();
+        }
+    }
+
+    #[test]
+    fn corruption_in_the_middle_stops_there_and_keeps_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        j.append_all(&[started(1), mv(1), mv(2), mv(3)]).unwrap();
+        drop(j);
+        let original = fs::read_to_string(&path).unwrap();
+        let damaged = original.replacen("fen 2", "fen X", 1);
+        fs::write(&path, &damaged).unwrap();
+        let (_, restored, w) = Journal::open(&path).unwrap();
+        assert_eq!(restored, vec![started(1), mv(1)]);
+        let w = w.expect("warning");
+        assert_eq!(w.kind, Damage::Corrupt);
+        assert_eq!(w.line, 4);
+        assert_eq!(w.kept, 2);
+        let copy = w.saved_copy.clone().expect("copy kept");
+        assert_eq!(fs::read_to_string(copy).unwrap(), damaged);
+        assert!(w.to_string().contains("line 4"), "{w}");
+    }
+
+    #[test]
+    fn torn_or_missing_header_starts_afresh_and_newer_format_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "# eboardd-jour").unwrap();
+        let (mut j, restored, w) = Journal::open(&path).unwrap();
+        assert!(restored.is_empty());
+        assert_eq!(w.unwrap().kind, Damage::TornTail);
+        j.append(&started(1)).unwrap();
+        drop(j);
+        assert_eq!(Journal::open(&path).unwrap().1, vec![started(1)]);
+
+        fs::write(&path, "# eboardd-journal 2\nwhatever\n").unwrap();
+        let e = Journal::open(&path).unwrap_err();
+        assert!(e.to_string().contains("another version"), "{e}");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "# eboardd-journal 2\nwhatever\n"
+        );
+    }
+
+    #[test]
+    fn carry_over_keeps_tags_and_the_last_rules() {
+        let events = [
+            rules(Rules::Rapid),
+            tags("1"),
+            started(1),
+            mv(1),
+            rules(Rules::Blitz),
+        ];
+        assert_eq!(carry_over(&events), vec![tags("1"), rules(Rules::Blitz)]);
+    }
+}

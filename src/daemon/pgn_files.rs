@@ -1,0 +1,292 @@
+//! PGN files for broadcast tools and archives: one live file per board, replaced atomically
+//! after every move, and one file per finished game. The PGN text itself comes from the game
+//! record; this module only handles names, directories, atomicity and errors.
+//!
+//! Layout under `pgn_dir`:
+//!
+//! ```text
+//! live/<board id>.pgn              the current (or last) game of each board
+//! <YYYY-MM-DD>-<board id>-<N>.pgn  finished games, N counting from 1 per day and board
+//! ```
+//!
+//! Live files are written to a hidden temporary file in the same directory (`.<id>.pgn.tmp`,
+//! which folder pollers ignore), synced and renamed over the old one, so a reader sees either
+//! the previous or the new game text, never a mix. The journal, not these files, is the source
+//! of truth: after a crash the daemon simply rewrites them.
+//!
+//! Finished games are published without clobbering: the text is linked into place under the
+//! first free number, and writing the very same game again (say, after a restart restored a
+//! finished game) returns the existing file instead of making a copy.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The PGN directory of the daemon.
+#[derive(Debug, Clone)]
+pub struct PgnFiles {
+    dir: PathBuf,
+}
+
+/// A failed PGN file operation, naming the file.
+#[derive(Debug, thiserror::Error)]
+#[error("PGN file {}: cannot {action}: {source}", path.display())]
+pub struct PgnFileError {
+    pub path: PathBuf,
+    pub action: &'static str,
+    #[source]
+    pub source: io::Error,
+}
+
+fn ctx<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(io::Error) -> PgnFileError + 'a {
+    move |source| PgnFileError {
+        path: path.to_path_buf(),
+        action,
+        source,
+    }
+}
+
+impl PgnFiles {
+    /// Use `dir` (and `dir/live`), creating them if needed.
+    pub fn new(dir: &Path) -> Result<PgnFiles, PgnFileError> {
+        let files = PgnFiles {
+            dir: dir.to_path_buf(),
+        };
+        let live = files.live_dir();
+        fs::create_dir_all(&live).map_err(ctx(&live, "create the directory"))?;
+        Ok(files)
+    }
+
+    /// The PGN directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The directory of live files.
+    pub fn live_dir(&self) -> PathBuf {
+        self.dir.join("live")
+    }
+
+    /// Where a board's live PGN is.
+    pub fn live_path(&self, board_id: &str) -> PathBuf {
+        self.live_dir().join(format!("{board_id}.pgn"))
+    }
+
+    /// Replace a board's live PGN atomically with `pgn`.
+    pub fn write_live(&self, board_id: &str, pgn: &str) -> Result<PathBuf, PgnFileError> {
+        let path = self.live_path(board_id);
+        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
+        write_synced(&tmp, pgn).map_err(ctx(&tmp, "write the new game text"))?;
+        fs::rename(&tmp, &path).map_err(ctx(&path, "replace it"))?;
+        Ok(path)
+    }
+
+    /// Remove a board's live PGN (the board is no longer served). Missing is fine.
+    pub fn remove_live(&self, board_id: &str) -> Result<(), PgnFileError> {
+        let path = self.live_path(board_id);
+        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(ctx(&path, "remove it")(e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Store a finished game, dated by its `Date` tag when that is a full date, else today
+    /// (UTC). Returns the file's path.
+    pub fn write_finished(&self, board_id: &str, pgn: &str) -> Result<PathBuf, PgnFileError> {
+        let date = pgn_date(pgn).unwrap_or_else(|| utc_date(SystemTime::now()));
+        self.write_finished_on(&date, board_id, pgn)
+    }
+
+    /// Store a finished game under `date` (`YYYY-MM-DD`).
+    pub fn write_finished_on(
+        &self,
+        date: &str,
+        board_id: &str,
+        pgn: &str,
+    ) -> Result<PathBuf, PgnFileError> {
+        let first = self.dir.join(finished_name(date, board_id, 1));
+        check_id(board_id).map_err(ctx(&first, "use this board id"))?;
+        let text = with_newline(pgn);
+        let tmp = self.dir.join(format!(".{board_id}.finished.tmp"));
+        let mut written = false;
+        let mut n = 1u32;
+        let result = loop {
+            let path = self.dir.join(finished_name(date, board_id, n));
+            match fs::read(&path) {
+                Ok(existing) if existing == text.as_bytes() => break Ok(path),
+                Ok(_) => {
+                    n += 1;
+                    continue;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => break Err(ctx(&path, "read it")(e)),
+            }
+            if !written {
+                if let Err(e) = write_synced(&tmp, &text) {
+                    break Err(ctx(&tmp, "write the game text")(e));
+                }
+                written = true;
+            }
+            // A link never replaces an existing file, unlike a rename.
+            match fs::hard_link(&tmp, &path) {
+                Ok(()) => break Ok(path),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
+                Err(_) => {
+                    // No hard links on this file system: the existence check above has to do.
+                    break fs::rename(&tmp, &path)
+                        .map(|_| path.clone())
+                        .map_err(ctx(&path, "create it"));
+                }
+            }
+        };
+        let _ = fs::remove_file(&tmp);
+        if result.is_ok() {
+            // Make the new directory entry durable: finished games are the archive.
+            let _ = File::open(&self.dir).and_then(|d| d.sync_all());
+        }
+        result
+    }
+}
+
+/// `<date>-<board id>-<n>.pgn`
+pub fn finished_name(date: &str, board_id: &str, n: u32) -> String {
+    format!("{date}-{board_id}-{n}.pgn")
+}
+
+/// The `Date` tag of a PGN as `YYYY-MM-DD`, when it is a complete date (no `??`).
+pub fn pgn_date(pgn: &str) -> Option<String> {
+    let line = pgn
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("[Date "))?;
+    let value = line.strip_prefix("[Date \"")?.strip_suffix("\"]")?;
+    let parts: Vec<&str> = value.split('.').collect();
+    let ok = parts.len() == 3
+        && [4, 2, 2]
+            .iter()
+            .zip(&parts)
+            .all(|(len, p)| p.len() == *len && p.bytes().all(|b| b.is_ascii_digit()));
+    ok.then(|| parts.join("-"))
+}
+
+/// The UTC calendar date of `time` as `YYYY-MM-DD`.
+pub fn utc_date(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Howard Hinnant's algorithm: shift to eras of 400 years starting on March 1st.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Board ids become file names: only the contract's id alphabet is allowed.
+fn check_id(board_id: &str) -> io::Result<()> {
+    if !board_id.is_empty()
+        && board_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{board_id:?} is not a board id (letters, digits and `_` only)"),
+        ))
+    }
+}
+
+fn with_newline(pgn: &str) -> String {
+    let mut text = pgn.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+fn write_synced(path: &Path, text: &str) -> io::Result<()> {
+    let mut f = File::create(path)?;
+    f.write_all(with_newline(text).as_bytes())?;
+    f.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc_date(SystemTime::UNIX_EPOCH), "1970-01-01");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(utc_date(t), "2000-02-29");
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_761_600 - 1);
+        assert_eq!(utc_date(t), "2026-12-31");
+        assert_eq!(
+            pgn_date("[Event \"x\"]\n[Date \"2024.03.09\"]\n\n1. e4 *\n"),
+            Some("2024-03-09".into())
+        );
+        assert_eq!(pgn_date("[Date \"2024.??.??\"]\n"), None);
+        assert_eq!(pgn_date("1. e4 *"), None);
+    }
+
+    #[test]
+    fn live_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = PgnFiles::new(dir.path()).unwrap();
+        let p = files.write_live("b_1", "1. e4 *").unwrap();
+        assert_eq!(p, dir.path().join("live/b_1.pgn"));
+        files.write_live("b_1", "1. e4 e5 *\n").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "1. e4 e5 *\n");
+        let names: Vec<_> = fs::read_dir(files.live_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["b_1.pgn"]);
+        files.remove_live("b_1").unwrap();
+        files.remove_live("b_1").unwrap();
+        assert!(!p.exists());
+        assert!(files.write_live("../x", "").is_err());
+    }
+
+    #[test]
+    fn finished_games_are_numbered_and_not_duplicated() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = PgnFiles::new(dir.path()).unwrap();
+        let a = files
+            .write_finished_on("2026-01-02", "b1", "game A")
+            .unwrap();
+        let b = files
+            .write_finished_on("2026-01-02", "b1", "game B")
+            .unwrap();
+        let again = files
+            .write_finished_on("2026-01-02", "b1", "game A")
+            .unwrap();
+        assert_eq!(a, dir.path().join("2026-01-02-b1-1.pgn"));
+        assert_eq!(b, dir.path().join("2026-01-02-b1-2.pgn"));
+        assert_eq!(again, a);
+        assert_eq!(fs::read_to_string(&b).unwrap(), "game B\n");
+        let dated = files
+            .write_finished("b1", "[Date \"2025.12.31\"]\n\n1. e4 1-0\n")
+            .unwrap();
+        assert_eq!(dated, dir.path().join("2025-12-31-b1-1.pgn"));
+        assert!(!dir.path().join(".b1.finished.tmp").exists());
+    }
+}

@@ -1,0 +1,439 @@
+//! The scenario driver: plays games on a simulated board the way people do — think, move
+//! the pieces (with the handling generator's lifts, placements and pauses), press the clock —
+//! and injects the awkward cases a daemon must survive: illegal placements corrected or
+//! completed by a press, takebacks, adjustments, flag falls, a reset to a new game, moves
+//! made while the board is unplugged.
+//!
+//! All times are board milliseconds; the simulator's `speed` turns them into wall time.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use rand::rngs::SmallRng;
+use rand::{Rng as _, SeedableRng as _};
+use shakmaty::san::San;
+use shakmaty::{Board, Chess, Color, Move, Position as _, Square};
+
+use super::clock::{ClockSetup, ClockSide};
+use super::handling::{Handling, Noise, SensorStep};
+use super::pgn::PgnGame;
+use super::pty::{Action, SimHandle};
+
+/// How fast people play.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pace {
+    /// Thinking time before each move, board ms, drawn uniformly from this range.
+    pub think_ms: (u64, u64),
+    /// Time from the last piece set down to the clock press.
+    pub press_ms: (u64, u64),
+    /// Gap between two sensor steps of a plain handling (the generator brings its own).
+    pub hand_ms: (u64, u64),
+}
+
+impl Pace {
+    /// Blitz-like human pace: 1–8 s to think, a quarter to half a second per hand movement.
+    pub fn human() -> Pace {
+        Pace {
+            think_ms: (1_000, 8_000),
+            press_ms: (200, 600),
+            hand_ms: (150, 450),
+        }
+    }
+
+    /// Short but non-zero gaps, for tests that still want ordered, distinct sensor events.
+    pub fn quick() -> Pace {
+        Pace {
+            think_ms: (20, 60),
+            press_ms: (5, 15),
+            hand_ms: (2, 6),
+        }
+    }
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace::human()
+    }
+}
+
+/// Options of a scenario run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScenarioOptions {
+    pub pace: Pace,
+    /// `Clean`: lift + place only; `Noisy`: the human variants of the handling generator.
+    pub noise: Noise,
+    pub seed: u64,
+    /// Press the clock after each move.
+    pub press_clock: bool,
+    /// The side of the clock where White sits (must match the board's `white_display`).
+    pub white_side: ClockSide,
+}
+
+impl Default for ScenarioOptions {
+    fn default() -> Self {
+        ScenarioOptions {
+            pace: Pace::human(),
+            noise: Noise::Noisy,
+            seed: 1,
+            press_clock: true,
+            white_side: ClockSide::Left,
+        }
+    }
+}
+
+/// One thing that happens at the board.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Think, play this move (SAN) by hand, press the clock.
+    Move(String),
+    /// Play these moves one after the other.
+    Moves(Vec<String>),
+    /// The player to move picks up the piece on `from` and sets it on `to` although no
+    /// legal move does that (pieces on `to` are taken off). It stays there until
+    /// [`Step::CorrectIllegal`]; a [`Step::PressClock`] completes it.
+    IllegalPlacement {
+        from: Square,
+        to: Square,
+    },
+    /// Put the pieces back as they were before the illegal placement.
+    CorrectIllegal,
+    /// Take back the last `plies` moves on the board (no clock press).
+    TakeBack(usize),
+    /// Lift a piece and put it back on the same square.
+    Adjust(Square),
+    /// The player to move presses the clock (without a move, or to complete one).
+    PressClock,
+    /// Wait until the running side's flag falls.
+    FlagFall,
+    /// Wait (board ms).
+    Pause(u64),
+    /// The start/stop button of the clock.
+    StartStop,
+    /// Set up the start position again and reset the clock to `clock`.
+    NewGame {
+        clock: ClockSetup,
+    },
+    Unplug,
+    Replug,
+}
+
+/// What a scenario did, for the caller's checks and logs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Played {
+    /// Moves played (UCI), takebacks removing them again.
+    pub uci: Vec<String>,
+    /// Every sensor step sent to the board.
+    pub sensor_steps: usize,
+    pub presses: usize,
+}
+
+/// Drives one simulated board through scenario steps, keeping the game position.
+pub struct Scenario<'a> {
+    sim: &'a SimHandle,
+    opts: ScenarioOptions,
+    rng: SmallRng,
+    hands: Handling,
+    position: Chess,
+    history: Vec<(Chess, Move)>,
+    /// The placement to go back to when an illegal placement is corrected.
+    before_illegal: Option<Board>,
+    played: Played,
+    clock_started: bool,
+}
+
+impl<'a> Scenario<'a> {
+    /// A scenario from the standard start position (the simulator's power-up position).
+    pub fn new(sim: &'a SimHandle, opts: ScenarioOptions) -> Self {
+        Scenario {
+            sim,
+            rng: SmallRng::seed_from_u64(opts.seed),
+            hands: Handling::new(opts.seed, opts.noise).with_clock(opts.press_clock),
+            opts,
+            position: Chess::default(),
+            history: Vec::new(),
+            before_illegal: None,
+            played: Played::default(),
+            clock_started: false,
+        }
+    }
+
+    /// The position the players believe stands on the board.
+    pub fn position(&self) -> &Chess {
+        &self.position
+    }
+
+    pub fn played(&self) -> &Played {
+        &self.played
+    }
+
+    /// Run steps in order.
+    pub async fn run(&mut self, steps: &[Step]) -> anyhow::Result<()> {
+        for step in steps {
+            self.step(step).await?;
+        }
+        Ok(())
+    }
+
+    /// Play a whole PGN game from its start position (the board is set up first if the game
+    /// starts elsewhere or the board is not in that position).
+    pub async fn play_game(&mut self, game: &PgnGame) -> anyhow::Result<()> {
+        let start = game.start_position()?;
+        if start.board() != self.position.board() || !self.history.is_empty() {
+            self.sim
+                .act(Action::SetPosition(start.board().clone()))
+                .await?;
+        }
+        self.position = start;
+        self.history.clear();
+        let moves = game.moves()?;
+        for (ply, mv) in moves.iter().enumerate() {
+            self.play_move(mv)
+                .await
+                .with_context(|| format!("ply {} of {}", ply + 1, game.title()))?;
+        }
+        Ok(())
+    }
+
+    /// Carry out one step.
+    pub async fn step(&mut self, step: &Step) -> anyhow::Result<()> {
+        match step {
+            Step::Move(san) => {
+                let mv = self.parse_san(san)?;
+                self.play_move(&mv).await?;
+            }
+            Step::Moves(sans) => {
+                for san in sans {
+                    let mv = self.parse_san(san)?;
+                    self.play_move(&mv).await?;
+                }
+            }
+            Step::IllegalPlacement { from, to } => {
+                let piece = self
+                    .position
+                    .board()
+                    .piece_at(*from)
+                    .with_context(|| format!("no piece on {from} to misplace"))?;
+                if self.before_illegal.is_none() {
+                    self.before_illegal = Some(self.position.board().clone());
+                }
+                self.think().await;
+                let mut steps = vec![SensorStep::Lift(*from)];
+                if self.position.board().piece_at(*to).is_some() {
+                    steps.push(SensorStep::Lift(*to));
+                }
+                steps.push(SensorStep::Place(*to, piece));
+                self.hand(&steps).await?;
+            }
+            Step::CorrectIllegal => {
+                let target = self
+                    .before_illegal
+                    .take()
+                    .context("no illegal placement to correct")?;
+                let current = self.sim.snapshot().await?.placement;
+                let steps = transition(&current, &target);
+                self.hand(&steps).await?;
+            }
+            Step::TakeBack(plies) => {
+                anyhow::ensure!(
+                    *plies <= self.history.len(),
+                    "cannot take back {plies} plies, only {} played",
+                    self.history.len()
+                );
+                let keep = self.history.len() - plies;
+                let target = self.history[keep].0.clone();
+                self.history.truncate(keep);
+                let len = self.played.uci.len();
+                self.played.uci.truncate(len.saturating_sub(*plies));
+                let steps = transition(self.position.board(), target.board());
+                self.position = target;
+                self.hand(&steps).await?;
+            }
+            Step::Adjust(square) => {
+                let piece = self
+                    .position
+                    .board()
+                    .piece_at(*square)
+                    .with_context(|| format!("no piece on {square} to adjust"))?;
+                self.hand(&[SensorStep::Lift(*square), SensorStep::Place(*square, piece)])
+                    .await?;
+            }
+            Step::PressClock => self.press().await?,
+            Step::FlagFall => {
+                let clock = self.sim.snapshot().await?.clock;
+                let shown = if clock.status.left_running {
+                    clock.left
+                } else {
+                    clock.right
+                };
+                anyhow::ensure!(clock.status.running, "the clock is not running");
+                // The display rounds up, so this is always past the real flag fall.
+                self.sim.sleep(shown.as_millis() + 1_000).await;
+            }
+            Step::Pause(ms) => self.sim.sleep(*ms).await,
+            Step::StartStop => {
+                self.sim.act(Action::StartStop).await?;
+            }
+            Step::NewGame { clock } => {
+                self.sim.act(Action::SetPosition(Board::default())).await?;
+                self.sim.act(Action::SetClock(*clock)).await?;
+                self.position = Chess::default();
+                self.history.clear();
+                self.before_illegal = None;
+                self.clock_started = false;
+            }
+            Step::Unplug => self.sim.unplug().await?,
+            Step::Replug => self.sim.replug().await?,
+        }
+        Ok(())
+    }
+
+    fn parse_san(&self, text: &str) -> anyhow::Result<Move> {
+        let san: San = text
+            .parse()
+            .with_context(|| format!("cannot read SAN {text:?}"))?;
+        san.to_move(&self.position)
+            .with_context(|| format!("{text} is not legal in {}", self.fen()))
+    }
+
+    fn fen(&self) -> String {
+        shakmaty::fen::Fen::from_position(&self.position, shakmaty::EnPassantMode::Legal)
+            .to_string()
+    }
+
+    /// Think, move the pieces for `mv`, press the clock.
+    pub async fn play_move(&mut self, mv: &Move) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.position.is_legal(*mv),
+            "{mv} is not legal in {}",
+            self.fen()
+        );
+        if self.opts.press_clock && !self.clock_started {
+            // The opponent starts the mover's clock, as at the start of a real game.
+            self.clock_started = true;
+            let opponent = self.side_of(!self.position.turn());
+            self.sim.press_lever(opponent).await?;
+            self.played.presses += 1;
+        }
+        self.think().await;
+        let steps = self.hands.steps(&self.position, *mv);
+        self.hand(&steps).await?;
+        self.played
+            .uci
+            .push(mv.to_uci(shakmaty::CastlingMode::Standard).to_string());
+        let before = self.position.clone();
+        self.position.play_unchecked(*mv);
+        self.history.push((before, *mv));
+        Ok(())
+    }
+
+    /// The player to move presses the clock.
+    async fn press(&mut self) -> anyhow::Result<()> {
+        self.press_for(self.position.turn()).await
+    }
+
+    async fn press_for(&mut self, color: Color) -> anyhow::Result<()> {
+        let side = self.side_of(color);
+        self.sim.press_lever(side).await?;
+        self.played.presses += 1;
+        Ok(())
+    }
+
+    fn side_of(&self, color: Color) -> ClockSide {
+        match color {
+            Color::White => self.opts.white_side,
+            Color::Black => self.opts.white_side.other(),
+        }
+    }
+
+    fn between(&mut self, (lo, hi): (u64, u64)) -> u64 {
+        if hi <= lo {
+            lo
+        } else {
+            self.rng.random_range(lo..=hi)
+        }
+    }
+
+    async fn think(&mut self) {
+        let ms = self.between(self.opts.pace.think_ms);
+        self.sim.sleep(ms).await;
+    }
+
+    /// Send sensor steps to the board, with the pace's gaps between plain steps.
+    async fn hand(&mut self, steps: &[SensorStep]) -> anyhow::Result<()> {
+        for (i, step) in steps.iter().enumerate() {
+            match *step {
+                SensorStep::Lift(square) => {
+                    self.sim.act(Action::Lift(square)).await?;
+                }
+                SensorStep::Place(square, piece) => {
+                    self.sim.act(Action::Place(square, piece)).await?;
+                }
+                SensorStep::Pause(ms) => {
+                    self.sim.sleep(ms).await;
+                    continue;
+                }
+                SensorStep::Press => {
+                    // The mover presses: the position has not been advanced yet.
+                    if !matches!(steps.get(i.wrapping_sub(1)), Some(SensorStep::Pause(_))) {
+                        let wait = self.between(self.opts.pace.press_ms);
+                        self.sim.sleep(wait).await;
+                    }
+                    self.press_for(self.position.turn()).await?;
+                    continue;
+                }
+            }
+            self.played.sensor_steps += 1;
+            let next_is_pause = matches!(steps.get(i + 1), Some(SensorStep::Pause(_)));
+            if !next_is_pause && i + 1 < steps.len() {
+                let gap = self.between(self.opts.pace.hand_ms);
+                self.sim.sleep(gap).await;
+            }
+        }
+        // Let the last update leave before the next thing happens.
+        tokio::time::sleep(Duration::from_millis(0)).await;
+        Ok(())
+    }
+}
+
+/// Hand steps turning placement `from` into `to`: first every piece that leaves or changes
+/// is lifted, then every square that needs a piece gets it.
+pub fn transition(from: &Board, to: &Board) -> Vec<SensorStep> {
+    let mut steps = Vec::new();
+    for square in Square::ALL {
+        let (a, b) = (from.piece_at(square), to.piece_at(square));
+        if a.is_some() && a != b {
+            steps.push(SensorStep::Lift(square));
+        }
+    }
+    for square in Square::ALL {
+        let (a, b) = (from.piece_at(square), to.piece_at(square));
+        if let Some(piece) = b
+            && a != b
+        {
+            steps.push(SensorStep::Place(square, piece));
+        }
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(board: &mut Board, steps: &[SensorStep]) {
+        for s in steps {
+            s.apply(board);
+        }
+    }
+
+    #[test]
+    fn transition_rearranges() {
+        let start = Board::default();
+        let mut after = Chess::default();
+        let mv = San::from_ascii(b"e4").unwrap().to_move(&after).unwrap();
+        after.play_unchecked(mv);
+        let mut board = after.board().clone();
+        apply(&mut board, &transition(after.board(), &start));
+        assert_eq!(board, start);
+    }
+}

@@ -1,0 +1,711 @@
+//! The pure virtual DGT e-board (+ DGT 3000 clock) state machine.
+//!
+//! It is fed host bytes, physical actions (pieces lifted and placed, lever presses) and the
+//! time as `u64` milliseconds, and returns the bytes a real board would send, in order and
+//! when they are due. No I/O: the pty driver in [`super::pty`] calls [`VirtualBoard::poll`]
+//! whenever [`VirtualBoard::next_deadline`] comes round.
+//!
+//! What it answers is what the fact sheet and the real captures describe: reset (no reply),
+//! dump, the three update modes (field updates only in an update mode; clock messages about
+//! once a second in UPDATE, on change in UPDATE_NICE, never in UPDATE_BRD), serial numbers,
+//! bus address, version, trademark, battery, a small EEPROM log, and clock commands acked
+//! only in UPDATE / UPDATE_NICE.
+
+use std::collections::VecDeque;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::{Board, Piece, Square};
+
+use super::clock::{ClockSetup, ClockSide, VirtualClock};
+use crate::board::Orientation;
+use crate::protocol::{
+    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
+    EeEvent, Message, RunSide,
+};
+
+/// In UPDATE mode a clock message goes out at least this often.
+const UPDATE_CLOCK_PERIOD_MS: u64 = 1_000;
+
+/// Which update mode the board is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum UpdateMode {
+    /// No unsolicited messages (after reset and at power-up).
+    #[default]
+    Idle,
+    /// Field updates + clock messages at least once a second.
+    Update,
+    /// Field updates only.
+    UpdateBoard,
+    /// Field updates + clock messages when the clock data changed.
+    UpdateNice,
+}
+
+impl UpdateMode {
+    pub fn sends_fields(self) -> bool {
+        self != UpdateMode::Idle
+    }
+    fn delivers_clock(self) -> bool {
+        matches!(self, UpdateMode::Update | UpdateMode::UpdateNice)
+    }
+}
+
+/// Is there a clock behind the board, and does it answer commands?
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ClockPresence {
+    /// A DGT 3000 that reports times and acks commands.
+    #[default]
+    Present,
+    /// No clock: status bit 5 set, no acks.
+    Absent,
+    /// A clock that reports times but never acks a command (a "locked" clock).
+    NotAnswering,
+}
+
+/// Junk bytes injected between messages, as a noisy line would deliver them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseOptions {
+    /// Mean time between bursts (ms of board time).
+    pub mean_interval_ms: u64,
+    /// A burst is 1..=max_len bytes.
+    pub max_len: usize,
+    /// Also emit bytes with the MSB set (they look like message ids and can cost the decoder
+    /// the next real message); off: only 0x00..=0x7F, which a decoder skips for free.
+    pub high_bit: bool,
+    pub seed: u64,
+}
+
+/// Identity and behaviour of the virtual board.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardOptions {
+    /// `Reversed`: Black's pieces on the connector side (wire field = 63 − normal field).
+    pub orientation: Orientation,
+    pub clock: ClockPresence,
+    pub clock_setup: ClockSetup,
+    /// Which display White's time is on (the first press starts it).
+    pub white_display: ClockSide,
+    /// Answers to commands go out this many ms late (a slow board).
+    pub answer_delay_ms: u64,
+    pub noise: Option<NoiseOptions>,
+    pub serial: String,
+    pub long_serial: String,
+    pub version: (u8, u8),
+    pub trademark: String,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            orientation: Orientation::Normal,
+            clock: ClockPresence::Present,
+            clock_setup: ClockSetup::default(),
+            white_display: ClockSide::Left,
+            answer_delay_ms: 0,
+            noise: None,
+            serial: "13116".into(),
+            long_serial: "3000147740".into(),
+            version: (3, 10),
+            trademark: "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\nsoftware version: 3.10, build: 240101\r\nhardware version: 3.10, serial no: 13116\r\n".into(),
+        }
+    }
+}
+
+/// Counters for what the board saw, for tests and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BoardStats {
+    pub commands: u64,
+    /// Commands an ordinary chess board does not answer (bus mode, LEDs, EEPROM settings).
+    pub ignored_commands: u64,
+    pub clock_commands: u64,
+    pub acks_sent: u64,
+    pub clock_messages_sent: u64,
+    pub field_updates_sent: u64,
+    pub noise_bytes: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Pending {
+    due: u64,
+    bytes: Vec<u8>,
+}
+
+/// The virtual board. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct VirtualBoard {
+    opts: BoardOptions,
+    /// Sensor contents in wire order (index 0 = a8 of a normally oriented board).
+    fields: [Option<Piece>; 64],
+    mode: UpdateMode,
+    clock: VirtualClock,
+    commands: CommandDecoder,
+    queue: VecDeque<Pending>,
+    /// Last clock reading sent in an update mode, and when.
+    last_clock: Option<(ClockTimes, u64)>,
+    /// Text the host put on the clock display, until END.
+    display_text: Option<String>,
+    noise_rng: SmallRng,
+    next_noise: Option<u64>,
+    stats: BoardStats,
+}
+
+impl VirtualBoard {
+    /// A powered-up board with the standard start position on it.
+    pub fn new(opts: BoardOptions, now: u64) -> Self {
+        let clock = VirtualClock::new(opts.clock_setup, now);
+        let noise_rng = SmallRng::seed_from_u64(opts.noise.map_or(0, |n| n.seed));
+        let mut board = VirtualBoard {
+            fields: [None; 64],
+            mode: UpdateMode::Idle,
+            clock,
+            commands: CommandDecoder::new(),
+            queue: VecDeque::new(),
+            last_clock: None,
+            display_text: None,
+            noise_rng,
+            next_noise: None,
+            stats: BoardStats::default(),
+            opts,
+        };
+        board
+            .clock
+            .set(board.opts.clock_setup, board.opts.white_display, now);
+        board.set_position(&Board::default(), now);
+        board.schedule_noise(now);
+        board
+    }
+
+    pub fn options(&self) -> &BoardOptions {
+        &self.opts
+    }
+
+    pub fn mode(&self) -> UpdateMode {
+        self.mode
+    }
+
+    pub fn stats(&self) -> BoardStats {
+        self.stats
+    }
+
+    /// Text last sent to the clock display (cleared by the END command).
+    pub fn display_text(&self) -> Option<&str> {
+        self.display_text.as_deref()
+    }
+
+    /// The clock, for reading times or pressing buttons directly.
+    pub fn clock_mut(&mut self) -> &mut VirtualClock {
+        &mut self.clock
+    }
+
+    /// What stands on a physical square.
+    pub fn piece_at(&self, square: Square) -> Option<Piece> {
+        self.fields[usize::from(self.opts.orientation.field_of_square(square))]
+    }
+
+    /// The sensor contents as a shakmaty board (physical squares).
+    pub fn placement(&self) -> Board {
+        let mut board = Board::empty();
+        for square in Square::ALL {
+            if let Some(piece) = self.piece_at(square) {
+                board.set_piece_at(square, piece);
+            }
+        }
+        board
+    }
+
+    /// The plug was pulled and put back: the board powers up again in IDLE with nothing
+    /// queued; pieces and the (battery-powered) clock keep their state.
+    pub fn power_cycle(&mut self, now: u64) {
+        self.mode = UpdateMode::Idle;
+        self.queue.clear();
+        self.commands = CommandDecoder::new();
+        self.last_clock = None;
+        self.clock.advance(now);
+        self.schedule_noise(now);
+    }
+
+    /// Feed host → board bytes received at `now`.
+    pub fn receive(&mut self, bytes: &[u8], now: u64) {
+        self.commands.push(bytes);
+        while let Some(next) = self.commands.next_command() {
+            self.stats.commands += 1;
+            match next {
+                Ok(command) => self.execute(command, now),
+                // Bus mode, boot loader, EEPROM settings, LEDs, junk: a board stays silent.
+                Err(rejected) => {
+                    tracing::debug!(?rejected, "simulated board ignores host bytes");
+                    self.stats.ignored_commands += 1;
+                }
+            }
+        }
+    }
+
+    /// A piece is lifted from a physical square.
+    pub fn lift(&mut self, square: Square, now: u64) {
+        self.set_field(square, None, now);
+    }
+
+    /// A piece is set down on a physical square (replacing whatever the sensor saw there).
+    pub fn place(&mut self, square: Square, piece: Piece, now: u64) {
+        self.set_field(square, Some(piece), now);
+    }
+
+    /// Make the sensors show `board` (physical squares), one field update per changed square
+    /// in square order, as if someone had rearranged the pieces.
+    pub fn set_position(&mut self, board: &Board, now: u64) {
+        for square in Square::ALL {
+            self.set_field(square, board.piece_at(square), now);
+        }
+    }
+
+    fn set_field(&mut self, square: Square, content: Option<Piece>, now: u64) {
+        let index = usize::from(self.opts.orientation.field_of_square(square));
+        if self.fields[index] == content {
+            return;
+        }
+        self.fields[index] = content;
+        if self.mode.sends_fields() {
+            let mut out = Vec::with_capacity(5);
+            Message::FieldUpdate {
+                field: index as u8,
+                content,
+            }
+            .encode(&mut out);
+            self.stats.field_updates_sent += 1;
+            self.push(now, out);
+        }
+    }
+
+    /// The player sitting at `side` presses the lever.
+    pub fn press_lever(&mut self, side: ClockSide, now: u64) {
+        if self.opts.clock != ClockPresence::Absent {
+            self.clock.press(side, now);
+        }
+    }
+
+    /// Set the clock to a new time control (both sides stopped, White's display to run).
+    pub fn set_clock(&mut self, setup: ClockSetup, now: u64) {
+        self.opts.clock_setup = setup;
+        self.clock.set(setup, self.opts.white_display, now);
+    }
+
+    /// Remove every queued byte that is due at `now` (and emit clock messages and noise due
+    /// by then). Call at least at every [`next_deadline`](Self::next_deadline).
+    pub fn poll(&mut self, now: u64) -> Vec<u8> {
+        self.clock_messages(now);
+        self.noise(now);
+        let mut out = Vec::new();
+        while let Some(front) = self.queue.front() {
+            if front.due > now {
+                break;
+            }
+            if let Some(item) = self.queue.pop_front() {
+                out.extend_from_slice(&item.bytes);
+            }
+        }
+        out
+    }
+
+    /// The next time `poll` has something new to say, if any.
+    pub fn next_deadline(&mut self, now: u64) -> Option<u64> {
+        let mut next: Option<u64> = self.queue.front().map(|p| p.due);
+        let mut consider = |t: u64| next = Some(next.map_or(t, |n| n.min(t)));
+        if let Some(t) = self.next_noise {
+            consider(t);
+        }
+        if self.mode.delivers_clock()
+            && self.opts.clock != ClockPresence::Absent
+            && let Some(t) = self.clock.next_change(now)
+        {
+            consider(t);
+        }
+        if self.mode == UpdateMode::Update {
+            let t = self
+                .last_clock
+                .map_or(now, |(_, at)| at + UPDATE_CLOCK_PERIOD_MS);
+            consider(t);
+        }
+        if self.mode == UpdateMode::UpdateNice && self.last_clock.is_none() {
+            consider(now);
+        }
+        next
+    }
+
+    /// The clock data the board would report right now.
+    pub fn clock_reading(&mut self, now: u64) -> ClockTimes {
+        match self.opts.clock {
+            ClockPresence::Absent => ClockTimes {
+                status: ClockStatus {
+                    connected: false,
+                    ..ClockStatus::default()
+                },
+                ..ClockTimes::default()
+            },
+            _ => self.clock.reading(now),
+        }
+    }
+
+    fn clock_messages(&mut self, now: u64) {
+        let due = match self.mode {
+            UpdateMode::Update | UpdateMode::UpdateNice => {
+                let reading = self.clock_reading(now);
+                let changed = self.last_clock.is_none_or(|(last, _)| last != reading);
+                let stale = self.mode == UpdateMode::Update
+                    && self
+                        .last_clock
+                        .is_none_or(|(_, at)| now >= at + UPDATE_CLOCK_PERIOD_MS);
+                (changed || stale).then_some(reading)
+            }
+            _ => None,
+        };
+        if let Some(reading) = due {
+            self.last_clock = Some((reading, now));
+            let mut out = Vec::with_capacity(10);
+            Message::ClockTimes(reading).encode(&mut out);
+            self.stats.clock_messages_sent += 1;
+            self.push(now, out);
+        }
+    }
+
+    fn schedule_noise(&mut self, now: u64) {
+        self.next_noise = self.opts.noise.map(|n| {
+            let mean = n.mean_interval_ms.max(1);
+            now + self.noise_rng.random_range(1..=mean * 2)
+        });
+    }
+
+    fn noise(&mut self, now: u64) {
+        let (Some(at), Some(n)) = (self.next_noise, self.opts.noise) else {
+            return;
+        };
+        if at > now {
+            return;
+        }
+        let len = self.noise_rng.random_range(1..=n.max_len.max(1));
+        let junk: Vec<u8> = (0..len)
+            .map(|_| {
+                let b: u8 = self.noise_rng.random();
+                if n.high_bit { b } else { b & 0x7F }
+            })
+            .collect();
+        self.stats.noise_bytes += junk.len() as u64;
+        // Junk goes between whole messages: queue it like any other output.
+        self.push(now, junk);
+        self.schedule_noise(now);
+    }
+
+    /// Queue output; a slow board delays answers, and the stream always stays in order.
+    fn push(&mut self, due: u64, bytes: Vec<u8>) {
+        let due = self.queue.back().map_or(due, |last| last.due.max(due));
+        self.queue.push_back(Pending { due, bytes });
+    }
+
+    fn answer(&mut self, now: u64, message: &Message) {
+        let mut out = Vec::new();
+        message.encode(&mut out);
+        self.push(now + self.opts.answer_delay_ms, out);
+    }
+
+    fn execute(&mut self, command: Command, now: u64) {
+        match command {
+            Command::Reset => self.mode = UpdateMode::Idle,
+            Command::SendClock => {
+                let reading = self.clock_reading(now);
+                self.answer(now, &Message::ClockTimes(reading));
+            }
+            Command::SendBoard => {
+                self.answer(now, &Message::BoardDump(Box::new(self.fields)));
+            }
+            Command::Update => self.enter(UpdateMode::Update),
+            Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
+            Command::UpdateNice => self.enter(UpdateMode::UpdateNice),
+            Command::SerialNumber => {
+                let serial = digits(&self.opts.serial, 5);
+                self.answer(now, &Message::SerialNumber(serial));
+            }
+            Command::LongSerialNumber => {
+                let serial = digits(&self.opts.long_serial, 10);
+                self.answer(now, &Message::LongSerialNumber(serial));
+            }
+            Command::BusAddress => {
+                // The short serial number read as a 14-bit binary value ("01025" → 8·128 + 1).
+                let value = self.opts.serial.parse::<u32>().unwrap_or(0) % (1 << 14);
+                self.answer(now, &Message::BusAddress(value as u16));
+            }
+            Command::Trademark => {
+                let text = self.opts.trademark.clone();
+                self.answer(now, &Message::Trademark(text));
+            }
+            Command::EeMoves => {
+                let log = self.eeprom_log();
+                self.answer(now, &Message::EeMoves(log));
+            }
+            Command::BatteryStatus => {
+                let battery = BatteryStatus {
+                    percent: 87,
+                    time_left: Some((7, 30)),
+                    on_time: (1, 5),
+                    standby: (2, 3, 4),
+                    charging: false,
+                    discharging: true,
+                };
+                self.answer(now, &Message::BatteryStatus(battery));
+            }
+            Command::Version => {
+                let (major, minor) = self.opts.version;
+                self.answer(now, &Message::Version { major, minor });
+            }
+            Command::Clock(clock) => self.clock_command(clock, now),
+        }
+    }
+
+    fn enter(&mut self, mode: UpdateMode) {
+        if self.mode != mode {
+            self.last_clock = None;
+        }
+        self.mode = mode;
+    }
+
+    fn clock_command(&mut self, command: ClockCommand, now: u64) {
+        self.stats.clock_commands += 1;
+        let mut ack = [0x10, command.sub_command(), 0, 0];
+        match command {
+            ClockCommand::SetAndRun(set) => {
+                let run = match set.run {
+                    RunSide::Left => Some(ClockSide::Left),
+                    RunSide::Right => Some(ClockSide::Right),
+                    RunSide::Paused => None,
+                };
+                if self.opts.clock != ClockPresence::Absent {
+                    self.clock
+                        .set_and_run(set.left.as_millis(), set.right.as_millis(), run, now);
+                }
+            }
+            ClockCommand::Ascii { text, .. } => self.display_text = Some(text.as_str().to_owned()),
+            ClockCommand::Display(_) => self.display_text = Some("<segments>".into()),
+            ClockCommand::End => self.display_text = None,
+            // A DGT 3000: version 2.0 in ack2.
+            ClockCommand::Version => ack[2] = 0x20,
+            ClockCommand::Icons { .. } | ClockCommand::Beep { .. } | ClockCommand::Button => {}
+        }
+        if self.opts.clock == ClockPresence::Present && self.mode.delivers_clock() {
+            self.stats.acks_sent += 1;
+            self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
+        }
+    }
+
+    /// A short EEPROM log: power-up, one field tag per piece, the start-position tag for the
+    /// orientation, end of file.
+    fn eeprom_log(&self) -> Vec<EeEvent> {
+        let mut log = vec![EeEvent::Nop, EeEvent::Nop, EeEvent::Nop, EeEvent::PowerUp];
+        for (index, field) in self.fields.iter().enumerate() {
+            if field.is_some() {
+                log.push(EeEvent::Field {
+                    field: index as u8,
+                    content: *field,
+                    quick: false,
+                });
+            }
+        }
+        let start = Board::default();
+        if Square::ALL
+            .iter()
+            .all(|&sq| self.piece_at(sq) == start.piece_at(sq))
+        {
+            log.push(if self.opts.orientation == Orientation::Reversed {
+                EeEvent::BeginPosRotated
+            } else {
+                EeEvent::BeginPos
+            });
+        }
+        log.push(EeEvent::Eof);
+        log
+    }
+}
+
+/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
+fn digits(text: &str, len: usize) -> String {
+    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
+    let mut out = "0".repeat(len.saturating_sub(raw.len()));
+    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Color, Role};
+
+    fn board() -> VirtualBoard {
+        VirtualBoard::new(BoardOptions::default(), 0)
+    }
+
+    #[test]
+    fn idle_board_sends_nothing_but_answers() {
+        let mut b = board();
+        b.lift(Square::E2, 0);
+        assert!(b.poll(10).is_empty());
+        b.receive(&[0x4D, 0x45], 10);
+        assert_eq!(
+            b.poll(10),
+            vec![0x93, 0, 5, 3, 10, 0x91, 0, 8, b'1', b'3', b'1', b'1', b'6']
+        );
+        assert_eq!(b.next_deadline(10), None);
+    }
+
+    #[test]
+    fn dump_in_wire_order_for_both_orientations() {
+        let mut b = board();
+        b.receive(&[0x42], 0);
+        let out = b.poll(0);
+        assert_eq!(&out[..3], &[0x86, 0, 67]);
+        assert_eq!(out[3], 8, "a8 = black rook");
+        assert_eq!(out[3 + 60], 5, "e1 = white king");
+        let mut r = VirtualBoard::new(
+            BoardOptions {
+                orientation: Orientation::Reversed,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        r.receive(&[0x42], 0);
+        let out = r.poll(0);
+        assert_eq!(out[3], 2, "field 0 = h1 white rook");
+        assert_eq!(out[3 + 3], 5, "field 3 = e1 white king");
+    }
+
+    #[test]
+    fn field_updates_only_in_update_modes() {
+        let mut b = board();
+        b.receive(&[0x44], 0);
+        b.lift(Square::E2, 0);
+        b.place(
+            Square::E4,
+            Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            },
+            0,
+        );
+        assert_eq!(b.poll(0), vec![0x8E, 0, 5, 52, 0, 0x8E, 0, 5, 36, 1]);
+        b.press_lever(ClockSide::Right, 0);
+        assert!(b.poll(5_000).is_empty(), "UPDATE_BRD sends no clock data");
+        b.receive(&[0x40], 5_000);
+        b.lift(Square::E4, 5_000);
+        assert!(b.poll(5_000).is_empty());
+    }
+
+    #[test]
+    fn nice_sends_on_change_update_every_second() {
+        let mut b = board();
+        b.receive(&[0x4B], 0);
+        let first = b.poll(0);
+        assert_eq!(first, vec![0x8D, 0, 10, 0x20, 3, 2, 0x20, 3, 2, 0x08]);
+        assert!(b.poll(5_000).is_empty(), "stopped clock: nothing changes");
+        b.press_lever(ClockSide::Right, 5_000);
+        assert_eq!(b.poll(5_000).len(), 10);
+        assert_eq!(b.next_deadline(5_000), Some(6_000));
+        assert_eq!(b.poll(6_000).len(), 10);
+        let mut u = board();
+        u.receive(&[0x43], 0);
+        assert_eq!(u.poll(0).len(), 10);
+        assert_eq!(u.next_deadline(0), Some(1_000));
+        assert_eq!(u.poll(1_000).len(), 10, "repeated while stopped");
+    }
+
+    #[test]
+    fn clock_acks_only_in_update_modes() {
+        let version = [0x2B, 0x03, 0x03, 0x09, 0x00];
+        let mut b = board();
+        b.receive(&version, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x44], 0);
+        b.receive(&version, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        b.receive(&version, 0);
+        assert_eq!(
+            b.poll(0),
+            vec![0x8D, 0, 10, 0x0A, 0x10, 0x09, 0x0A, 0x20, 0, 0]
+        );
+    }
+
+    #[test]
+    fn absent_and_silent_clocks() {
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                clock: ClockPresence::Absent,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        b.receive(&[0x41], 0);
+        assert_eq!(b.poll(0), vec![0x8D, 0, 10, 0, 0, 0, 0, 0, 0, 0x20]);
+        b.receive(&[0x4B, 0x2B, 0x03, 0x03, 0x09, 0x00], 0);
+        assert_eq!(b.poll(0).len(), 10, "one status message, no ack");
+        let mut s = VirtualBoard::new(
+            BoardOptions {
+                clock: ClockPresence::NotAnswering,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        s.receive(&[0x4B], 0);
+        let _ = s.poll(0);
+        s.receive(&[0x2B, 0x03, 0x03, 0x09, 0x00], 0);
+        assert!(s.poll(0).is_empty());
+    }
+
+    #[test]
+    fn slow_board_delays_answers_in_order() {
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                answer_delay_ms: 300,
+                ..BoardOptions::default()
+            },
+            0,
+        );
+        b.receive(&[0x4D], 0);
+        assert!(b.poll(299).is_empty());
+        assert_eq!(b.next_deadline(299), Some(300));
+        assert_eq!(b.poll(300).len(), 5);
+    }
+
+    #[test]
+    fn noise_is_seeded_and_low_bit_only() {
+        let opts = BoardOptions {
+            noise: Some(NoiseOptions {
+                mean_interval_ms: 100,
+                max_len: 4,
+                high_bit: false,
+                seed: 7,
+            }),
+            ..BoardOptions::default()
+        };
+        let run = || {
+            let mut b = VirtualBoard::new(opts.clone(), 0);
+            let mut all = Vec::new();
+            for t in (0..10_000).step_by(10) {
+                all.extend(b.poll(t));
+            }
+            all
+        };
+        let a = run();
+        assert!(!a.is_empty());
+        assert!(a.iter().all(|b| b & 0x80 == 0));
+        assert_eq!(a, run());
+    }
+
+    #[test]
+    fn setnrun_sets_times() {
+        let mut b = board();
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        // left 0:05:00 right 0:04:00, left runs.
+        b.receive(&[0x2B, 0x0A, 0x03, 0x0A, 0, 5, 0, 0, 4, 0, 0x01, 0x00], 0);
+        let out = b.poll(0);
+        // ack then new times.
+        assert_eq!(&out[..10], &[0x8D, 0, 10, 0x0A, 0x10, 0x0A, 0x0A, 0, 0, 0]);
+        assert_eq!(&out[10..], &[0x8D, 0, 10, 0x20, 4, 0, 0x20, 5, 0, 0x09]);
+    }
+}

@@ -1,0 +1,139 @@
+//! Helpers shared by the simulator's integration tests: open the simulated port as the
+//! daemon's serial side does (tokio-serial, 9600 8N1) and collect what the board sends.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Move, Position};
+use tokio::io::AsyncReadExt;
+use tokio_serial::{SerialPortBuilderExt, SerialStream};
+
+pub fn open_port(path: &Path) -> SerialStream {
+    tokio_serial::new(path.to_string_lossy(), 9600)
+        .data_bits(tokio_serial::DataBits::Eight)
+        .parity(tokio_serial::Parity::None)
+        .stop_bits(tokio_serial::StopBits::One)
+        .flow_control(tokio_serial::FlowControl::None)
+        .open_native_async()
+        .expect("open the simulated port")
+}
+
+/// Reads a port in the background, keeping every chunk as it arrived.
+pub struct Collector {
+    chunks: Arc<Mutex<Vec<Vec<u8>>>>,
+    task: tokio::task::JoinHandle<SerialStream>,
+    stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Collector {
+    pub fn start(mut port: SerialStream) -> Collector {
+        let chunks = Arc::new(Mutex::new(Vec::new()));
+        let sink = chunks.clone();
+        let (stop, mut stopped) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(async move {
+            let mut buf = [0u8; 1024];
+            loop {
+                tokio::select! {
+                    _ = &mut stopped => break,
+                    n = port.read(&mut buf) => match n {
+                        Ok(n) if n > 0 => sink.lock().unwrap().push(buf[..n].to_vec()),
+                        _ => tokio::time::sleep(Duration::from_millis(1)).await,
+                    },
+                }
+            }
+            port
+        });
+        Collector { chunks, task, stop }
+    }
+
+    pub fn len(&self) -> usize {
+        self.chunks.lock().unwrap().iter().map(Vec::len).sum()
+    }
+
+    /// Wait until nothing arrived for `quiet`, then stop and return the chunks and the port.
+    pub async fn finish(self, quiet: Duration) -> (Vec<Vec<u8>>, SerialStream) {
+        let mut last = usize::MAX;
+        loop {
+            let now = self.len();
+            if now == last {
+                break;
+            }
+            last = now;
+            tokio::time::sleep(quiet).await;
+        }
+        let _ = self.stop.send(());
+        let port = self.task.await.expect("collector task");
+        let chunks = std::mem::take(&mut *self.chunks.lock().unwrap());
+        (chunks, port)
+    }
+}
+
+/// The moves of a shared capture's `.uci` file ("1. e2e4 e7e5" lines).
+pub fn capture_moves(n: u32) -> Vec<Move> {
+    let path = format!("{}/../shared/captures/{n}.uci", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).expect("shared capture moves");
+    let mut pos = Chess::default();
+    let mut moves = Vec::new();
+    for token in text
+        .split_whitespace()
+        .filter(|t| !t.ends_with('.') && !matches!(*t, "*" | "1-0" | "0-1" | "1/2-1/2"))
+    {
+        let uci: UciMove = token.parse().expect("uci");
+        let mv = uci.to_move(&pos).expect("legal capture move");
+        pos.play_unchecked(mv);
+        moves.push(mv);
+    }
+    moves
+}
+
+pub fn capture_bytes(n: u32) -> Vec<u8> {
+    let path = format!(
+        "{}/../shared/captures/{n}.inbytes",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).expect("shared capture");
+    eboardd::capture::parse(&text)
+        .expect("capture parses")
+        .into_iter()
+        .flat_map(|c| c.bytes)
+        .collect()
+}
+
+/// Decode everything, asserting nothing was skipped.
+pub fn decode_clean(bytes: &[u8]) -> Vec<eboardd::protocol::Message> {
+    let (messages, stats) = eboardd::protocol::Decoder::decode_all(bytes);
+    assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
+    messages
+}
+
+/// The placement a host reconstructs from a dump followed by field updates (the first dump
+/// decides the orientation).
+pub fn reconstruct(messages: &[eboardd::protocol::Message]) -> eboardd::board::Placement {
+    use eboardd::board::Placement;
+    use eboardd::protocol::Message;
+    let mut orientation = eboardd::board::Orientation::Normal;
+    let mut placement = Placement::empty();
+    let mut seen_dump = false;
+    for m in messages {
+        match m {
+            Message::BoardDump(fields) => {
+                if !seen_dump {
+                    orientation = Placement::start_orientation(fields).unwrap_or_default();
+                    seen_dump = true;
+                }
+                placement = Placement::from_wire(fields, orientation);
+            }
+            Message::FieldUpdate { field, content } => {
+                if let Some(sq) = orientation.square_of_field(*field) {
+                    placement.set(sq, *content);
+                }
+            }
+            _ => {}
+        }
+    }
+    placement
+}

@@ -1,0 +1,253 @@
+//! Shared helpers of the tracker tests and benchmark: corpus games, a test rig feeding a
+//! tracker like a board would, and replaying human handling through it.
+#![allow(dead_code)]
+
+use eboardd::board::{Orientation, Placement};
+use eboardd::session::OrientationSetting;
+use eboardd::sim::handling::{Handling, SensorStep};
+use eboardd::tracker::{Tracker, TrackerEvent};
+use shakmaty::fen::Fen;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Piece, Position, Square};
+
+pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
+
+/// The games of a PGN file as move lists from the start position. Parsing a game stops at
+/// the first move that is not legal (scores that continue after mate).
+pub fn games(pgn: &str) -> Vec<Vec<Move>> {
+    let mut out = Vec::new();
+    let mut movetext = String::new();
+    let mut flush = |text: &mut String, out: &mut Vec<Vec<Move>>| {
+        if !text.trim().is_empty() {
+            out.push(parse_movetext(text));
+        }
+        text.clear();
+    };
+    for line in pgn.lines() {
+        if line.starts_with('[') {
+            flush(&mut movetext, &mut out);
+        } else {
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    flush(&mut movetext, &mut out);
+    out
+}
+
+fn parse_movetext(text: &str) -> Vec<Move> {
+    let mut pos = Chess::default();
+    let mut moves = Vec::new();
+    let mut depth = 0usize;
+    let mut in_comment = false;
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            let keep = match c {
+                '{' => {
+                    in_comment = true;
+                    false
+                }
+                '}' => {
+                    in_comment = false;
+                    false
+                }
+                '(' if !in_comment => {
+                    depth += 1;
+                    false
+                }
+                ')' if !in_comment => {
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                _ => !in_comment && depth == 0,
+            };
+            if keep { c } else { ' ' }
+        })
+        .collect();
+    for token in cleaned.split_whitespace() {
+        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if token.is_empty()
+            || token.starts_with('$')
+            || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token)
+        {
+            continue;
+        }
+        let Ok(san) = SanPlus::from_ascii(token.as_bytes()) else {
+            break;
+        };
+        let Ok(m) = san.san.to_move(&pos) else {
+            break;
+        };
+        pos.play_unchecked(m);
+        moves.push(m);
+    }
+    moves
+}
+
+pub fn corpus_games() -> Vec<Vec<Move>> {
+    let text = std::fs::read_to_string(CORPUS).expect("corpus readable");
+    games(&text)
+}
+
+pub fn position(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .expect("valid FEN")
+        .into_position(CastlingMode::Standard)
+        .expect("legal position")
+}
+
+pub fn uci(pos: &Chess, text: &str) -> Move {
+    UciMove::from_ascii(text.as_bytes())
+        .expect("uci text")
+        .to_move(pos)
+        .expect("legal uci move")
+}
+
+pub fn piece(c: char) -> Piece {
+    Piece::from_char(c).expect("piece char")
+}
+
+pub fn sq(name: &str) -> Square {
+    name.parse().expect("square name")
+}
+
+/// A tracker fed like a board would feed it, with a running clock.
+pub struct Rig {
+    pub tracker: Tracker,
+    pub orientation: Orientation,
+    pub now: u64,
+    pub events: Vec<TrackerEvent>,
+    /// The physical board (normal orientation squares).
+    pub board: shakmaty::Board,
+}
+
+impl Rig {
+    /// A tracker at `pos` with a board dump showing `pos`'s placement.
+    pub fn new(pos: Chess, setting: OrientationSetting, orientation: Orientation) -> Rig {
+        let board = pos.board().clone();
+        let mut rig = Rig {
+            tracker: Tracker::new(pos, setting),
+            orientation,
+            now: 1000,
+            events: Vec::new(),
+            board,
+        };
+        rig.dump();
+        rig
+    }
+
+    pub fn at(fen: &str) -> Rig {
+        Rig::new(
+            position(fen),
+            OrientationSetting::Normal,
+            Orientation::Normal,
+        )
+    }
+
+    pub fn dump(&mut self) -> Vec<TrackerEvent> {
+        let wire = Placement::from_board(&self.board).to_wire(self.orientation);
+        let ev = self.tracker.on_board_dump(&wire, self.now);
+        self.events.extend(ev.clone());
+        ev
+    }
+
+    fn field(&mut self, square: Square, content: Option<Piece>) -> Vec<TrackerEvent> {
+        self.now += 1;
+        match content {
+            Some(p) => self.board.set_piece_at(square, p),
+            None => {
+                self.board.discard_piece_at(square);
+            }
+        }
+        let field = self.orientation.field_of_square(square);
+        let ev = self.tracker.on_field_update(field, content, self.now);
+        self.events.extend(ev.clone());
+        ev
+    }
+
+    pub fn lift(&mut self, square: &str) -> Vec<TrackerEvent> {
+        self.field(sq(square), None)
+    }
+
+    pub fn place(&mut self, square: &str, p: char) -> Vec<TrackerEvent> {
+        self.field(sq(square), Some(piece(p)))
+    }
+
+    pub fn press(&mut self) -> Vec<TrackerEvent> {
+        self.now += 100;
+        let ev = self.tracker.on_clock_press(self.now);
+        self.events.extend(ev.clone());
+        ev
+    }
+
+    pub fn wait(&mut self, ms: u64) -> Vec<TrackerEvent> {
+        self.now += ms;
+        let ev = self.tracker.on_tick(self.now);
+        self.events.extend(ev.clone());
+        ev
+    }
+
+    /// Feed handling steps; returns the events they caused.
+    pub fn steps(&mut self, steps: &[SensorStep]) -> Vec<TrackerEvent> {
+        let mut out = Vec::new();
+        for step in steps {
+            match *step {
+                SensorStep::Lift(s) => out.extend(self.field(s, None)),
+                SensorStep::Place(s, p) => out.extend(self.field(s, Some(p))),
+                SensorStep::Pause(ms) => self.now += ms,
+                SensorStep::Press => {
+                    let ev = self.tracker.on_clock_press(self.now);
+                    self.events.extend(ev.clone());
+                    out.extend(ev);
+                }
+            }
+        }
+        out
+    }
+
+    /// Play a move with the given handling.
+    pub fn handle(&mut self, hands: &mut Handling, mv: Move) -> Vec<TrackerEvent> {
+        let pos = self.tracker.position().clone();
+        let steps = hands.steps(&pos, mv);
+        self.steps(&steps)
+    }
+
+    /// UCI of every move the tracker holds now.
+    pub fn game_uci(&self) -> Vec<String> {
+        self.tracker
+            .moves()
+            .iter()
+            .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
+            .collect()
+    }
+}
+
+/// UCI texts of the MovePlayed events.
+pub fn played(events: &[TrackerEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::MovePlayed { uci, .. } => Some(uci.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn retracted(events: &[TrackerEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, TrackerEvent::MoveRetracted { .. }))
+        .count()
+}
+
+pub fn illegal(events: &[TrackerEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::IllegalPlacement { description, .. } => Some(description.clone()),
+            _ => None,
+        })
+        .collect()
+}
