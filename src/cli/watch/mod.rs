@@ -36,6 +36,9 @@ const TICK: Duration = Duration::from_millis(250);
 
 /// Runs `watch` until interrupted.
 pub async fn run(client: &Client, json: bool, args: &WatchArgs) -> Result<(), CtlError> {
+    // First of all: once installed, the handlers keep every SIGINT/SIGTERM until read, so
+    // none is lost between two waits of the main loop.
+    let mut stops = Stops::install()?;
     let bad_rule = |e: zbus::Error| CtlError::Other(format!("building a match rule: {e}"));
     // Everything the daemon emits under its object tree: board signals, PropertiesChanged,
     // InterfacesAdded/Removed.
@@ -73,9 +76,36 @@ pub async fn run(client: &Client, json: bool, args: &WatchArgs) -> Result<(), Ct
         stale: None,
     };
     if json || !std::io::stdout().is_terminal() {
-        watcher.lines(signals, owners, snapshot, json).await
+        watcher
+            .lines(signals, owners, snapshot, json, &mut stops)
+            .await
     } else {
-        watcher.screen(signals, owners, snapshot).await
+        watcher.screen(signals, owners, snapshot, &mut stops).await
+    }
+}
+
+/// SIGINT and SIGTERM, which end the watch cleanly (the terminal is given back).
+struct Stops {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Stops {
+    fn install() -> Result<Self, CtlError> {
+        let install = |kind: SignalKind, name: &str| {
+            signal(kind).map_err(|e| CtlError::Other(format!("installing a {name} handler: {e}")))
+        };
+        Ok(Stops {
+            interrupt: install(SignalKind::interrupt(), "SIGINT")?,
+            terminate: install(SignalKind::terminate(), "SIGTERM")?,
+        })
+    }
+
+    async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
     }
 }
 
@@ -155,7 +185,7 @@ impl Watcher<'_> {
         owners: &mut MessageStream,
         ticker: Option<&mut tokio::time::Interval>,
         resize: Option<&mut tokio::signal::unix::Signal>,
-        term: &mut tokio::signal::unix::Signal,
+        stops: &mut Stops,
     ) -> Wake {
         let tick = async {
             match ticker {
@@ -178,8 +208,7 @@ impl Watcher<'_> {
             m = next_message(owners) => Wake::Message(m),
             _ = tick => Wake::Tick,
             _ = resized => Wake::Resize,
-            _ = tokio::signal::ctrl_c() => Wake::Quit,
-            _ = term.recv() => Wake::Quit,
+            _ = stops.recv() => Wake::Quit,
         }
     }
 
@@ -190,9 +219,8 @@ impl Watcher<'_> {
         mut owners: MessageStream,
         snapshot: Snapshot,
         json: bool,
+        stops: &mut Stops,
     ) -> Result<(), CtlError> {
-        let mut term = signal(SignalKind::terminate())
-            .map_err(|e| CtlError::Other(format!("installing a SIGTERM handler: {e}")))?;
         let mut pending = self.take_snapshot(snapshot);
         loop {
             for event in pending.drain(..) {
@@ -218,7 +246,7 @@ impl Watcher<'_> {
                     return Ok(());
                 }
             }
-            match Self::next(&mut signals, &mut owners, None, None, &mut term).await {
+            match Self::next(&mut signals, &mut owners, None, None, stops).await {
                 Wake::Message(Some(Ok(msg))) => pending = self.events(&msg).await,
                 Wake::Message(Some(Err(_))) => {}
                 Wake::Message(None) => {
@@ -239,9 +267,8 @@ impl Watcher<'_> {
         mut signals: MessageStream,
         mut owners: MessageStream,
         snapshot: Snapshot,
+        stops: &mut Stops,
     ) -> Result<(), CtlError> {
-        let mut term = signal(SignalKind::terminate())
-            .map_err(|e| CtlError::Other(format!("installing a SIGTERM handler: {e}")))?;
         let mut resize = signal(SignalKind::window_change())
             .map_err(|e| CtlError::Other(format!("installing a SIGWINCH handler: {e}")))?;
         let mut ticker = tokio::time::interval(TICK);
@@ -283,7 +310,7 @@ impl Watcher<'_> {
                 &mut owners,
                 Some(&mut ticker),
                 Some(&mut resize),
-                &mut term,
+                stops,
             )
             .await
             {
