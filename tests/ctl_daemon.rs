@@ -285,3 +285,137 @@ async fn a_game_through_eboardd_and_the_watch_screen() {
     assert!(text.contains("on the board now"), "{text}");
     tmux.send_keys("C-c").await;
 }
+
+/// The simulator (a virtual DGT board + clock on a pty, human-like handling) plays moves, an
+/// illegal placement and a completed illegal move; eboardctl sees all of it: `watch --json`
+/// gets every MovePlayed and the IllegalMoveCompleted, `status` the counts, `pgn` re-parses to
+/// the moves played, with clock times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the real Session (tracker + arbiter) on main; the daemon branch's Session plays no moves"]
+async fn simulated_game_seen_by_eboardctl() {
+    use eboardd::sim::{Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
+    use shakmaty::Square;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let link = dir.path().join("sim-board");
+    let sim = SimBoard::spawn(SimOptions {
+        link: Some(link.clone()),
+        speed: 1.0,
+        ..SimOptions::default()
+    })
+    .await
+    .expect("simulator");
+    let port = link.display().to_string();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let a = s.bus.address.as_str();
+    status_until(a, "sim_board", "the start position", |v| {
+        v["State"] == "playing" && v["ClockConnected"] == true
+    })
+    .await;
+    let mut w = Watch::spawn(a, &["--json", "watch", "sim-board"]);
+    w.until("the snapshot", |l| l.contains("\"Board\"")).await;
+
+    let sans = [
+        "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6",
+    ];
+    let mut scenario = Scenario::new(
+        &sim,
+        ScenarioOptions {
+            pace: Pace {
+                think_ms: (150, 250),
+                press_ms: (20, 40),
+                hand_ms: (10, 30),
+            },
+            seed: 7,
+            ..ScenarioOptions::default()
+        },
+    );
+    scenario
+        .run(&[Step::Moves(sans.iter().map(|m| m.to_string()).collect())])
+        .await
+        .expect("moves");
+    for (i, san) in sans.iter().enumerate() {
+        let line = w
+            .until(&format!("MovePlayed {san}"), |l| {
+                l.contains("\"MovePlayed\"")
+            })
+            .await;
+        let v = json(&line);
+        assert_eq!(v["ply"], i + 1, "{line}");
+        assert_eq!(v["san"], *san, "{line}");
+    }
+    // White's bishop from f1 to a5: no legal move does that. Then the clock is pressed.
+    scenario
+        .run(&[Step::IllegalPlacement {
+            from: Square::F1,
+            to: Square::A5,
+        }])
+        .await
+        .expect("illegal placement");
+    w.until("the illegal placement", |l| {
+        l.contains("\"IllegalPlacement\"")
+    })
+    .await;
+    let text = ctl(a, &["status", "sim-board"]).await.stdout;
+    assert!(text.contains("PENDING ILLEGAL PLACEMENT"), "{text}");
+    scenario
+        .run(&[Step::PressClock])
+        .await
+        .expect("clock press");
+    let line = w
+        .until("the completed illegal move", |l| {
+            l.contains("\"IllegalMoveCompleted\"")
+        })
+        .await;
+    assert_eq!(json(&line)["player"], "white");
+    let v = status_until(a, "sim-board", "the count", |v| {
+        v["IllegalMoves"]["white"] == 1
+    })
+    .await;
+    assert_eq!(v["Moves"].as_array().map(Vec::len), Some(sans.len()));
+
+    let out = ctl(a, &["pgn", "sim-board"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("[%clk "),
+        "clock times in the PGN: {out:?}"
+    );
+    let mut pos = shakmaty::Chess::default();
+    let played = pgn_moves(&out.stdout);
+    for san in &played {
+        let m = san
+            .parse::<shakmaty::san::San>()
+            .unwrap_or_else(|e| panic!("{san}: {e}"))
+            .to_move(&pos)
+            .unwrap_or_else(|e| panic!("{san}: {e}"));
+        shakmaty::Position::play_unchecked(&mut pos, m);
+    }
+    assert_eq!(played, sans);
+    assert_eq!(w.interrupt().await, 0);
+    sim.shutdown().await;
+}
+
+/// The SAN moves of a PGN's movetext (tags, comments, move numbers and result dropped).
+fn pgn_moves(pgn: &str) -> Vec<String> {
+    let movetext: String = pgn
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('['))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut clean = String::new();
+    let mut depth = 0usize;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => clean.push(c),
+            _ => {}
+        }
+    }
+    clean
+        .split_whitespace()
+        .filter(|w| !["*", "1-0", "0-1", "1/2-1/2"].contains(w))
+        .map(|w| w.rsplit('.').next().unwrap_or(w).to_owned())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
