@@ -7,6 +7,7 @@
 
 pub mod bus;
 pub mod client;
+pub mod decode;
 pub mod error;
 pub mod list;
 pub mod pgn;
