@@ -1,15 +1,75 @@
-//! eboardctl against the real eboardd: a private bus, the daemon binary, and fake DGT boards on
-//! pseudo-terminals (tests/common) that answer the handshake and move pieces in DGT bytes.
+//! eboardctl against the real eboardd: a private bus, the daemon binary, and the simulator
+//! (a virtual DGT board + clock on a pseudo-terminal, moved by human-like handling).
 
-mod common;
 mod ctl_support;
 
 use std::time::Duration;
 
-use common::board::{FakeBoard, field_update};
-use common::{Setup, WAIT};
-use ctl_support::{Tmux, Watch, ctl, have_tmux};
+use ctl_support::{Bus, Eboardd, Tmux, WAIT, Watch, ctl, have_tmux};
+use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
 use serde_json::Value;
+use shakmaty::Square;
+
+/// A bus, a simulated board linked at `dir/name`, and eboardd serving it (plus `extra` args).
+struct Rig {
+    bus: Bus,
+    sim: SimHandle,
+    _daemon: Eboardd,
+    _dir: tempfile::TempDir,
+    port: String,
+}
+
+impl Rig {
+    async fn start(name: &str, extra: &[&str]) -> Rig {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let link = dir.path().join(name);
+        let sim = SimBoard::spawn(SimOptions {
+            link: Some(link.clone()),
+            speed: 1.0,
+            ..SimOptions::default()
+        })
+        .await
+        .expect("simulator");
+        let port = link.display().to_string();
+        let bus = Bus::start(dir.path()).await;
+        let mut args = vec!["--port", port.as_str()];
+        args.extend(extra);
+        let daemon = Eboardd::start(&bus, dir.path(), &args).await;
+        Rig {
+            bus,
+            sim,
+            _daemon: daemon,
+            _dir: dir,
+            port,
+        }
+    }
+
+    fn address(&self) -> &str {
+        &self.bus.address
+    }
+
+    fn scenario(&self) -> Scenario<'_> {
+        Scenario::new(
+            &self.sim,
+            ScenarioOptions {
+                pace: Pace {
+                    think_ms: (150, 250),
+                    press_ms: (20, 40),
+                    hand_ms: (10, 30),
+                },
+                // Plain lift-and-place handling: these tests are about what eboardctl shows,
+                // not about reconstructing moves from noisy hands (the tracker's tests).
+                noise: Noise::Clean,
+                seed: 7,
+                ..ScenarioOptions::default()
+            },
+        )
+    }
+}
+
+fn moves(sans: &[&str]) -> Step {
+    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
+}
 
 fn json(out: &str) -> Value {
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
@@ -38,39 +98,23 @@ async fn status_until(
     }
 }
 
-/// The DGT field number of a square in normal orientation (a8 = 0 … h1 = 63).
-fn field(square: &str) -> u8 {
-    let b = square.as_bytes();
-    let file = b[0] - b'a';
-    let rank = b[1] - b'1';
-    (7 - rank) * 8 + file
-}
-
-/// Moves a piece on the fake board as a hand would: lift, then put down.
-async fn slide(board: &FakeBoard, from: &str, to: &str, piece: u8) {
-    board.send(&field_update(field(from), 0)).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    board.send(&field_update(field(to), piece)).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_status_and_json_from_eboardd() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let board = FakeBoard::new(dir.path(), "dgt.1");
-    let port = board.path_str();
-    let s = Setup::start_in(dir, &["--port", &port, "--port", "/nonexistent/ttyACM9"]).await;
-    let a = s.bus.address.as_str();
+    let rig = Rig::start("dgt.1", &["--port", "/nonexistent/ttyACM9"]).await;
+    let a = rig.address();
 
-    // The board answers the handshake: connected, with its serial number.
+    // The board answers the handshake: connected, identified, in the start position.
     let v = status_until(a, "dgt.1", "the handshake", |v| {
-        v["Connected"] == true && v["SerialNumber"] == "13116"
+        v["Connected"] == true && v["FirmwareVersion"] == "3.10"
     })
     .await;
     assert_eq!(v["Id"], "dgt_1");
     assert_eq!(v["Path"], "/org/eboardd/Bridge1/Board/dgt_1");
-    assert_eq!(v["Port"], port);
-    assert_eq!(v["FirmwareVersion"], "3.10");
+    assert_eq!(v["Port"], rig.port);
+    assert!(
+        v["SerialNumber"].as_str().is_some_and(|s| !s.is_empty()),
+        "{v:#}"
+    );
     for key in [
         "Fen",
         "Placement",
@@ -87,13 +131,16 @@ async fn list_status_and_json_from_eboardd() {
     assert_eq!(out.code, 0, "{out:?}");
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{out:?}");
-    assert!(lines[0].starts_with("dgt.1  "), "{out:?}");
-    assert!(lines[0].contains(&port), "{out:?}");
-    assert!(lines[0].contains(" connected "), "{out:?}");
+    let words: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        words[..3],
+        ["dgt.1", rig.port.as_str(), "connected"],
+        "{out:?}"
+    );
     let words: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(
-        words[..4],
-        ["ttyACM9", "/nonexistent/ttyACM9", "disconnected", "waiting"],
+        words[..3],
+        ["ttyACM9", "/nonexistent/ttyACM9", "disconnected"],
         "{out:?}"
     );
 
@@ -126,46 +173,31 @@ async fn list_status_and_json_from_eboardd() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_lines_follow_eboardd_boards() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut board = FakeBoard::new(dir.path(), "dgt.1");
-    let port = board.path_str();
-    let s = Setup::start_in(dir, &["--port", &port]).await;
-    let a = s.bus.address.as_str();
+    let rig = Rig::start("dgt.1", &[]).await;
+    let a = rig.address();
     status_until(a, "dgt_1", "the handshake", |v| v["Connected"] == true).await;
 
     let mut w = Watch::spawn(a, &["watch"]);
     w.until("the board", |l| l.contains(" dgt.1 board: ")).await;
     // Pull the cable: the view says the board is gone from the line.
-    board.unplug();
+    rig.sim.unplug().await.expect("unplug");
     w.until("the disconnection", |l| {
         l.contains(" dgt.1 changed ") && l.contains("Connected=no")
     })
     .await;
-    // A board added at run time appears.
-    let out = ctl(a, &["--json", "list"]).await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let conn = &s.conn;
-    let manager = common::proxies::ManagerProxy::new(conn)
-        .await
-        .expect("manager");
-    manager
-        .add_board("/nonexistent/late.board")
-        .await
-        .expect("AddBoard");
-    w.until("the new board", |l| l.contains(" late.board board: "))
-        .await;
+    rig.sim.replug().await.expect("replug");
+    w.until("the reconnection", |l| {
+        l.contains(" dgt.1 changed ") && l.contains("Connected=yes")
+    })
+    .await;
     assert_eq!(w.interrupt().await, 0);
 }
 
-/// The contract's named errors for refused arbiter calls, from the real daemon.
+/// Every arbiter verb on the real daemon, with its error path.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session (commands) on main; the daemon branch's Session refuses every command"]
 async fn arbiter_verbs_on_eboardd() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let board = FakeBoard::new(dir.path(), "dgt.1");
-    let port = board.path_str();
-    let s = Setup::start_in(dir, &["--port", &port]).await;
-    let a = s.bus.address.as_str();
+    let rig = Rig::start("dgt.1", &[]).await;
+    let a = rig.address();
     status_until(a, "dgt_1", "the start position", |v| {
         v["State"] == "playing"
     })
@@ -202,10 +234,12 @@ async fn arbiter_verbs_on_eboardd() {
     assert!(
         v["Pgn"]
             .as_str()
-            .is_some_and(|p| p.contains("[White \"Anna\"]"))
+            .is_some_and(|p| p.contains("[White \"Anna\"]")),
+        "{v:#}"
     );
 
-    slide(&board, "e2", "e4", 1).await;
+    let mut scenario = rig.scenario();
+    scenario.run(&[moves(&["e4"])]).await.expect("e4");
     status_until(a, "dgt.1", "e4", |v| {
         v["Moves"] == serde_json::json!(["e4"])
     })
@@ -225,115 +259,42 @@ async fn arbiter_verbs_on_eboardd() {
     assert_eq!(v["Termination"], "adjudication");
 }
 
-/// A game on the fake board, seen through eboardctl: status, PGN (re-parsed), and the
-/// full-screen watch in tmux showing the moves and an illegal-placement alert.
+/// A game on the simulated board seen through eboardctl: `watch --json` gets every
+/// MovePlayed and the IllegalMoveCompleted, `status` the counts and the sensed board, `pgn`
+/// re-parses to the moves played, with clock times; the full-screen watch in tmux shows the
+/// moves and the alert.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session (tracker + arbiter) on main; the daemon branch's Session plays no moves"]
-async fn a_game_through_eboardd_and_the_watch_screen() {
-    if !have_tmux() {
-        eprintln!("skipped: tmux is not installed");
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let board = FakeBoard::new(dir.path(), "dgt.1");
-    let port = board.path_str();
-    let s = Setup::start_in(dir, &["--port", &port]).await;
-    let a = s.bus.address.as_str();
-    status_until(a, "dgt_1", "the start position", |v| {
-        v["State"] == "playing"
-    })
-    .await;
-
-    let tmux_dir = tempfile::tempdir().expect("temp dir");
-    let command = vec![
-        ctl_support::eboardctl().to_owned(),
-        "--bus".to_owned(),
-        a.to_owned(),
-        "watch".to_owned(),
-    ];
-    let tmux = Tmux::start(tmux_dir.path(), 100, 40, &command).await;
-    tmux.until("the panel", |s| s.contains("dgt.1 · playing"))
-        .await;
-
-    // 1. e4 e5 2. Nf3: white pawn = 1, black pawn = 7, white knight = 3 (DGT piece codes).
-    slide(&board, "e2", "e4", 1).await;
-    slide(&board, "e7", "e5", 7).await;
-    slide(&board, "g1", "f3", 3).await;
-    tmux.until("the moves", |s| s.contains("1. e4 e5 2. Nf3"))
-        .await;
-
-    let v = status_until(a, "dgt.1", "three moves", |v| {
-        v["Moves"] == serde_json::json!(["e4", "e5", "Nf3"])
-    })
-    .await;
-    let out = ctl(a, &["pgn", "dgt.1"]).await;
-    assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.contains("1. e4 e5 2. Nf3"), "{out:?}");
-    let text = ctl(a, &["status", "dgt.1"]).await.stdout;
-    assert!(text.contains("Moves  1. e4 e5 2. Nf3"), "{text}");
-    assert!(text.contains("To move  black"), "{text}");
-    assert_eq!(v["Turn"], "black");
-
-    // Black's king jumps from e8 to e6: no legal move does that.
-    slide(&board, "e8", "e6", 11).await;
-    tmux.until("the alert", |s| {
-        s.contains("ATTENTION: dgt.1") && s.contains("ILLEGAL PLACEMENT")
-    })
-    .await;
-    let text = ctl(a, &["status", "dgt.1"]).await.stdout;
-    assert!(text.contains("PENDING ILLEGAL PLACEMENT"), "{text}");
-    assert!(text.contains("on the board now"), "{text}");
-    tmux.send_keys("C-c").await;
-}
-
-/// The simulator (a virtual DGT board + clock on a pty, human-like handling) plays moves, an
-/// illegal placement and a completed illegal move; eboardctl sees all of it: `watch --json`
-/// gets every MovePlayed and the IllegalMoveCompleted, `status` the counts, `pgn` re-parses to
-/// the moves played, with clock times.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session (tracker + arbiter) on main; the daemon branch's Session plays no moves"]
 async fn simulated_game_seen_by_eboardctl() {
-    use eboardd::sim::{Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
-    use shakmaty::Square;
-
-    let dir = tempfile::tempdir().expect("temp dir");
-    let link = dir.path().join("sim-board");
-    let sim = SimBoard::spawn(SimOptions {
-        link: Some(link.clone()),
-        speed: 1.0,
-        ..SimOptions::default()
-    })
-    .await
-    .expect("simulator");
-    let port = link.display().to_string();
-    let s = Setup::start_in(dir, &["--port", &port]).await;
-    let a = s.bus.address.as_str();
+    let rig = Rig::start("sim-board", &[]).await;
+    let a = rig.address();
     status_until(a, "sim_board", "the start position", |v| {
         v["State"] == "playing" && v["ClockConnected"] == true
     })
     .await;
     let mut w = Watch::spawn(a, &["--json", "watch", "sim-board"]);
     w.until("the snapshot", |l| l.contains("\"Board\"")).await;
+    let tmux_dir = tempfile::tempdir().expect("temp dir");
+    let tmux = if have_tmux() {
+        let command = vec![
+            ctl_support::eboardctl().to_owned(),
+            "--bus".to_owned(),
+            a.to_owned(),
+            "watch".to_owned(),
+        ];
+        let tmux = Tmux::start(tmux_dir.path(), 100, 40, &command).await;
+        tmux.until("the panel", |s| s.contains("sim-board · playing"))
+            .await;
+        Some(tmux)
+    } else {
+        eprintln!("tmux is not installed: the full-screen part is skipped");
+        None
+    };
 
     let sans = [
         "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6",
     ];
-    let mut scenario = Scenario::new(
-        &sim,
-        ScenarioOptions {
-            pace: Pace {
-                think_ms: (150, 250),
-                press_ms: (20, 40),
-                hand_ms: (10, 30),
-            },
-            seed: 7,
-            ..ScenarioOptions::default()
-        },
-    );
-    scenario
-        .run(&[Step::Moves(sans.iter().map(|m| m.to_string()).collect())])
-        .await
-        .expect("moves");
+    let mut scenario = rig.scenario();
+    scenario.run(&[moves(&sans)]).await.expect("moves");
     for (i, san) in sans.iter().enumerate() {
         let line = w
             .until(&format!("MovePlayed {san}"), |l| {
@@ -344,6 +305,10 @@ async fn simulated_game_seen_by_eboardctl() {
         assert_eq!(v["ply"], i + 1, "{line}");
         assert_eq!(v["san"], *san, "{line}");
     }
+    if let Some(tmux) = &tmux {
+        tmux.until("the moves", |s| s.contains("5. Nc3 a6")).await;
+    }
+
     // White's bishop from f1 to a5: no legal move does that. Then the clock is pressed.
     scenario
         .run(&[Step::IllegalPlacement {
@@ -358,6 +323,13 @@ async fn simulated_game_seen_by_eboardctl() {
     .await;
     let text = ctl(a, &["status", "sim-board"]).await.stdout;
     assert!(text.contains("PENDING ILLEGAL PLACEMENT"), "{text}");
+    assert!(text.contains("on the board now"), "{text}");
+    if let Some(tmux) = &tmux {
+        tmux.until("the alert", |s| {
+            s.contains("ATTENTION: sim-board") && s.contains("ILLEGAL PLACEMENT")
+        })
+        .await;
+    }
     scenario
         .run(&[Step::PressClock])
         .await
@@ -373,6 +345,13 @@ async fn simulated_game_seen_by_eboardctl() {
     })
     .await;
     assert_eq!(v["Moves"].as_array().map(Vec::len), Some(sans.len()));
+    if let Some(tmux) = &tmux {
+        tmux.until("the illegal-move alert", |s| {
+            s.contains("ILLEGAL MOVE by white (#1)") && s.contains("illegal moves W 1 · B 0")
+        })
+        .await;
+        tmux.send_keys("C-c").await;
+    }
 
     let out = ctl(a, &["pgn", "sim-board"]).await;
     assert_eq!(out.code, 0, "{out:?}");
@@ -392,7 +371,7 @@ async fn simulated_game_seen_by_eboardctl() {
     }
     assert_eq!(played, sans);
     assert_eq!(w.interrupt().await, 0);
-    sim.shutdown().await;
+    rig.sim.shutdown().await;
 }
 
 /// The SAN moves of a PGN's movetext (tags, comments, move numbers and result dropped).

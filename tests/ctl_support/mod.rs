@@ -268,3 +268,66 @@ impl Drop for Tmux {
             .status();
     }
 }
+
+/// The eboardd binary under test, on a private bus, killed when dropped.
+pub struct Eboardd {
+    child: Child,
+    pub log: PathBuf,
+}
+
+impl Eboardd {
+    /// Starts `eboardd --bus <bus> --state-dir <dir>/state args…` and waits until it owns its
+    /// name.
+    pub async fn start(bus: &Bus, dir: &Path, args: &[&str]) -> Eboardd {
+        let log = dir.join("eboardd.log");
+        let file = std::fs::File::create(&log).expect("daemon log file");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardd"));
+        cmd.arg("--bus")
+            .arg(&bus.address)
+            .arg("--state-dir")
+            .arg(dir.join("state"))
+            .arg("--log-format")
+            .arg("text")
+            .args(args)
+            .env_remove("NOTIFY_SOCKET")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .kill_on_drop(true);
+        die_with_parent(&mut cmd);
+        let mut daemon = Eboardd {
+            child: cmd.spawn().expect("spawn eboardd"),
+            log,
+        };
+        let conn = within(
+            WAIT,
+            "a client connection",
+            zbus::connection::Builder::address(bus.address.as_str()).build(),
+        )
+        .await
+        .expect("client connection");
+        let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
+        let name = zbus::names::BusName::try_from(contract::BUS_NAME).expect("bus name");
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while !dbus.name_has_owner(name.clone()).await.unwrap_or(false) {
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                panic!(
+                    "eboardd exited ({status}) before owning its name:\n{}",
+                    daemon.log()
+                );
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "eboardd did not own its name in time:\n{}",
+                daemon.log()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        daemon
+    }
+
+    /// What the daemon logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
