@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Bounded fuzzing of the protocol decoder and the command parser (see fuzz/README.md).
+# Runs only where cargo-fuzz and a nightly toolchain are installed; otherwise does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "fuzz: cargo-fuzz not installed, skipping"
+  exit 0
+fi
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "fuzz: no nightly toolchain, skipping"
+  exit 0
+fi
+
+seconds="${FUZZ_SECONDS:-30}"
+# The code under test is safe Rust: no sanitizer (faster build), but debug assertions on so
+# arithmetic overflow panics.
+for target in decoder commands; do
+  echo "fuzz: $target for ${seconds}s"
+  cargo +nightly fuzz run --sanitizer none --debug-assertions "$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=1024
+done
