@@ -68,12 +68,14 @@ fn the_shipped_example_is_valid() {
         setups[0].session.time_control.as_deref(),
         Some("40/5400+30:1800+30")
     );
-    assert!(
-        setups[0]
-            .session
-            .tags
-            .contains(&("Event".into(), "City Open".into()))
-    );
+    let tag_names: Vec<_> = setups[0]
+        .session
+        .tags
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(tag_names, ["Event", "Site", "Round", "White", "Black"]);
+    assert_eq!(setups[0].session.tags[0].1, "City Open");
     assert_eq!(setups[1].id, "ttyACM1");
     assert_eq!(setups[1].port, "/dev/ttyACM1");
     assert_eq!(setups[1].session.rules, Rules::Standard);

@@ -64,7 +64,7 @@ pub struct BoardConfig {
     pub orientation: OrientationSetting,
     pub time_control: Option<TimeControl>,
     pub listen_only: bool,
-    /// PGN tags for every game on this board (sorted by name as TOML tables are unordered).
+    /// PGN tags for every game on this board, in the order the file lists them.
     pub tags: Vec<(String, String)>,
     /// Line of the `[[board]]` header in the configuration file (`None`: from the command line
     /// or a D-Bus `AddBoard`). Used to name the board in errors found after parsing.
@@ -256,6 +256,15 @@ impl Config {
         Self::load_with_default(explicit, Path::new(DEFAULT_CONFIG_PATH))
     }
 
+    /// What `eboardd` starts with: [`Config::load`] (`--config`) then
+    /// [`Config::with_overrides`] (the other flags).
+    pub fn from_args(
+        explicit: Option<&Path>,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
+        Self::load(explicit)?.with_overrides(overrides)
+    }
+
     /// [`Config::load`] with another default path (for tests and packaging).
     pub fn load_with_default(
         explicit: Option<&Path>,
@@ -378,7 +387,10 @@ impl Config {
                 );
             }
             board.listen_only = b.listen_only.unwrap_or(false);
-            for (name, value) in b.tags.unwrap_or_default() {
+            // TOML tables are unordered; keep the order the user wrote the tags in.
+            let mut tags: Vec<_> = b.tags.unwrap_or_default().into_iter().collect();
+            tags.sort_by_key(|(name, _)| name.span().start);
+            for (name, value) in tags {
                 let key = Some(format!("board[{}].tags.{}", index + 1, name.get_ref()));
                 validate_tag_name(name.get_ref())
                     .map_err(|m| at(Some(name.span()), key.clone(), m))?;
@@ -1031,7 +1043,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             c.boards[0].tags,
-            vec![("Event".into(), "E".into()), ("White".into(), "A".into())]
+            vec![("White".into(), "A".into()), ("Event".into(), "E".into())]
         );
     }
 

@@ -22,6 +22,9 @@
 //!   further up stops the restore at the last good record, and the whole damaged file is kept
 //!   beside the journal (`<file>.corrupt-N`) before the journal is cut back to its good part.
 //!
+//! An exclusive `flock` on `<file>.lock` is held while a [`Journal`] is open: a second daemon
+//! (or a second task for the same board) gets an error instead of interleaving its writes.
+//!
 //! # Rotation: the journal holds the current game only
 //!
 //! When a `GameStarted` event is appended while the journal already holds a game (finished or
@@ -40,6 +43,9 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
 
 use crate::session::{Event, RecordFact};
 
@@ -63,6 +69,8 @@ pub struct Journal {
     carried: Vec<Event>,
     /// Lines were written since the last `fdatasync`.
     unsynced: bool,
+    /// Exclusive lock on `<journal>.lock`, held while the journal is open.
+    _lock: Flock<File>,
 }
 
 /// Damage found (and repaired) when opening a journal. Never fatal.
@@ -175,6 +183,7 @@ impl Journal {
     pub fn open(path: &Path) -> Result<(Journal, Vec<Event>, Option<Warning>), JournalError> {
         let dir = parent_dir(path);
         fs::create_dir_all(&dir).map_err(ctx(path, "create its directory"))?;
+        let lock = lock(path)?;
         // A rotation interrupted before its rename leaves this behind; the journal is intact.
         let _ = fs::remove_file(tmp_path(path));
 
@@ -242,6 +251,7 @@ impl Journal {
                 .any(|e| matches!(e, Event::GameStarted { .. })),
             carried: carry_over(&scan.events),
             unsynced: false,
+            _lock: lock,
         };
         Ok((journal, scan.events, warning))
     }
@@ -403,6 +413,30 @@ fn archive(path: &Path) -> io::Result<PathBuf> {
     }
     sync_dir(&dir)?;
     Ok(target)
+}
+
+/// Take the journal's lock file, so that two processes (or two tasks for one board) never
+/// write the same journal. The kernel drops the lock when its holder dies, even by `kill -9`.
+fn lock(path: &Path) -> Result<Flock<File>, JournalError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(name))
+        .map_err(ctx(path, "create its lock file"))?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
+        let source = if errno == Errno::EWOULDBLOCK {
+            io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "it is in use by another eboardd process serving the same board",
+            )
+        } else {
+            io::Error::from(errno)
+        };
+        ctx(path, "lock it")(source)
+    })
 }
 
 fn parent_dir(path: &Path) -> PathBuf {
@@ -747,6 +781,17 @@ mod tests {
             fs::read_to_string(&path).unwrap(),
             "# eboardd-journal 2\nwhatever\n"
         );
+    }
+
+    #[test]
+    fn a_journal_is_opened_once_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (j, _, _) = Journal::open(&path).unwrap();
+        let e = Journal::open(&path).unwrap_err();
+        assert!(e.to_string().contains("in use"), "{e}");
+        drop(j);
+        assert!(Journal::open(&path).is_ok());
     }
 
     #[test]
