@@ -98,3 +98,20 @@ async fn unplug_and_replug_behind_a_link() {
     sim.shutdown().await;
     assert!(!link.exists(), "shutdown removes the link");
 }
+
+#[tokio::test]
+async fn host_can_close_and_reopen_the_port() {
+    let sim = SimBoard::spawn(SimOptions {
+        speed: 100.0,
+        ..SimOptions::default()
+    })
+    .await
+    .unwrap();
+    for _ in 0..3 {
+        let mut port = open(&sim.path());
+        port.write_all(&[0x4D]).await.unwrap();
+        assert_eq!(read_exact(&mut port, 5).await, [0x93, 0, 5, 3, 10]);
+        drop(port);
+    }
+    sim.shutdown().await;
+}

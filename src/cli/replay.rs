@@ -141,16 +141,22 @@ async fn feed(
             .context("reading the host's first byte")?;
         stats.host_bytes += n;
     }
-    let scale = |ms: u64| Duration::from_secs_f64(ms as f64 / 1000.0 / opts.speed);
     let start = Instant::now();
+    // Saturating: an absurd time offset waits "forever" rather than panicking.
+    let due_at = |ms: u64| {
+        Duration::try_from_secs_f64(ms as f64 / 1000.0 / opts.speed)
+            .ok()
+            .and_then(|d| start.checked_add(d))
+            .unwrap_or_else(|| start + Duration::from_secs(365 * 86_400))
+    };
     let first_at = chunks.iter().find_map(|c| c.at_ms).unwrap_or(0);
     let mut untimed_at = 0u64;
     for chunk in chunks {
         let due = match chunk.at_ms {
-            Some(at) => start + scale(at.saturating_sub(first_at)),
+            Some(at) => due_at(at.saturating_sub(first_at)),
             None => {
-                let due = start + scale(untimed_at);
-                untimed_at += opts.gap_ms;
+                let due = due_at(untimed_at);
+                untimed_at = untimed_at.saturating_add(opts.gap_ms);
                 due
             }
         };

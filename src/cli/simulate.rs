@@ -9,9 +9,10 @@ use shakmaty::san::San;
 use shakmaty::{Color, Position as _};
 
 use crate::board::Orientation;
+use crate::protocol::DisplayTime;
 use crate::sim::{
-    BoardOptions, ClockPresence, Noise, Pace, PgnGame, Scenario, ScenarioOptions, SimBoard,
-    SimHandle, SimOptions, Step, default_game, parse_games,
+    BoardOptions, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
+    SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
 
 /// Arguments of `eboardctl simulate`.
@@ -38,9 +39,13 @@ pub struct SimulateArgs {
     /// Move pieces cleanly (lift + place), without human noise.
     #[arg(long)]
     pub clean: bool,
+    /// Exit once the games are over instead of keeping the board connected until Ctrl-C.
+    #[arg(long)]
+    pub exit_when_done: bool,
 }
 
-/// Run the simulator until the games are over and Ctrl-C is pressed.
+/// Run the simulator until the games are over and Ctrl-C is pressed (or, with
+/// `--exit-when-done`, until the games are over).
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let games = match &args.pgn {
         Some(path) => {
@@ -84,6 +89,7 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         },
         link: args.link.clone(),
         speed: args.speed,
+        tap: false,
     };
     let setup = opts.board.clock_setup;
     let sim = SimBoard::spawn(opts).await?;
@@ -107,8 +113,14 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         sim.shutdown().await;
         return Err(e);
     }
-    println!("all games played; the board stays connected until Ctrl-C");
-    let _ = tokio::signal::ctrl_c().await;
+    if args.exit_when_done {
+        println!("all games played");
+        // Let the last clock press reach the host before the port closes.
+        sim.sleep(1_000).await;
+    } else {
+        println!("all games played; the board stays connected until Ctrl-C");
+        let _ = tokio::signal::ctrl_c().await;
+    }
     sim.shutdown().await;
     Ok(())
 }
@@ -140,7 +152,6 @@ async fn play(
             },
             seed: args.seed,
             press_clock: !args.no_clock,
-            ..ScenarioOptions::default()
         },
     );
     for (index, game) in games.iter().enumerate() {
@@ -158,7 +169,7 @@ async fn play(
         }
         for mv in game.moves()? {
             let pos = scenario.position().clone();
-            let san = San::from_move(&pos, mv);
+            let san = San::from_move(&pos, mv).to_string();
             let number = pos.fullmoves();
             scenario.play_move(&mv).await?;
             let dots = if pos.turn() == Color::White {
@@ -166,11 +177,29 @@ async fn play(
             } else {
                 "..."
             };
-            println!("{number}{dots} {san}");
+            if args.no_clock {
+                println!("{number}{dots} {san}");
+            } else {
+                let clock = sim.snapshot().await?.clock;
+                let (white, black) = match sim.options().white_display {
+                    ClockSide::Left => (clock.left, clock.right),
+                    ClockSide::Right => (clock.right, clock.left),
+                };
+                println!(
+                    "{:<14} white {} black {}",
+                    format!("{number}{dots} {san}"),
+                    show(white),
+                    show(black)
+                );
+            }
         }
         if let Some(result) = &game.result {
             println!("{result}");
         }
     }
     Ok(())
+}
+
+fn show(t: DisplayTime) -> String {
+    format!("{}:{:02}:{:02}", t.hours, t.minutes, t.seconds)
 }

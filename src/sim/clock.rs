@@ -76,7 +76,7 @@ fn display_time(ms: u64) -> DisplayTime {
 impl VirtualClock {
     /// A clock set to `setup`, stopped, left display to run first (White on the left).
     pub fn new(setup: ClockSetup, now: u64) -> Self {
-        let start = setup.base_ms + setup.increment_ms;
+        let start = setup.base_ms.saturating_add(setup.increment_ms);
         VirtualClock {
             left_ms: start,
             right_ms: start,
@@ -147,8 +147,12 @@ impl VirtualClock {
                 };
                 if !flagged {
                     match side {
-                        ClockSide::Left => self.left_ms += self.increment_ms,
-                        ClockSide::Right => self.right_ms += self.increment_ms,
+                        ClockSide::Left => {
+                            self.left_ms = self.left_ms.saturating_add(self.increment_ms)
+                        }
+                        ClockSide::Right => {
+                            self.right_ms = self.right_ms.saturating_add(self.increment_ms)
+                        }
                     }
                 }
             }
@@ -210,7 +214,7 @@ impl VirtualClock {
             0 => 1000,
             rest => rest,
         };
-        Some(now + to_next)
+        Some(now.saturating_add(to_next))
     }
 
     /// The reading as a BWTIME clock-times message reports it.

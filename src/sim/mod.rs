@@ -12,6 +12,20 @@
 //! - [`pty`] — the thin tokio driver: [`SimBoard::spawn`] puts a board behind a fresh pty and
 //!   returns a [`SimHandle`]; the slave device ([`SimHandle::path`]) is what a daemon opens
 //!   at 9600 8N1. Board time runs `speed` times faster than the wall clock.
+//!
+//! # Choosing a speed
+//!
+//! - `1.0`: people's pace (`eboardctl simulate`, `--demo`).
+//! - A finite speed such as 10–50: a daemon under test stamps what it reads with its own
+//!   clock, so keep board time proportional to wall time; the clock still counts the full
+//!   game. Timers cannot wait much less than a wall-clock millisecond, so at speed X every
+//!   pause lasts at least about X board ms: above ~50 the short pauses inside a move
+//!   (tens to hundreds of ms) stretch past the tracker's settle times.
+//! - `f64::INFINITY`: *stepped* board time. It stands still except when the scenario waits
+//!   ([`SimHandle::sleep`] advances it at once, sending everything due on the way in order),
+//!   so a game takes milliseconds and nothing depends on the wall clock. Tests that feed the
+//!   tracker themselves take the board time of every written chunk from
+//!   [`SimHandle::take_tap`] (enable [`SimOptions::tap`]).
 //! - [`scenario`] — [`Scenario`] plays [`Step`]s and whole PGN games with the
 //!   [`handling`] generator's sensor steps and presses the clock after each move.
 //! - [`pgn`] — reads the games to play; [`default_game`] is a real rapid tie-break game

@@ -44,6 +44,9 @@ pub struct SimOptions {
     /// Board milliseconds per wall-clock millisecond (1.0 = real time). Must be > 0;
     /// `f64::INFINITY` steps board time only through [`SimHandle::sleep`].
     pub speed: f64,
+    /// Also hand every chunk written to the pty, with its board time, to
+    /// [`SimHandle::take_tap`] (tests use it to timestamp what they read).
+    pub tap: bool,
 }
 
 impl Default for SimOptions {
@@ -52,6 +55,7 @@ impl Default for SimOptions {
             board: BoardOptions::default(),
             link: None,
             speed: 1.0,
+            tap: false,
         }
     }
 }
@@ -66,6 +70,8 @@ pub enum Action {
     PressLever(ClockSide),
     /// The clock's start/stop button.
     StartStop,
+    /// One of the clock's five buttons (see [`VirtualBoard::press_button`]).
+    ClockButton(u8),
     /// Rearrange the pieces to this placement (a reset to a new game, a set-up position).
     SetPosition(Board),
     /// Set the clock to a new time control, stopped.
@@ -97,6 +103,9 @@ enum Request {
     Shutdown(oneshot::Sender<()>),
 }
 
+/// Every chunk the board wrote to the pty, with the board time it was written at.
+pub type TapReceiver = mpsc::UnboundedReceiver<(u64, Vec<u8>)>;
+
 /// Entry point: [`SimBoard::spawn`].
 pub struct SimBoard;
 
@@ -120,7 +129,14 @@ impl SimBoard {
         };
         let board = VirtualBoard::new(opts.board.clone(), 0);
         let (tx, rx) = mpsc::unbounded_channel();
+        let (tap, tap_rx) = if opts.tap {
+            let (t, r) = mpsc::unbounded_channel();
+            (Some(t), Some(r))
+        } else {
+            (None, None)
+        };
         let driver = Driver {
+            tap,
             board,
             time: time.clone(),
             link: opts.link.clone(),
@@ -130,11 +146,13 @@ impl SimBoard {
         };
         let task = tokio::spawn(driver.run(rx));
         Ok(SimHandle {
+            options: opts.board.clone(),
             tx,
             link: opts.link,
             slave_path,
             time,
             speed: opts.speed,
+            tap: Mutex::new(tap_rx),
             task: Mutex::new(Some(task)),
         })
     }
@@ -162,9 +180,13 @@ impl TimeBase {
     /// The wall-clock instant of a board time, `None` for stepped time.
     fn instant_of(&self, board_ms: u64) -> Option<Instant> {
         match self {
-            TimeBase::Scaled { start, speed } => {
-                Some(*start + Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed))
-            }
+            // Half a board millisecond late, so that `now()` has surely reached `board_ms`
+            // when the timer fires (no spinning on float rounding).
+            TimeBase::Scaled { start, speed } => Some(
+                start
+                    .checked_add(wall(board_ms as f64 + 0.5, *speed))
+                    .unwrap_or_else(far_future),
+            ),
             TimeBase::Stepped(_) => None,
         }
     }
@@ -172,11 +194,13 @@ impl TimeBase {
 
 /// Control of a running simulated board. Dropping it stops the simulator.
 pub struct SimHandle {
+    options: BoardOptions,
     tx: mpsc::UnboundedSender<Request>,
     link: Option<PathBuf>,
     slave_path: Arc<Mutex<PathBuf>>,
     time: TimeBase,
     speed: f64,
+    tap: Mutex<Option<TapReceiver>>,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
@@ -198,8 +222,22 @@ impl SimHandle {
         }
     }
 
+    /// The options the board was started with.
+    pub fn options(&self) -> &BoardOptions {
+        &self.options
+    }
+
     pub fn speed(&self) -> f64 {
         self.speed
+    }
+
+    /// The receiver of every chunk written to the pty with its board time (only with
+    /// [`SimOptions::tap`]; `None` after the first call).
+    pub fn take_tap(&self) -> Option<TapReceiver> {
+        match self.tap.lock() {
+            Ok(mut t) => t.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        }
     }
 
     /// Board time now, ms since the simulator started.
@@ -212,7 +250,7 @@ impl SimHandle {
     pub async fn sleep(&self, board_ms: u64) {
         match &self.time {
             TimeBase::Scaled { speed, .. } => {
-                tokio::time::sleep(Duration::from_secs_f64(board_ms as f64 / 1000.0 / speed)).await;
+                tokio::time::sleep(wall(board_ms as f64, *speed)).await;
             }
             TimeBase::Stepped(_) => {
                 let _ = self.call(|r| Request::Advance(board_ms, r)).await;
@@ -400,6 +438,7 @@ enum Wake {
 }
 
 struct Driver {
+    tap: Option<mpsc::UnboundedSender<(u64, Vec<u8>)>>,
     board: VirtualBoard,
     time: TimeBase,
     link: Option<PathBuf>,
@@ -436,7 +475,11 @@ impl Driver {
                 _ = sleep_until(wake) => Wake::Timer,
             };
             match event {
-                Wake::Read(Ok(0)) | Wake::Timer => {}
+                Wake::Timer => {}
+                Wake::Read(Ok(0)) => {
+                    // End of file cannot happen while the slave is held open; do not spin.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
                 Wake::Read(Ok(n)) => {
                     let now = self.time.now();
                     self.board.receive(&buf[..n], now);
@@ -472,7 +515,7 @@ impl Driver {
             }
             Request::Advance(ms, reply) => {
                 if let TimeBase::Stepped(clock) = self.time.clone() {
-                    let target = now + ms;
+                    let target = now.saturating_add(ms);
                     let mut at = now;
                     // Visit every deadline on the way so each message leaves at its own time.
                     while let Some(next) = self.board.next_deadline(at).filter(|&t| t <= target) {
@@ -539,6 +582,7 @@ impl Driver {
             Action::Place(square, piece) => self.board.place(square, piece, now),
             Action::PressLever(side) => self.board.press_lever(side, now),
             Action::StartStop => self.board.clock_mut().toggle_running(now),
+            Action::ClockButton(button) => self.board.press_button(button, now),
             Action::SetPosition(placement) => self.board.set_position(&placement, now),
             Action::SetClock(setup) => self.board.set_clock(setup, now),
         }
@@ -554,13 +598,21 @@ impl Driver {
         match &self.port {
             Some(port) => {
                 let len = bytes.len() as u64;
+                let copy = self.tap.as_ref().map(|tap| (tap, bytes.clone()));
                 if port.writer.try_send(bytes).is_err() {
                     self.dropped_bytes += len;
+                } else if let Some((tap, bytes)) = copy {
+                    let _ = tap.send((now, bytes));
                 }
             }
             None => self.dropped_bytes += bytes.len() as u64,
         }
     }
+}
+
+/// Wall-clock duration of `board_ms` at `speed` (saturating instead of panicking).
+fn wall(board_ms: f64, speed: f64) -> Duration {
+    Duration::try_from_secs_f64(board_ms / 1000.0 / speed).unwrap_or(Duration::MAX)
 }
 
 fn far_future() -> Instant {

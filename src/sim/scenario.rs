@@ -6,8 +6,6 @@
 //!
 //! All times are board milliseconds; the simulator's `speed` turns them into wall time.
 
-use std::time::Duration;
-
 use anyhow::Context as _;
 use rand::rngs::SmallRng;
 use rand::{Rng as _, SeedableRng as _};
@@ -24,9 +22,9 @@ use super::pty::{Action, SimHandle};
 pub struct Pace {
     /// Thinking time before each move, board ms, drawn uniformly from this range.
     pub think_ms: (u64, u64),
-    /// Time from the last piece set down to the clock press.
+    /// Time from the last piece set down to the clock press, when the generator gives none.
     pub press_ms: (u64, u64),
-    /// Gap between two sensor steps of a plain handling (the generator brings its own).
+    /// Gap between two sensor steps the generator put no pause between.
     pub hand_ms: (u64, u64),
 }
 
@@ -65,8 +63,6 @@ pub struct ScenarioOptions {
     pub seed: u64,
     /// Press the clock after each move.
     pub press_clock: bool,
-    /// The side of the clock where White sits (must match the board's `white_display`).
-    pub white_side: ClockSide,
 }
 
 impl Default for ScenarioOptions {
@@ -76,7 +72,6 @@ impl Default for ScenarioOptions {
             noise: Noise::Noisy,
             seed: 1,
             press_clock: true,
-            white_side: ClockSide::Left,
         }
     }
 }
@@ -109,6 +104,8 @@ pub enum Step {
     Pause(u64),
     /// The start/stop button of the clock.
     StartStop,
+    /// One of the clock's five buttons (0x31 back, 0x34 minus, 0x33 run, 0x32 plus, 0x35 OK).
+    ClockButton(u8),
     /// Set up the start position again and reset the clock to `clock`.
     NewGame {
         clock: ClockSetup,
@@ -273,6 +270,9 @@ impl<'a> Scenario<'a> {
             Step::StartStop => {
                 self.sim.act(Action::StartStop).await?;
             }
+            Step::ClockButton(button) => {
+                self.sim.act(Action::ClockButton(*button)).await?;
+            }
             Step::NewGame { clock } => {
                 self.sim.act(Action::SetPosition(Board::default())).await?;
                 self.sim.act(Action::SetClock(*clock)).await?;
@@ -340,8 +340,8 @@ impl<'a> Scenario<'a> {
 
     fn side_of(&self, color: Color) -> ClockSide {
         match color {
-            Color::White => self.opts.white_side,
-            Color::Black => self.opts.white_side.other(),
+            Color::White => self.sim.options().white_display,
+            Color::Black => self.sim.options().white_display.other(),
         }
     }
 
@@ -389,8 +389,6 @@ impl<'a> Scenario<'a> {
                 self.sim.sleep(gap).await;
             }
         }
-        // Let the last update leave before the next thing happens.
-        tokio::time::sleep(Duration::from_millis(0)).await;
         Ok(())
     }
 }

@@ -282,6 +282,21 @@ impl VirtualBoard {
         }
     }
 
+    /// A button on the clock is pressed (0x31 back, 0x34 minus, 0x33 run, 0x32 plus, 0x35 OK):
+    /// the clock reports it on its own with an ack (ack1 = 0x88, ack3 = the button), which
+    /// reaches the host only in UPDATE / UPDATE_NICE.
+    pub fn press_button(&mut self, button: u8, now: u64) {
+        if self.opts.clock != ClockPresence::Absent && self.mode.delivers_clock() {
+            self.stats.acks_sent += 1;
+            let ack = ClockAck {
+                bytes: [0x10, 0x88, 0, button],
+            };
+            let mut out = Vec::with_capacity(10);
+            Message::ClockAck(ack).encode(&mut out);
+            self.push(now, out);
+        }
+    }
+
     /// Set the clock to a new time control (both sides stopped, White's display to run).
     pub fn set_clock(&mut self, setup: ClockSetup, now: u64) {
         self.opts.clock_setup = setup;
@@ -369,7 +384,7 @@ impl VirtualBoard {
     fn schedule_noise(&mut self, now: u64) {
         self.next_noise = self.opts.noise.map(|n| {
             let mean = n.mean_interval_ms.max(1);
-            now + self.noise_rng.random_range(1..=mean * 2)
+            now.saturating_add(self.noise_rng.random_range(1..=mean.saturating_mul(2)))
         });
     }
 
@@ -402,7 +417,7 @@ impl VirtualBoard {
     fn answer(&mut self, now: u64, message: &Message) {
         let mut out = Vec::new();
         message.encode(&mut out);
-        self.push(now + self.opts.answer_delay_ms, out);
+        self.push(now.saturating_add(self.opts.answer_delay_ms), out);
     }
 
     fn execute(&mut self, command: Command, now: u64) {
@@ -694,6 +709,127 @@ mod tests {
         assert!(!a.is_empty());
         assert!(a.iter().all(|b| b & 0x80 == 0));
         assert_eq!(a, run());
+    }
+
+    #[test]
+    fn every_answer_decodes_to_what_the_board_holds() {
+        use crate::protocol::Decoder;
+        let mut b = board();
+        b.receive(&[0x45, 0x55, 0x46, 0x47, 0x4D, 0x4C, 0x49, 0x41, 0x42], 0);
+        let (messages, stats) = Decoder::decode_all(&b.poll(0));
+        assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
+        assert_eq!(messages.len(), 9, "{messages:?}");
+        assert_eq!(messages[0], Message::SerialNumber("13116".into()));
+        assert_eq!(messages[1], Message::LongSerialNumber("3000147740".into()));
+        assert_eq!(messages[2], Message::BusAddress(13116));
+        assert_eq!(
+            messages[3],
+            Message::Trademark(BoardOptions::default().trademark)
+        );
+        assert_eq!(
+            messages[4],
+            Message::Version {
+                major: 3,
+                minor: 10
+            }
+        );
+        assert!(
+            matches!(&messages[5], Message::BatteryStatus(s) if s.percent == 87 && s.discharging)
+        );
+        let Message::EeMoves(log) = &messages[6] else {
+            panic!("{:?}", messages[6]);
+        };
+        assert_eq!(log.first(), Some(&EeEvent::Nop));
+        assert!(log.contains(&EeEvent::BeginPos));
+        assert_eq!(log.last(), Some(&EeEvent::Eof));
+        assert!(
+            matches!(&messages[7], Message::ClockTimes(t) if !t.status.running && t.status.connected)
+        );
+        assert!(
+            matches!(&messages[8], Message::BoardDump(f) if f[0] == Some(Piece { color: Color::Black, role: Role::Rook }))
+        );
+    }
+
+    #[test]
+    fn forbidden_and_foreign_commands_get_no_answer() {
+        let mut b = board();
+        // Boot loader, EEPROM scan setting, bus mode, a bus ping, a Revelation LED frame.
+        b.receive(
+            &[
+                0x4E, 0x54, 0x4A, 0x87, 0x10, 0x06, 0x1D, 0x60, 0x04, 0, 0x40, 0x40, 0,
+            ],
+            0,
+        );
+        assert!(b.poll(0).is_empty());
+        assert!(b.stats().ignored_commands >= 4, "{:?}", b.stats());
+        assert_eq!(b.mode(), UpdateMode::Idle);
+    }
+
+    proptest::proptest! {
+        /// Whatever a host sends, whenever: no panic, and every byte the board sends is part
+        /// of a well-formed message.
+        #[test]
+        fn any_host_bytes_give_well_formed_output(
+            chunks in proptest::collection::vec(
+                (proptest::collection::vec(proptest::num::u8::ANY, 0..24), 0u64..3_000),
+                0..40,
+            ),
+            moves in proptest::collection::vec((0usize..64, 0u8..13), 0..20),
+        ) {
+            let mut b = board();
+            let mut now = 0;
+            let mut out = Vec::new();
+            for (i, (bytes, dt)) in chunks.iter().enumerate() {
+                now += dt;
+                b.receive(bytes, now);
+                if let Some(&(sq, code)) = moves.get(i) {
+                    let square = Square::ALL[sq];
+                    match code {
+                        0 => b.lift(square, now),
+                        c => b.place(square, piece_of(c), now),
+                    }
+                    b.press_lever(if code % 2 == 0 { ClockSide::Left } else { ClockSide::Right }, now);
+                }
+                out.extend(b.poll(now));
+                proptest::prop_assert!(b.next_deadline(now).is_none_or(|t| t >= now));
+            }
+            let (_, stats) = crate::protocol::Decoder::decode_all(&out);
+            proptest::prop_assert_eq!(stats.skipped_bytes, 0);
+        }
+    }
+
+    fn piece_of(code: u8) -> Piece {
+        let role = [
+            Role::Pawn,
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::King,
+            Role::Queen,
+        ][usize::from((code - 1) % 6)];
+        let color = if code <= 6 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Piece { color, role }
+    }
+
+    #[test]
+    fn clock_buttons_are_reported_in_update_modes() {
+        let mut b = board();
+        b.press_button(0x33, 0);
+        assert!(b.poll(0).is_empty());
+        b.receive(&[0x4B], 0);
+        let _ = b.poll(0);
+        b.press_button(0x33, 0);
+        let (messages, _) = crate::protocol::Decoder::decode_all(&b.poll(0));
+        assert_eq!(
+            messages,
+            [Message::ClockAck(ClockAck {
+                bytes: [0x10, 0x88, 0, 0x33]
+            })]
+        );
     }
 
     #[test]

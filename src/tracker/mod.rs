@@ -16,8 +16,8 @@
 //!   last field update of the move it ends, so corrections stay allowed for
 //!   [`SCAN_LAG_MS`] after a press.
 //! - A board returned to an earlier position of this game retracts the moves since then.
-//!   The start position set up again is a new game (unless it merely retracts the game's only,
-//!   still provisional move).
+//!   The start position set up again is a new game (unless it merely takes back the game's
+//!   only move).
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, or part of a legal move made) never count as illegal; any other unexplained
 //!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
@@ -104,6 +104,8 @@ pub struct Tracker {
     /// A clock press happened while the board did not match the game.
     pressed_unsynced: bool,
     last_change: Millis,
+    /// The settled placement has been examined (cleared by any change or press).
+    settled_checked: bool,
     in_sync: bool,
     illegal: Option<(Color, String)>,
     corrections: u32,
@@ -131,6 +133,7 @@ impl Tracker {
             last_press: None,
             pressed_unsynced: false,
             last_change: 0,
+            settled_checked: false,
             in_sync: false,
             illegal: None,
             corrections: 0,
@@ -210,6 +213,7 @@ impl Tracker {
     /// The clock lever changed: the mover says the move is done.
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_press = Some(now);
+        self.settled_checked = false;
         if self.provisional && self.window_until.is_none() {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
@@ -293,7 +297,6 @@ impl Tracker {
             fullmoves: current.fullmoves(),
         };
         let position = Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(|e| e.ignore_invalid_castling_rights())
             .map_err(|e| AdoptError(e.to_string()))?;
         self.reset(position);
         Ok(self.operator_refresh())
@@ -330,9 +333,10 @@ impl Tracker {
 
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_change = now;
+        self.settled_checked = false;
         let mut ev = Vec::new();
-        self.update_orientation();
-        if self.new_game_on_board(now, &mut ev) {
+        let turned = self.update_orientation();
+        if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
         self.reconcile(now, &mut ev);
@@ -340,33 +344,39 @@ impl Tracker {
     }
 
     /// Learn or switch the orientation (auto setting) when the start position shows up.
-    fn update_orientation(&mut self) {
+    /// Returns whether a known orientation was switched.
+    fn update_orientation(&mut self) -> bool {
         if self.setting != OrientationSetting::Auto || self.sensed.occupied().count() != 32 {
-            return;
+            return false;
         }
         let start = Board::new();
         if self.sensed == start {
             self.orientation.get_or_insert(Orientation::Normal);
-            return;
+            return false;
         }
         let mut turned = self.sensed.clone();
         turned.rotate_180();
-        if turned == start {
-            self.orientation = Some(self.orientation.unwrap_or_default().flipped());
-            self.sensed = turned;
+        if turned != start {
+            return false;
         }
+        let switched = self.orientation.is_some();
+        self.orientation = Some(self.orientation.unwrap_or_default().flipped());
+        self.sensed = turned;
+        switched
     }
 
-    fn new_game_on_board(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+    /// The start position on the board begins a new game, except when it only takes back
+    /// the game's single move (that is a takeback before the reply) or is already announced.
+    /// A board turned round to the start position is always a new game.
+    fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.sensed != Board::new() {
             return false;
         }
         let o = self.orientation.unwrap_or_default();
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
-        let retracts_only_move =
-            self.moves.len() == 1 && root_is_start && self.provisional_now(now);
-        if retracts_only_move || (fresh && self.announced == Some(o)) {
+        let retracts_only_move = self.moves.len() == 1 && root_is_start;
+        if !turned && (retracts_only_move || (fresh && self.announced == Some(o))) {
             return false;
         }
         self.reset(Chess::default());
@@ -378,7 +388,7 @@ impl Tracker {
 
     /// Explain the sensed board from the game, most likely explanation first.
     fn reconcile(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
-        if self.explain(now, ev) {
+        if self.explain(now, false, ev) {
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
             }
@@ -402,7 +412,7 @@ impl Tracker {
         }
         let normal = std::mem::replace(&mut self.sensed, turned);
         self.orientation = Some(Orientation::Reversed);
-        if self.explain(now, ev) {
+        if self.explain(now, false, ev) {
             self.set_sync(true, ev);
             true
         } else {
@@ -413,13 +423,17 @@ impl Tracker {
     }
 
     /// Try every explanation; on success the game now matches the board.
-    fn explain(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+    ///
+    /// Two plies that only emptied squares (a recapture on the same square by the same kind
+    /// of piece) look exactly like two pieces in hand, so they are accepted only once the
+    /// board has `settled` (see [`Tracker::on_tick`]).
+    fn explain(&mut self, now: Millis, settled: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         let pos = self.position();
         if *pos.board() == self.sensed {
             return true;
         }
         if let Some(m) = find_move(pos, &self.sensed) {
-            self.play(m, now, ev);
+            self.play(m, ev);
             return true;
         }
         let provisional = self.provisional_now(now) && !self.moves.is_empty();
@@ -428,43 +442,59 @@ impl Tracker {
             let prev = &self.positions[n - 2];
             if let Some(m) = find_move(prev, &self.sensed) {
                 self.retract(true, ev);
-                self.play(m, now, ev);
+                self.play(m, ev);
                 return true;
             }
         }
-        // A takeback to an earlier position of this game (most recent first).
-        if self.sensed.occupied().count() >= self.position().board().occupied().count()
-            && let Some(k) = (0..n - 1)
-                .rev()
-                .find(|&k| *self.positions[k].board() == self.sensed)
+        // A takeback to an earlier position of this game (most recent first). Taking a move
+        // back always lifts a piece from a square it stands on now; a board that only gained
+        // pieces on empty squares is a piece being set down before its old square empties.
+        let pos_board = self.position().board();
+        let lifted_some = (diff(pos_board, &self.sensed) & pos_board.occupied()).any();
+        let takeback =
+            if lifted_some && self.sensed.occupied().count() >= pos_board.occupied().count() {
+                (0..n - 1)
+                    .rev()
+                    .find(|&k| *self.positions[k].board() == self.sensed)
+            } else {
+                None
+            };
+        if takeback.is_some_and(|k| k + 2 == n) {
+            self.retract(false, ev);
+            return true;
+        }
+        // Two plies ahead. In a repetition the same board can also be an earlier position
+        // with the same side to move: play going on is the likelier story than a takeback of
+        // several plies.
+        let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        if (!arrivals.is_empty() || settled)
+            && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
         {
+            self.play(a, ev);
+            self.play(b, ev);
+            return true;
+        }
+        if let Some(k) = takeback {
             for _ in k..n - 1 {
                 self.retract(false, ev);
             }
             return true;
         }
-        match find_two_ply(self.position(), &self.sensed, None) {
-            TwoPly::One(a, b) => {
-                self.play(a, now, ev);
-                self.play(b, now, ev);
-                return true;
-            }
-            TwoPly::Ambiguous => return false,
-            TwoPly::None => {}
-        }
-        if provisional {
+        // A provisional move replaced and answered, all unseen: speculative (a slide through a
+        // square of the retracted move looks the same), so only once the board has settled.
+        if provisional && settled {
             let last = self.moves.last().copied();
             if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
                 self.retract(true, ev);
-                self.play(a, now, ev);
-                self.play(b, now, ev);
+                self.play(a, ev);
+                self.play(b, ev);
                 return true;
             }
         }
         false
     }
 
-    fn play(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) {
+    fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), m).to_string();
         let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
@@ -472,11 +502,10 @@ impl Tracker {
         self.positions.push(next);
         self.moves.push(m);
         self.provisional = true;
-        // A press just before this move's last update belongs to this move.
-        self.window_until = self
-            .last_press
-            .filter(|&p| p <= now && now - p <= SCAN_LAG_MS)
-            .map(|p| p + SCAN_LAG_MS);
+        // A press that came before this move was seen belongs to the opponent's move (or, when
+        // the clock overtook this move's last update, to this one: then the window simply
+        // stays open until the next press or the reply, which costs nothing).
+        self.window_until = None;
         self.announced = None;
         ev.push(TrackerEvent::MovePlayed { mv: m, san, uci });
     }
@@ -521,7 +550,13 @@ impl Tracker {
         if self.in_sync || !self.have_board {
             return;
         }
-        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS {
+        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
+            return;
+        }
+        // The verdict on a settled placement does not change until the board or the clock does.
+        self.settled_checked = true;
+        if self.explain(now, true, ev) {
+            self.set_sync(true, ev);
             return;
         }
         if !self.pressed_unsynced && self.in_progress(now) {
@@ -542,10 +577,21 @@ impl Tracker {
         if self.provisional_now(now) && n >= 2 {
             bases.push(&self.positions[n - 2]);
         }
+        // The piece the last move captured, touching an empty square next to the capture on
+        // its way off the board (seen in real captures), is handling too.
+        let mut touched = Bitboard::EMPTY;
+        if let Some(&last) = self.moves.last()
+            && let Some(role) = last.capture()
+        {
+            let victim = role.of(self.position().turn());
+            let near =
+                shakmaty::attacks::king_attacks(last.to()) & !self.position().board().occupied();
+            touched = near & self.sensed.by_piece(victim);
+        }
         bases.into_iter().any(|base| {
             // Every occupied square holds what `base` or `other` has there.
             let agree = |other: &Board| {
-                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied();
+                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
                 (off_base & diff(other, &self.sensed)).is_empty()
             };
             agree(base.board())

@@ -18,7 +18,7 @@ pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/
 pub fn games(pgn: &str) -> Vec<Vec<Move>> {
     let mut out = Vec::new();
     let mut movetext = String::new();
-    let mut flush = |text: &mut String, out: &mut Vec<Vec<Move>>| {
+    let flush = |text: &mut String, out: &mut Vec<Vec<Move>>| {
         if !text.trim().is_empty() {
             out.push(parse_movetext(text));
         }

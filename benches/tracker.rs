@@ -1,0 +1,105 @@
+//! Sensor events per second through the tracker: corpus games played with noisy human
+//! handling (slides, capture orders, touches, adjustments, clock presses), every field update
+//! and press fed to a fresh tracker per game. Also prints the corrections rate.
+
+#[path = "../tests/tracker_common/mod.rs"]
+mod tracker_common;
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use eboardd::board::{Orientation, Placement};
+use eboardd::session::OrientationSetting;
+use eboardd::sim::handling::{Handling, Noise, SensorStep};
+use eboardd::tracker::Tracker;
+use shakmaty::{Chess, Position};
+
+/// One input to the tracker, precomputed so the benchmark measures the tracker only.
+#[derive(Clone, Copy)]
+enum Input {
+    Field(u8, Option<shakmaty::Piece>, u64),
+    Press(u64),
+}
+
+fn inputs(games: &[Vec<shakmaty::Move>]) -> Vec<Vec<Input>> {
+    games
+        .iter()
+        .enumerate()
+        .map(|(i, game)| {
+            let mut hands = Handling::new(i as u64, Noise::Noisy);
+            let mut pos = Chess::default();
+            let mut now = 0;
+            let mut out = Vec::new();
+            for &mv in game {
+                for step in hands.steps(&pos, mv) {
+                    now += 1;
+                    match step {
+                        SensorStep::Lift(sq) => out.push(Input::Field(
+                            Orientation::Normal.field_of_square(sq),
+                            None,
+                            now,
+                        )),
+                        SensorStep::Place(sq, p) => out.push(Input::Field(
+                            Orientation::Normal.field_of_square(sq),
+                            Some(p),
+                            now,
+                        )),
+                        SensorStep::Pause(ms) => now += ms,
+                        SensorStep::Press => out.push(Input::Press(now)),
+                    }
+                }
+                pos.play_unchecked(mv);
+            }
+            out
+        })
+        .collect()
+}
+
+/// Replay every game; returns (plies, corrections).
+fn run(games: &[Vec<Input>], start: &[Option<shakmaty::Piece>; 64]) -> (usize, u32) {
+    let mut plies = 0;
+    let mut corrections = 0;
+    for game in games {
+        let mut t = Tracker::new(Chess::default(), OrientationSetting::Auto);
+        black_box(t.on_board_dump(start, 0));
+        for input in game {
+            let ev = match *input {
+                Input::Field(f, c, now) => t.on_field_update(f, c, now),
+                Input::Press(now) => t.on_clock_press(now),
+            };
+            black_box(ev);
+        }
+        plies += t.moves().len();
+        corrections += t.corrections();
+    }
+    (plies, corrections)
+}
+
+fn bench(c: &mut Criterion) {
+    let games = tracker_common::corpus_games();
+    let games = &games[..games.len().min(200)];
+    let feeds = inputs(games);
+    let events: usize = feeds
+        .iter()
+        .map(|g| g.iter().filter(|i| matches!(i, Input::Field(..))).count())
+        .sum();
+    let start = Placement::from_board(Chess::default().board()).to_wire(Orientation::Normal);
+    let (plies, corrections) = run(&feeds, &start);
+    let want: usize = games.iter().map(Vec::len).sum();
+    assert_eq!(plies, want, "every ply reconstructed");
+    println!(
+        "{} games, {plies} plies, {events} field updates; {corrections} corrections = {:.1} per 1,000 plies",
+        games.len(),
+        corrections as f64 * 1000.0 / plies as f64
+    );
+    let mut group = c.benchmark_group("tracker");
+    group.throughput(Throughput::Elements(events as u64));
+    group.sample_size(10);
+    group.bench_function("noisy corpus field updates", |b| {
+        b.iter(|| run(black_box(&feeds), &start))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

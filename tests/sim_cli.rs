@@ -1,0 +1,64 @@
+//! `eboardctl simulate` end to end: the command plays a PGN file on a virtual port behind a
+//! link, a host reads it through tokio-serial and the decoder, and the field updates lead to
+//! the game's final position.
+
+mod sim_support;
+
+use std::time::Duration;
+
+use eboardd::cli::simulate::{SimulateArgs, run};
+use eboardd::protocol::Message;
+use shakmaty::Position;
+use sim_support::{Collector, decode_clean, open_port, reconstruct};
+use tokio::io::AsyncWriteExt;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulate_plays_a_pgn_file_on_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("game.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O *\n",
+    )
+    .unwrap();
+    let link = dir.path().join("dgt");
+    let args = SimulateArgs {
+        pgn: Some(pgn),
+        link: Some(link.clone()),
+        speed: 1_000.0,
+        reversed: true,
+        no_clock: false,
+        seed: 3,
+        clean: false,
+        exit_when_done: true,
+    };
+    let command = std::thread::spawn(move || run(args));
+    for _ in 0..500 {
+        if link.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let mut port = open_port(&link);
+    port.write_all(&[0x40, 0x42, 0x4B]).await.unwrap();
+    let collector = Collector::start(port);
+    while !command.is_finished() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    command.join().unwrap().unwrap();
+    let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
+    let messages = decode_clean(&chunks.concat());
+    assert!(matches!(messages[0], Message::BoardDump(_)));
+    let game =
+        &eboardd::sim::parse_games(&std::fs::read_to_string(dir.path().join("game.pgn")).unwrap())
+            [0];
+    let mut end = game.start_position().unwrap();
+    for mv in game.moves().unwrap() {
+        end.play_unchecked(mv);
+    }
+    assert_eq!(
+        reconstruct(&messages),
+        eboardd::board::Placement::from_board(end.board())
+    );
+    assert!(!link.exists(), "the link is removed on exit");
+}

@@ -1,0 +1,173 @@
+//! End to end below the daemon: corpus games played by the simulator with human handling, on
+//! a real pty, read by the project's serial side (tokio-serial on the slave path, 9600 8N1),
+//! decoded and reconstructed by the tracker — exact, for a normal and a reversed board, with
+//! and without a clock.
+//!
+//! Board time is stepped (infinite speed), so no test waits on the wall clock; the bytes read
+//! from the port are timestamped with the board time the simulator wrote them at (its tap),
+//! after checking that the port delivered exactly those bytes.
+
+mod sim_support;
+
+use std::time::Duration;
+
+use eboardd::board::Orientation;
+use eboardd::protocol::{ClockTimes, Decoder, Message};
+use eboardd::session::OrientationSetting;
+use eboardd::sim::{
+    BoardOptions, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard, SimOptions,
+    parse_games, play_game,
+};
+use eboardd::tracker::{Tracker, TrackerEvent};
+use shakmaty::{CastlingMode, Chess};
+use sim_support::{Collector, open_port};
+use tokio::io::AsyncWriteExt;
+
+struct Outcome {
+    uci: Vec<String>,
+    illegal_reports: usize,
+    in_sync: bool,
+    corrections: u32,
+}
+
+async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u64) -> Outcome {
+    let sim = SimBoard::spawn(SimOptions {
+        board: BoardOptions {
+            orientation,
+            clock: if clock {
+                ClockPresence::Present
+            } else {
+                ClockPresence::Absent
+            },
+            ..BoardOptions::default()
+        },
+        speed: f64::INFINITY,
+        tap: true,
+        ..SimOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut tap = sim.take_tap().unwrap();
+    let mut port = open_port(&sim.path());
+    // A daemon's start-up: reset, dump, updates with clock data on change.
+    port.write_all(&[0x40, 0x42, 0x4B]).await.unwrap();
+    sim.wait_for_update_mode(Duration::from_secs(5))
+        .await
+        .unwrap();
+    let collector = Collector::start(port);
+    let opts = ScenarioOptions {
+        pace: Pace::human(),
+        noise: Noise::Noisy,
+        seed,
+        press_clock: clock,
+    };
+    play_game(&sim, game, opts).await.unwrap();
+    sim.sleep(3_000).await;
+    let end = sim.now();
+    let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
+    assert_eq!(sim.snapshot().await.unwrap().dropped_bytes, 0);
+    sim.shutdown().await;
+    let mut written = Vec::new();
+    while let Ok(chunk) = tap.try_recv() {
+        written.push(chunk);
+    }
+    let read: Vec<u8> = chunks.concat();
+    let sent: Vec<u8> = written.iter().flat_map(|(_, b)| b.clone()).collect();
+    assert_eq!(read, sent, "the port delivers exactly what the board wrote");
+
+    let mut tracker = Tracker::new(Chess::default(), OrientationSetting::Auto);
+    let mut decoder = Decoder::new();
+    let mut events = Vec::new();
+    let mut last_clock: Option<ClockTimes> = None;
+    for (at, bytes) in &written {
+        for message in decoder.feed(bytes).collect::<Vec<_>>() {
+            match message {
+                Message::BoardDump(fields) => events.extend(tracker.on_board_dump(&fields, *at)),
+                Message::FieldUpdate { field, content } => {
+                    events.extend(tracker.on_field_update(field, content, *at));
+                }
+                Message::ClockTimes(t) => {
+                    if last_clock
+                        .is_some_and(|l| l.status.lever_left_down != t.status.lever_left_down)
+                    {
+                        events.extend(tracker.on_clock_press(*at));
+                    }
+                    last_clock = Some(t);
+                }
+                _ => {}
+            }
+        }
+        events.extend(tracker.on_tick(*at));
+    }
+    events.extend(tracker.on_tick(end + 5_000));
+    assert_eq!(decoder.stats().skipped_bytes, 0);
+    assert_eq!(tracker.orientation(), Some(orientation));
+    Outcome {
+        uci: tracker
+            .moves()
+            .iter()
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .collect(),
+        illegal_reports: events
+            .iter()
+            .filter(|e| matches!(e, TrackerEvent::IllegalPlacement { .. }))
+            .count(),
+        in_sync: tracker.in_sync(),
+        corrections: tracker.corrections(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corpus_games_come_out_exact_through_the_pty() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/twic1599.pgn"
+    ))
+    .unwrap();
+    let games = parse_games(&text);
+    // Debug builds sample the corpus (EBOARDD_SIM_GAMES=N plays N games per configuration);
+    // every configuration sees different games.
+    let per_config = std::env::var("EBOARDD_SIM_GAMES")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(if cfg!(debug_assertions) { 6 } else { 40 })
+        .clamp(1, games.len() / 4);
+    let stride = (games.len() / (per_config * 4)).max(1);
+    let configs = [
+        (Orientation::Normal, true),
+        (Orientation::Reversed, true),
+        (Orientation::Normal, false),
+        (Orientation::Reversed, false),
+    ];
+    let (mut plies, mut corrections, mut failures) = (0, 0, Vec::new());
+    for (c, &(orientation, clock)) in configs.iter().enumerate() {
+        for k in 0..per_config {
+            let index = (k * configs.len() + c) * stride;
+            let game = &games[index];
+            let want: Vec<String> = game
+                .moves()
+                .unwrap()
+                .iter()
+                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                .collect();
+            let got = run_game(game, orientation, clock, index as u64 + 1).await;
+            plies += want.len();
+            corrections += got.corrections;
+            if got.uci != want || got.illegal_reports > 0 || !got.in_sync {
+                failures.push(format!(
+                    "game {index} ({orientation:?}, clock {clock}): {} of {} plies, first difference at {:?}, illegal reports {}, in sync {}",
+                    got.uci.len(),
+                    want.len(),
+                    got.uci.iter().zip(&want).position(|(a, b)| a != b),
+                    got.illegal_reports,
+                    got.in_sync
+                ));
+            }
+        }
+    }
+    println!(
+        "{plies} plies through the pty, {} failures, {corrections} corrections",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -1,0 +1,122 @@
+//! The two real captures, decoded and tracked, give exactly the moves played.
+
+use eboardd::board::Orientation;
+use eboardd::cli::decode::decode;
+use eboardd::tracker::TrackerEvent;
+
+fn capture(n: u32) -> (Vec<eboardd::capture::Chunk>, Vec<String>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
+    let bytes = std::fs::read_to_string(format!("{dir}/{n}.inbytes")).expect("capture readable");
+    let uci = std::fs::read_to_string(format!("{dir}/{n}.uci")).expect("moves readable");
+    let moves = uci
+        .split_whitespace()
+        .filter(|t| !t.ends_with('.') && *t != "*")
+        .map(str::to_string)
+        .collect();
+    (
+        eboardd::capture::parse(&bytes).expect("capture parses"),
+        moves,
+    )
+}
+
+fn check(n: u32, orientation: Orientation) {
+    let (chunks, want) = capture(n);
+    let decoded = decode(&chunks);
+    for e in &decoded.events {
+        if !matches!(e.event, TrackerEvent::InSync(_)) {
+            println!("{}", eboardd::cli::decode::event_line(e));
+        }
+    }
+    println!("corrections: {}", decoded.corrections);
+    assert_eq!(decoded.games.len(), 1);
+    assert_eq!(decoded.games[0].uci, want);
+    assert!(matches!(
+        decoded.events.first().map(|e| &e.event),
+        Some(TrackerEvent::GameStarted { orientation: o }) if *o == orientation
+    ));
+    assert!(
+        !decoded
+            .events
+            .iter()
+            .any(|e| matches!(e.event, TrackerEvent::IllegalPlacement { .. })),
+        "no illegal placement in a legal game"
+    );
+}
+
+#[test]
+fn capture_1_reconstructed_exactly() {
+    check(1, Orientation::Normal);
+}
+
+#[test]
+fn capture_2_reversed_with_en_passant_reconstructed_exactly() {
+    check(2, Orientation::Reversed);
+}
+
+#[test]
+fn decode_prints_pgn_that_replays_to_the_same_moves() {
+    for n in [1, 2] {
+        let (chunks, want) = capture(n);
+        let decoded = decode(&chunks);
+        let text = eboardd::cli::decode::pgn(&decoded.games[0]);
+        assert!(text.contains("[Result \"*\"]"));
+        assert!(text.trim_end().ends_with('*'));
+        // Read the PGN back with SAN parsing: the same moves, all legal.
+        let mut pos = shakmaty::Chess::default();
+        let mut got = Vec::new();
+        for token in text
+            .lines()
+            .filter(|l| !l.starts_with('['))
+            .flat_map(str::split_whitespace)
+            .filter(|t| !t.ends_with('.') && *t != "*")
+        {
+            let san: shakmaty::san::SanPlus = token.parse().expect("SAN");
+            let m = san.san.to_move(&pos).expect("legal SAN");
+            got.push(shakmaty::uci::UciMove::from_standard(m).to_string());
+            shakmaty::Position::play_unchecked(&mut pos, m);
+        }
+        assert_eq!(got, want, "capture {n}");
+    }
+}
+
+#[test]
+fn decode_command_runs_on_both_captures_and_names_a_missing_file() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
+    for n in [1, 2] {
+        for events in [false, true] {
+            let args = eboardd::cli::decode::DecodeArgs {
+                capture: format!("{dir}/{n}.inbytes").into(),
+                events,
+            };
+            eboardd::cli::decode::run(&args).expect("decodes");
+        }
+    }
+    let args = eboardd::cli::decode::DecodeArgs {
+        capture: "no/such/capture".into(),
+        events: false,
+    };
+    let err = eboardd::cli::decode::run(&args).unwrap_err();
+    assert!(format!("{err:#}").contains("no/such/capture"));
+}
+
+#[test]
+fn events_carry_their_stream_position() {
+    let (chunks, _) = capture(2);
+    let decoded = decode(&chunks);
+    let moves: Vec<_> = decoded
+        .events
+        .iter()
+        .filter(|e| matches!(e.event, TrackerEvent::MovePlayed { .. }))
+        .collect();
+    // Positions only move forward through the stream.
+    assert!(moves.windows(2).all(|w| w[0].pos.byte < w[1].pos.byte));
+    let line = eboardd::cli::decode::event_line(moves[0]);
+    assert!(line.contains("move e4 (e2e4)"), "{line}");
+    // The en passant capture b2b4 a4b3 is there.
+    assert!(
+        decoded
+            .events
+            .iter()
+            .any(|e| matches!(&e.event, TrackerEvent::MovePlayed { san, .. } if san == "axb3"))
+    );
+}

@@ -1,0 +1,565 @@
+//! One test per move-reconstruction case: what the sensors report, in the orders they report
+//! it, and exactly which events the tracker gives for it.
+
+mod tracker_common;
+
+use eboardd::board::{Orientation, Placement};
+use eboardd::session::OrientationSetting;
+use eboardd::tracker::{ILLEGAL_SETTLE_MS, Tracker, TrackerEvent};
+use shakmaty::{Chess, Color, Position};
+use tracker_common::*;
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+fn moves_of(rig: &Rig) -> Vec<String> {
+    rig.game_uci()
+}
+
+#[test]
+fn lift_then_place_publishes_at_once() {
+    let mut rig = Rig::at(START);
+    assert_eq!(rig.lift("e2"), vec![TrackerEvent::InSync(false)]);
+    let ev = rig.place("e4", 'P');
+    assert_eq!(played(&ev), ["e2e4"]);
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "e4"));
+    assert_eq!(ev.last(), Some(&TrackerEvent::InSync(true)));
+    assert!(rig.tracker.in_sync());
+    assert_eq!(rig.tracker.position().turn(), Color::Black);
+}
+
+#[test]
+fn new_square_reported_before_old_one_empties() {
+    let mut rig = Rig::at(START);
+    assert!(played(&rig.place("f3", 'N')).is_empty());
+    assert_eq!(played(&rig.lift("g1")), ["g1f3"]);
+}
+
+const CAPTURE: &str = "4k3/8/8/4n3/8/2B5/8/4K3 w - - 0 1";
+
+#[test]
+fn capture_victim_removed_first() {
+    let mut rig = Rig::at(CAPTURE);
+    rig.lift("e5");
+    rig.lift("c3");
+    assert_eq!(played(&rig.place("e5", 'B')), ["c3e5"]);
+}
+
+#[test]
+fn capture_victim_removed_after_attacker_lifted() {
+    let mut rig = Rig::at(CAPTURE);
+    rig.lift("c3");
+    rig.lift("e5");
+    assert_eq!(played(&rig.place("e5", 'B')), ["c3e5"]);
+}
+
+#[test]
+fn capture_victim_replaced_in_one_update() {
+    let mut rig = Rig::at(CAPTURE);
+    rig.lift("c3");
+    let ev = rig.place("e5", 'B');
+    assert_eq!(played(&ev), ["c3e5"]);
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "Bxe5"));
+}
+
+#[test]
+fn capture_new_square_before_old_one_empties() {
+    let mut rig = Rig::at(CAPTURE);
+    assert!(played(&rig.place("e5", 'B')).is_empty());
+    assert_eq!(played(&rig.lift("c3")), ["c3e5"]);
+}
+
+#[test]
+fn captured_piece_touching_a_neighbour_is_noise() {
+    // The capture-1 pattern: knight d5 lifted, bishop e7 lifted, knight on e7, then the
+    // bishop shows on e6 and vanishes.
+    let mut rig = Rig::at("4k3/4b3/8/3N4/8/8/8/4K3 w - - 0 1");
+    rig.lift("d5");
+    rig.lift("e7");
+    assert_eq!(played(&rig.place("e7", 'N')), ["d5e7"]);
+    let ev = rig.place("e6", 'b');
+    assert_eq!(ev, vec![TrackerEvent::InSync(false)]);
+    assert!(rig.wait(2 * ILLEGAL_SETTLE_MS).is_empty(), "not illegal");
+    assert_eq!(rig.lift("e6"), vec![TrackerEvent::InSync(true)]);
+    assert_eq!(moves_of(&rig), ["d5e7"]);
+    assert_eq!(retracted(&rig.events), 0);
+}
+
+const CASTLE: &str = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+
+#[test]
+fn castling_king_first() {
+    let mut rig = Rig::at(CASTLE);
+    rig.lift("e1");
+    assert!(played(&rig.place("g1", 'K')).is_empty());
+    rig.lift("h1");
+    let ev = rig.place("f1", 'R');
+    assert_eq!(played(&ev), ["e1g1"]);
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "O-O"));
+    assert_eq!(rig.tracker.corrections(), 0);
+}
+
+#[test]
+fn castling_king_dragged_over_f1_is_corrected() {
+    let mut rig = Rig::at(CASTLE);
+    rig.lift("e1");
+    assert_eq!(played(&rig.place("f1", 'K')), ["e1f1"]);
+    rig.lift("f1");
+    rig.place("g1", 'K');
+    rig.lift("h1");
+    let ev = rig.place("f1", 'R');
+    assert_eq!(played(&ev), ["e1g1"]);
+    assert_eq!(retracted(&ev), 1);
+    assert_eq!(moves_of(&rig), ["e1g1"]);
+    assert_eq!(rig.tracker.corrections(), 1);
+}
+
+#[test]
+fn castling_rook_first_is_corrected_once() {
+    let mut rig = Rig::at(CASTLE);
+    rig.lift("a1");
+    // The rook's half alone is a legal move and is published...
+    assert_eq!(played(&rig.place("d1", 'R')), ["a1d1"]);
+    rig.lift("e1");
+    let ev = rig.place("c1", 'K');
+    // ...and replaced when the king completes the castling.
+    assert!(
+        matches!(&ev[0], TrackerEvent::MoveRetracted { correction: true, uci, .. } if uci == "a1d1")
+    );
+    assert_eq!(played(&ev), ["e1c1"]);
+    assert_eq!(moves_of(&rig), ["e1c1"]);
+    assert_eq!(rig.tracker.corrections(), 1);
+}
+
+#[test]
+fn castling_both_lifted_either_placed_first() {
+    for (first, second) in [(("g1", 'K'), ("f1", 'R')), (("f1", 'R'), ("g1", 'K'))] {
+        let mut rig = Rig::at(CASTLE);
+        rig.lift("h1");
+        rig.lift("e1");
+        rig.place(first.0, first.1);
+        assert_eq!(played(&rig.place(second.0, second.1)), ["e1g1"]);
+        assert_eq!(moves_of(&rig), ["e1g1"]);
+    }
+}
+
+#[test]
+fn black_castles_queenside() {
+    let mut rig = Rig::at("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1");
+    rig.lift("e8");
+    rig.lift("a8");
+    rig.place("c8", 'k');
+    assert_eq!(played(&rig.place("d8", 'r')), ["e8c8"]);
+}
+
+const EP: &str = "4k3/8/8/8/pP6/8/8/4K3 b - b3 0 1";
+
+#[test]
+fn en_passant_in_any_order() {
+    let orders: [&[(&str, Option<char>)]; 4] = [
+        &[("b4", None), ("a4", None), ("b3", Some('p'))],
+        &[("a4", None), ("b4", None), ("b3", Some('p'))],
+        &[("a4", None), ("b3", Some('p')), ("b4", None)],
+        &[("b3", Some('p')), ("a4", None), ("b4", None)],
+    ];
+    for order in orders {
+        let mut rig = Rig::at(EP);
+        for &(sq, content) in order {
+            match content {
+                Some(p) => rig.place(sq, p),
+                None => rig.lift(sq),
+            };
+        }
+        assert_eq!(moves_of(&rig), ["a4b3"], "order {order:?}");
+        assert_eq!(retracted(&rig.events), 0, "order {order:?}");
+    }
+}
+
+const PROMOTE: &str = "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1";
+
+#[test]
+fn promotion_to_each_piece() {
+    for (c, uci) in [
+        ('Q', "a7a8q"),
+        ('R', "a7a8r"),
+        ('B', "a7a8b"),
+        ('N', "a7a8n"),
+    ] {
+        let mut rig = Rig::at(PROMOTE);
+        rig.lift("a7");
+        assert_eq!(played(&rig.place("a8", c)), [uci]);
+    }
+}
+
+#[test]
+fn promotion_pawn_first_set_on_last_rank_then_swapped() {
+    // Swapped in one update.
+    let mut rig = Rig::at(PROMOTE);
+    rig.lift("a7");
+    assert!(played(&rig.place("a8", 'P')).is_empty());
+    assert_eq!(played(&rig.place("a8", 'Q')), ["a7a8q"]);
+    // Lifted, then the new piece set down.
+    let mut rig = Rig::at(PROMOTE);
+    rig.lift("a7");
+    rig.place("a8", 'P');
+    rig.wait(300);
+    rig.lift("a8");
+    assert_eq!(played(&rig.place("a8", 'N')), ["a7a8n"]);
+    assert!(illegal(&rig.events).is_empty());
+}
+
+#[test]
+fn underpromotion_with_capture() {
+    let mut rig = Rig::at(PROMOTE);
+    rig.lift("b8");
+    rig.lift("a7");
+    let ev = rig.place("b8", 'N');
+    assert_eq!(played(&ev), ["a7b8n"]);
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "axb8=N"));
+}
+
+#[test]
+fn slide_over_intermediate_squares_is_one_move() {
+    let mut rig = Rig::at("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    rig.lift("a1");
+    rig.place("a2", 'R');
+    rig.lift("a2");
+    rig.place("a4", 'R'); // read before a3 emptied
+    rig.place("a3", 'R');
+    rig.lift("a3");
+    rig.place("a5", 'R');
+    rig.lift("a4");
+    assert_eq!(moves_of(&rig), ["a1a5"]);
+    // Each legal square the rook was seen alone on was published, then corrected.
+    assert_eq!(rig.tracker.corrections() as usize, retracted(&rig.events));
+    assert!(rig.tracker.in_sync());
+}
+
+#[test]
+fn set_down_then_moved_on_ends_where_released() {
+    let mut rig = Rig::at("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    rig.lift("a1");
+    assert_eq!(played(&rig.place("a3", 'R')), ["a1a3"]);
+    rig.wait(1500);
+    rig.lift("a3");
+    let ev = rig.place("a7", 'R');
+    assert_eq!(played(&ev), ["a1a7"]);
+    assert_eq!(moves_of(&rig), ["a1a7"]);
+    assert_eq!(rig.tracker.corrections(), 1);
+    // The opponent answers: now White's rook is final.
+    rig.lift("e8");
+    rig.place("d8", 'k');
+    assert_eq!(moves_of(&rig), ["a1a7", "e8d8"]);
+}
+
+#[test]
+fn after_the_clock_press_the_move_is_final() {
+    let mut rig = Rig::at("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
+    rig.lift("a1");
+    rig.place("a3", 'R');
+    rig.press();
+    rig.wait(1000);
+    rig.lift("a3");
+    rig.place("a7", 'R');
+    assert_eq!(moves_of(&rig), ["a1a3"]);
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(
+        ev,
+        vec![TrackerEvent::IllegalPlacement {
+            turn: Color::Black,
+            description: "white moved out of turn: Ra3\u{2013}a7".into()
+        }]
+    );
+}
+
+#[test]
+fn adjustments_produce_nothing() {
+    let mut rig = Rig::at(START);
+    rig.lift("d1");
+    rig.place("d1", 'Q');
+    rig.lift("b8");
+    rig.wait(2000);
+    rig.place("b8", 'n');
+    let moves: Vec<_> = rig
+        .events
+        .iter()
+        .filter(|e| {
+            !matches!(
+                e,
+                TrackerEvent::InSync(_) | TrackerEvent::GameStarted { .. }
+            )
+        })
+        .collect();
+    assert!(moves.is_empty(), "{moves:?}");
+    assert!(rig.tracker.in_sync());
+}
+
+#[test]
+fn takeback_of_one_ply_before_the_reply() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    rig.place("f3", 'N');
+    rig.press();
+    rig.wait(2000);
+    rig.lift("f3");
+    let ev = rig.place("g1", 'N');
+    assert!(
+        matches!(&ev[0], TrackerEvent::MoveRetracted { correction: false, uci, .. } if uci == "g1f3")
+    );
+    assert!(rig.tracker.moves().is_empty());
+    assert_eq!(rig.tracker.position(), &Chess::default());
+}
+
+#[test]
+fn takeback_of_two_plies() {
+    let mut rig = Rig::at(START);
+    rig.lift("e2");
+    rig.place("e4", 'P');
+    rig.press();
+    rig.lift("c7");
+    rig.place("c5", 'p');
+    rig.press();
+    rig.lift("g1");
+    rig.place("f3", 'N');
+    rig.press();
+    rig.wait(2000);
+    // Both take their last moves back.
+    rig.lift("f3");
+    rig.place("g1", 'N');
+    assert_eq!(moves_of(&rig), ["e2e4", "c7c5"]);
+    rig.lift("c5");
+    let ev = rig.place("c7", 'p');
+    assert_eq!(retracted(&ev), 1);
+    assert_eq!(moves_of(&rig), ["e2e4"]);
+}
+
+#[test]
+fn board_two_plies_ahead_in_one_dump_is_inferred() {
+    let mut rig = Rig::at(START);
+    let mut after = Chess::default();
+    for m in ["e2e4", "e7e5"] {
+        let mv = uci(&after, m);
+        after.play_unchecked(mv);
+    }
+    rig.board = after.board().clone();
+    let ev = rig.dump();
+    assert_eq!(played(&ev), ["e2e4", "e7e5"]);
+}
+
+#[test]
+fn quick_reply_read_together_is_inferred() {
+    let mut rig = Rig::at(START);
+    rig.lift("e2");
+    rig.lift("e7"); // the reply starts before the move's new square is read
+    rig.place("e4", 'P');
+    let ev = rig.place("e5", 'p');
+    assert_eq!(played(&ev), ["e2e4", "e7e5"]);
+}
+
+#[test]
+fn ambiguous_two_ply_jump_is_not_guessed() {
+    // a8=Q Rxa8, a8=R Rxa8, a8=B Rxa8 and a8=N Rxa8 all leave this board.
+    let mut rig = Rig::at("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    let mut board = rig.board.clone();
+    board.discard_piece_at(sq("a7"));
+    board.discard_piece_at(sq("b8"));
+    board.set_piece_at(sq("a8"), piece('r'));
+    rig.board = board;
+    let ev = rig.dump();
+    assert_eq!(ev, vec![TrackerEvent::InSync(false)]);
+    rig.wait(5000);
+    assert!(rig.tracker.moves().is_empty());
+    assert!(!rig.tracker.in_sync());
+    // The players restore the board and replay slowly: now it is unambiguous.
+    rig.lift("a8");
+    rig.place("b8", 'r');
+    rig.place("a7", 'P');
+    assert!(rig.tracker.in_sync());
+    rig.lift("a7");
+    rig.place("a8", 'N');
+    rig.lift("b8");
+    rig.lift("a8");
+    rig.place("a8", 'r');
+    assert_eq!(moves_of(&rig), ["a7a8n", "b8a8"]);
+}
+
+#[test]
+fn reversed_board_detected_from_the_start_position() {
+    let mut rig = Rig::new(
+        Chess::default(),
+        OrientationSetting::Auto,
+        Orientation::Reversed,
+    );
+    assert_eq!(
+        rig.events.first(),
+        Some(&TrackerEvent::GameStarted {
+            orientation: Orientation::Reversed
+        })
+    );
+    assert_eq!(rig.tracker.orientation(), Some(Orientation::Reversed));
+    rig.lift("e2");
+    rig.place("e4", 'P');
+    assert_eq!(moves_of(&rig), ["e2e4"]);
+    assert_eq!(
+        rig.tracker.placement(),
+        Placement::from_board(rig.tracker.position().board())
+    );
+}
+
+#[test]
+fn fixed_orientation_setting_is_obeyed() {
+    // Told "reversed", a board lying the normal way never matches the start position.
+    let mut rig = Rig::new(
+        Chess::default(),
+        OrientationSetting::Reversed,
+        Orientation::Normal,
+    );
+    assert!(!rig.tracker.in_sync());
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::GameStarted { .. }))
+    );
+    rig.orientation = Orientation::Reversed;
+    rig.dump();
+    assert!(rig.tracker.in_sync());
+}
+
+#[test]
+fn start_position_after_a_game_is_a_new_game() {
+    let mut rig = Rig::at(START);
+    for (from, to, p) in [("e2", "e4", 'P'), ("e7", "e5", 'p'), ("g1", "f3", 'N')] {
+        rig.lift(from);
+        rig.place(to, p);
+        rig.press();
+    }
+    rig.wait(1000);
+    assert_eq!(rig.tracker.moves().len(), 3);
+    rig.board = shakmaty::Board::new();
+    let ev = rig.dump();
+    assert!(ev.contains(&TrackerEvent::GameStarted {
+        orientation: Orientation::Normal
+    }));
+    assert!(rig.tracker.moves().is_empty());
+    // Set up again on a board turned round: a new game, reversed.
+    let mut rig2 = Rig::new(
+        Chess::default(),
+        OrientationSetting::Auto,
+        Orientation::Normal,
+    );
+    rig2.lift("e2");
+    rig2.place("e4", 'P');
+    rig2.orientation = Orientation::Reversed;
+    rig2.board = shakmaty::Board::new();
+    let ev = rig2.dump();
+    assert!(ev.contains(&TrackerEvent::GameStarted {
+        orientation: Orientation::Reversed
+    }));
+}
+
+#[test]
+fn illegal_placement_is_described_and_cleared() {
+    let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
+    rig.lift("f1");
+    rig.place("h3", 'B');
+    // Nothing at once (it may still be a hand at work)...
+    assert!(illegal(&rig.events).is_empty());
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(
+        ev,
+        vec![TrackerEvent::IllegalPlacement {
+            turn: Color::White,
+            description: "Bf1\u{2013}h3 is blocked by g2".into()
+        }]
+    );
+    assert!(rig.wait(1000).is_empty(), "reported once");
+    rig.lift("h3");
+    let ev = rig.place("f1", 'B');
+    assert!(ev.contains(&TrackerEvent::IllegalPlacementCleared));
+    assert!(rig.tracker.in_sync());
+}
+
+#[test]
+fn king_left_in_check_is_described() {
+    let mut rig = Rig::at("4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1");
+    rig.lift("e2");
+    rig.place("d3", 'B');
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(illegal(&ev), ["white king left in check"],);
+}
+
+#[test]
+fn pieces_in_hand_are_never_illegal() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    assert!(rig.wait(10_000).is_empty());
+    // A castling half-made is a move in progress too.
+    let mut rig = Rig::at(CASTLE);
+    rig.lift("e1");
+    rig.place("g1", 'K');
+    assert!(rig.wait(10_000).is_empty());
+}
+
+#[test]
+fn adopt_placement_keeps_home_castling_rights() {
+    let mut rig = Rig::at(CASTLE);
+    // White's king walks two squares up the board: illegal, but the arbiter lets it stand.
+    rig.lift("e1");
+    rig.place("e3", 'K');
+    rig.lift("e2");
+    rig.place("e2", 'P');
+    let ev = rig
+        .tracker
+        .adopt_placement(Color::Black)
+        .expect("adoptable");
+    assert_eq!(ev, vec![TrackerEvent::InSync(true)]);
+    let pos = rig.tracker.position();
+    assert_eq!(pos.turn(), Color::Black);
+    assert!(!pos.castles().has_color(Color::White));
+    assert!(
+        pos.castles()
+            .has(Color::Black, shakmaty::CastlingSide::KingSide)
+    );
+    // Play goes on from there.
+    rig.lift("e8");
+    rig.place("g8", 'k');
+    rig.lift("h8");
+    rig.place("f8", 'r');
+    assert_eq!(moves_of(&rig), ["e8g8"]);
+}
+
+#[test]
+fn adopt_placement_refuses_impossible_boards() {
+    let mut rig = Rig::at(START);
+    rig.lift("e1");
+    assert!(rig.tracker.adopt_placement(Color::Black).is_err());
+}
+
+#[test]
+fn operator_changes() {
+    let mut rig = Rig::at(START);
+    rig.lift("e2");
+    rig.place("e4", 'P');
+    // The operator takes the move back while the board still shows it: out of sync.
+    let ev = rig.tracker.take_back(1).expect("one ply known");
+    assert_eq!(ev, vec![TrackerEvent::InSync(false)]);
+    assert!(rig.tracker.take_back(1).is_err());
+    // A position set by FEN that matches the board.
+    let pos = position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    assert_eq!(
+        rig.tracker.set_position(pos),
+        vec![TrackerEvent::InSync(true)]
+    );
+    rig.lift("e7");
+    rig.place("e5", 'p');
+    assert_eq!(moves_of(&rig), ["e7e5"]);
+    assert_eq!(rig.tracker.new_game(), vec![TrackerEvent::InSync(false)]);
+    assert_eq!(rig.tracker.position(), &Chess::default());
+}
+
+#[test]
+fn field_updates_before_any_dump_are_held() {
+    let mut t = Tracker::new(Chess::default(), OrientationSetting::Auto);
+    assert!(t.on_field_update(52, None, 0).is_empty());
+    assert!(t.on_field_update(200, None, 0).is_empty());
+    assert!(t.on_tick(10_000).is_empty());
+}
