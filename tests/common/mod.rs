@@ -258,3 +258,10 @@ where
     })
     .await
 }
+
+impl Bus {
+    /// Kill the bus (as if the system bus went away).
+    pub fn kill(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}

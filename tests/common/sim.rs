@@ -10,6 +10,7 @@ pub async fn sim_board(dir: &Path, name: &str, speed: f64, board: BoardOptions) 
         board,
         link: Some(dir.join(name)),
         speed,
+        ..SimOptions::default()
     })
     .await
     .expect("simulated board")
