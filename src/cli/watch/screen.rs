@@ -361,7 +361,8 @@ fn compact_lines(boards: &[&BoardView], now: Millis, cols: usize) -> Vec<Line> {
 /// The whole screen: cursor home, `frame.rows` lines at most, each cleared to its end, and
 /// the rest of the screen cleared.
 pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
-    let cols = frame.cols.max(PANEL_WIDTH);
+    // Narrower than a panel: the compact view, cut to the terminal's width.
+    let cols = frame.cols.max(1);
     let boards = model.boards();
     let mut lines: Vec<Line> = Vec::new();
 
@@ -418,7 +419,7 @@ pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
         .iter()
         .map(|r| r.iter().map(Vec::len).max().unwrap_or(0) + 1)
         .sum();
-    if lines.len() + needed <= frame.rows {
+    if cols >= PANEL_WIDTH && lines.len() + needed <= frame.rows {
         for panels in &rows_of_panels {
             let height = panels.iter().map(Vec::len).max().unwrap_or(0);
             for i in 0..height {
@@ -686,6 +687,17 @@ mod tests {
         let text = plain_lines(&render(&m, 0, &frame(200, 5))).join("\n");
         assert!(text.contains(" b1 "), "{text}");
         assert!(text.contains("2 more boards not shown"), "{text}");
+    }
+
+    #[test]
+    fn a_narrow_terminal_gets_the_compact_view_cut_to_its_width() {
+        let m = model_with(&[props("board-1")]);
+        let raw = render(&m, 0, &frame(30, 40));
+        for line in plain_lines(&raw) {
+            assert!(width(&line) <= 30, "{line:?}");
+        }
+        assert!(strip_ansi(&raw).contains(" board-1 "));
+        assert!(!strip_ansi(&raw).contains("board-1 · playing"));
     }
 
     #[test]
