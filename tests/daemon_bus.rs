@@ -153,3 +153,43 @@ async fn add_and_remove_boards() {
     let again = manager.add_board("/nonexistent/dgt-board.1").await.unwrap();
     assert_eq!(again, path);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_calls_are_refused_and_harmless() {
+    let mut s = Setup::start(&["--port", "/nonexistent/m"]).await;
+    let raw = zbus::Proxy::new(
+        &s.conn,
+        "org.eboardd.Bridge1",
+        "/org/eboardd/Bridge1/Board/m",
+        BOARD_IFACE,
+    )
+    .await
+    .unwrap();
+    // Wrong argument types, too many and too few arguments, unknown members.
+    assert!(raw.call_method("SetPosition", &(42u32,)).await.is_err());
+    assert!(raw.call_method("SetPosition", &("a", "b")).await.is_err());
+    assert!(raw.call_method("AcceptClaim", &("white",)).await.is_err());
+    assert!(raw.call_method("SetTags", &("not a dict",)).await.is_err());
+    assert!(raw.call_method("NoSuchMethod", &()).await.is_err());
+    // Properties are read-only.
+    let props = zbus::fdo::PropertiesProxy::builder(&s.conn)
+        .destination("org.eboardd.Bridge1")
+        .path("/org/eboardd/Bridge1/Board/m")
+        .build()
+        .await
+        .unwrap();
+    let iface = zbus::names::InterfaceName::try_from(BOARD_IFACE).unwrap();
+    let value = zbus::Variant::from("1-0");
+    assert!(props.set(iface.clone(), "Result", &value).await.is_err());
+    assert!(props.get(iface, "NoSuchProperty").await.is_err());
+    // A long argument is just refused or handled, never fatal.
+    let long = "x".repeat(1 << 20);
+    let _ = raw.call_method("SetPosition", &(long.as_str(),)).await;
+    let manager = ManagerProxy::new(&s.conn).await.unwrap();
+    let _ = manager.add_board(&format!("/{long}")).await;
+
+    assert!(s.daemon.exited().is_none(), "{}", s.daemon.stderr());
+    let b = proxies::board(&s.conn, "m").await;
+    assert_eq!(b.result().await.unwrap(), "*");
+    assert_eq!(manager.version().await.unwrap(), env!("CARGO_PKG_VERSION"));
+}

@@ -133,3 +133,12 @@ async fn unusable_state_dir_exits_1() {
     assert_eq!(code(status), 1, "{}", d.stderr());
     assert!(d.stderr().contains("state directory"), "{}", d.stderr());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_the_bus_exits_1() {
+    let mut s = Setup::start(&["--port", "/nonexistent/x"]).await;
+    s.bus.kill();
+    let status = s.daemon.wait(Duration::from_secs(10)).await;
+    assert_eq!(code(status), 1, "{}", s.daemon.stderr());
+    assert!(s.daemon.stderr().contains("bus"), "{}", s.daemon.stderr());
+}

@@ -197,3 +197,45 @@ async fn record_writes_the_raw_input() {
     );
     assert!(chunks.iter().all(|c| c.at_ms.is_some()), "timestamped");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn properties_changed_names_exactly_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "pc");
+    let port = board.path_str();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::board(&s.conn, "pc").await;
+    wait_connected(&b, true).await;
+    let mut fw = b.receive_firmware_version_changed().await;
+    wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
+
+    let mut events = common::events::Events::start(&s.conn, "pc").await;
+    board.send(&[0x93, 0x00, 0x05, 4, 2]).await;
+    let changed = events
+        .next_matching("PropertiesChanged", |e| {
+            matches!(e, common::events::Ev::Changed(..))
+        })
+        .await;
+    let common::events::Ev::Changed(names, values) = changed else {
+        unreachable!()
+    };
+    assert_eq!(names, ["FirmwareVersion"]);
+    assert_eq!(
+        String::try_from(values["FirmwareVersion"].clone()).unwrap(),
+        "4.02"
+    );
+    // The same message again changes nothing, so nothing is announced.
+    board.send(&[0x93, 0x00, 0x05, 4, 2]).await;
+    board
+        .send(&[0x91, 0x00, 0x08, b'5', b'4', b'3', b'2', b'1'])
+        .await;
+    let changed = events
+        .next_matching("PropertiesChanged", |e| {
+            matches!(e, common::events::Ev::Changed(..))
+        })
+        .await;
+    assert!(
+        matches!(&changed, common::events::Ev::Changed(n, _) if n == &["SerialNumber"]),
+        "{changed:?}"
+    );
+}

@@ -169,11 +169,53 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
         tracing::warn!("cannot notify systemd: {e}");
     }
-    let signal = wait_for_termination().await?;
-    tracing::info!("{signal}: shutting down");
-    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
-    service.shutdown().await;
-    Ok(())
+    let bus_gone = watch_bus(&service.conn).await?;
+    tokio::select! {
+        signal = wait_for_termination() => {
+            tracing::info!("{}: shutting down", signal?);
+            let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+            service.shutdown().await;
+            Ok(())
+        }
+        reason = bus_gone => {
+            // Without the bus nobody sees the games: stop (journals flushed) and let the
+            // service manager restart us.
+            let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+            service.boards.stop_all().await;
+            Err(anyhow::anyhow!("{reason}"))
+        }
+    }
+}
+
+/// Resolves when the daemon can no longer serve on the bus: the connection closed, or the
+/// well-known name was taken away.
+async fn watch_bus(conn: &Connection) -> anyhow::Result<impl Future<Output = String> + use<>> {
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender("org.freedesktop.DBus")
+        .interface("org.freedesktop.DBus")
+        .member("NameLost")
+        .arg(0, BUS_NAME)
+        .build()
+        .context("NameLost match rule")?;
+    let mut stream = zbus::MessageStream::for_match_rule(rule, conn, None)
+        .await
+        .context("cannot watch the bus")?;
+    Ok(async move {
+        match next(&mut stream).await {
+            Some(Ok(_)) => format!("lost the name {BUS_NAME} on the bus"),
+            Some(Err(e)) => format!("the bus connection failed: {e}"),
+            None => "the bus connection closed".to_string(),
+        }
+    })
+}
+
+/// The next item of an `Unpin` stream.
+pub(crate) async fn next<S>(stream: &mut S) -> Option<S::Item>
+where
+    S: futures_core::Stream + Unpin,
+{
+    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
 }
 
 /// Wait for SIGTERM or SIGINT; returns which one came.

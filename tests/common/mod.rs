@@ -7,7 +7,9 @@
 #![allow(dead_code)]
 
 pub mod board;
+pub mod events;
 pub mod proxies;
+pub mod sim;
 pub mod xml;
 
 use std::os::unix::process::ExitStatusExt;
@@ -255,4 +257,11 @@ where
         }
     })
     .await
+}
+
+impl Bus {
+    /// Kill the bus (as if the system bus went away).
+    pub fn kill(&mut self) {
+        let _ = self.child.start_kill();
+    }
 }

@@ -1,0 +1,31 @@
+//! Simulated boards (the crate's own simulator) behind a stable link in the test directory.
+
+use std::path::Path;
+
+use eboardd::sim::{BoardOptions, SimBoard, SimHandle, SimOptions};
+
+/// A simulated board + clock whose port is `dir/name`, running `speed` times real time.
+pub async fn sim_board(dir: &Path, name: &str, speed: f64, board: BoardOptions) -> SimHandle {
+    SimBoard::spawn(SimOptions {
+        board,
+        link: Some(dir.join(name)),
+        speed,
+        ..SimOptions::default()
+    })
+    .await
+    .expect("simulated board")
+}
+
+/// The first games of the shared corpus with `plies` moves (a range).
+pub fn corpus_games(
+    count: usize,
+    plies: std::ops::RangeInclusive<usize>,
+) -> Vec<eboardd::sim::PgnGame> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    eboardd::sim::parse_games(&text)
+        .into_iter()
+        .filter(|g| g.moves().map(|m| plies.contains(&m.len())).unwrap_or(false))
+        .take(count)
+        .collect()
+}

@@ -1,0 +1,52 @@
+//! End-to-end: `eboardd --demo` plays its game through the whole pipeline on a private bus
+//! it starts itself, prints the events a client receives, and exits 0.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{die_with_parent, eboardd, within};
+use tokio::process::Command;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the real Session"]
+async fn demo_plays_a_game_and_exits_0() {
+    let mut cmd = Command::new(eboardd());
+    cmd.arg("--demo")
+        // No session bus: the demo must start its own.
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    die_with_parent(&mut cmd);
+    let child = cmd.spawn().unwrap();
+    let out = within(
+        Duration::from_secs(180),
+        "the demo",
+        child.wait_with_output(),
+    )
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for needle in [
+        "a private bus",
+        "GameStarted",
+        "MovePlayed",
+        "IllegalPlacement",
+        "AcceptClaim",
+        "threefold-repetition",
+        "GameEnded 1/2-1/2 (claim)",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "{needle:?} missing from:\n{stdout}"
+        );
+    }
+    // The illegal placement is reported before the move that follows it.
+    let alert = stdout.find("IllegalPlacement").unwrap();
+    assert!(stdout[alert..].contains("MovePlayed"));
+}
