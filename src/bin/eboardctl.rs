@@ -40,9 +40,13 @@ struct Cli {
 enum Command {
     #[command(flatten)]
     Bus(BusCommand),
-    // Offline commands (decode, simulate, replay) are variants here: they need no bus and
-    // start their own runtime, so `main` runs them directly, e.g.
-    // `Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from)`.
+    // Offline commands need no bus and start their own runtime, so `main` runs them directly.
+    /// A virtual DGT board + clock on a pseudo-terminal, playing real games as people do.
+    Simulate(cli::simulate::SimulateArgs),
+    /// Replay a recorded capture into a pseudo-terminal.
+    Replay(cli::replay::ReplayArgs),
+    /// Read a capture offline and print the reconstructed game as PGN (`--events`: every event).
+    Decode(cli::decode::DecodeArgs),
 }
 
 /// The commands that talk to the daemon.
@@ -87,6 +91,9 @@ fn main() {
     };
     let result = match cli.command {
         Command::Bus(command) => on_bus(&globals, command),
+        Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from),
+        Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
+        Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
     };
     if let Err(e) = result {
         eprintln!("eboardctl: {e}");
