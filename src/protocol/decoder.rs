@@ -191,10 +191,11 @@ impl Decoder {
         self.ready.pop_front()
     }
 
-    /// [`push`](Self::push) `bytes`, then drain every queued message.
+    /// [`push`](Self::push) `bytes`, then iterate over the queued messages, oldest first.
+    /// Messages the iterator is not asked for stay queued for the next call.
     pub fn feed(&mut self, bytes: &[u8]) -> impl Iterator<Item = Message> + '_ {
         self.push(bytes);
-        self.ready.drain(..)
+        std::iter::from_fn(move || self.ready.pop_front())
     }
 
     /// Counters of everything seen and skipped so far.
