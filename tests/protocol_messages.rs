@@ -462,3 +462,16 @@ fn encode_keeps_framing_for_out_of_range_values() {
     assert_eq!(text, b"\x91\x00\x081?   ");
     assert!(Message::Trademark("y".repeat(300)).to_bytes().len() == 259);
 }
+
+#[test]
+fn feed_leaves_untaken_messages_queued() {
+    let mut decoder = Decoder::new();
+    let update = [0x8E, 0x00, 0x05, 0x24, 0x01];
+    let mut bytes = update.to_vec();
+    bytes.extend_from_slice(&update);
+    bytes.extend_from_slice(&update);
+    assert!(decoder.feed(&bytes).next().is_some());
+    assert_eq!(decoder.queued(), 2);
+    assert_eq!(decoder.feed(&[]).count(), 2);
+    assert_eq!(decoder.next_message(), None);
+}
