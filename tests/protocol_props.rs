@@ -111,7 +111,7 @@ fn message() -> impl Strategy<Value = Message> {
                     discharging,
                 })
             }),
-        1 => prop::collection::vec(ee_event(), 1..40).prop_map(Message::EeMoves),
+        1 => prop::collection::vec(ee_event(), 0..40).prop_map(Message::EeMoves),
     ]
 }
 
