@@ -485,3 +485,13 @@ fn an_eeprom_log_without_valid_tags_is_empty_and_round_trips() {
     assert_eq!(messages[0].to_bytes(), [0x8F, 0x00, 0x03]);
     assert_eq!(one(&[0x8F, 0x00, 0x03]), Message::EeMoves(Vec::new()));
 }
+
+#[test]
+fn a_reading_with_only_meaningless_bits_is_empty() {
+    // Found by fuzzing: status bit 6 ("always 0") alone must not make a reading of 0:00:00
+    // that re-encodes as an empty message.
+    assert_eq!(
+        decode(&[0x8D, 0x00, 0x0A, 0, 0, 0, 0, 0, 0, 0x40]).0,
+        vec![Message::ClockEmpty]
+    );
+}

@@ -141,13 +141,19 @@ fn parse_bwtime(p: &[u8; 7], stats: &mut DecoderStats) -> Result<Message, BadPay
         }
         _ => return Err(BadPayload::ClockTime),
     };
-    Ok(Message::ClockTimes(ClockTimes {
+    let times = ClockTimes {
         right,
         right_flags: display_flags(p[0]),
         left,
         left_flags: display_flags(p[3]),
         status,
-    }))
+    };
+    // Only bits that mean nothing (status bits 6-7) were set: as empty as all zeros, and it
+    // must decode the same as its own encoding does.
+    if times.payload() == [0; 7] {
+        return Ok(Message::ClockEmpty);
+    }
+    Ok(Message::ClockTimes(times))
 }
 
 fn display_time(hours: u8, minutes: u8, seconds: u8) -> Option<DisplayTime> {

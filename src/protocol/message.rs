@@ -125,6 +125,8 @@ pub enum Message {
     ClockTimes(ClockTimes),
     ClockAck(ClockAck),
     /// An all-zero BWTIME payload, sent by some clocks after a command: carries nothing.
+    /// (The decoder also reports a payload whose only set bits mean nothing, i.e. status
+    /// bits 6-7, as empty.)
     /// (A [`ClockTimes`] whose payload would be all zero encodes to the same bytes.)
     ClockEmpty,
     /// Board firmware version, e.g. 1.80 or 3.1.
