@@ -345,17 +345,26 @@ fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
     play(&mut rig, "e4 e5", 5);
     // White: Bf1-h3 jumps over g2, and White presses the clock: a completed illegal move.
     rig.step(SensorStep::Lift(Square::F1));
-    rig.step(SensorStep::Place(Square::H3, shakmaty::Piece::from_char('B').unwrap()));
+    rig.step(SensorStep::Place(
+        Square::H3,
+        shakmaty::Piece::from_char('B').unwrap(),
+    ));
     rig.step(SensorStep::Pause(1_000));
     rig.press();
     assert_eq!(rig.session.view().illegal_moves, (1, 0));
     // Black does not claim: he replies Ng8-f6 and presses. The illegal move stands.
     rig.step(SensorStep::Lift(Square::G8));
-    rig.step(SensorStep::Place(Square::F6, shakmaty::Piece::from_char('n').unwrap()));
+    rig.step(SensorStep::Place(
+        Square::F6,
+        shakmaty::Piece::from_char('n').unwrap(),
+    ));
     rig.step(SensorStep::Pause(1_000));
     rig.press();
     let view = rig.session.view().clone();
-    assert!(view.in_sync, "the board's position is the game's now: {view:?}");
+    assert!(
+        view.in_sync,
+        "the board's position is the game's now: {view:?}"
+    );
     assert_eq!(view.turn, "white");
     assert_eq!(view.state, "playing");
     assert!(view.claims.iter().all(|(_, k, _)| k != "illegal-move"));
@@ -364,7 +373,10 @@ fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
     let before = rig.played().len();
     rig.step(SensorStep::Lift(Square::H3));
     rig.step(SensorStep::Lift(Square::D7));
-    rig.step(SensorStep::Place(Square::D7, shakmaty::Piece::from_char('B').unwrap()));
+    rig.step(SensorStep::Place(
+        Square::D7,
+        shakmaty::Piece::from_char('B').unwrap(),
+    ));
     assert_eq!(rig.played().len(), before + 1, "{:?}", rig.events);
     assert_eq!(rig.played().last().map(String::as_str), Some("Bxd7+"));
     assert!(
@@ -382,7 +394,11 @@ fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
     rig.clock();
     rig.dump(&Placement::start());
     play(&mut rig, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", 6);
-    assert_eq!(rig.played().len(), 7, "repeating the start position is play");
+    assert_eq!(
+        rig.played().len(),
+        7,
+        "repeating the start position is play"
+    );
     let claim = (
         "black".to_string(),
         "threefold-repetition".to_string(),
