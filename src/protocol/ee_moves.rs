@@ -249,7 +249,7 @@ mod tests {
         assert_eq!(out, payload);
         out.clear();
         encode(&[], &mut out, 0x2000);
-        assert_eq!(out, []);
+        assert!(out.is_empty());
         // Cut at the size limit, never in the middle of a tag.
         encode(&events, &mut out, 5);
         assert_eq!(out, [0x7F, 0x6A, 0x45, 60]);
