@@ -83,8 +83,12 @@ pub enum Input {
     Board(Message),
     /// An operator command (a D-Bus method call).
     Command(Command),
-    /// Nothing happened; lets time-based logic (flag fall while the clock is silent) run.
+    /// Nothing happened; lets time-based logic (a settled illegal placement, flag fall while
+    /// the clock is silent) run.
     Tick,
+    /// The serial link came up (`true`) or was lost (`false`). While it is down, a silent
+    /// clock says nothing about the players' time, so no flag can fall by silence.
+    Link(bool),
 }
 
 /// Operator commands: the mutating methods of the contract's `org.eboardd.Bridge1.Board`.
@@ -243,6 +247,9 @@ pub struct Session {
     standing_illegal: Option<(Color, String)>,
     /// The game record as last journalled, to emit a snapshot only when it changed.
     journalled: Option<Game>,
+    /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
+    /// only then can its silence mean a flag fell.
+    clock_live: bool,
     view: View,
 }
 
@@ -265,6 +272,7 @@ impl Session {
             lever_left_down: None,
             standing_illegal: None,
             journalled: None,
+            clock_live: true,
             view: View::default(),
         };
         s.journalled = Some(s.arbiter.game().clone());
@@ -331,8 +339,17 @@ impl Session {
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, &mut out);
-                let ruled = self.arbiter.tick(now);
-                self.apply_arbiter(ruled, &mut out);
+                if self.clock_live {
+                    let ruled = self.arbiter.tick(now);
+                    self.apply_arbiter(ruled, &mut out);
+                }
+            }
+            Input::Link(_) => {
+                // Down: nothing is heard. Up: the clock's silence only counts again once it
+                // has spoken. Either way the lever may have moved while nobody was listening,
+                // so the next reading is a fresh start, not a press.
+                self.clock_live = false;
+                self.lever_left_down = None;
             }
         }
         self.journal_snapshot(&mut out);
@@ -372,7 +389,10 @@ impl Session {
                 let tracked = self.tracker.on_field_update(field, content, now);
                 self.apply_tracker(tracked, now, out);
             }
-            Message::ClockTimes(times) => self.on_clock(&times, now, out),
+            Message::ClockTimes(times) => {
+                self.clock_live = true;
+                self.on_clock(&times, now, out);
+            }
             Message::SerialNumber(s) => {
                 // The long serial number is more specific; keep it once known.
                 if self.serial_number.len() <= s.len() {

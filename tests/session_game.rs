@@ -429,3 +429,42 @@ fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
     );
     assert_eq!(rig.session.view().state, "finished");
 }
+
+#[test]
+fn an_unplugged_board_never_lets_a_flag_fall_by_silence() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.left_ms = 10_000;
+    rig.clock();
+    rig.dump(&Placement::start());
+    play(&mut rig, "e4 e5", 7);
+    rig.feed(Input::Link(false));
+    // A minute passes with nothing heard: far beyond White's time, but the link is down.
+    for _ in 0..60 {
+        rig.now += 1_000;
+        rig.feed(Input::Tick);
+    }
+    rig.feed(Input::Link(true));
+    rig.now += 1_000;
+    rig.feed(Input::Tick);
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, Event::FlagFell { .. } | Event::GameEnded { .. })),
+        "{:?}",
+        rig.events
+    );
+    assert_eq!(rig.session.view().state, "playing");
+    // With the link up and the clock heard, its silence counts again.
+    rig.clock();
+    for _ in 0..30 {
+        rig.now += 1_000;
+        rig.feed(Input::Tick);
+    }
+    assert!(
+        rig.events
+            .iter()
+            .any(|e| matches!(e, Event::FlagFell { player } if player == "white")),
+        "{:?}",
+        rig.events
+    );
+}
