@@ -5,6 +5,7 @@
 //! A board's failures stay inside its task: an unopenable port, junk on the line or a
 //! vanished device only change its own `Connected` property.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -50,6 +51,18 @@ struct Link {
     /// When a complete message last arrived (`None`: not yet since opening).
     last_rx: Option<Millis>,
     last_probe: Millis,
+    /// Commands waiting to be written, one per [`link::HANDSHAKE_GAP_MS`].
+    outbox: VecDeque<Vec<u8>>,
+    /// When the next queued command may go out.
+    next_write: Millis,
+}
+
+impl Link {
+    /// Queue the handshake (a board that never answered gets it again on a probe).
+    fn queue_handshake(&mut self, not_before: Millis) {
+        self.outbox.extend(link::handshake());
+        self.next_write = self.next_write.max(not_before);
+    }
 }
 
 /// Why a link was closed.
@@ -122,7 +135,7 @@ impl BoardTask {
                         Ok(n) => {
                             let bytes = &buf[..n];
                             self.store.record(bytes);
-                            let l = link.as_mut().expect("read only runs with a link");
+                            let Some(l) = link.as_mut() else { continue };
                             let skipped_before = l.reader.skipped();
                             let messages = l.reader.push(bytes);
                             let skipped = l.reader.skipped() - skipped_before;
@@ -176,7 +189,7 @@ impl BoardTask {
                             self.commit(Vec::new(), connected).await;
                         }
                     } else if now >= next_attempt {
-                        match self.connect(now).await {
+                        match self.connect(now) {
                             Ok(l) => {
                                 tracing::info!("port opened");
                                 self.store.note("port opened");
@@ -203,26 +216,36 @@ impl BoardTask {
         tracing::info!("board stopped");
     }
 
-    /// Open the port and send the handshake (unless listen-only).
-    async fn connect(&mut self, now: Millis) -> std::io::Result<Link> {
-        let mut stream = link::open(&self.spec.port)?;
-        if !self.spec.listen_only {
-            write(&mut stream, &link::handshake()).await?;
-        }
-        Ok(Link {
+    /// Open the port and queue the handshake (unless listen-only).
+    fn connect(&mut self, now: Millis) -> std::io::Result<Link> {
+        let stream = link::open(&self.spec.port)?;
+        let mut l = Link {
             stream,
             reader: Reader::new(),
             opened_at: now,
             last_rx: None,
             last_probe: now,
-        })
+            outbox: VecDeque::new(),
+            next_write: now,
+        };
+        if !self.spec.listen_only {
+            l.queue_handshake(now + link::OPEN_SETTLE_MS);
+        }
+        Ok(l)
     }
 
-    /// Probe a quiet board; declare a silent one lost.
+    /// Write queued commands when due, probe a quiet board, declare a silent one lost.
     async fn watchdog(&self, l: &mut Link, now: Millis) -> Result<(), Lost> {
         if self.spec.listen_only {
             // A listen-only link cannot ask; silence is a quiet game, not a lost board.
             return Ok(());
+        }
+        if now >= l.next_write
+            && let Some(bytes) = l.outbox.pop_front()
+        {
+            tracing::debug!(bytes = ?bytes, queued = l.outbox.len(), "write");
+            write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
+            l.next_write = now + link::HANDSHAKE_GAP_MS;
         }
         let heard = l.last_rx.unwrap_or(l.opened_at);
         let silence = now.saturating_sub(heard);
@@ -231,13 +254,11 @@ impl BoardTask {
         }
         if silence >= PROBE_AFTER && now.saturating_sub(l.last_probe) >= PROBE_AFTER {
             l.last_probe = now;
-            // A board that never answered gets the whole handshake again.
-            let bytes = if l.last_rx.is_some() {
-                link::probe()
-            } else {
-                link::handshake()
-            };
-            write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
+            if l.last_rx.is_some() {
+                l.outbox.push_back(link::probe());
+            } else if l.outbox.is_empty() {
+                l.queue_handshake(now);
+            }
         }
         Ok(())
     }
