@@ -1,1 +1,462 @@
-//! The game record (moves with clock stamps, tags, result, penalties) and its PGN.
+//! The game record (moves with SAN/UCI and clock stamps, tags, result, termination,
+//! penalties, arbiter decisions) and its PGN export.
+//!
+//! One source of truth: the `Moves` and `Pgn` properties and the PGN files are views of a
+//! [`Game`]. It is plain data (serde), so the daemon can journal it or rebuild it.
+//!
+//! **Segments.** A game normally has one segment: a start position and the moves from it.
+//! When an illegal move *stands* (the opponent moved on without claiming, A.5.2), the game
+//! continues from a position that no legal move sequence reaches, which PGN cannot express
+//! inside one game (`SetUp`/`FEN` exist only in the tag section, and other readers would
+//! reject a move that is illegal where it stands). The record then closes the segment with a
+//! comment saying what happened and opens a new one from the position on the board. The PGN
+//! text holds one PGN game per segment, each readable on its own by any PGN reader: the
+//! earlier ones have result `*` and a closing comment `{Game continues in the next record
+//! ...}`; the last one carries the real result. All segments share the tags.
+
+use serde::{Deserialize, Serialize};
+
+/// The FEN of the standard start position.
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// One move of the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub san: String,
+    pub uci: String,
+    /// Both clocks when the move was made (before the press), if a clock is known.
+    pub white_ms: Option<u64>,
+    pub black_ms: Option<u64>,
+    /// The mover's remaining time after pressing (increment included), if seen.
+    pub clk_ms: Option<u64>,
+    /// Comments placed after the move (illegal moves, penalties, claims, decisions).
+    pub comments: Vec<String>,
+}
+
+/// A start position and the legal moves played from it (see the module doc).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    pub start_fen: String,
+    /// Comments before the first move.
+    pub intro: Vec<String>,
+    pub moves: Vec<MoveRecord>,
+}
+
+/// A time penalty or bonus given by the arbiter rules (7.5.5, 9.5.3, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Penalty {
+    /// The player who receives the time (`white`/`black`).
+    pub beneficiary: String,
+    pub ms: u64,
+    pub reason: String,
+}
+
+/// The whole game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Game {
+    /// Tags other than Result, SetUp and FEN, in the order given.
+    pub tags: Vec<(String, String)>,
+    pub segments: Vec<Segment>,
+    /// `*`, `1-0`, `0-1`, `1/2-1/2`.
+    pub result: String,
+    /// Contract termination string, empty while playing.
+    pub termination: String,
+    pub penalties: Vec<Penalty>,
+    /// Arbiter decisions and accepted claims, in order, as sentences.
+    pub decisions: Vec<String>,
+    /// Completed illegal moves (white, black).
+    #[serde(default)]
+    pub illegal_moves: (u32, u32),
+}
+
+const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+fn roster_default(tag: &str) -> &'static str {
+    match tag {
+        "Date" => "????.??.??",
+        "Result" => "*",
+        _ => "?",
+    }
+}
+
+/// PGN `Termination` tag value for a contract termination.
+fn pgn_termination(t: &str) -> &'static str {
+    match t {
+        "" => "unterminated",
+        "time-forfeit" | "flag-fall-draw" | "both-flags-fallen" => "time forfeit",
+        "illegal-move" => "rules infraction",
+        "adjudication" => "adjudication",
+        _ => "normal",
+    }
+}
+
+fn escape_tag(v: &str) -> String {
+    v.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace(['\n', '\r'], " ")
+}
+
+fn clean_comment(c: &str) -> String {
+    // A `}` would end the comment early; newlines are legal but make lines hard to wrap.
+    c.replace('}', ")").replace(['\n', '\r'], " ")
+}
+
+/// Checks tags for `SetTags`: PGN tag names (a letter, then letters, digits or `_`) and
+/// values on one line without `"` (the contract's rule), and not the record's own tags.
+pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
+    for (k, v) in tags {
+        let mut chars = k.chars();
+        let name_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name_ok {
+            return Err(format!(
+                "`{k}` is not a PGN tag name (a letter, then letters, digits or _)"
+            ));
+        }
+        if matches!(k.as_str(), "Result" | "SetUp" | "FEN") {
+            return Err(format!("the {k} tag is set by the game itself"));
+        }
+        if v.contains(['\n', '\r', '"']) {
+            return Err(format!("the value of {k} must be one line without `\"`"));
+        }
+    }
+    Ok(())
+}
+
+/// `h:mm:ss` as `%clk` wants it (whole seconds, rounded down as clocks display them).
+pub fn clk(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+/// Side to move ("w"/"b") and fullmove number of a FEN, tolerating missing fields.
+fn fen_turn_and_number(fen: &str) -> (bool, u32) {
+    let mut f = fen.split_whitespace();
+    let white = f.nth(1).is_none_or(|s| s != "b");
+    let number = fen
+        .split_whitespace()
+        .nth(5)
+        .and_then(|n| n.parse().ok())
+        .filter(|&n: &u32| n >= 1)
+        .unwrap_or(1);
+    (white, number)
+}
+
+impl Game {
+    pub fn new(start_fen: &str, tags: Vec<(String, String)>) -> Self {
+        Game {
+            tags,
+            segments: vec![Segment {
+                start_fen: start_fen.to_string(),
+                intro: Vec::new(),
+                moves: Vec::new(),
+            }],
+            result: "*".into(),
+            termination: String::new(),
+            penalties: Vec::new(),
+            decisions: Vec::new(),
+            illegal_moves: (0, 0),
+        }
+    }
+
+    fn current(&mut self) -> &mut Segment {
+        if self.segments.is_empty() {
+            self.segments.push(Segment {
+                start_fen: START_FEN.into(),
+                intro: Vec::new(),
+                moves: Vec::new(),
+            });
+        }
+        let last = self.segments.len() - 1;
+        &mut self.segments[last]
+    }
+
+    /// The current segment's start FEN.
+    pub fn start_fen(&self) -> &str {
+        self.segments
+            .last()
+            .map_or(START_FEN, |s| s.start_fen.as_str())
+    }
+
+    /// Moves of the current segment (the ones the current position is reached by).
+    pub fn current_moves(&self) -> &[MoveRecord] {
+        self.segments.last().map_or(&[], |s| s.moves.as_slice())
+    }
+
+    /// Every move in SAN, all segments (the `Moves` property).
+    pub fn san_moves(&self) -> Vec<String> {
+        self.segments
+            .iter()
+            .flat_map(|s| s.moves.iter().map(|m| m.san.clone()))
+            .collect()
+    }
+
+    /// Total plies recorded (all segments).
+    pub fn ply_count(&self) -> usize {
+        self.segments.iter().map(|s| s.moves.len()).sum()
+    }
+
+    pub fn push_move(&mut self, mv: MoveRecord) {
+        self.current().moves.push(mv);
+    }
+
+    /// Removes the last move of the current segment; its comments move to the previous
+    /// move (or the segment's intro) so penalties and decisions stay in the record.
+    pub fn pop_move(&mut self) -> Option<MoveRecord> {
+        let seg = self.current();
+        let mut m = seg.moves.pop()?;
+        let comments = std::mem::take(&mut m.comments);
+        match seg.moves.last_mut() {
+            Some(prev) => prev.comments.extend(comments),
+            None => seg.intro.extend(comments),
+        }
+        Some(m)
+    }
+
+    /// Stamps the last move with the mover's time after the press.
+    pub fn stamp_press(&mut self, clk_ms: u64) {
+        if let Some(m) = self.current().moves.last_mut() {
+            m.clk_ms = Some(clk_ms);
+        }
+    }
+
+    /// Adds a comment at the current point of the game.
+    pub fn comment(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        let seg = self.current();
+        match seg.moves.last_mut() {
+            Some(m) => m.comments.push(text),
+            None => seg.intro.push(text),
+        }
+    }
+
+    /// Starts a new segment from `fen` (an illegal move stood; see the module doc).
+    pub fn continue_from(&mut self, fen: &str, note: &str) {
+        self.comment(format!(
+            "{note}; game continues in the next record from FEN {fen}"
+        ));
+        self.segments.push(Segment {
+            start_fen: fen.to_string(),
+            intro: vec![format!("Continued after: {note}")],
+            moves: Vec::new(),
+        });
+    }
+
+    pub fn add_penalty(&mut self, p: Penalty) {
+        self.comment(format!(
+            "{}: {} s added to {}",
+            p.reason,
+            p.ms / 1000,
+            p.beneficiary
+        ));
+        self.penalties.push(p);
+    }
+
+    pub fn add_decision(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.comment(text.clone());
+        self.decisions.push(text);
+    }
+
+    pub fn set_result(&mut self, result: &str, termination: &str) {
+        self.result = result.to_string();
+        self.termination = termination.to_string();
+    }
+
+    fn tag_value(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The whole game as PGN text (one PGN game per segment, separated by a blank line),
+    /// ending with a newline.
+    pub fn pgn(&self) -> String {
+        let mut out = String::new();
+        let n = self.segments.len();
+        for (i, seg) in self.segments.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            let last = i + 1 == n;
+            let result = if last { self.result.as_str() } else { "*" };
+            self.write_segment(&mut out, seg, result, last);
+        }
+        out
+    }
+
+    fn write_segment(&self, out: &mut String, seg: &Segment, result: &str, last: bool) {
+        for tag in ROSTER {
+            let v = if tag == "Result" {
+                result
+            } else {
+                self.tag_value(tag).unwrap_or(roster_default(tag))
+            };
+            out.push_str(&format!("[{tag} \"{}\"]\n", escape_tag(v)));
+        }
+        for (k, v) in &self.tags {
+            if ROSTER.contains(&k.as_str()) || k == "SetUp" || k == "FEN" || k == "Termination" {
+                continue;
+            }
+            out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
+        }
+        if seg.start_fen != START_FEN {
+            out.push_str("[SetUp \"1\"]\n");
+            out.push_str(&format!("[FEN \"{}\"]\n", escape_tag(&seg.start_fen)));
+        }
+        let term = if last {
+            pgn_termination(&self.termination)
+        } else {
+            "unterminated"
+        };
+        let term = self.tag_value("Termination").unwrap_or(term);
+        out.push_str(&format!("[Termination \"{}\"]\n\n", escape_tag(term)));
+
+        let mut tokens: Vec<String> = Vec::new();
+        for c in &seg.intro {
+            tokens.push(format!("{{{}}}", clean_comment(c)));
+        }
+        let (mut white, mut number) = fen_turn_and_number(&seg.start_fen);
+        let mut need_number = true;
+        for m in &seg.moves {
+            if white {
+                tokens.push(format!("{number}."));
+            } else if need_number {
+                tokens.push(format!("{number}..."));
+            }
+            tokens.push(m.san.clone());
+            let clk_ms = m.clk_ms.or(if white { m.white_ms } else { m.black_ms });
+            let mut comment = Vec::new();
+            if let Some(ms) = clk_ms {
+                comment.push(format!("[%clk {}]", clk(ms)));
+            }
+            comment.extend(m.comments.iter().map(|c| clean_comment(c)));
+            need_number = !m.comments.is_empty();
+            if !comment.is_empty() {
+                tokens.push(format!("{{{}}}", comment.join(" ")));
+            }
+            if !white {
+                number += 1;
+            }
+            white = !white;
+        }
+        if last && !self.termination.is_empty() {
+            tokens.push(format!("{{{}}}", clean_comment(&self.termination)));
+        }
+        tokens.push(result.to_string());
+        wrap_tokens(out, &tokens);
+    }
+}
+
+/// Writes movetext tokens wrapped at 79 columns (PGN export format), then a blank line.
+fn wrap_tokens(out: &mut String, tokens: &[String]) {
+    let mut line_len = 0usize;
+    for t in tokens {
+        // Comments may contain spaces; break them only between words, and never inside a
+        // `[%clk h:mm:ss]` command (some readers match it on one line).
+        let mut words: Vec<String> = Vec::new();
+        for w in t.split(' ') {
+            match words.last_mut() {
+                Some(prev) if prev.ends_with("[%clk") => {
+                    prev.push(' ');
+                    prev.push_str(w);
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        for word in words {
+            if line_len > 0 && line_len + 1 + word.len() > 79 {
+                out.push('\n');
+                line_len = 0;
+            } else if line_len > 0 {
+                out.push(' ');
+                line_len += 1;
+            }
+            out.push_str(&word);
+            line_len += word.len();
+        }
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(san: &str, uci: &str, w: u64, b: u64) -> MoveRecord {
+        MoveRecord {
+            san: san.into(),
+            uci: uci.into(),
+            white_ms: Some(w),
+            black_ms: Some(b),
+            clk_ms: None,
+            comments: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn seven_tag_roster_clk_and_result() {
+        let mut g = Game::new(START_FEN, vec![("White".into(), "A \"x\"".into())]);
+        g.push_move(mv("e4", "e2e4", 179_000, 180_000));
+        g.stamp_press(181_000);
+        g.push_move(mv("e5", "e7e5", 181_000, 175_500));
+        g.comment("Illegal move by White: Ke1-e3 {x}");
+        g.push_move(mv("Nf3", "g1f3", 170_000, 177_000));
+        g.set_result("1-0", "checkmate");
+        let pgn = g.pgn();
+        assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n"));
+        assert!(pgn.contains("[White \"A \\\"x\\\"\"]"));
+        assert!(pgn.contains("[Result \"1-0\"]"));
+        assert!(!pgn.contains("SetUp"));
+        assert!(pgn.lines().all(|l| l.len() <= 79));
+        let flat = pgn.replace('\n', " ");
+        assert!(
+            flat.contains("1. e4 {[%clk 0:03:01]} e5 {[%clk 0:02:55] Illegal move by White: Ke1-e3 {x)} 2. Nf3 {[%clk 0:02:50]} {checkmate} 1-0"),
+            "{pgn}"
+        );
+        assert!(pgn.trim_end().ends_with("1-0"));
+    }
+
+    #[test]
+    fn tag_validation() {
+        assert!(validate_tags(&[("Event".into(), "Open".into())]).is_ok());
+        assert!(validate_tags(&[("Bad Name".into(), "x".into())]).is_err());
+        assert!(validate_tags(&[("White".into(), "a\"b".into())]).is_err());
+        assert!(validate_tags(&[("White".into(), "a\nb".into())]).is_err());
+        assert!(validate_tags(&[("Result".into(), "1-0".into())]).is_err());
+    }
+
+    #[test]
+    fn setup_fen_and_black_first() {
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 7";
+        let mut g = Game::new(fen, Vec::new());
+        let mut m = mv("Kd7", "e8d7", 1, 1);
+        m.white_ms = None;
+        m.black_ms = None;
+        g.push_move(m);
+        let pgn = g.pgn();
+        assert!(pgn.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]"));
+        assert!(pgn.contains("7... Kd7 *"), "{pgn}");
+    }
+
+    #[test]
+    fn pop_keeps_comments_and_segments_are_separate_games() {
+        let mut g = Game::new(START_FEN, Vec::new());
+        g.push_move(mv("e4", "e2e4", 1, 1));
+        g.push_move(mv("e5", "e7e5", 1, 1));
+        g.comment("penalty");
+        assert!(g.pop_move().is_some());
+        assert_eq!(g.current_moves()[0].comments, vec!["penalty".to_string()]);
+        g.continue_from("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "illegal move stood");
+        g.set_result("1/2-1/2", "dead-position");
+        let pgn = g.pgn();
+        assert_eq!(pgn.matches("[Event ").count(), 2);
+        assert_eq!(pgn.matches("[Result \"*\"]").count(), 1);
+        assert_eq!(pgn.matches("[Result \"1/2-1/2\"]").count(), 1);
+        assert_eq!(g.san_moves(), vec!["e4".to_string()]);
+        let back: Game =
+            serde_json::from_str(&serde_json::to_string(&g).expect("ser")).expect("de");
+        assert_eq!(back, g);
+    }
+}

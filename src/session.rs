@@ -8,7 +8,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Message;
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::arbiter::{
+    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen, unexchanged_promotion,
+};
+use crate::game::Game;
+use crate::protocol::{ClockTimes, Message};
+use crate::tracker::{Tracker, TrackerEvent};
 
 /// Milliseconds on the caller's monotonic clock. Only differences matter.
 pub type Millis = u64;
@@ -182,6 +189,10 @@ pub enum RecordFact {
     Comment {
         text: String,
     },
+    /// The whole game record after a change: what [`Session::restore`] rebuilds from.
+    Snapshot {
+        game: Game,
+    },
 }
 
 /// The session's state as the contract's `org.eboardd.Bridge1.Board` properties show it
@@ -215,55 +226,561 @@ pub struct View {
     pub termination: String,
 }
 
-/// One board's game state machine.
-///
-/// PROVISIONAL: the real implementation (tracker + arbiter + game) replaces this body; the
-/// method signatures are the stable interface the daemon codes against.
+/// One board's game state machine (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct Session {
     config: SessionConfig,
+    tracker: Tracker,
+    arbiter: Arbiter,
+    /// A game has begun on this board (start position seen, or an operator command).
+    started: bool,
+    serial_number: String,
+    firmware_version: String,
+    /// Lever position of the last valid clock reading: a change is a press.
+    lever_left_down: Option<bool>,
+    /// A completed illegal move whose position still stands on the board: if the opponent
+    /// presses with it standing, he moved on without claiming and the illegal move stands.
+    standing_illegal: Option<(Color, String)>,
+    /// The game record as last journalled, to emit a snapshot only when it changed.
+    journalled: Option<Game>,
     view: View,
 }
 
 impl Session {
     /// A session for a board with no game yet.
     pub fn new(config: SessionConfig) -> Self {
-        let view = View {
-            state: "waiting".into(),
-            turn: "white".into(),
-            clock_running: "none".into(),
-            result: "*".into(),
-            ..View::default()
+        let tracker = Tracker::new(Chess::default(), config.orientation);
+        let arbiter = Arbiter::new(
+            arbiter_config(&config),
+            Chess::default(),
+            game_tags(&config),
+        );
+        let mut s = Session {
+            config,
+            tracker,
+            arbiter,
+            started: false,
+            serial_number: String::new(),
+            firmware_version: String::new(),
+            lever_left_down: None,
+            standing_illegal: None,
+            journalled: None,
+            view: View::default(),
         };
-        Session { config, view }
+        s.journalled = Some(s.arbiter.game().clone());
+        s.refresh_view();
+        s
     }
 
-    /// Rebuild a session from its journalled events (oldest first).
+    /// Rebuild a session from its journalled events (oldest first): the last game snapshot
+    /// and the last rules change win. Events that cannot be applied are skipped.
     pub fn restore(config: SessionConfig, journal: &[Event]) -> Self {
-        let _ = journal;
-        Self::new(config)
+        let mut s = Session::new(config);
+        let mut cfg = arbiter_config(&s.config);
+        let mut game = None;
+        for event in journal {
+            match event {
+                Event::GameStarted { fen } => {
+                    s.started = true;
+                    game = parse_fen(fen)
+                        .ok()
+                        .map(|pos| Game::new(&fen_of(&pos), game_tags(&s.config)));
+                }
+                Event::Record(RecordFact::Snapshot { game: g }) => {
+                    s.started = true;
+                    game = Some(g.clone());
+                }
+                Event::Record(RecordFact::Tags { tags }) => {
+                    s.config.tags = tags.clone();
+                    if let Some(g) = game.as_mut() {
+                        g.tags = tags.clone();
+                    }
+                }
+                Event::Record(RecordFact::Rules { rules, edition }) => {
+                    cfg.rules = *rules;
+                    cfg.edition = *edition;
+                }
+                _ => {}
+            }
+        }
+        s.config.rules = cfg.rules;
+        s.config.edition = cfg.edition;
+        if let Some(game) = game {
+            match Arbiter::restore(cfg.clone(), game) {
+                Ok(arbiter) => {
+                    s.tracker = Tracker::new(arbiter.position().clone(), s.config.orientation);
+                    s.arbiter = arbiter;
+                }
+                Err(reason) => {
+                    tracing::warn!(%reason, "journalled game could not be restored; starting empty");
+                    s.started = false;
+                }
+            }
+        }
+        s.journalled = Some(s.arbiter.game().clone());
+        s.refresh_view();
+        s
     }
 
     /// Feed one input at time `now`; returns the events it caused, or why a command was refused.
     pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
-        let _ = (now, &self.config);
+        let mut out = Vec::new();
         match input {
-            Input::Board(Message::SerialNumber(s)) | Input::Board(Message::LongSerialNumber(s)) => {
-                self.view.serial_number = s;
+            Input::Board(message) => self.on_message(message, now, &mut out),
+            Input::Command(command) => self.on_command(command, now, &mut out)?,
+            Input::Tick => {
+                let tracked = self.tracker.on_tick(now);
+                self.apply_tracker(tracked, now, &mut out);
+                let ruled = self.arbiter.tick(now);
+                self.apply_arbiter(ruled, &mut out);
             }
-            Input::Board(Message::Version { major, minor }) => {
-                self.view.firmware_version = format!("{major}.{minor:02}");
-            }
-            Input::Command(_) => {
-                return Err(CommandError::InvalidArgument("not available yet".into()));
-            }
-            _ => {}
         }
-        Ok(Vec::new())
+        self.journal_snapshot(&mut out);
+        self.refresh_view();
+        Ok(out)
     }
 
     /// The current state as the board's D-Bus properties show it.
     pub fn view(&self) -> &View {
         &self.view
+    }
+
+    /// The game record.
+    pub fn game(&self) -> &Game {
+        self.arbiter.game()
+    }
+
+    /// The configuration this session runs with (rules and edition as last set).
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// How many provisional moves the tracker has replaced so far (retract + play).
+    pub fn corrections(&self) -> u32 {
+        self.tracker.corrections()
+    }
+
+    // ----- board input -----------------------------------------------------------------
+
+    fn on_message(&mut self, message: Message, now: Millis, out: &mut Vec<Event>) {
+        match message {
+            Message::BoardDump(fields) => {
+                let tracked = self.tracker.on_board_dump(&fields, now);
+                self.apply_tracker(tracked, now, out);
+            }
+            Message::FieldUpdate { field, content } => {
+                let tracked = self.tracker.on_field_update(field, content, now);
+                self.apply_tracker(tracked, now, out);
+            }
+            Message::ClockTimes(times) => self.on_clock(&times, now, out),
+            Message::SerialNumber(s) => {
+                // The long serial number is more specific; keep it once known.
+                if self.serial_number.len() <= s.len() {
+                    self.serial_number = s;
+                }
+            }
+            Message::LongSerialNumber(s) => self.serial_number = s,
+            Message::Version { major, minor } => {
+                self.firmware_version = format!("{major}.{minor:02}");
+            }
+            // Acks, identification, battery and EEPROM logs carry nothing for the game.
+            Message::ClockAck(_)
+            | Message::ClockEmpty
+            | Message::BusAddress(_)
+            | Message::Trademark(_)
+            | Message::BatteryStatus(_)
+            | Message::EeMoves(_) => {}
+        }
+    }
+
+    fn on_clock(&mut self, times: &ClockTimes, now: Millis, out: &mut Vec<Event>) {
+        if times.status.connected {
+            let lever = times.status.lever_left_down;
+            let pressed = self.lever_left_down.is_some_and(|before| before != lever);
+            self.lever_left_down = Some(lever);
+            if pressed {
+                // The mover says the move is done: the tracker closes its correction window
+                // (and may report an illegal placement that settled) before the arbiter ties
+                // the press to what stands on the board.
+                let tracked = self.tracker.on_clock_press(now);
+                self.apply_tracker(tracked, now, out);
+                if self.standing_illegal.is_some() {
+                    self.illegal_move_stands(out);
+                }
+            }
+        } else {
+            self.lever_left_down = None;
+        }
+        let ruled = self.arbiter.on_clock(times, now);
+        self.apply_arbiter(ruled, out);
+    }
+
+    /// The opponent pressed while the completed illegal move still stood on the board: he
+    /// moved on without claiming (A.5.2). Play continues from the board as it stands.
+    fn illegal_move_stands(&mut self, out: &mut Vec<Event>) {
+        let Some((offender, description)) = self.standing_illegal.take() else {
+            return;
+        };
+        if self.tracker.in_sync() || self.arbiter.is_finished() {
+            return;
+        }
+        // After the offender's illegal move and the opponent's reply, the offender is to move.
+        match self.tracker.adopt_placement(offender) {
+            Ok(tracked) => {
+                let ruled = self
+                    .arbiter
+                    .illegal_move_stands(self.tracker.position().clone(), &description);
+                let fen = self.arbiter.fen();
+                out.push(Event::GameStarted { fen });
+                self.apply_arbiter(ruled, out);
+                // The tracker's own reports about the adoption (in sync again) need no relay.
+                drop(tracked);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "an illegal move stands but the board cannot be read as a position");
+            }
+        }
+    }
+
+    fn apply_tracker(&mut self, events: Vec<TrackerEvent>, now: Millis, out: &mut Vec<Event>) {
+        for event in events {
+            match event {
+                TrackerEvent::GameStarted { .. } => {
+                    self.start_game(Chess::default(), out);
+                }
+                TrackerEvent::MovePlayed { mv, .. } => self.on_move(mv, now, out),
+                TrackerEvent::MoveRetracted { .. } => {
+                    let before = self.arbiter.game().ply_count();
+                    let ruled = self.arbiter.on_retract(now);
+                    if self.arbiter.game().ply_count() < before {
+                        out.push(Event::MoveRetracted {
+                            ply: before as u32,
+                            fen: self.arbiter.fen(),
+                        });
+                    }
+                    self.apply_arbiter(ruled, out);
+                }
+                TrackerEvent::IllegalPlacement { turn, description } => {
+                    if !self.started || self.arbiter.is_finished() {
+                        continue;
+                    }
+                    let queen_move = self.unexchanged_promotion(turn);
+                    let placement = self.tracker.placement().board_fen();
+                    out.push(Event::IllegalPlacement {
+                        player: color_name(turn).into(),
+                        description: description.clone(),
+                        placement,
+                    });
+                    let ruled =
+                        self.arbiter
+                            .on_illegal_placement(turn, &description, queen_move, now);
+                    self.apply_arbiter(ruled, out);
+                }
+                TrackerEvent::IllegalPlacementCleared => {
+                    let ruled = self.arbiter.on_illegal_cleared(now);
+                    self.apply_arbiter(ruled, out);
+                }
+                TrackerEvent::InSync(in_sync) => {
+                    if in_sync {
+                        // The position was restored on the board: nothing stands any more.
+                        self.standing_illegal = None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_move(&mut self, mv: Move, now: Millis, out: &mut Vec<Event>) {
+        if !self.started {
+            // A game that began before eboardd saw a start position: take the board's game
+            // as it is (the tracker only reports moves from its known position).
+            self.started = true;
+            out.push(Event::GameStarted {
+                fen: self.arbiter.fen(),
+            });
+        }
+        let before = self.arbiter.game().ply_count();
+        let ruled = self.arbiter.on_move(mv, now);
+        let ply = self.arbiter.game().ply_count();
+        if ply > before
+            && let Some(record) = self.arbiter.game().current_moves().last()
+        {
+            out.push(Event::MovePlayed {
+                ply: ply as u32,
+                san: record.san.clone(),
+                uci: record.uci.clone(),
+                fen: self.arbiter.fen(),
+                white_ms: self.arbiter.white_ms(),
+                black_ms: self.arbiter.black_ms(),
+            });
+        }
+        self.apply_arbiter(ruled, out);
+    }
+
+    fn apply_arbiter(&mut self, events: Vec<ArbiterEvent>, out: &mut Vec<Event>) {
+        for event in events {
+            match event {
+                ArbiterEvent::IllegalMoveCompleted {
+                    player,
+                    count,
+                    description,
+                } => {
+                    self.standing_illegal = match player.as_str() {
+                        "white" => Some((Color::White, description.clone())),
+                        _ => Some((Color::Black, description.clone())),
+                    };
+                    // A press with no move, or a 7.5.2 promotion that stands as a queen,
+                    // leaves no illegal position on the board.
+                    if self.tracker.in_sync() || self.tracker.position() != self.arbiter.position()
+                    {
+                        self.standing_illegal = None;
+                    }
+                    out.push(Event::IllegalMoveCompleted {
+                        player,
+                        count,
+                        description,
+                    });
+                }
+                ArbiterEvent::FlagFell { player } => out.push(Event::FlagFell { player }),
+                ArbiterEvent::GameEnded {
+                    result,
+                    termination,
+                } => out.push(Event::GameEnded {
+                    result,
+                    termination,
+                }),
+                ArbiterEvent::Penalty {
+                    beneficiary,
+                    ms,
+                    reason,
+                } => out.push(Event::Record(RecordFact::Penalty {
+                    player: beneficiary,
+                    description: format!("{} s: {reason}", ms / 1000),
+                })),
+                ArbiterEvent::PromotionStands { san, uci } => {
+                    // 7.5.2: the tracker takes the position with the queen as the game's.
+                    let _ = self.tracker.set_position(self.arbiter.position().clone());
+                    out.push(Event::MovePlayed {
+                        ply: self.arbiter.game().ply_count() as u32,
+                        san,
+                        uci,
+                        fen: self.arbiter.fen(),
+                        white_ms: self.arbiter.white_ms(),
+                        black_ms: self.arbiter.black_ms(),
+                    });
+                }
+                ArbiterEvent::ClaimAccepted {
+                    player,
+                    kind,
+                    detail,
+                } => out.push(Event::Record(RecordFact::ClaimAccepted {
+                    player,
+                    kind,
+                    detail,
+                })),
+            }
+        }
+    }
+
+    /// 7.5.2: the queen promotion the sensed board shows but for the pawn left on the
+    /// last rank (only when `turn` is the side to move).
+    fn unexchanged_promotion(&self, turn: Color) -> Option<Move> {
+        let pos = self.arbiter.position();
+        (pos.turn() == turn)
+            .then(|| unexchanged_promotion(pos, &self.tracker.placement().to_board()))
+            .flatten()
+    }
+
+    fn start_game(&mut self, start: Chess, out: &mut Vec<Event>) {
+        self.started = true;
+        self.standing_illegal = None;
+        let ruled = self.arbiter.new_game(start, game_tags(&self.config));
+        out.push(Event::GameStarted {
+            fen: self.arbiter.fen(),
+        });
+        self.apply_arbiter(ruled, out);
+    }
+
+    // ----- operator commands -----------------------------------------------------------
+
+    fn on_command(
+        &mut self,
+        command: Command,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> Result<(), CommandError> {
+        match command {
+            Command::NewGame => {
+                let tracked = self.tracker.new_game();
+                self.start_game(Chess::default(), out);
+                self.apply_tracker(without_game_start(tracked), now, out);
+            }
+            Command::SetPosition(fen) => {
+                let position = parse_fen(&fen).map_err(|reason| {
+                    CommandError::InvalidFen(format!("`{fen}` is not a playable FEN: {reason}"))
+                })?;
+                let tracked = self.tracker.set_position(position.clone());
+                self.start_game(position, out);
+                self.apply_tracker(without_game_start(tracked), now, out);
+            }
+            Command::SetTags(tags) => {
+                // New values replace old ones of the same name; other tags stay.
+                let mut merged = self.arbiter.game().tags.clone();
+                for (name, value) in tags {
+                    match merged.iter_mut().find(|(n, _)| *n == name) {
+                        Some(slot) => slot.1 = value,
+                        None => merged.push((name, value)),
+                    }
+                }
+                self.arbiter.set_tags(merged.clone())?;
+                self.config.tags = merged.clone();
+                out.push(Event::Record(RecordFact::Tags { tags: merged }));
+            }
+            Command::SetRules(rules) => {
+                self.arbiter.set_rules_str(&rules)?;
+                self.config.rules = self.arbiter.config().rules;
+                out.push(Event::Record(RecordFact::Rules {
+                    rules: self.config.rules,
+                    edition: self.config.edition,
+                }));
+            }
+            Command::TakeBack => {
+                let ply = self.arbiter.game().ply_count();
+                let ruled = self.arbiter.take_back()?;
+                // The board shows the old position until the players restore it: the
+                // tracker follows the record, and InSync says what the board still shows.
+                let _ = self.tracker.take_back(1);
+                if self.tracker.position() != self.arbiter.position() {
+                    let _ = self.tracker.set_position(self.arbiter.position().clone());
+                }
+                self.standing_illegal = None;
+                out.push(Event::MoveRetracted {
+                    ply: ply as u32,
+                    fen: self.arbiter.fen(),
+                });
+                self.apply_arbiter(ruled, out);
+            }
+            Command::AcceptClaim {
+                player,
+                kind,
+                detail,
+            } => {
+                let was_finished = self.arbiter.is_finished();
+                let ruled = self.arbiter.accept_claim(&player, &kind, &detail)?;
+                self.apply_arbiter(ruled, out);
+                // A claim by an intended move (9.2 b, 9.3 b) plays it in the record.
+                self.follow_record_on_board(was_finished);
+            }
+            Command::Adjudicate { result, reason } => {
+                let ruled = self.arbiter.adjudicate(&result, &reason)?;
+                self.apply_arbiter(ruled, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// After a command changed the record's position, make the tracker follow it.
+    fn follow_record_on_board(&mut self, _was_finished: bool) {
+        if self.tracker.position() != self.arbiter.position() {
+            let _ = self.tracker.set_position(self.arbiter.position().clone());
+        }
+    }
+
+    /// Journal the game record whenever it changed, before the events that announce it.
+    fn journal_snapshot(&mut self, out: &mut Vec<Event>) {
+        let game = self.arbiter.game();
+        if self.journalled.as_ref() == Some(game) {
+            return;
+        }
+        self.journalled = Some(game.clone());
+        if self.started {
+            out.insert(
+                0,
+                Event::Record(RecordFact::Snapshot { game: game.clone() }),
+            );
+        }
+    }
+
+    fn refresh_view(&mut self) {
+        let arbiter = &self.arbiter;
+        let placement = self.tracker.placement().board_fen();
+        let fen = arbiter.fen();
+        let in_sync = fen.split_whitespace().next() == Some(placement.as_str());
+        let state = if !self.started {
+            "waiting"
+        } else if arbiter.is_finished() {
+            "finished"
+        } else {
+            "playing"
+        };
+        self.view = View {
+            serial_number: self.serial_number.clone(),
+            firmware_version: self.firmware_version.clone(),
+            rules: rules_name(self.config.rules).into(),
+            edition: edition_name(self.config.edition).into(),
+            state: state.into(),
+            turn: color_name(arbiter.position().turn()).into(),
+            moves: arbiter.game().san_moves(),
+            pgn: arbiter.game().pgn(),
+            clock_connected: arbiter.clock_connected(),
+            white_time_ms: arbiter.white_ms(),
+            black_time_ms: arbiter.black_ms(),
+            clock_running: arbiter.clock_running().into(),
+            claims: arbiter.claims(),
+            pending_illegal: arbiter.pending_illegal().into(),
+            illegal_moves: arbiter.illegal_counts(),
+            result: arbiter.result().into(),
+            termination: arbiter.termination().into(),
+            fen,
+            placement,
+            in_sync,
+        };
+    }
+}
+
+/// The tracker's own game-start report after an operator command is already announced.
+fn without_game_start(events: Vec<TrackerEvent>) -> Vec<TrackerEvent> {
+    events
+        .into_iter()
+        .filter(|e| !matches!(e, TrackerEvent::GameStarted { .. }))
+        .collect()
+}
+
+fn arbiter_config(config: &SessionConfig) -> ArbiterConfig {
+    ArbiterConfig {
+        rules: config.rules,
+        edition: config.edition,
+        guidelines_iii: config.guidelines_iii,
+        white_display: config.white_display,
+        time_control: config.time_control.clone(),
+    }
+}
+
+/// The configured tags plus the board's name as the PGN `Board` tag.
+fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
+    let mut tags = config.tags.clone();
+    if !config.name.is_empty() && !tags.iter().any(|(n, _)| n == "Board") {
+        tags.push(("Board".into(), config.name.clone()));
+    }
+    if let Some(tc) = &config.time_control
+        && !tags.iter().any(|(n, _)| n == "TimeControl")
+    {
+        tags.push(("TimeControl".into(), tc.clone()));
+    }
+    tags
+}
+
+pub fn rules_name(rules: Rules) -> &'static str {
+    match rules {
+        Rules::Standard => "standard",
+        Rules::Rapid => "rapid",
+        Rules::Blitz => "blitz",
+    }
+}
+
+pub fn edition_name(edition: Edition) -> &'static str {
+    match edition {
+        Edition::Fide2023 => "fide-2023",
+        Edition::Fide2005 => "fide-2005",
     }
 }

@@ -457,6 +457,31 @@ fn start_position_after_a_game_is_a_new_game() {
 }
 
 #[test]
+fn start_position_reached_by_a_legal_move_is_play_not_a_new_game() {
+    // 1. Nf3 Nf6 2. Ng1 Ng8 repeats the start position: a move (and the first step of a
+    // repetition claim), not a new game.
+    let mut rig = Rig::at(START);
+    let mut ev = Vec::new();
+    for (from, to, p) in [
+        ("g1", "f3", 'N'),
+        ("g8", "f6", 'n'),
+        ("f3", "g1", 'N'),
+        ("f6", "g8", 'n'),
+    ] {
+        rig.lift(from);
+        ev.extend(rig.place(to, p));
+        rig.press();
+    }
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e, TrackerEvent::GameStarted { .. })),
+        "{ev:?}"
+    );
+    assert_eq!(played(&ev), ["g1f3", "g8f6", "f3g1", "f6g8"]);
+    assert_eq!(rig.tracker.moves().len(), 4);
+}
+
+#[test]
 fn illegal_placement_is_described_and_cleared() {
     let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
     rig.lift("f1");
@@ -562,4 +587,129 @@ fn field_updates_before_any_dump_are_held() {
     assert!(t.on_field_update(52, None, 0).is_empty());
     assert!(t.on_field_update(200, None, 0).is_empty());
     assert!(t.on_tick(10_000).is_empty());
+}
+
+#[test]
+fn clock_press_overtaking_the_last_update_is_not_illegal() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    rig.wait(3000); // the knight is held a while
+    rig.press(); // the press is read before the knight's new square
+    assert!(rig.wait(100).is_empty());
+    rig.place("f3", 'N');
+    assert!(rig.wait(5000).is_empty());
+    assert!(illegal(&rig.events).is_empty());
+    assert_eq!(moves_of(&rig), ["g1f3"]);
+}
+
+#[test]
+fn clock_pressed_with_a_piece_in_hand_is_not_an_illegal_placement() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    rig.press();
+    assert!(rig.wait(10 * ILLEGAL_SETTLE_MS).is_empty());
+    assert!(!rig.tracker.in_sync());
+}
+
+#[test]
+fn takeback_of_two_plies_at_once_waits_for_a_settled_board() {
+    let mut rig = Rig::at(START);
+    for (from, to, p) in [("e2", "e4", 'P'), ("c7", "c5", 'p'), ("g1", "f3", 'N')] {
+        rig.lift(from);
+        rig.place(to, p);
+        rig.press();
+    }
+    rig.wait(2000);
+    // The board is read back two plies at once (say, after a reconnection).
+    let mut back = Chess::default();
+    let e4 = uci(&back, "e2e4");
+    back.play_unchecked(e4);
+    rig.board = back.board().clone();
+    let ev = rig.dump();
+    assert_eq!(retracted(&ev), 0, "not while it may be a slide");
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(retracted(&ev), 2);
+    assert_eq!(moves_of(&rig), ["e2e4"]);
+}
+
+#[test]
+fn slide_through_a_repeated_position_is_not_a_takeback() {
+    // Bishop and rook shuffle; the bishop going back to b6 is dragged over c5, where the
+    // board is exactly the game's first one.
+    let mut rig = Rig::at("8/8/8/2b4k/8/8/8/R3K3 b - - 0 1");
+    let plies = [
+        ("c5", "b6", 'b'),
+        ("a1", "a8", 'R'),
+        ("b6", "e3", 'b'),
+        ("a8", "a1", 'R'),
+    ];
+    for (from, to, p) in plies {
+        rig.lift(from);
+        rig.place(to, p);
+        rig.press();
+        rig.wait(1000);
+    }
+    // The bishop goes e3-b6, dragged over c5: that board is the game's first one.
+    rig.lift("e3");
+    rig.place("d4", 'b');
+    rig.lift("d4");
+    rig.place("c5", 'b');
+    rig.lift("c5");
+    rig.place("b6", 'b');
+    assert_eq!(moves_of(&rig), ["c5b6", "a1a8", "b6e3", "a8a1", "e3b6"]);
+}
+
+#[test]
+fn slide_finished_while_the_reply_starts_is_a_correction_and_a_reply() {
+    // 1. e4, then Black pushes e7 over e6 to e5 while White already lifts the knight.
+    let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+    rig.lift("e7");
+    assert_eq!(played(&rig.place("e6", 'p')), ["e7e6"]);
+    rig.lift("e6");
+    rig.lift("g1");
+    rig.place("e5", 'p');
+    let ev = rig.place("f3", 'N');
+    assert_eq!(played(&ev), ["e7e5", "g1f3"]);
+    assert_eq!(moves_of(&rig), ["e7e5", "g1f3"]);
+    assert_eq!(rig.tracker.corrections(), 1);
+}
+
+#[test]
+fn piece_in_hand_during_a_slide_is_not_read_as_a_sacrifice() {
+    // White's rook a1 slides over c1 to d1 while Black already holds the queen from d7:
+    // the board then equals "...Qd1 Rcxd1" after Rc1, which is not guessed.
+    let mut rig = Rig::at("7k/3q4/8/8/8/8/8/R3K3 w - - 0 1");
+    rig.lift("a1");
+    assert_eq!(played(&rig.place("c1", 'R')), ["a1c1"]);
+    rig.lift("c1");
+    rig.lift("d7");
+    let ev = rig.place("d1", 'R');
+    assert!(played(&ev).is_empty(), "{ev:?}");
+    rig.wait(3000);
+    assert_eq!(moves_of(&rig), ["a1c1"]);
+    // The queen lands: rook to d1 (corrected) and the queen's move.
+    let ev = rig.place("f5", 'q');
+    assert_eq!(played(&ev), ["a1d1", "d7f5"]);
+}
+
+#[test]
+fn moved_on_to_an_illegal_square_is_described_for_its_player() {
+    let mut rig = Rig::at(START);
+    rig.lift("g1");
+    assert_eq!(played(&rig.place("f3", 'N')), ["g1f3"]);
+    rig.lift("f3");
+    rig.place("h5", 'N');
+    let ev = rig.wait(ILLEGAL_SETTLE_MS);
+    assert_eq!(
+        ev,
+        vec![TrackerEvent::IllegalPlacement {
+            turn: Color::White,
+            description: "Ng1\u{2013}h5 is not a knight move".into()
+        }]
+    );
+    // Put where it may go: the move is corrected and the report cleared.
+    rig.lift("h5");
+    let ev = rig.place("h3", 'N');
+    assert!(ev.contains(&TrackerEvent::IllegalPlacementCleared));
+    assert_eq!(moves_of(&rig), ["g1h3"]);
 }

@@ -1,16 +1,13 @@
 //! Property test: every corpus game, replayed through random human handling under several
-//! seeds, is reconstructed exactly — no wrong move, no missed move.
+//! seeds, is reconstructed exactly — no wrong move, no missed move, no illegal placement
+//! reported. A second test measures quick replies read together with the move.
 //!
 //! Debug builds use three seeds (normal/reversed board, with and without clock presses) to stay
 //! well under a minute; release builds (or `EBOARDD_FULL_CORPUS=1`) use eight.
 
 mod tracker_common;
 
-use eboardd::board::Orientation;
-use eboardd::session::OrientationSetting;
-use eboardd::sim::handling::{Handling, Noise};
 use eboardd::tracker::TrackerEvent;
-use shakmaty::Chess;
 use tracker_common::*;
 
 #[test]
@@ -27,20 +24,7 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
     let (mut plies, mut corrections, mut failures) = (0usize, 0u64, Vec::new());
     for (i, game) in games.iter().enumerate().step_by(step) {
         for &seed in seeds {
-            let reversed = seed.is_multiple_of(2);
-            let clock = !seed.is_multiple_of(3);
-            let (setting, orientation) = if reversed {
-                (OrientationSetting::Auto, Orientation::Reversed)
-            } else {
-                (OrientationSetting::Auto, Orientation::Normal)
-            };
-            let mut rig = Rig::new(Chess::default(), setting, orientation);
-            let mut hands =
-                Handling::new(seed * 1_000_003 + i as u64, Noise::Noisy).with_clock(clock);
-            for &mv in game {
-                rig.handle(&mut hands, mv);
-            }
-            rig.wait(5_000);
+            let rig = replay_game(i, game, seed, 0.0, None);
             let got = rig.game_uci();
             let want: Vec<String> = game
                 .iter()
@@ -51,11 +35,12 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
                 .collect();
             plies += game.len();
             corrections += u64::from(rig.tracker.corrections());
-            let illegal = rig
+            let reports: Vec<&TrackerEvent> = rig
                 .events
                 .iter()
                 .filter(|e| matches!(e, TrackerEvent::IllegalPlacement { .. }))
-                .count();
+                .collect();
+            let illegal = reports.len();
             if got != want || illegal > 0 || !rig.tracker.in_sync() {
                 let first = got
                     .iter()
@@ -63,8 +48,8 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
                     .position(|(a, b)| a != b)
                     .unwrap_or(got.len().min(want.len()));
                 failures.push(format!(
-                    "game {i} seed {seed}: diverges at ply {first} (got {:?}, want {:?}), {} plies vs {}, illegal reports {illegal}, in sync {}",
-                    got.get(first), want.get(first), got.len(), want.len(), rig.tracker.in_sync()
+                    "game {i} seed {seed}: diverges at ply {first} (got {:?}, want {:?}), {} plies vs {}, illegal reports {illegal} (first {:?}), in sync {}",
+                    got.get(first), want.get(first), got.len(), want.len(), reports.first(), rig.tracker.in_sync()
                 ));
             }
         }
@@ -82,4 +67,40 @@ fn corpus_games_reconstructed_exactly_under_noisy_handling() {
         "{} games not reconstructed",
         failures.len()
     );
+}
+
+/// Quick replies (the reply's first lift read before the move's last placement), with the
+/// clock, at 5% of plies. Most are inferred; the rest are cases the board cannot tell apart
+/// (see the tracker's module documentation) and must never end in a wrong final game
+/// without being out of sync.
+#[test]
+fn quick_replies_read_with_the_move() {
+    let games = corpus_games();
+    let step = if cfg!(debug_assertions) { 4 } else { 1 };
+    let (mut runs, mut exact, mut wrong_in_sync) = (0usize, 0usize, Vec::new());
+    for (i, game) in games.iter().enumerate().step_by(step) {
+        for seed in [1u64, 2] {
+            let rig = replay_game(i, game, seed, 0.05, None);
+            let got = rig.game_uci();
+            let want: Vec<String> = game
+                .iter()
+                .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+                .collect();
+            runs += 1;
+            if got == want {
+                exact += 1;
+            } else if rig.tracker.in_sync() {
+                wrong_in_sync.push(format!("game {i} seed {seed}"));
+            }
+        }
+    }
+    println!(
+        "quick replies: {exact} of {runs} games exact ({:.1}%); in sync with a different game: {}",
+        exact as f64 * 100.0 / runs as f64,
+        wrong_in_sync.len()
+    );
+    for w in wrong_in_sync.iter().take(10) {
+        println!("  {w}");
+    }
+    assert!(exact * 100 >= runs * 97, "{exact} of {runs}");
 }

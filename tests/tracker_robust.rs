@@ -57,6 +57,10 @@ fn corpus_games_with_two_plies_read_at_once() {
                     // A recapture on the same square by the same kind of piece only empties
                     // squares: it is accepted once the board has settled.
                     ev.extend(rig.wait(eboardd::tracker::ILLEGAL_SETTLE_MS));
+                    // The second mover's clock press (the first one's was read as well, but
+                    // the board showed nothing yet). Until a press, the second move would be
+                    // open to correction by its player.
+                    rig.press();
                     let uci_of = |m| shakmaty::uci::UciMove::from_standard(m).to_string();
                     assert_eq!(
                         played(&ev),

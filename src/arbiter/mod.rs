@@ -1,1 +1,619 @@
-//! The Laws of Chess on top of moves and the clock: clock model, illegal-move lifecycle, claims, results.
+//! The Laws of Chess on top of moves and the clock: clock model, illegal-move lifecycle,
+//! claims, automatic ends and results, for both editions the contract knows (`fide-2023`,
+//! `fide-2005`) and the three rule sets (standard, rapid, blitz).
+//!
+//! [`Arbiter`] is pure: the session feeds it what the move tracker reports (a legal move, a
+//! retraction, an illegal placement standing before the press, its correction), every clock
+//! reading and the operator's commands, each with the current time in milliseconds, and
+//! publishes the [`ArbiterEvent`]s it returns. The accessors give the contract properties
+//! (`Claims`, `Result`, `Termination`, `IllegalMoves`, `PendingIllegal`, clock times...).
+//!
+//! # Decisions the Laws leave to the implementation
+//!
+//! * **Illegal moves are claims.** A completed illegal move (the clock pressed with an
+//!   illegal placement standing, 7.5.3 a press with no move, or 7.5.2 a pawn left unchanged
+//!   on the last rank) is counted and announced at once (`IllegalMoveCompleted`), and the
+//!   opponent gets the `illegal-move` claim until he makes his own move. Its consequences —
+//!   extra time, loss, or draw when the claimant cannot mate — are applied when the claim is
+//!   accepted (`AcceptClaim`), by the editions table of the contract. A board cannot see
+//!   hands and its sensors can misread, so the human arbiter confirms before a game is lost.
+//! * **The illegal position that stands.** If the opponent moves on without claiming, the
+//!   illegal move stands (A.5.2). The tracker then re-reads the board; the session calls
+//!   [`Arbiter::illegal_move_stands`] with the position on the board, and the record opens a
+//!   new segment from that position (see [`crate::game`]): the PGN holds one readable game
+//!   per segment instead of a move no reader would accept. Repetition history restarts there.
+//! * **Restoring the position** after an illegal move is the same occurrence of it, not a new
+//!   one: the repetition history is not touched.
+//! * **Flag falls** are read from the clock (flag bit, or the running display reaching zero,
+//!   or a silent clock whose time must be over). In `fide-2023` and in 2005 standard play the
+//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. With
+//!   a multi-period time control only the clock's flag bit counts, because a FIDE-mode clock
+//!   adds the next period itself when the previous one expires (so the move-count check of
+//!   6.4 is the clock's). Both flags in the same reading (order unknown) is
+//!   `both-flags-fallen`.
+//! * **Resignations** are recorded with `Adjudicate(result, reason)`; a reason containing
+//!   "resign" under `fide-2023` is scored a draw when the winner cannot mate (5.1.2).
+//! * **Late tracker reports.** The board reports a move when the pieces settle, which can be
+//!   a little after the clock press; a press with no move to complete waits two seconds for
+//!   one before it counts as a press without a move (7.5.3, `fide-2023` only).
+//! * A **paused clock** never ends the game.
+//!
+//! # Wiring (for the session)
+//!
+//! | input | call |
+//! |---|---|
+//! | tracker `MovePlayed{mv, ..}` | [`Arbiter::on_move`] (SAN/UCI are recomputed here) |
+//! | tracker `MoveRetracted` | [`Arbiter::on_retract`] |
+//! | tracker `IllegalPlacement{turn, description}` | [`Arbiter::on_illegal_placement`] |
+//! | tracker `IllegalPlacementCleared` | [`Arbiter::on_illegal_cleared`] |
+//! | `Message::ClockTimes` | [`Arbiter::on_clock`] (`ClockEmpty`: ignore) |
+//! | `Input::Tick` | [`Arbiter::tick`] |
+//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules_str`], [`Arbiter::set_tags`] |
+//! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |
+//!
+//! [`ArbiterEvent::IllegalMoveCompleted`], [`ArbiterEvent::FlagFell`] and
+//! [`ArbiterEvent::GameEnded`] are the contract signals; [`ArbiterEvent::Penalty`] and
+//! [`ArbiterEvent::ClaimAccepted`] are record facts; [`ArbiterEvent::PromotionStands`] tells
+//! the tracker that the position now includes that move (7.5.2).
+
+pub mod claims;
+pub mod clock;
+mod commands;
+mod ends;
+mod lifecycle;
+pub mod timecontrol;
+pub mod unwinnable;
+
+pub use ends::{automatic_end_of, unexchanged_promotion};
+
+use serde::{Deserialize, Serialize};
+use shakmaty::san::SanPlus;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
+
+use crate::game::{Game, MoveRecord};
+use crate::session::{CommandError, Edition, Millis, Rules, WhiteDisplay};
+use claims::{History, PositionClaims, position_claims, uci};
+use clock::ClockModel;
+use timecontrol::TimeControl;
+
+/// How long a clock press may wait for the tracker's late report of the move it completes.
+pub const PRESS_GRACE_MS: Millis = 2_000;
+
+/// Everything the arbiter needs from the configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ArbiterConfig {
+    pub rules: Rules,
+    pub edition: Edition,
+    pub guidelines_iii: bool,
+    pub white_display: WhiteDisplay,
+    pub time_control: Option<String>,
+}
+
+/// What the arbiter reports; the first three carry exactly the contract signals' arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum ArbiterEvent {
+    IllegalMoveCompleted {
+        player: String,
+        count: u32,
+        description: String,
+    },
+    FlagFell {
+        player: String,
+    },
+    GameEnded {
+        result: String,
+        termination: String,
+    },
+    /// Time to add to `beneficiary`'s clock (the arbiter sets it; the clock reading follows).
+    Penalty {
+        beneficiary: String,
+        ms: u64,
+        reason: String,
+    },
+    /// 7.5.2: a pawn left on the last rank stands as a queen; the tracker must take this
+    /// move as played.
+    PromotionStands {
+        san: String,
+        uci: String,
+    },
+    /// An accepted claim (journal/record fact).
+    ClaimAccepted {
+        player: String,
+        kind: String,
+        detail: String,
+    },
+}
+
+/// Contract name of a colour.
+pub fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn parse_color(s: &str) -> Option<Color> {
+    match s {
+        "white" => Some(Color::White),
+        "black" => Some(Color::Black),
+        _ => None,
+    }
+}
+
+fn win_for(c: Color) -> &'static str {
+    match c {
+        Color::White => "1-0",
+        Color::Black => "0-1",
+    }
+}
+
+fn ordinal(n: u32) -> String {
+    match n {
+        1 => "1st".into(),
+        2 => "2nd".into(),
+        3 => "3rd".into(),
+        n => format!("{n}th"),
+    }
+}
+
+fn idx(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// An illegal placement standing on the board before the press.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pending {
+    player: Color,
+    description: String,
+    /// 7.5.2: the promotion-to-queen move whose placement this is, but for the pawn.
+    queen_move: Option<Move>,
+}
+
+/// A completed illegal move whose claim window is open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Window {
+    offender: Color,
+    count: u32,
+    description: String,
+    /// Both clocks at completion (2005 rapid: the five-minute test).
+    times: Option<(u64, u64)>,
+}
+
+/// The arbiter of one board (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Arbiter {
+    cfg: ArbiterConfig,
+    tc: Option<TimeControl>,
+    /// Positions of the current segment, start first; the last one is the current position.
+    positions: Vec<Chess>,
+    history: History,
+    clock: ClockModel,
+    game: Game,
+    illegal: [u32; 2],
+    pending: Option<Pending>,
+    window: Option<Window>,
+    /// The player who made a move and has not pressed yet.
+    awaiting_press: Option<Color>,
+    /// A press that completed nothing yet (waiting for a late move report).
+    unexplained_press: Option<(Color, Millis)>,
+    completed_moves: [u32; 2],
+    /// Plies made in this game (to learn the clock side from the first press).
+    plies: u32,
+    position_claims: PositionClaims,
+}
+
+impl Arbiter {
+    /// A new game from `start` with the given tags.
+    pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
+        let tc = cfg
+            .time_control
+            .as_deref()
+            .and_then(|t| TimeControl::parse(t).ok());
+        let mut clock = ClockModel::new(cfg.white_display);
+        clock.set_multi_period(tc.as_ref().is_some_and(|t| t.periods.len() > 1));
+        let mut a = Arbiter {
+            cfg,
+            tc,
+            positions: Vec::new(),
+            history: History::default(),
+            clock,
+            game: Game::new(crate::game::START_FEN, Vec::new()),
+            illegal: [0, 0],
+            pending: None,
+            window: None,
+            awaiting_press: None,
+            unexplained_press: None,
+            completed_moves: [0, 0],
+            plies: 0,
+            position_claims: PositionClaims::default(),
+        };
+        // A finished set-up position shows in `result()`; `new_game` returns the event.
+        let _ = a.new_game(start, tags);
+        a
+    }
+
+    /// Starts a new game on the same board (the clock model and its learned side persist
+    /// only when configured; `auto` learns again).
+    /// Returns the `GameEnded` event when the set-up position is already over (mate,
+    /// stalemate, dead position).
+    pub fn new_game(&mut self, start: Chess, tags: Vec<(String, String)>) -> Vec<ArbiterEvent> {
+        let fen = fen_of(&start);
+        self.game = Game::new(&fen, tags);
+        self.history = History::new(&start);
+        self.positions = vec![start];
+        self.clock.new_game();
+        self.illegal = [0, 0];
+        self.pending = None;
+        self.window = None;
+        self.awaiting_press = None;
+        self.unexplained_press = None;
+        self.completed_moves = [0, 0];
+        self.plies = 0;
+        self.refresh_claims();
+        // A set-up position can already be over (mate, stalemate, dead).
+        let mut ev = Vec::new();
+        self.automatic_end_into(&mut ev);
+        ev
+    }
+
+    /// Rebuilds an arbiter from a saved game record (after a restart). Clock state comes
+    /// back with the next clock reading; claim windows and pending placements are not
+    /// restored.
+    pub fn restore(cfg: ArbiterConfig, game: Game) -> Result<Self, String> {
+        let seg = game
+            .segments
+            .last()
+            .ok_or_else(|| "the saved game has no segment".to_string())?;
+        let start = parse_fen(&seg.start_fen)?;
+        let mut a = Arbiter::new(cfg, start, game.tags.clone());
+        let mut pos = a.position().clone();
+        for (i, m) in seg.moves.iter().enumerate() {
+            let u: shakmaty::uci::UciMove = m
+                .uci
+                .parse()
+                .map_err(|e| format!("saved move {} `{}` unreadable: {e}", i + 1, m.uci))?;
+            let mv = u
+                .to_move(&pos)
+                .map_err(|e| format!("saved move {} `{}` illegal: {e}", i + 1, m.uci))?;
+            pos.play_unchecked(mv);
+            a.history.push(&pos);
+            a.positions.push(pos.clone());
+            a.completed_moves[idx(pos.turn().other())] += 1;
+            a.plies += 1;
+        }
+        a.illegal = [game.illegal_moves.0, game.illegal_moves.1];
+        a.game = game;
+        a.refresh_claims();
+        Ok(a)
+    }
+
+    // ----- accessors -------------------------------------------------------------------
+
+    pub fn config(&self) -> &ArbiterConfig {
+        &self.cfg
+    }
+
+    pub fn position(&self) -> &Chess {
+        self.positions
+            .last()
+            .expect("positions always holds the start position")
+    }
+
+    pub fn fen(&self) -> String {
+        fen_of(self.position())
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn result(&self) -> &str {
+        &self.game.result
+    }
+
+    pub fn termination(&self) -> &str {
+        &self.game.termination
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.game.result != "*"
+    }
+
+    pub fn illegal_counts(&self) -> (u32, u32) {
+        (self.illegal[0], self.illegal[1])
+    }
+
+    /// `PendingIllegal`: the description of the placement standing before the press.
+    pub fn pending_illegal(&self) -> &str {
+        self.pending.as_ref().map_or("", |p| p.description.as_str())
+    }
+
+    pub fn white_ms(&self) -> u64 {
+        self.clock.time_ms(Color::White)
+    }
+
+    pub fn black_ms(&self) -> u64 {
+        self.clock.time_ms(Color::Black)
+    }
+
+    /// `ClockRunning`: `white`, `black` or `none`.
+    pub fn clock_running(&self) -> &'static str {
+        self.clock.running().map_or("none", color_name)
+    }
+
+    pub fn clock_connected(&self) -> bool {
+        self.clock.connected()
+    }
+
+    pub fn clock(&self) -> &ClockModel {
+        &self.clock
+    }
+
+    /// The claims available right now: (player, kind, detail), as the contract spells them.
+    pub fn claims(&self) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        if self.is_finished() {
+            return out;
+        }
+        let stm = color_name(self.position().turn()).to_string();
+        let pc = &self.position_claims;
+        if pc.threefold_now {
+            out.push((stm.clone(), "threefold-repetition".into(), String::new()));
+        }
+        for &m in &pc.threefold_intended {
+            out.push((stm.clone(), "threefold-repetition".into(), uci(m)));
+        }
+        if pc.fifty_now {
+            out.push((stm.clone(), "fifty-moves".into(), String::new()));
+        }
+        for &m in &pc.fifty_intended {
+            out.push((stm.clone(), "fifty-moves".into(), uci(m)));
+        }
+        if let Some(w) = &self.window {
+            out.push((
+                color_name(w.offender.other()).into(),
+                "illegal-move".into(),
+                w.description.clone(),
+            ));
+        }
+        if self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard {
+            for c in [Color::White, Color::Black] {
+                if self.clock.fallen(c.other()) && !self.clock.fallen(c) {
+                    out.push((color_name(c).into(), "win-on-time".into(), String::new()));
+                }
+            }
+        }
+        if self.quickplay_available() {
+            out.push((stm, "quickplay-finish".into(), String::new()));
+        }
+        out
+    }
+
+    fn has_increment(&self) -> bool {
+        self.tc.as_ref().is_some_and(TimeControl::has_increment)
+            || self.clock.observed_increment_ms().is_some_and(|i| i > 0)
+    }
+
+    fn quickplay_available(&self) -> bool {
+        let allowed = match self.cfg.edition {
+            Edition::Fide2005 => true,
+            Edition::Fide2023 => self.cfg.guidelines_iii,
+        };
+        if !allowed || self.cfg.rules == Rules::Blitz || self.has_increment() {
+            return false;
+        }
+        let stm = self.position().turn();
+        matches!(self.clock.known_time_ms(stm), Some(t) if t > 0 && t < 120_000)
+            && !self.clock.fallen(stm)
+    }
+
+    // ----- tracker inputs --------------------------------------------------------------
+
+    /// A legal move was made on the board (tracker `MovePlayed`).
+    pub fn on_move(&mut self, mv: Move, now: Millis) -> Vec<ArbiterEvent> {
+        let mut ev = Vec::new();
+        if self.is_finished() || !self.position().is_legal(mv) {
+            return ev;
+        }
+        let mover = self.position().turn();
+        if self.pending.as_ref().is_some_and(|p| p.player == mover) {
+            self.pending = None;
+        }
+        // The claimant made his own move: his illegal-move claim window closes (A.5.2, C.3).
+        if self.window.as_ref().is_some_and(|w| w.offender != mover) {
+            self.window = None;
+        }
+        self.record_move(mv);
+        // A press seen just before this report completes it (late tracker report).
+        match self.unexplained_press {
+            Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
+                self.unexplained_press = None;
+                self.complete_move(mover);
+            }
+            _ => {}
+        }
+        self.automatic_end_into(&mut ev);
+        ev
+    }
+
+    fn record_move(&mut self, mv: Move) {
+        let mut pos = self.position().clone();
+        let mover = pos.turn();
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string();
+        let (w, b) = (
+            self.clock.known_time_ms(Color::White),
+            self.clock.known_time_ms(Color::Black),
+        );
+        self.game.push_move(MoveRecord {
+            san,
+            uci: uci(mv),
+            white_ms: w,
+            black_ms: b,
+            clk_ms: None,
+            comments: Vec::new(),
+        });
+        self.history.push(&pos);
+        self.positions.push(pos);
+        self.plies += 1;
+        self.awaiting_press = Some(mover);
+        self.refresh_claims();
+    }
+
+    /// The last move was taken back on the board before the reply (tracker `MoveRetracted`).
+    pub fn on_retract(&mut self, _now: Millis) -> Vec<ArbiterEvent> {
+        let _ = self.undo_last();
+        Vec::new()
+    }
+
+    /// `TakeBack`: removes the last move of the record.
+    pub fn take_back(&mut self) -> Result<Vec<ArbiterEvent>, CommandError> {
+        if self.undo_last() {
+            Ok(Vec::new())
+        } else {
+            Err(CommandError::NothingToTakeBack(
+                "there is no move to take back in this game".into(),
+            ))
+        }
+    }
+
+    fn undo_last(&mut self) -> bool {
+        if self.positions.len() < 2 || self.game.pop_move().is_none() {
+            return false;
+        }
+        let undone = self.positions.pop();
+        self.history.pop();
+        self.plies = self.plies.saturating_sub(1);
+        if let Some(p) = undone {
+            // The mover of the undone move is the side to move now.
+            let mover = p.turn().other();
+            if self.awaiting_press != Some(mover) {
+                self.completed_moves[idx(mover)] =
+                    self.completed_moves[idx(mover)].saturating_sub(1);
+            }
+        }
+        self.awaiting_press = None;
+        self.pending = None;
+        self.unexplained_press = None;
+        // A game ended by the position itself is reopened; a flag, a claim or a decision
+        // does not depend on the last move and stands.
+        if matches!(
+            self.game.termination.as_str(),
+            "checkmate"
+                | "stalemate"
+                | "dead-position"
+                | "fivefold-repetition"
+                | "seventyfive-moves"
+        ) {
+            self.game.set_result("*", "");
+        }
+        self.refresh_claims();
+        true
+    }
+
+    /// An illegal placement settled on the board while `player` is to move, before the
+    /// press (tracker `IllegalPlacement`). `queen_move` is the promotion-to-queen move when
+    /// the placement is exactly that move's but with the pawn left on the last rank (7.5.2).
+    pub fn on_illegal_placement(
+        &mut self,
+        player: Color,
+        description: &str,
+        queen_move: Option<Move>,
+        now: Millis,
+    ) -> Vec<ArbiterEvent> {
+        let mut ev = Vec::new();
+        if self.is_finished() {
+            return ev;
+        }
+        self.pending = Some(Pending {
+            player,
+            description: description.to_string(),
+            queen_move: queen_move.filter(|m| self.position().is_legal(*m)),
+        });
+        // The press may have been seen before the placement was reported.
+        if let Some((p, at)) = self.unexplained_press
+            && p == player
+            && now.saturating_sub(at) <= PRESS_GRACE_MS
+        {
+            self.unexplained_press = None;
+            self.complete_illegal_pending(player, &mut ev);
+        }
+        ev
+    }
+
+    /// The illegal placement was corrected before the press (tracker `IllegalPlacementCleared`):
+    /// nothing is penalised (7.5.1, the move was not completed).
+    pub fn on_illegal_cleared(&mut self, _now: Millis) -> Vec<ArbiterEvent> {
+        self.pending = None;
+        Vec::new()
+    }
+
+    /// An illegal move stood (its claim window closed) and the game goes on from the
+    /// position now on the board; see the module documentation.
+    pub fn illegal_move_stands(&mut self, board: Chess, description: &str) -> Vec<ArbiterEvent> {
+        let mut ev = Vec::new();
+        if self.is_finished() {
+            return ev;
+        }
+        let fen = fen_of(&board);
+        self.game
+            .continue_from(&fen, &format!("Illegal move stood: {description}"));
+        self.history = History::new(&board);
+        self.positions = vec![board];
+        self.window = None;
+        self.pending = None;
+        self.awaiting_press = None;
+        self.refresh_claims();
+        self.automatic_end_into(&mut ev);
+        ev
+    }
+
+    // ----- automatic ends ---------------------------------------------------------------
+
+    /// The automatic end the current position calls for (see [`automatic_end_of`]).
+    pub fn automatic_end(&self) -> Option<(&'static str, &'static str)> {
+        automatic_end_of(self.position(), &self.history, self.cfg.edition)
+    }
+
+    fn automatic_end_into(&mut self, ev: &mut Vec<ArbiterEvent>) {
+        if self.is_finished() {
+            return;
+        }
+        if let Some((r, t)) = self.automatic_end() {
+            self.end(r, t, ev);
+        }
+    }
+
+    fn refresh_claims(&mut self) {
+        self.position_claims = position_claims(self.position(), &self.history);
+    }
+
+    /// The repetition and fifty-move claims of the current position, by the Laws alone.
+    pub fn position_claims(&self) -> &PositionClaims {
+        &self.position_claims
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Full FEN of a position (legal ep square only, as the `Fen` property shows it).
+pub fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Parses a FEN into a legal position, with a sentence on failure.
+pub fn parse_fen(fen: &str) -> Result<Chess, String> {
+    let f =
+        Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| format!("`{fen}` is not a FEN: {e}"))?;
+    f.into_position(CastlingMode::Standard)
+        .map_err(|e| format!("`{fen}` is not a legal position: {e}"))
+}

@@ -114,30 +114,30 @@ pub fn decode(chunks: &[Chunk]) -> Decoded {
     out
 }
 
-/// Hand one message to the tracker. A change of the clock lever is a press.
+/// Hand one message to the tracker. Time passing before it is a tick (the board stood still
+/// until now); a change of the clock lever is a press.
 fn feed(
     tracker: &mut Tracker,
     message: &Message,
     now: Millis,
     lever: &mut Option<bool>,
 ) -> Vec<TrackerEvent> {
+    let mut ev = tracker.on_tick(now);
     match message {
-        Message::BoardDump(fields) => tracker.on_board_dump(fields, now),
-        Message::FieldUpdate { field, content } => tracker.on_field_update(*field, *content, now),
+        Message::BoardDump(fields) => ev.extend(tracker.on_board_dump(fields, now)),
+        Message::FieldUpdate { field, content } => {
+            ev.extend(tracker.on_field_update(*field, *content, now));
+        }
         Message::ClockTimes(times) if times.status.connected => {
             let down = times.status.lever_left_down;
-            let pressed = lever.is_some_and(|was| was != down);
+            if lever.is_some_and(|was| was != down) {
+                ev.extend(tracker.on_clock_press(now));
+            }
             *lever = Some(down);
-            let mut ev = if pressed {
-                tracker.on_clock_press(now)
-            } else {
-                Vec::new()
-            };
-            ev.extend(tracker.on_tick(now));
-            ev
         }
-        _ => tracker.on_tick(now),
+        _ => {}
     }
+    ev
 }
 
 fn record(games: &mut Vec<GameRecord>, current: &mut GameRecord, event: &TrackerEvent) {

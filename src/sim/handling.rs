@@ -34,6 +34,9 @@
 //! - [`Handling::steps`]`(position, move)`: the steps for one legal move, starting from
 //!   `position.board()` and ending on the board after the move (every intermediate change
 //!   is undone by the end: touches, adjustments and slides leave nothing behind).
+//! - [`Handling::quick_reply`]`(position, move, reply)`: both moves' steps, with the reply's
+//!   first lift read before the move's last placement (a fast reply the scan reads together
+//!   with the move).
 //!
 //! Variants drawn in noisy mode (each with tests below):
 //! - order: lift then place, or the new square reported before the old one empties;
@@ -156,7 +159,7 @@ impl Handling {
                 let piece = role.of(turn);
                 let landed = promotion.unwrap_or(role).of(turn);
                 if noisy {
-                    self.noisy_normal(board, piece, landed, from, to, capture, &mut out);
+                    self.noisy_normal(pos, piece, landed, from, to, capture, &mut out);
                 } else {
                     out.push(SensorStep::Lift(from));
                     out.push(SensorStep::Place(to, landed));
@@ -210,6 +213,43 @@ impl Handling {
         out
     }
 
+    /// The steps for `mv` answered at once by `reply` (legal after `mv`): the reply's first
+    /// lift is read before the move's last placement, as a quick reply in blitz is. When the
+    /// reply starts on the square the move lands on (a recapture), nothing can overtake and
+    /// the two sequences simply follow each other.
+    pub fn quick_reply(&mut self, pos: &Chess, mv: Move, reply: Move) -> Vec<SensorStep> {
+        let mut first = self.steps(pos, mv);
+        if !pos.is_legal(mv) {
+            return first;
+        }
+        let mut after = pos.clone();
+        after.play_unchecked(mv);
+        let mut second = self.steps(&after, reply);
+        // A quick reply has no thinking time.
+        if let Some(SensorStep::Pause(_)) = second.first() {
+            second[0] = SensorStep::Pause(self.rng.random_range(20..150));
+        }
+        let last_place = first
+            .iter()
+            .rposition(|s| matches!(s, SensorStep::Place(..)));
+        let first_lift = second.iter().position(|s| matches!(s, SensorStep::Lift(_)));
+        if let (Some(l), Some(f)) = (last_place, first_lift)
+            && let SensorStep::Lift(q) = second[f]
+        {
+            // The lifted square must not be touched by the move from its last placement on.
+            let touched = first[l..].iter().any(|s| match *s {
+                SensorStep::Lift(sq) | SensorStep::Place(sq, _) => sq == q,
+                _ => false,
+            });
+            if !touched {
+                let lift = second.remove(f);
+                first.insert(l, lift);
+            }
+        }
+        first.extend(second);
+        first
+    }
+
     fn pause(&mut self, out: &mut Vec<SensorStep>) {
         out.push(SensorStep::Pause(self.rng.random_range(30..250)));
     }
@@ -234,7 +274,14 @@ impl Handling {
 
     /// Steps of a piece carried from `from` to `to`, optionally dragged over the empty squares
     /// between them. The final `Place` is included; `from` is lifted first.
-    fn carry(&mut self, piece: Piece, landed: Piece, from: Square, to: Square) -> Vec<SensorStep> {
+    fn carry(
+        &mut self,
+        pos: &Chess,
+        piece: Piece,
+        landed: Piece,
+        from: Square,
+        to: Square,
+    ) -> Vec<SensorStep> {
         let mut out = Vec::with_capacity(8);
         let path: Vec<Square> = if slides(piece.role) {
             shakmaty::attacks::between(from, to).into_iter().collect()
@@ -247,8 +294,23 @@ impl Handling {
         } else {
             path
         };
-        if !path.is_empty() && self.rng.random_bool(P_SET_DOWN) {
-            let mid = path[self.rng.random_range(0..path.len())];
+        // Set down only where the piece may legally stand (a player does not leave a piece
+        // on a square it cannot go to; that would be an illegal placement, not handling).
+        let legal_stops: Vec<Square> = path
+            .iter()
+            .copied()
+            .filter(|&sq| {
+                pos.is_legal(Move::Normal {
+                    role: piece.role,
+                    from,
+                    capture: None,
+                    to: sq,
+                    promotion: None,
+                })
+            })
+            .collect();
+        if !legal_stops.is_empty() && self.rng.random_bool(P_SET_DOWN) {
+            let mid = legal_stops[self.rng.random_range(0..legal_stops.len())];
             out.push(SensorStep::Lift(from));
             self.pause(&mut out);
             out.push(SensorStep::Place(mid, piece));
@@ -294,7 +356,7 @@ impl Handling {
     #[allow(clippy::too_many_arguments)]
     fn noisy_normal(
         &mut self,
-        board: &Board,
+        pos: &Chess,
         piece: Piece,
         landed: Piece,
         from: Square,
@@ -302,6 +364,7 @@ impl Handling {
         capture: Option<Role>,
         out: &mut Vec<SensorStep>,
     ) {
+        let board = pos.board();
         let promotion = piece != landed;
         // A promoting pawn may first be set on the last rank as a pawn, then swapped.
         let first = if promotion && self.rng.random_bool(0.5) {
@@ -330,7 +393,7 @@ impl Handling {
             out.push(SensorStep::Place(to, first));
             out.push(SensorStep::Lift(from));
         } else {
-            let carried = self.carry(piece, first, from, to);
+            let carried = self.carry(pos, piece, first, from, to);
             out.extend(carried);
         }
         if first != landed {
@@ -544,6 +607,29 @@ mod tests {
                         assert_eq!(steps.iter().filter(|s| **s == SensorStep::Press).count(), 1);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn quick_reply_overtakes_and_ends_on_the_right_board() {
+        let pos = Chess::default();
+        let e4 = shakmaty::uci::UciMove::from_ascii(b"e2e4")
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        let mut after = pos.clone();
+        after.play_unchecked(e4);
+        for reply in after.legal_moves() {
+            let mut end = after.clone();
+            end.play_unchecked(reply);
+            for seed in 0..20 {
+                let steps = Handling::new(seed, Noise::Clean)
+                    .with_clock(false)
+                    .quick_reply(&pos, e4, reply);
+                assert_eq!(&replay(pos.board(), &steps), end.board());
+                assert_eq!(steps[0], SensorStep::Lift(Square::E2));
+                assert!(matches!(steps[1], SensorStep::Lift(_)), "{steps:?}");
             }
         }
     }

@@ -5,23 +5,40 @@
 //! exactly the moves played:
 //!
 //! - After every change it asks which legal continuation of the game has exactly the sensed
-//!   board: one ply (a move), or two plies when a quick reply was read together with the move
-//!   (accepted only when exactly one sequence fits: nothing is ever guessed). A move is
-//!   published as soon as the board shows it: there is no settle delay.
+//!   board, in this order: the position itself; one ply (a move); a correction of the
+//!   provisional move (below); a takeback of one ply; a correction followed by the reply;
+//!   two plies (a quick reply read together with the move, or moves made while nothing was
+//!   read); a takeback of several plies (only once the board has settled: a piece dragged
+//!   through a repeated position passes over earlier boards of the game). Two plies are accepted only when exactly one
+//!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
+//!   A move is published as soon as the board shows it: there is no settle delay.
 //! - The last move stays *provisional* until the opponent's move is published or the clock is
-//!   pressed. While it is, a board that shows a different move by the same player from the
-//!   same position replaces it (retract + play, counted in [`Tracker::corrections`]): this is
-//!   how a slide through a legal square, the rook half of a rook-first castling, or a piece set
-//!   down and moved on ends where it is finally released. A clock message can overtake the
-//!   last field update of the move it ends, so corrections stay allowed for
-//!   [`SCAN_LAG_MS`] after a press.
+//!   pressed with the board showing it. While it is, a board that shows a different move by
+//!   the same player from the same position replaces it (retract + play, counted in
+//!   [`Tracker::corrections`]): this is how a slide through a legal square, the rook half of
+//!   a rook-first castling, or a piece set down and moved on ends where it is finally
+//!   released. A clock message can overtake the last field update of the move it ends, so
+//!   corrections stay allowed for [`SCAN_LAG_MS`] after a press.
+//! - Explanations that only empty squares (a recapture on the same square by the same kind
+//!   of piece, read as one board) look like pieces in hand: they wait until the board has
+//!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]).
 //! - A board returned to an earlier position of this game retracts the moves since then.
 //!   The start position set up again is a new game (unless it merely takes back the game's
-//!   only move).
+//!   only move); set up on a board turned round, it is always a new game.
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
-//!   emptied, or part of a legal move made) never count as illegal; any other unexplained
-//!   placement is reported once it has stood still for [`ILLEGAL_SETTLE_MS`] (checked on
-//!   [`Tracker::on_tick`] and on clock presses), with a description for the arbiter.
+//!   emptied, part of a legal move made, a pawn on the last rank before its promotion piece,
+//!   a captured piece touching a square next to the capture) never count as illegal; any
+//!   other unexplained placement is reported once it has stood still for
+//!   [`ILLEGAL_SETTLE_MS`] (checked on [`Tracker::on_tick`], and no earlier than
+//!   [`SCAN_LAG_MS`] after a clock press), with a description for the arbiter. Whether the
+//!   clock was pressed with pieces still in hand is for the caller to judge from
+//!   [`Tracker::in_sync`].
+//!
+//! Known limit: while the correction window is open (the reply started before the mover's
+//! clock press, or there is no clock), a quick reply read together with the rest of a slide
+//! ("e7-e6-e5 while White already plays Nf3") and "move, reply, the first piece moved on
+//! again" leave the same boards; the shorter story is preferred, which is occasionally wrong
+//! (about 1 game in 500 of the quick-reply test).
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
@@ -101,8 +118,6 @@ pub struct Tracker {
     /// When set, the correction window closes at this time (after a clock press).
     window_until: Option<Millis>,
     last_press: Option<Millis>,
-    /// A clock press happened while the board did not match the game.
-    pressed_unsynced: bool,
     last_change: Millis,
     /// The settled placement has been examined (cleared by any change or press).
     settled_checked: bool,
@@ -131,7 +146,6 @@ impl Tracker {
             provisional: false,
             window_until: None,
             last_press: None,
-            pressed_unsynced: false,
             last_change: 0,
             settled_checked: false,
             in_sync: false,
@@ -210,22 +224,22 @@ impl Tracker {
         self.changed(now)
     }
 
-    /// The clock lever changed: the mover says the move is done.
+    /// The clock lever changed: the mover says the move is done. The last move becomes final
+    /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update).
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
         self.last_press = Some(now);
         self.settled_checked = false;
-        if self.provisional && self.window_until.is_none() {
+        // Only a move the board shows is made final: a press while the board is still out of
+        // sync (a castling finishing while the opponent already lifts a piece) leaves the
+        // window open until the reply is published.
+        if self.provisional && self.window_until.is_none() && self.in_sync {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
-        if !self.in_sync && self.have_board {
-            self.pressed_unsynced = true;
-        }
-        let mut ev = Vec::new();
-        self.check_illegal(now, &mut ev);
-        ev
+        Vec::new()
     }
 
-    /// Time passes with no board change: reports an illegal placement that has settled.
+    /// Time passes with no board change (call it a few times a second): accepts explanations
+    /// that wait for a settled board and reports an illegal placement that has settled.
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
         let mut ev = Vec::new();
         self.check_illegal(now, &mut ev);
@@ -310,7 +324,6 @@ impl Tracker {
         self.moves.clear();
         self.provisional = false;
         self.window_until = None;
-        self.pressed_unsynced = false;
     }
 
     /// After an operator change: only sync and illegal state follow; the board is re-read at
@@ -366,8 +379,10 @@ impl Tracker {
     }
 
     /// The start position on the board begins a new game, except when it only takes back
-    /// the game's single move (that is a takeback before the reply) or is already announced.
-    /// A board turned round to the start position is always a new game.
+    /// the game's single move (that is a takeback before the reply), is already announced, or
+    /// is a legal move of the game (1. Nf3 Nf6 2. Ng1 Ng8 repeats the start position: that is
+    /// play, and a repetition claim may follow). A board turned round to the start position
+    /// is always a new game.
     fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.sensed != Board::new() {
             return false;
@@ -376,7 +391,14 @@ impl Tracker {
         let root_is_start = self.positions[0] == Chess::default();
         let fresh = self.moves.is_empty() && root_is_start;
         let retracts_only_move = self.moves.len() == 1 && root_is_start;
-        if !turned && (retracts_only_move || (fresh && self.announced == Some(o))) {
+        let pos = self.position();
+        let reached_by_move = pos
+            .legal_moves()
+            .iter()
+            .any(|m| after(pos, *m).board() == &self.sensed);
+        if !turned
+            && (retracts_only_move || reached_by_move || (fresh && self.announced == Some(o)))
+        {
             return false;
         }
         self.reset(Chess::default());
@@ -463,33 +485,52 @@ impl Tracker {
             self.retract(false, ev);
             return true;
         }
+        // A provisional move replaced and answered before the replacement was seen alone
+        // (a slide finished and a quick reply read together). Tried before two plies ahead
+        // of the provisional move: if both fit, the story with fewer moves wins (a pawn
+        // pushed over e6 to e5 while the opponent already replies is not e6, reply, e6-e5).
+        // Only when the replacing piece stands where it was released: if the reply captured on
+        // that square, an opponent taking the provisional piece while the capturer rests on a
+        // square it could have gone to looks the same (Ng4, then ...Bc8xg4 resting on f5,
+        // against Nf5 Bxf5), and nothing is guessed.
+        if provisional {
+            let prev = &self.positions[n - 2];
+            let last = self.moves.last().copied();
+            if let TwoPly::One(a, b) = find_two_ply(prev, &self.sensed, last) {
+                let placed = after(prev, a);
+                let landed = diff(prev.board(), placed.board()) & placed.board().occupied();
+                let visible = (diff(placed.board(), &self.sensed) & landed).is_empty();
+                if visible {
+                    self.retract(true, ev);
+                    self.play(a, ev);
+                    self.play(b, ev);
+                    return true;
+                }
+            }
+        }
         // Two plies ahead. In a repetition the same board can also be an earlier position
         // with the same side to move: play going on is the likelier story than a takeback of
         // several plies.
+        // The piece the provisional move just set down capturing what the opponent just moved
+        // is as well read as that player moving it on with the opponent's piece in hand (rook
+        // a1-c1-d1 while the queen is lifted is not ...Qd1 Rcxd1): nothing is guessed.
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
+        let landed_on = self.moves.last().map(|m| m.to());
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
+            && (!provisional || b.from() != landed_on || !(b.is_capture() && b.to() == a.to()))
         {
             self.play(a, ev);
             self.play(b, ev);
             return true;
         }
-        if let Some(k) = takeback {
+        // A piece dragged through a repeated position passes over boards of this game too:
+        // several plies back only once the board has settled.
+        if let Some(k) = takeback.filter(|_| settled) {
             for _ in k..n - 1 {
                 self.retract(false, ev);
             }
             return true;
-        }
-        // A provisional move replaced and answered, all unseen: speculative (a slide through a
-        // square of the retracted move looks the same), so only once the board has settled.
-        if provisional && settled {
-            let last = self.moves.last().copied();
-            if let TwoPly::One(a, b) = find_two_ply(&self.positions[n - 2], &self.sensed, last) {
-                self.retract(true, ev);
-                self.play(a, ev);
-                self.play(b, ev);
-                return true;
-            }
         }
         false
     }
@@ -532,11 +573,8 @@ impl Tracker {
     }
 
     fn set_sync(&mut self, sync: bool, ev: &mut Vec<TrackerEvent>) {
-        if sync {
-            self.pressed_unsynced = false;
-            if self.illegal.take().is_some() {
-                ev.push(TrackerEvent::IllegalPlacementCleared);
-            }
+        if sync && self.illegal.take().is_some() {
+            ev.push(TrackerEvent::IllegalPlacementCleared);
         }
         if sync != self.in_sync {
             self.in_sync = sync;
@@ -553,13 +591,21 @@ impl Tracker {
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
             return;
         }
+        // The press may have overtaken the update that completes the move: give the board
+        // one scan to catch up before judging what it shows.
+        if self
+            .last_press
+            .is_some_and(|p| now >= p && now - p < SCAN_LAG_MS)
+        {
+            return;
+        }
         // The verdict on a settled placement does not change until the board or the clock does.
         self.settled_checked = true;
         if self.explain(now, true, ev) {
             self.set_sync(true, ev);
             return;
         }
-        if !self.pressed_unsynced && self.in_progress(now) {
+        if self.in_progress(now) {
             return;
         }
         let (turn, description) = self.describe_illegal(now);
@@ -595,10 +641,18 @@ impl Tracker {
                 (off_base & diff(other, &self.sensed)).is_empty()
             };
             agree(base.board())
-                || base
-                    .legal_moves()
-                    .into_iter()
-                    .any(|m| agree(after(base, m).board()))
+                || base.legal_moves().into_iter().any(|m| {
+                    let mut made = after(base, m).board().clone();
+                    if m.is_promotion() {
+                        // The pawn may stand on the last rank a moment before it is swapped.
+                        made.set_piece_at(m.to(), shakmaty::Role::Pawn.of(base.turn()));
+                        if agree(&made) {
+                            return true;
+                        }
+                        made = after(base, m).board().clone();
+                    }
+                    agree(&made)
+                })
         })
     }
 

@@ -196,7 +196,13 @@ impl Rig {
             match *step {
                 SensorStep::Lift(s) => out.extend(self.field(s, None)),
                 SensorStep::Place(s, p) => out.extend(self.field(s, Some(p))),
-                SensorStep::Pause(ms) => self.now += ms,
+                SensorStep::Pause(ms) => {
+                    // Time passing is what a daemon's periodic tick reports.
+                    self.now += ms;
+                    let ev = self.tracker.on_tick(self.now);
+                    self.events.extend(ev.clone());
+                    out.extend(ev);
+                }
                 SensorStep::Press => {
                     let ev = self.tracker.on_clock_press(self.now);
                     self.events.extend(ev.clone());
@@ -250,4 +256,63 @@ pub fn illegal(events: &[TrackerEvent]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// Replay one corpus game the way the corpus property test does: noisy handling seeded from
+/// `seed` and the game index, a reversed board for even seeds, no clock presses for seeds
+/// divisible by three, and (with the clock only) a quick reply read together with the move
+/// with probability `quick` per ply. Plies in
+/// `trace` print their steps and the events each caused.
+pub fn replay_game(
+    index: usize,
+    game: &[Move],
+    seed: u64,
+    quick: f64,
+    trace: Option<std::ops::RangeInclusive<usize>>,
+) -> Rig {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let orientation = if seed.is_multiple_of(2) {
+        Orientation::Reversed
+    } else {
+        Orientation::Normal
+    };
+    let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, orientation);
+    let mut hands = Handling::new(
+        seed * 1_000_003 + index as u64,
+        eboardd::sim::handling::Noise::Noisy,
+    )
+    .with_clock(!seed.is_multiple_of(3));
+    let mut rng = SmallRng::seed_from_u64(seed ^ ((index as u64) << 8));
+    let mut truth = Chess::default();
+    let mut ply = 0;
+    while ply < game.len() {
+        // Without a clock nothing ends a move's correction window, and a quick reply can be
+        // read either way (a longer slide, or a move and a reply): quick replies only with
+        // the clock.
+        let quick = ply + 1 < game.len() && !seed.is_multiple_of(3) && rng.random_bool(quick);
+        let steps = if quick {
+            hands.quick_reply(&truth, game[ply], game[ply + 1])
+        } else {
+            hands.steps(&truth, game[ply])
+        };
+        let n = if quick { 2 } else { 1 };
+        if trace.as_ref().is_some_and(|r| r.contains(&ply)) {
+            println!("ply {ply}: {:?}", &game[ply..ply + n]);
+            for s in &steps {
+                let ev = rig.steps(&[*s]);
+                if !matches!(s, SensorStep::Pause(_)) || !ev.is_empty() {
+                    println!("   {s:?} -> {ev:?}");
+                }
+            }
+        } else {
+            rig.steps(&steps);
+        }
+        for m in &game[ply..ply + n] {
+            truth.play_unchecked(*m);
+        }
+        ply += n;
+    }
+    rig.wait(5_000);
+    rig
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Checks of the Linux integration files (udev rule, systemd units, D-Bus policy):
+#   - systemd-analyze verify on the units: fails on ANY output (it exits 0 on warnings);
+#   - systemd-analyze security --offline=true for the services: prints the exposure figure and
+#     fails above 2.5;
+#   - the D-Bus policy is well-formed XML that dbus-daemon loads without complaint;
+#   - the shell scripts parse (and pass shellcheck where it is installed);
+#   - udevadm test parses the rule without complaint (only inside a private mount namespace with
+#     tmpfs over /run, /dev and /etc/udev, because udevadm test writes real entries there).
+# Run from .ci/run before the cargo steps; needs systemd-analyze, and uses dbus-daemon, udevadm
+# and unshare when present.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# --- systemd units ---------------------------------------------------------------------------
+# The units name their programs by installed path; point those at stand-ins so that verify checks
+# everything else (it would otherwise report the missing /usr/bin/eboardd).
+mkdir -p "$work/units" "$work/bin"
+printf '#!/bin/sh\nexit 0\n' >"$work/bin/eboardd"
+cp systemd/eboardd-board "$work/bin/eboardd-board"
+chmod 755 "$work/bin/eboardd" "$work/bin/eboardd-board"
+for unit in systemd/*.service; do
+  sed -e "s|/usr/bin/eboardd|$work/bin/eboardd|g" \
+      -e "s|/usr/libexec/eboardd/eboardd-board|$work/bin/eboardd-board|g" \
+      "$unit" >"$work/units/$(basename "$unit")"
+done
+for unit in eboardd.service eboardd-board@ttyACM0.service; do
+  out=$(cd "$work/units" && systemd-analyze verify "./$unit" 2>&1) || true
+  if [ -n "$out" ]; then
+    echo "linux: systemd-analyze verify $unit printed:" >&2
+    echo "$out" >&2
+    fail=1
+  else
+    echo "linux: systemd-analyze verify $unit: clean"
+  fi
+done
+
+for unit in eboardd.service eboardd-board@ttyACM0.service; do
+  report=$(cd "$work/units" && systemd-analyze security --offline=true "./$unit" 2>&1) || true
+  echo "linux: systemd-analyze security --offline=true $unit (open items):"
+  echo "$report" | grep -E '✗|Overall' || echo "$report"
+  score=$(echo "$report" | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+  if [ -z "$score" ] || ! awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
+    echo "linux: $unit exposure ${score:-unknown} is above 2.5" >&2
+    fail=1
+  fi
+done
+
+# --- shell scripts ---------------------------------------------------------------------------
+for script in systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm; do
+  if ! sh -n "$script"; then
+    echo "linux: $script does not parse" >&2
+    fail=1
+  fi
+done
+if command -v shellcheck >/dev/null; then
+  shellcheck -s sh systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm || fail=1
+fi
+
+# --- D-Bus policy ----------------------------------------------------------------------------
+if command -v dbus-daemon >/dev/null; then
+  cat >"$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow user="*"/></policy>
+  <include>$repo/dbus/org.eboardd.Bridge1.conf</include>
+</busconfig>
+CONF
+  # A malformed included file is only logged and the bus starts anyway: judge by its stderr.
+  # Unknown user/group names are expected where eboardd is not installed.
+  out=$(timeout 5 dbus-daemon --config-file="$work/bus.conf" --nofork --print-address 2>&1 >/dev/null &
+        sleep 1; kill %1 2>/dev/null; wait 2>/dev/null) || true
+  out=$(echo "$out" | grep -v -e 'Unknown username "eboardd"' -e 'Unknown group "eboardd"' \
+        -e 'fd limit' -e '^$' || true)
+  if [ -n "$out" ]; then
+    echo "linux: dbus-daemon complained about the policy:" >&2
+    echo "$out" >&2
+    fail=1
+  else
+    echo "linux: D-Bus policy loads cleanly"
+  fi
+else
+  echo "linux: dbus-daemon not installed; policy load check skipped"
+fi
+
+# --- udev rule -------------------------------------------------------------------------------
+if command -v udevadm >/dev/null && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+  cp /etc/group "$work/group"
+  grep -q '^eboardd:' "$work/group" || echo 'eboardd:x:64999:' >>"$work/group"
+  cat >"$work/udevtest.sh" <<'SH'
+set -e
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /etc/udev
+mkdir -p /etc/udev/rules.d
+cp "$1" /etc/udev/rules.d/
+mount --bind "$2" /etc/group
+dev=$(ls -d /sys/class/tty/ttyS0 /sys/class/tty/* 2>/dev/null | head -n1)
+mount -t tmpfs tmpfs /dev
+udevadm test --action=add "$dev" 2>&1
+SH
+  out=$(unshare -m --propagation private sh "$work/udevtest.sh" "$repo/udev/70-eboardd.rules" "$work/group" || true)
+  complaints=$(echo "$out" | grep '70-eboardd.rules' | grep -v '^Reading rules file' || true)
+  if ! echo "$out" | grep -q 'Reading rules file: /etc/udev/rules.d/70-eboardd.rules'; then
+    echo "linux: udevadm test did not read the rule:" >&2
+    echo "$out" | tail -20 >&2
+    fail=1
+  elif [ -n "$complaints" ]; then
+    echo "linux: udevadm complained about the rule:" >&2
+    echo "$complaints" >&2
+    fail=1
+  else
+    echo "linux: udevadm parses the rule cleanly"
+  fi
+else
+  echo "linux: udevadm test skipped (needs udevadm, root and unshare -m)"
+fi
+
+exit $fail

@@ -1,0 +1,422 @@
+//! The chess clock as the board reports it: which physical display belongs to White, the
+//! remaining times, who is running, lever presses and flag falls.
+//!
+//! The clock messages are noisy in practice, so this model filters before it believes:
+//! * all-zero readings (sent by some clocks after a clock command) are ignored;
+//! * readings with impossible values (hours > 9, minutes or seconds > 59) are ignored;
+//! * a time that jumps *up* is believed: an arbiter adds time for a penalty, and increments
+//!   are added at every press.
+//!
+//! A press is a change of the lever bit while the clock runs (the side pressed down is the
+//! presser); if the lever bit never changes (some clocks), a change of the running display is
+//! used instead. Which display is White's comes from the configuration, or (`auto`) from the
+//! first press after White's first move: that press is White's.
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::message::{ClockTimes, DisplayTime};
+use crate::session::{Millis, WhiteDisplay};
+use shakmaty::Color;
+
+/// A physical half of the clock, seen from its front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Display {
+    Left,
+    Right,
+}
+
+impl Display {
+    pub fn other(self) -> Display {
+        match self {
+            Display::Left => Display::Right,
+            Display::Right => Display::Left,
+        }
+    }
+    fn idx(self) -> usize {
+        match self {
+            Display::Left => 0,
+            Display::Right => 1,
+        }
+    }
+}
+
+/// What one clock reading revealed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClockUpdate {
+    /// The reading was believed (not noise).
+    pub accepted: bool,
+    /// A player pressed the lever: the display on the presser's side.
+    pub press: Option<Display>,
+    /// Displays whose flag fell with this reading, in the order the clock shows it (a reading
+    /// with both is reported as both, order unknown).
+    pub flags: Vec<Display>,
+}
+
+/// The clock model (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockModel {
+    setting: WhiteDisplay,
+    /// White's display once known (configured or learned).
+    white: Option<Display>,
+    connected: bool,
+    times: [Option<u64>; 2],
+    fallen: [bool; 2],
+    running: Option<Display>,
+    lever_left_down: Option<bool>,
+    last_reading_at: Option<Millis>,
+    /// Time added to the presser at the last press (the observed increment).
+    observed_increment_ms: Option<u64>,
+    /// The presser's time just before the last press, to measure the increment.
+    before_press: [Option<u64>; 2],
+    /// The time control has later periods: a display at zero may be about to get the next
+    /// period's time, so only the clock's own flag bit (or a silent clock) counts as a fall.
+    #[serde(default)]
+    multi_period: bool,
+}
+
+fn plausible(t: DisplayTime) -> bool {
+    t.hours <= 9 && t.minutes <= 59 && t.seconds <= 59
+}
+
+impl ClockModel {
+    pub fn new(setting: WhiteDisplay) -> Self {
+        let white = match setting {
+            WhiteDisplay::Left => Some(Display::Left),
+            WhiteDisplay::Right => Some(Display::Right),
+            WhiteDisplay::Auto => None,
+        };
+        ClockModel {
+            setting,
+            white,
+            connected: false,
+            times: [None, None],
+            fallen: [false, false],
+            running: None,
+            lever_left_down: None,
+            last_reading_at: None,
+            observed_increment_ms: None,
+            before_press: [None, None],
+            multi_period: false,
+        }
+    }
+
+    /// See the `multi_period` field: set from the configured time control.
+    pub fn set_multi_period(&mut self, multi: bool) {
+        self.multi_period = multi;
+    }
+
+    /// Forget per-game state (flags, learned side in `auto` mode) for a new game.
+    pub fn new_game(&mut self) {
+        self.fallen = [false, false];
+        if self.setting == WhiteDisplay::Auto {
+            self.white = None;
+        }
+    }
+
+    /// White's display: configured, learned, or (until learned) the left one provisionally.
+    pub fn white_display(&self) -> Display {
+        self.white.unwrap_or(Display::Left)
+    }
+
+    pub fn white_known(&self) -> bool {
+        self.white.is_some()
+    }
+
+    /// Learn (auto mode) that `d` is White's display; a configured side is never overridden.
+    pub fn learn_white(&mut self, d: Display) {
+        if self.white.is_none() {
+            self.white = Some(d);
+        }
+    }
+
+    pub fn display_of(&self, c: Color) -> Display {
+        match c {
+            Color::White => self.white_display(),
+            Color::Black => self.white_display().other(),
+        }
+    }
+
+    pub fn color_of(&self, d: Display) -> Color {
+        if d == self.white_display() {
+            Color::White
+        } else {
+            Color::Black
+        }
+    }
+
+    pub fn connected(&self) -> bool {
+        self.connected
+    }
+
+    pub fn has_times(&self) -> bool {
+        self.connected && self.times.iter().all(Option::is_some)
+    }
+
+    /// Remaining time of a colour as the clock shows it (0 while unknown).
+    pub fn time_ms(&self, c: Color) -> u64 {
+        self.times[self.display_of(c).idx()].unwrap_or(0)
+    }
+
+    pub fn known_time_ms(&self, c: Color) -> Option<u64> {
+        if self.connected {
+            self.times[self.display_of(c).idx()]
+        } else {
+            None
+        }
+    }
+
+    /// The colour whose time runs, or None when the clock is stopped, paused or absent.
+    pub fn running(&self) -> Option<Color> {
+        if !self.connected {
+            return None;
+        }
+        self.running.map(|d| self.color_of(d))
+    }
+
+    pub fn fallen(&self, c: Color) -> bool {
+        self.fallen[self.display_of(c).idx()]
+    }
+
+    pub fn observed_increment_ms(&self) -> Option<u64> {
+        self.observed_increment_ms
+    }
+
+    /// Feed one clock reading taken at `now`.
+    pub fn update(&mut self, ct: &ClockTimes, now: Millis) -> ClockUpdate {
+        let mut out = ClockUpdate::default();
+        if !ct.status.connected {
+            self.connected = false;
+            self.running = None;
+            return out;
+        }
+        if !plausible(ct.left) || !plausible(ct.right) {
+            return out;
+        }
+        let any_flag_bit = ct.left_flags.flag_fallen
+            || ct.right_flags.flag_fallen
+            || ct.left_flags.flag_shown
+            || ct.right_flags.flag_shown;
+        let all_zero = ct.left.as_millis() == 0
+            && ct.right.as_millis() == 0
+            && !any_flag_bit
+            && !ct.status.running
+            && !ct.status.left_running
+            && !ct.status.right_running;
+        if all_zero {
+            return out;
+        }
+        out.accepted = true;
+        self.connected = true;
+        let new_times = [ct.left.as_millis(), ct.right.as_millis()];
+        let running = if !ct.status.running {
+            None
+        } else if ct.status.left_running != ct.status.right_running {
+            Some(if ct.status.left_running {
+                Display::Left
+            } else {
+                Display::Right
+            })
+        } else if ct.status.lever_left_down {
+            Some(Display::Right)
+        } else {
+            Some(Display::Left)
+        };
+
+        // Press detection.
+        let lever_changed = self
+            .lever_left_down
+            .is_some_and(|prev| prev != ct.status.lever_left_down);
+        let press = if lever_changed && ct.status.running {
+            Some(if ct.status.lever_left_down {
+                Display::Left
+            } else {
+                Display::Right
+            })
+        } else if !lever_changed {
+            match (self.running, running) {
+                (Some(a), Some(b)) if a != b => Some(a),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if let Some(p) = press {
+            let before = self.times[p.idx()];
+            self.before_press[p.idx()] = before;
+            // The increment shows as the presser's time going up at the press.
+            if let Some(b) = before
+                && new_times[p.idx()] > b
+            {
+                self.observed_increment_ms = Some(new_times[p.idx()] - b);
+            }
+        }
+        out.press = press;
+
+        // Flag falls: the flag bit, or a display that ran down to zero.
+        for d in [Display::Left, Display::Right] {
+            let flags = if d == Display::Left {
+                ct.left_flags
+            } else {
+                ct.right_flags
+            };
+            let ran_out = !self.multi_period
+                && new_times[d.idx()] == 0
+                && self.times[d.idx()].is_some_and(|t| t > 0)
+                && (self.running == Some(d) || running == Some(d));
+            if (flags.flag_fallen || ran_out) && !self.fallen[d.idx()] {
+                self.fallen[d.idx()] = true;
+                out.flags.push(d);
+            }
+            // Time added back (a correction after a wrongly observed fall, or a new period):
+            // the flag is no longer down.
+            if self.fallen[d.idx()] && new_times[d.idx()] > 0 && !flags.flag_fallen {
+                self.fallen[d.idx()] = false;
+            }
+        }
+
+        self.times = [Some(new_times[0]), Some(new_times[1])];
+        self.running = running;
+        self.lever_left_down = Some(ct.status.lever_left_down);
+        self.last_reading_at = Some(now);
+        out
+    }
+
+    /// Time passes with no reading: a running display whose time must have run out while the
+    /// clock is silent (more than three seconds without a reading, and at least a second past
+    /// zero by extrapolation) counts as a flag fall.
+    pub fn tick(&mut self, now: Millis) -> Option<Display> {
+        let d = self.running?;
+        let at = self.last_reading_at?;
+        let t = self.times[d.idx()]?;
+        let silent = now.saturating_sub(at);
+        if !self.connected || self.fallen[d.idx()] || silent < 3_000 {
+            return None;
+        }
+        if silent >= t.saturating_add(1_000) {
+            self.fallen[d.idx()] = true;
+            self.times[d.idx()] = Some(0);
+            return Some(d);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::message::{ClockStatus, DisplayFlags};
+
+    fn dt(ms: u64) -> DisplayTime {
+        let s = ms / 1000;
+        DisplayTime {
+            hours: (s / 3600) as u8,
+            minutes: ((s / 60) % 60) as u8,
+            seconds: (s % 60) as u8,
+        }
+    }
+
+    fn reading(left: u64, right: u64, run: Option<Display>, lever_left_down: bool) -> ClockTimes {
+        ClockTimes {
+            left: dt(left),
+            right: dt(right),
+            left_flags: DisplayFlags::default(),
+            right_flags: DisplayFlags::default(),
+            status: ClockStatus {
+                running: run.is_some(),
+                lever_left_down,
+                battery_low: false,
+                left_running: run == Some(Display::Left),
+                right_running: run == Some(Display::Right),
+                connected: true,
+            },
+        }
+    }
+
+    #[test]
+    fn press_detected_from_lever_and_increment_observed() {
+        let mut c = ClockModel::new(WhiteDisplay::Auto);
+        let u = c.update(&reading(180_000, 180_000, Some(Display::Left), false), 0);
+        assert!(u.accepted && u.press.is_none());
+        let u = c.update(
+            &reading(177_000, 180_000, Some(Display::Left), false),
+            3_000,
+        );
+        assert!(u.press.is_none());
+        let u = c.update(
+            &reading(179_000, 180_000, Some(Display::Right), true),
+            3_100,
+        );
+        assert_eq!(u.press, Some(Display::Left));
+        assert_eq!(c.observed_increment_ms(), Some(2_000));
+    }
+
+    #[test]
+    fn noise_is_ignored() {
+        let mut c = ClockModel::new(WhiteDisplay::Left);
+        c.update(&reading(60_000, 50_000, Some(Display::Left), false), 0);
+        let u = c.update(&ClockTimes::default_connected(), 10);
+        assert!(!u.accepted);
+        assert_eq!(c.time_ms(Color::White), 60_000);
+        let mut bad = reading(60_000, 50_000, Some(Display::Left), false);
+        bad.left.minutes = 75;
+        assert!(!c.update(&bad, 20).accepted);
+        assert!(
+            c.update(&reading(60_000, 50_000, None, false), 30)
+                .flags
+                .is_empty()
+        );
+        assert_eq!(c.running(), None);
+    }
+
+    #[test]
+    fn multi_period_zero_without_flag_bit_is_not_a_fall() {
+        let mut c = ClockModel::new(WhiteDisplay::Left);
+        c.set_multi_period(true);
+        c.update(&reading(1_000, 60_000, Some(Display::Left), false), 0);
+        assert!(
+            c.update(&reading(0, 60_000, Some(Display::Left), false), 1_000)
+                .flags
+                .is_empty()
+        );
+        // The clock adds the next period: it goes on counting.
+        assert!(
+            c.update(
+                &reading(1_800_000, 60_000, Some(Display::Left), false),
+                2_000
+            )
+            .flags
+            .is_empty()
+        );
+        assert!(!c.fallen(Color::White));
+        let mut fl = reading(0, 60_000, Some(Display::Left), false);
+        fl.left_flags.flag_fallen = true;
+        assert_eq!(c.update(&fl, 3_000).flags, vec![Display::Left]);
+    }
+
+    #[test]
+    fn flag_from_running_to_zero_and_from_silence() {
+        let mut c = ClockModel::new(WhiteDisplay::Right);
+        c.update(&reading(5_000, 1_000, Some(Display::Right), true), 0);
+        let u = c.update(&reading(5_000, 0, Some(Display::Right), true), 1_000);
+        assert_eq!(u.flags, vec![Display::Right]);
+        assert!(c.fallen(Color::White));
+
+        let mut c = ClockModel::new(WhiteDisplay::Right);
+        c.update(&reading(5_000, 1_000, Some(Display::Left), false), 0);
+        assert_eq!(c.tick(2_000), None);
+        assert_eq!(c.tick(6_500), Some(Display::Left));
+        assert!(c.fallen(Color::Black));
+    }
+
+    impl ClockTimes {
+        fn default_connected() -> ClockTimes {
+            ClockTimes {
+                status: ClockStatus {
+                    connected: true,
+                    ..ClockStatus::default()
+                },
+                ..ClockTimes::default()
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Clock presses and what they complete (a move, an illegal move, 7.5.2, 7.5.3), flag falls
+//! and the end of the game they cause. Part of [`Arbiter`]; see the module documentation
+//! of [`crate::arbiter`] for the decisions taken here.
+
+use shakmaty::{Color, Position};
+
+use super::clock::Display;
+use super::{
+    Arbiter, ArbiterEvent, PRESS_GRACE_MS, Window, capitalise, color_name, idx, ordinal,
+    unwinnable, win_for,
+};
+use crate::protocol::message::ClockTimes;
+use crate::session::{Edition, Millis, Rules};
+
+impl Arbiter {
+    // ----- clock ------------------------------------------------------------------------
+
+    /// One clock reading (`ClockTimes`). `ClockEmpty` messages carry nothing: don't pass them.
+    pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<ArbiterEvent> {
+        let mut ev = Vec::new();
+        let upd = self.clock.update(ct, now);
+        self.check_unexplained_press(now, &mut ev);
+        if let Some(d) = upd.press {
+            self.on_press(d, now, &mut ev);
+        }
+        if !upd.flags.is_empty() {
+            let colors: Vec<Color> = upd.flags.iter().map(|&d| self.clock.color_of(d)).collect();
+            self.on_flags(&colors, &mut ev);
+        }
+        ev
+    }
+
+    /// Time passes (no input): a silent clock's flag, a press that completed nothing.
+    ///
+    /// Call it only while the board link is up: a silent clock behind a live board means its
+    /// readings stopped (flag fell and blocked), not that the serial line is gone.
+    pub fn tick(&mut self, now: Millis) -> Vec<ArbiterEvent> {
+        let mut ev = Vec::new();
+        self.check_unexplained_press(now, &mut ev);
+        if let Some(d) = self.clock.tick(now) {
+            let c = self.clock.color_of(d);
+            self.on_flags(&[c], &mut ev);
+        }
+        ev
+    }
+
+    pub(super) fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<ArbiterEvent>) {
+        // Auto side: the first press after a reported move is that mover's (normally White's
+        // first move; if that press came before the tracker's report, the next move's press).
+        // A press before any move is Black starting White's clock and teaches nothing.
+        // With an illegal placement standing, the press is its author's.
+        let likely_presser = self
+            .pending
+            .as_ref()
+            .map(|p| p.player)
+            .or(self.awaiting_press);
+        if !self.clock.white_known()
+            && let Some(mover) = likely_presser
+        {
+            let white = if mover == Color::White { d } else { d.other() };
+            self.clock.learn_white(white);
+            if white == Display::Right {
+                // Stamps taken before the side was known used the provisional mapping.
+                for seg in &mut self.game.segments {
+                    for m in &mut seg.moves {
+                        std::mem::swap(&mut m.white_ms, &mut m.black_ms);
+                    }
+                }
+            }
+        }
+        if self.is_finished() {
+            return;
+        }
+        let presser = self.clock.color_of(d);
+        if self.pending.as_ref().is_some_and(|p| p.player == presser) {
+            self.complete_illegal_pending(presser, ev);
+        } else if self.awaiting_press == Some(presser) {
+            self.complete_move(presser);
+        } else if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
+            // Possibly 7.5.3, or the tracker has not reported the move yet.
+            self.unexplained_press = Some((presser, now));
+        }
+    }
+
+    pub(super) fn complete_move(&mut self, presser: Color) {
+        self.awaiting_press = None;
+        self.completed_moves[idx(presser)] += 1;
+        if let Some(t) = self.clock.known_time_ms(presser) {
+            self.game.stamp_press(t);
+        }
+    }
+
+    pub(super) fn check_unexplained_press(&mut self, now: Millis, ev: &mut Vec<ArbiterEvent>) {
+        let Some((p, at)) = self.unexplained_press else {
+            return;
+        };
+        if now.saturating_sub(at) <= PRESS_GRACE_MS {
+            return;
+        }
+        self.unexplained_press = None;
+        if self.is_finished() || p != self.position().turn() {
+            return;
+        }
+        if self.cfg.edition == Edition::Fide2023 {
+            self.complete_illegal(p, "clock pressed without making a move (7.5.3)".into(), ev);
+        }
+    }
+
+    pub(super) fn complete_illegal_pending(&mut self, presser: Color, ev: &mut Vec<ArbiterEvent>) {
+        let Some(p) = self.pending.take() else {
+            return;
+        };
+        if let (Some(m), Edition::Fide2023) = (p.queen_move, self.cfg.edition) {
+            // 7.5.2: the move stands with a queen, and it is still an illegal move.
+            self.record_move(m);
+            self.game
+                .comment("Pawn not exchanged on the last rank: it stands as a queen (7.5.2)");
+            self.complete_move(presser);
+            if let Some(last) = self.game.current_moves().last() {
+                ev.push(ArbiterEvent::PromotionStands {
+                    san: last.san.clone(),
+                    uci: last.uci.clone(),
+                });
+            }
+            self.complete_illegal(presser, p.description, ev);
+            self.automatic_end_into(ev);
+            return;
+        }
+        self.complete_illegal(presser, p.description, ev);
+    }
+
+    pub(super) fn complete_illegal(
+        &mut self,
+        offender: Color,
+        description: String,
+        ev: &mut Vec<ArbiterEvent>,
+    ) {
+        self.illegal[idx(offender)] += 1;
+        let count = self.illegal[idx(offender)];
+        self.game.illegal_moves = (self.illegal[0], self.illegal[1]);
+        // The increment the offender gained from the illegal press is not his (Arbiters'
+        // Manual, all time controls): say so in the record for the arbiter setting the clock.
+        let inc = self
+            .tc
+            .as_ref()
+            .map(|t| t.increment_after(self.completed_moves[idx(offender)]))
+            .filter(|&i| i > 0)
+            .or(self.clock.observed_increment_ms().filter(|&i| i > 0));
+        let inc_note = inc.map_or(String::new(), |i| {
+            format!(" (take back the {} s increment of that press)", i / 1000)
+        });
+        self.game.comment(format!(
+            "{} illegal move by {}: {}{inc_note}",
+            ordinal(count),
+            color_name(offender),
+            description
+        ));
+        let times = match (
+            self.clock.known_time_ms(Color::White),
+            self.clock.known_time_ms(Color::Black),
+        ) {
+            (Some(w), Some(b)) => Some((w, b)),
+            _ => None,
+        };
+        self.window = Some(Window {
+            offender,
+            count,
+            description: description.clone(),
+            times,
+        });
+        ev.push(ArbiterEvent::IllegalMoveCompleted {
+            player: color_name(offender).into(),
+            count,
+            description,
+        });
+    }
+
+    pub(super) fn on_flags(&mut self, fallen: &[Color], ev: &mut Vec<ArbiterEvent>) {
+        if self.is_finished() {
+            // A game end made before the flag stands (5.1.1, 6.9); a clock left running
+            // after the game is no news.
+            return;
+        }
+        for &c in fallen {
+            ev.push(ArbiterEvent::FlagFell {
+                player: color_name(c).into(),
+            });
+            self.game
+                .comment(format!("{} flag fell", capitalise(color_name(c))));
+        }
+        let both_now = self.clock.fallen(Color::White) && self.clock.fallen(Color::Black);
+        let claimed_fall =
+            self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
+        if both_now && (fallen.len() == 2 || claimed_fall) {
+            // 2005 10.4/B8: draw. 2023: the first fall decides, but a reading showing both
+            // at once does not tell which was first (Guidelines III.3.1: draw).
+            self.end("1/2-1/2", "both-flags-fallen", ev);
+            return;
+        }
+        if claimed_fall {
+            // B6/B7: the fall only counts on the opponent's `win-on-time` claim.
+            return;
+        }
+        let flagged = fallen[0];
+        self.flag_decision(flagged, ev);
+    }
+
+    pub(super) fn flag_decision(&mut self, flagged: Color, ev: &mut Vec<ArbiterEvent>) {
+        let winner = flagged.other();
+        if unwinnable::cannot_mate(self.position(), winner) {
+            self.end("1/2-1/2", "flag-fall-draw", ev);
+        } else {
+            self.end(win_for(winner), "time-forfeit", ev);
+        }
+    }
+
+    pub(super) fn end(&mut self, result: &str, termination: &str, ev: &mut Vec<ArbiterEvent>) {
+        self.game.set_result(result, termination);
+        self.window = None;
+        self.pending = None;
+        self.unexplained_press = None;
+        ev.push(ArbiterEvent::GameEnded {
+            result: result.into(),
+            termination: termination.into(),
+        });
+    }
+}

@@ -1,0 +1,286 @@
+//! Every corpus game, played through the arbiter with a simulated clock, exports as PGN that
+//! re-parses (a separate small reader + shakmaty SAN) to the same moves, with a `%clk` for
+//! every move, the seven-tag roster and the result.
+
+use eboardd::arbiter::{Arbiter, ArbiterConfig};
+use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboardd::session::WhiteDisplay;
+use shakmaty::san::San;
+use shakmaty::{Chess, Color, Move, Position};
+
+const CORPUS: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/corpus/twic1599.pgn"
+));
+
+/// Debug builds replay every `STRIDE`-th game (the per-move work includes the unwinnability
+/// check); release builds replay all of them.
+#[cfg(debug_assertions)]
+const STRIDE: usize = 3;
+#[cfg(not(debug_assertions))]
+const STRIDE: usize = 1;
+
+struct PgnGame {
+    tags: Vec<(String, String)>,
+    /// SAN tokens and the `%clk` comments that follow each.
+    moves: Vec<String>,
+    clks: Vec<Option<String>>,
+    result: String,
+}
+
+/// A deliberately independent PGN reader: tags, movetext with comments, variations, NAGs.
+fn read_pgn(text: &str) -> Vec<PgnGame> {
+    let mut games = Vec::new();
+    let mut cur: Option<PgnGame> = None;
+    let mut in_movetext = false;
+    let mut movetext = String::new();
+    let flush = |g: &mut Option<PgnGame>, mt: &mut String, out: &mut Vec<PgnGame>| {
+        if let Some(mut game) = g.take() {
+            parse_movetext(mt, &mut game);
+            out.push(game);
+        }
+        mt.clear();
+    };
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with('[')
+            && l.ends_with(']')
+            && !(in_movetext && movetext.contains('{') && !movetext.contains('}'))
+        {
+            if in_movetext {
+                flush(&mut cur, &mut movetext, &mut games);
+                in_movetext = false;
+            }
+            let g = cur.get_or_insert_with(|| PgnGame {
+                tags: Vec::new(),
+                moves: Vec::new(),
+                clks: Vec::new(),
+                result: String::new(),
+            });
+            let inner = &l[1..l.len() - 1];
+            if let Some((k, v)) = inner.split_once(' ') {
+                let v = v
+                    .trim()
+                    .trim_matches('"')
+                    .replace("\\\"", "\"")
+                    .replace("\\\\", "\\");
+                g.tags.push((k.to_string(), v));
+            }
+        } else if (!l.is_empty() || in_movetext) && cur.is_some() {
+            in_movetext = true;
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    flush(&mut cur, &mut movetext, &mut games);
+    games
+}
+
+fn parse_movetext(mt: &str, g: &mut PgnGame) {
+    let mut chars = mt.chars().peekable();
+    let mut depth = 0;
+    let mut tok = String::new();
+    let push_tok = |tok: &mut String, g: &mut PgnGame, depth: i32| {
+        let t = std::mem::take(tok);
+        if depth > 0 || t.is_empty() {
+            return;
+        }
+        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&t.as_str()) {
+            g.result = t;
+            return;
+        }
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit());
+        let t = t.trim_start_matches('.');
+        if t.is_empty() || t.starts_with('$') {
+            return;
+        }
+        g.moves.push(t.to_string());
+        g.clks.push(None);
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '{' => {
+                push_tok(&mut tok, g, depth);
+                let mut comment = String::new();
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                    comment.push(c);
+                }
+                if depth == 0
+                    && let Some(rest) = comment.split("[%clk ").nth(1)
+                    && let Some(v) = rest.split(']').next()
+                    && let Some(last) = g.clks.last_mut()
+                {
+                    *last = Some(v.to_string());
+                }
+            }
+            ';' => {
+                push_tok(&mut tok, g, depth);
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' => {
+                push_tok(&mut tok, g, depth);
+                depth += 1;
+            }
+            ')' => {
+                push_tok(&mut tok, g, depth);
+                depth -= 1;
+            }
+            c if c.is_whitespace() => push_tok(&mut tok, g, depth),
+            c => tok.push(c),
+        }
+    }
+    push_tok(&mut tok, g, depth);
+}
+
+fn to_moves(start: &Chess, sans: &[String]) -> Result<Vec<Move>, String> {
+    let mut pos = start.clone();
+    let mut out = Vec::new();
+    for (i, s) in sans.iter().enumerate() {
+        let san: San = s
+            .trim_end_matches(['+', '#', '!', '?'])
+            .parse()
+            .map_err(|e| format!("ply {} `{s}`: {e}", i + 1))?;
+        let m = san
+            .to_move(&pos)
+            .map_err(|e| format!("ply {} `{s}`: {e}", i + 1))?;
+        pos.play_unchecked(m);
+        out.push(m);
+    }
+    Ok(out)
+}
+
+fn dt(ms: u64) -> DisplayTime {
+    let s = ms / 1000;
+    DisplayTime {
+        hours: (s / 3600).min(9) as u8,
+        minutes: ((s / 60) % 60) as u8,
+        seconds: (s % 60) as u8,
+    }
+}
+
+/// A clock reading with White on the left, `run` = the colour whose time runs.
+fn reading(w: u64, b: u64, run: Color) -> ClockTimes {
+    ClockTimes {
+        left: dt(w),
+        right: dt(b),
+        left_flags: DisplayFlags::default(),
+        right_flags: DisplayFlags::default(),
+        status: ClockStatus {
+            running: true,
+            lever_left_down: run == Color::Black,
+            battery_low: false,
+            left_running: run == Color::White,
+            right_running: run == Color::Black,
+            connected: true,
+        },
+    }
+}
+
+#[test]
+fn corpus_games_export_and_reparse_to_the_same_moves_with_clk() {
+    let games = read_pgn(CORPUS);
+    assert_eq!(games.len(), 1110, "the corpus reader found every game");
+    let mut replayed = 0;
+    let mut ended_early = 0;
+    let mut plies = 0;
+    for (n, g) in games.iter().enumerate().step_by(STRIDE) {
+        let moves = to_moves(&Chess::default(), &g.moves)
+            .unwrap_or_else(|e| panic!("corpus game {n}: {e}"));
+        let cfg = ArbiterConfig {
+            white_display: WhiteDisplay::Left,
+            time_control: Some("5400+30".into()),
+            ..ArbiterConfig::default()
+        };
+        let tags: Vec<(String, String)> = g
+            .tags
+            .iter()
+            .filter(|(k, _)| k != "Result")
+            .cloned()
+            .collect();
+        let mut a = Arbiter::new(cfg, Chess::default(), tags);
+        let (mut w, mut b) = (5_400_000u64, 5_400_000u64);
+        let mut now = 0u64;
+        let _ = a.on_clock(&reading(w, b, Color::White), now);
+        for (i, &m) in moves.iter().enumerate() {
+            if a.is_finished() {
+                break;
+            }
+            let mover = a.position().turn();
+            // Deterministic thinking time, 1-60 s.
+            let think = 1_000 + ((i as u64 * 7_919) % 59) * 1_000;
+            now += think;
+            let t = if mover == Color::White {
+                &mut w
+            } else {
+                &mut b
+            };
+            *t = t.saturating_sub(think);
+            let _ = a.on_clock(&reading(w, b, mover), now);
+            let _ = a.on_move(m, now + 50);
+            let t = if mover == Color::White {
+                &mut w
+            } else {
+                &mut b
+            };
+            *t += 30_000;
+            now += 200;
+            let _ = a.on_clock(&reading(w, b, mover.other()), now);
+        }
+        let accepted = a.game().current_moves().len();
+        if accepted < moves.len() {
+            // Only a game end (mate, stalemate, dead position, fivefold, 75 moves) stops the
+            // record: the corpus has games transmitted on past the mate.
+            assert!(a.is_finished(), "corpus game {n} stopped at ply {accepted}");
+            ended_early += 1;
+        }
+        let pgn = a.game().pgn();
+        let back = read_pgn(&pgn);
+        assert_eq!(back.len(), 1, "game {n}: one PGN game\n{pgn}");
+        let back = &back[0];
+        let re = to_moves(&Chess::default(), &back.moves)
+            .unwrap_or_else(|e| panic!("game {n} exported PGN does not re-parse: {e}\n{pgn}"));
+        assert_eq!(re, moves[..accepted], "game {n}: moves differ\n{pgn}");
+        assert!(
+            back.clks.iter().all(Option::is_some),
+            "game {n}: a move without %clk\n{pgn}"
+        );
+        for tag in ["Event", "Site", "Date", "Round", "White", "Black", "Result"] {
+            assert!(
+                back.tags.iter().any(|(k, _)| k == tag),
+                "game {n}: no {tag}"
+            );
+        }
+        let white = g.tags.iter().find(|(k, _)| k == "White").map(|(_, v)| v);
+        assert_eq!(
+            back.tags.iter().find(|(k, _)| k == "White").map(|(_, v)| v),
+            white
+        );
+        assert_eq!(back.result, a.result());
+        replayed += 1;
+        plies += accepted;
+    }
+    eprintln!(
+        "{replayed} corpus games ({plies} plies) exported and re-parsed; {ended_early} ended \
+         by the arbiter before the recorded score did"
+    );
+}
+
+#[test]
+fn pgn_reader_of_this_test_reads_clk_and_variations() {
+    let g = read_pgn(
+        "[Event \"x\"]\n\n1. e4 {[%clk 0:01:00]} (1. d4 d5) 1... e5 $1 {[%clk 0:00:59]} *\n",
+    );
+    assert_eq!(g[0].moves, vec!["e4", "e5"]);
+    assert_eq!(
+        g[0].clks,
+        vec![Some("0:01:00".to_string()), Some("0:00:59".to_string())]
+    );
+    assert_eq!(g[0].result, "*");
+}

@@ -1,0 +1,146 @@
+//! No input sequence can make the arbiter panic or break its invariants: random clock
+//! readings (including garbage values), ticks, legal moves, illegal placements, claims,
+//! adjudications, takebacks and rule changes, in any order, under both editions.
+
+use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
+use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboardd::session::{Edition, Rules, WhiteDisplay};
+use proptest::prelude::*;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Position};
+
+#[derive(Debug, Clone)]
+enum Op {
+    Clock(ClockTimes),
+    Tick(u64),
+    Move(usize),
+    Illegal(String),
+    Cleared,
+    Accept(usize, String),
+    Adjudicate(String, String),
+    TakeBack,
+    Retract,
+    Rules(String),
+}
+
+fn display() -> impl Strategy<Value = DisplayTime> {
+    (0u8..12, 0u8..70, 0u8..70).prop_map(|(hours, minutes, seconds)| DisplayTime {
+        hours,
+        minutes,
+        seconds,
+    })
+}
+
+fn flags() -> impl Strategy<Value = DisplayFlags> {
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, b, c)| DisplayFlags {
+        flag_fallen: a,
+        time_per_move: b,
+        flag_shown: c,
+    })
+}
+
+fn clock() -> impl Strategy<Value = ClockTimes> {
+    (display(), flags(), display(), flags(), any::<[bool; 6]>()).prop_map(|(r, rf, l, lf, b)| {
+        ClockTimes {
+            right: r,
+            right_flags: rf,
+            left: l,
+            left_flags: lf,
+            status: ClockStatus {
+                running: b[0],
+                lever_left_down: b[1],
+                battery_low: b[2],
+                left_running: b[3],
+                right_running: b[4],
+                connected: b[5],
+            },
+        }
+    })
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => clock().prop_map(Op::Clock),
+        2 => (0u64..10_000).prop_map(Op::Tick),
+        6 => any::<usize>().prop_map(Op::Move),
+        1 => "[a-z0-9 -]{0,12}".prop_map(Op::Illegal),
+        1 => Just(Op::Cleared),
+        2 => (any::<usize>(), "[a-z0-9]{0,5}").prop_map(|(i, s)| Op::Accept(i, s)),
+        1 => (prop_oneof![Just("1-0".to_string()), Just("0-1".to_string()),
+                          Just("1/2-1/2".to_string()), "[0-9/-]{0,7}"],
+              "(resigned|[a-z ]{0,10})").prop_map(|(r, s)| Op::Adjudicate(r, s)),
+        1 => Just(Op::TakeBack),
+        1 => Just(Op::Retract),
+        1 => prop_oneof![Just("rapid".to_string()), Just("blitz".to_string()), "[a-z]{0,6}"]
+            .prop_map(Op::Rules),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_inputs_never_panic(
+        ops in prop::collection::vec(op(), 1..80),
+        e2005 in any::<bool>(),
+        rules in 0usize..3,
+        auto in any::<bool>(),
+    ) {
+        let cfg = ArbiterConfig {
+            rules: [Rules::Standard, Rules::Rapid, Rules::Blitz][rules],
+            edition: if e2005 { Edition::Fide2005 } else { Edition::Fide2023 },
+            guidelines_iii: true,
+            white_display: if auto { WhiteDisplay::Auto } else { WhiteDisplay::Right },
+            time_control: None,
+        };
+        let mut a = Arbiter::new(cfg, Chess::default(), Vec::new());
+        let mut now = 0u64;
+        for op in ops {
+            now += 137;
+            match op {
+                Op::Clock(ct) => { a.on_clock(&ct, now); }
+                Op::Tick(d) => { now += d; a.tick(now); }
+                Op::Move(i) => {
+                    let moves = a.position().legal_moves();
+                    if !moves.is_empty() {
+                        a.on_move(moves[i % moves.len()], now);
+                    }
+                }
+                Op::Illegal(d) => {
+                    let turn = a.position().turn();
+                    a.on_illegal_placement(turn, &d, None, now);
+                }
+                Op::Cleared => { a.on_illegal_cleared(now); }
+                Op::Accept(i, junk) => {
+                    let claims = a.claims();
+                    if claims.is_empty() || i % 4 == 0 {
+                        prop_assert!(a.accept_claim("white", &junk, "").is_err() || !claims.is_empty());
+                    } else {
+                        let (p, k, d) = claims[i % claims.len()].clone();
+                        prop_assert!(a.accept_claim(&p, &k, &d).is_ok());
+                    }
+                }
+                Op::Adjudicate(r, s) => { let _ = a.adjudicate(&r, &s); }
+                Op::TakeBack => { let _ = a.take_back(); }
+                Op::Retract => { a.on_retract(now); }
+                Op::Rules(r) => { let _ = a.set_rules_str(&r); }
+            }
+            // Invariants the properties rely on.
+            prop_assert!(["*", "1-0", "0-1", "1/2-1/2"].contains(&a.result()));
+            prop_assert_eq!(a.result() == "*", a.termination().is_empty());
+            prop_assert!(["white", "black", "none"].contains(&a.clock_running()));
+            if a.is_finished() {
+                prop_assert!(a.claims().is_empty());
+            }
+            // The record replays to the arbiter's position.
+            let mut pos = parse_fen(a.game().start_fen()).expect("record start FEN");
+            for m in a.game().current_moves() {
+                let mv = UciMove::from_ascii(m.uci.as_bytes()).expect("uci").to_move(&pos);
+                prop_assert!(mv.is_ok(), "record move {} illegal", m.uci);
+                pos.play_unchecked(mv.expect("checked"));
+            }
+            prop_assert_eq!(fen_of(&pos), a.fen());
+        }
+        let _ = a.game().pgn();
+    }
+}

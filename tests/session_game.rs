@@ -1,0 +1,338 @@
+//! The pure session end to end: sensor steps and clock readings in, contract events out.
+
+use eboardd::board::{Orientation, Placement};
+use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
+use eboardd::session::{Command, CommandError, Event, Input, RecordFact, Session, SessionConfig};
+use eboardd::sim::handling::{Handling, Noise, SensorStep};
+use shakmaty::san::San;
+use shakmaty::{Chess, Position, Square};
+
+/// Drives a session like a board with a clock: White's time on the left display.
+struct Rig {
+    session: Session,
+    now: u64,
+    orientation: Orientation,
+    lever_left_down: bool,
+    left_ms: u64,
+    right_ms: u64,
+    events: Vec<Event>,
+}
+
+fn time(ms: u64) -> DisplayTime {
+    let s = ms / 1000;
+    DisplayTime {
+        hours: (s / 3600) as u8,
+        minutes: ((s / 60) % 60) as u8,
+        seconds: (s % 60) as u8,
+    }
+}
+
+impl Rig {
+    fn new(config: SessionConfig, orientation: Orientation) -> Rig {
+        Rig {
+            session: Session::new(config),
+            now: 1_000,
+            orientation,
+            // Black's side (right) is down before the game: White's clock runs.
+            lever_left_down: false,
+            left_ms: 300_000,
+            right_ms: 300_000,
+            events: Vec::new(),
+        }
+    }
+
+    fn feed(&mut self, input: Input) {
+        let events = self
+            .session
+            .handle(input, self.now)
+            .expect("board input is never refused");
+        self.events.extend(events);
+    }
+
+    fn clock(&mut self) {
+        let times = ClockTimes {
+            left: time(self.left_ms),
+            right: time(self.right_ms),
+            status: ClockStatus {
+                running: true,
+                lever_left_down: self.lever_left_down,
+                left_running: !self.lever_left_down,
+                right_running: self.lever_left_down,
+                connected: true,
+                ..ClockStatus::default()
+            },
+            ..ClockTimes::default()
+        };
+        self.feed(Input::Board(Message::ClockTimes(times)));
+    }
+
+    fn dump(&mut self, placement: &Placement) {
+        let wire = placement.to_wire(self.orientation);
+        self.feed(Input::Board(Message::BoardDump(Box::new(wire))));
+    }
+
+    fn step(&mut self, step: SensorStep) {
+        match step {
+            SensorStep::Lift(sq) => self.field(sq, None),
+            SensorStep::Place(sq, piece) => self.field(sq, Some(piece)),
+            SensorStep::Pause(ms) => {
+                self.now += ms;
+                self.feed(Input::Tick);
+            }
+            SensorStep::Press => self.press(),
+        }
+        self.now += 40;
+    }
+
+    fn field(&mut self, sq: Square, content: Option<shakmaty::Piece>) {
+        let field = self.orientation.field_of_square(sq);
+        self.feed(Input::Board(Message::FieldUpdate { field, content }));
+    }
+
+    fn press(&mut self) {
+        // The running side loses a little time, then the lever flips.
+        if self.lever_left_down {
+            self.right_ms -= 1_000;
+        } else {
+            self.left_ms -= 1_000;
+        }
+        self.lever_left_down = !self.lever_left_down;
+        self.clock();
+    }
+
+    /// The moves as a client following MovePlayed and MoveRetracted sees them.
+    fn played(&self) -> Vec<String> {
+        let mut moves = Vec::new();
+        for e in &self.events {
+            match e {
+                Event::MovePlayed { ply, san, .. } => {
+                    assert_eq!(*ply as usize, moves.len() + 1, "plies count from 1");
+                    moves.push(san.clone());
+                }
+                Event::MoveRetracted { ply, .. } => {
+                    assert_eq!(*ply as usize, moves.len(), "the last ply is retracted");
+                    moves.pop();
+                }
+                _ => {}
+            }
+        }
+        moves
+    }
+}
+
+fn config() -> SessionConfig {
+    SessionConfig {
+        name: "board-1".into(),
+        ..SessionConfig::default()
+    }
+}
+
+const GAME: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
+                    c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6 Bh4 c5 dxe5 Nxe4 Bxe7 Qxe7 exd6 Qf6";
+
+fn play(rig: &mut Rig, sans: &str, seed: u64) -> Chess {
+    let mut pos = Chess::default();
+    let mut hands = Handling::new(seed, Noise::Noisy);
+    for san in sans.split_whitespace() {
+        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        for step in hands.steps(&pos, mv) {
+            rig.step(step);
+        }
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+#[test]
+fn a_noisy_game_comes_out_exact_in_both_orientations() {
+    for (orientation, seed) in [(Orientation::Normal, 1), (Orientation::Reversed, 2)] {
+        let mut rig = Rig::new(config(), orientation);
+        rig.clock();
+        rig.dump(&Placement::start());
+        assert!(matches!(
+            rig.events.first(),
+            Some(Event::GameStarted { .. })
+        ));
+        let end = play(&mut rig, GAME, seed);
+        let expected: Vec<String> = GAME.split_whitespace().map(String::from).collect();
+        assert_eq!(rig.played(), expected, "{orientation:?}");
+        let view = rig.session.view();
+        assert_eq!(view.state, "playing");
+        assert_eq!(view.moves, expected);
+        assert!(view.in_sync);
+        assert_eq!(
+            view.fen,
+            shakmaty::fen::Fen::from_position(&end, shakmaty::EnPassantMode::Legal).to_string()
+        );
+        assert!(view.pgn.contains("[Board \"board-1\"]"));
+        assert!(view.pgn.contains("[%clk"), "{}", view.pgn);
+        assert!(view.clock_connected);
+    }
+}
+
+#[test]
+fn restore_from_the_journal_gives_the_same_game() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    rig.dump(&Placement::start());
+    play(&mut rig, "e4 e5 Nf3 Nc6 Bb5", 3);
+    assert!(
+        rig.events
+            .iter()
+            .any(|e| matches!(e, Event::Record(RecordFact::Snapshot { .. })))
+    );
+    // The journal is the JSON of every event.
+    let journal: Vec<Event> = rig
+        .events
+        .iter()
+        .map(|e| serde_json::from_str(&serde_json::to_string(e).unwrap()).unwrap())
+        .collect();
+    let restored = Session::restore(config(), &journal);
+    let (a, b) = (rig.session.view(), restored.view());
+    assert_eq!(a.fen, b.fen);
+    assert_eq!(a.moves, b.moves);
+    assert_eq!(a.pgn, b.pgn);
+    assert_eq!(b.state, "playing");
+}
+
+#[test]
+fn an_illegal_placement_is_alerted_before_the_press_and_completed_by_it() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    rig.dump(&Placement::start());
+    play(&mut rig, "e4 e5", 4);
+    // White's bishop f1 jumps to h3 over g2: an illegal placement.
+    rig.step(SensorStep::Lift(Square::F1));
+    rig.step(SensorStep::Place(
+        Square::H3,
+        shakmaty::Piece::from_char('B').unwrap(),
+    ));
+    rig.step(SensorStep::Pause(1_000));
+    let alert = rig.events.iter().find_map(|e| match e {
+        Event::IllegalPlacement {
+            player,
+            description,
+            ..
+        } => Some((player.clone(), description.clone())),
+        _ => None,
+    });
+    let (player, description) = alert.expect("an IllegalPlacement before the press");
+    assert_eq!(player, "white");
+    assert!(!description.is_empty());
+    assert!(!rig.session.view().pending_illegal.is_empty());
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. }))
+    );
+    rig.press();
+    assert!(rig.events.iter().any(|e| matches!(
+        e,
+        Event::IllegalMoveCompleted { player, count: 1, .. } if player == "white"
+    )));
+    let view = rig.session.view();
+    assert_eq!(view.illegal_moves, (1, 0));
+    assert!(
+        view.claims
+            .iter()
+            .any(|(p, k, _)| p == "black" && k == "illegal-move"),
+        "{:?}",
+        view.claims
+    );
+}
+
+#[test]
+fn commands_are_refused_with_the_contract_errors() {
+    let mut s = Session::new(config());
+    let now = 0;
+    assert!(matches!(
+        s.handle(
+            Input::Command(Command::SetPosition("not a fen".into())),
+            now
+        ),
+        Err(CommandError::InvalidFen(_))
+    ));
+    assert!(matches!(
+        s.handle(
+            Input::Command(Command::SetTags(vec![("Bad Tag".into(), "x".into())])),
+            now
+        ),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        s.handle(
+            Input::Command(Command::SetTags(vec![("Event".into(), "a\"b".into())])),
+            now
+        ),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        s.handle(Input::Command(Command::SetRules("bullet".into())), now),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        s.handle(Input::Command(Command::TakeBack), now),
+        Err(CommandError::NothingToTakeBack(_))
+    ));
+    assert!(matches!(
+        s.handle(
+            Input::Command(Command::AcceptClaim {
+                player: "white".into(),
+                kind: "threefold-repetition".into(),
+                detail: String::new()
+            }),
+            now
+        ),
+        Err(CommandError::ClaimNotAvailable(_))
+    ));
+    assert!(matches!(
+        s.handle(
+            Input::Command(Command::Adjudicate {
+                result: "2-0".into(),
+                reason: String::new()
+            }),
+            now
+        ),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    // Nothing refused changed anything.
+    assert_eq!(s.view().state, "waiting");
+}
+
+#[test]
+fn operator_commands_drive_the_game() {
+    let mut s = Session::new(config());
+    let fen = "7k/8/8/8/8/8/8/R6K w - - 0 1";
+    let ev = s
+        .handle(Input::Command(Command::SetPosition(fen.into())), 0)
+        .unwrap();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::GameStarted { fen: f } if f == fen))
+    );
+    assert_eq!(s.view().state, "playing");
+    s.handle(
+        Input::Command(Command::SetTags(vec![("White".into(), "Carlsen".into())])),
+        0,
+    )
+    .unwrap();
+    assert!(s.view().pgn.contains("[White \"Carlsen\"]"));
+    s.handle(Input::Command(Command::SetRules("blitz".into())), 0)
+        .unwrap();
+    assert_eq!(s.view().rules, "blitz");
+    let ev = s
+        .handle(
+            Input::Command(Command::Adjudicate {
+                result: "1-0".into(),
+                reason: "Black resigned".into(),
+            }),
+            0,
+        )
+        .unwrap();
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::GameEnded { result, .. } if result == "1-0"))
+    );
+    assert_eq!(s.view().state, "finished");
+    assert_eq!(s.view().termination, "adjudication");
+}
