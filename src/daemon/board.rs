@@ -267,7 +267,11 @@ impl BoardTask {
     async fn commit(&mut self, events: Vec<Event>, connected: bool) {
         if !events.is_empty() {
             for e in &events {
-                tracing::info!(event = ?e, "event");
+                match e {
+                    // Journal records carry whole game snapshots: too much for the log.
+                    Event::Record(_) => tracing::debug!(event = ?e, "record"),
+                    _ => tracing::info!(event = ?e, "event"),
+                }
             }
             if let Err(e) = self.store.append(&events) {
                 // Publishing anyway: hiding the game from the arbiter would not make the
