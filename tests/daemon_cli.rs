@@ -142,3 +142,65 @@ async fn losing_the_bus_exits_1() {
     assert_eq!(code(status), 1, "{}", s.daemon.stderr());
     assert!(s.daemon.stderr().contains("bus"), "{}", s.daemon.stderr());
 }
+
+/// Start a daemon with exactly these extra arguments (no `--log-format` from the harness).
+async fn start_raw(dir: &std::path::Path, bus: &Bus, extra: &[&str]) -> Daemon {
+    let mut args = vec![
+        "--bus".to_string(),
+        bus.address.clone(),
+        "--state-dir".to_string(),
+        dir.join("state").display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let mut d = Daemon::spawn_raw(dir, &args);
+    let conn = bus.client().await;
+    d.wait_for_name(&conn).await;
+    d
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_logs_are_json_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let mut d = start_raw(
+        dir.path(),
+        &bus,
+        &["--log-format", "json", "--port", "/nonexistent/j"],
+    )
+    .await;
+    d.signal(Signal::SIGTERM);
+    assert_eq!(code(d.wait(Duration::from_secs(5)).await), 0);
+    let log = d.stderr();
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!lines.is_empty());
+    for line in lines {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(v.get("level").is_some(), "{line}");
+    }
+    assert!(
+        log.contains("\"board\""),
+        "the board span is in the JSON: {log}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn journald_format_runs_with_or_without_a_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let mut d = start_raw(dir.path(), &bus, &["--log-format", "journald"]).await;
+    d.signal(Signal::SIGTERM);
+    assert_eq!(
+        code(d.wait(Duration::from_secs(5)).await),
+        0,
+        "{}",
+        d.stderr()
+    );
+    if !std::path::Path::new("/run/systemd/journal/socket").exists() {
+        assert!(
+            d.stderr().contains("journald"),
+            "falls back to text: {}",
+            d.stderr()
+        );
+    }
+}
