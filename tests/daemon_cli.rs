@@ -204,3 +204,43 @@ async fn journald_format_runs_with_or_without_a_journal() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_is_notified_once_the_name_is_owned() {
+    let dir = tempfile::tempdir().unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let socket_path = dir.path().join("notify");
+    let socket = tokio::net::UnixDatagram::bind(&socket_path).unwrap();
+    let mut cmd = tokio::process::Command::new(common::eboardd());
+    cmd.args([
+        "--bus",
+        &bus.address,
+        "--state-dir",
+        &dir.path().join("state").display().to_string(),
+        "--port",
+        "/nonexistent/n",
+    ])
+    .env("NOTIFY_SOCKET", &socket_path)
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .kill_on_drop(true);
+    common::die_with_parent(&mut cmd);
+    let _child = cmd.spawn().unwrap();
+    let mut buf = [0u8; 256];
+    let n = common::within(common::WAIT, "READY=1", socket.recv(&mut buf))
+        .await
+        .unwrap();
+    let message = String::from_utf8_lossy(&buf[..n]);
+    assert!(message.contains("READY=1"), "{message}");
+    // By then the name is owned and the boards are on the bus.
+    let conn = bus.client().await;
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.unwrap();
+    assert!(
+        dbus.name_has_owner("org.eboardd.Bridge1".try_into().unwrap())
+            .await
+            .unwrap()
+    );
+    let b = common::proxies::fresh(&conn, "n").await;
+    assert_eq!(b.port().await.unwrap(), "/nonexistent/n");
+}
