@@ -430,8 +430,8 @@ impl Session {
                 let ruled = self
                     .arbiter
                     .illegal_move_stands(self.tracker.position().clone(), &description);
-                let fen = self.arbiter.fen();
-                out.push(Event::GameStarted { fen });
+                // No GameStarted: the game goes on (ply numbers and `Moves` continue); the
+                // record opens a new segment from the board's position (see crate::game).
                 self.apply_arbiter(ruled, out);
                 // The tracker's own reports about the adoption (in sync again) need no relay.
                 drop(tracked);

@@ -273,3 +273,23 @@ fn ack_echo_and_replies() {
     assert!(!Command::UpdateNice.expects_reply());
     assert!(Command::SendBoard.expects_reply());
 }
+
+#[test]
+fn meaningless_high_bits_are_dropped_when_parsing() {
+    // Found by fuzzing: a segment byte with bit 7 set must parse to what re-encodes to itself.
+    let bytes = [
+        0x2B, 0x0B, 0x03, 0x01, 0x00, 0x00, 0x00, 0xCC, 0x00, 0x00, 0xFF, 0x01, 0x00,
+    ];
+    let (command, len) = parse_command(&bytes).expect("a display command");
+    assert_eq!(len, 13);
+    let Command::Clock(ClockCommand::Display(display)) = &command else {
+        panic!("{command:?}")
+    };
+    // Wire order C, B, A, F, E, D: the fourth byte is digit F.
+    assert_eq!(display.digits, [0, 0, 0, 0, 0, 0x4C]);
+    assert_eq!(display.icons, 0x3F);
+    assert_eq!(
+        parse_command(&command.to_bytes()),
+        Ok((command.clone(), 13))
+    );
+}

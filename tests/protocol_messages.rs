@@ -372,7 +372,6 @@ fn impossible_lengths_cost_only_the_header() {
         [0x86, 0x01, 0x43], // dump must be 67
         [0x91, 0x00, 0x0A], // serial is 8 or 12
         [0x92, 0x02, 0x04], // trademark at most 259
-        [0x8F, 0x00, 0x03], // EEPROM log has at least its EOF
         [0x8F, 0x7F, 0x7F], // far beyond the EEPROM
     ] {
         let mut bytes = header.to_vec();
@@ -461,4 +460,38 @@ fn encode_keeps_framing_for_out_of_range_values() {
     let text = Message::SerialNumber("1€".into()).to_bytes();
     assert_eq!(text, b"\x91\x00\x081?   ");
     assert!(Message::Trademark("y".repeat(300)).to_bytes().len() == 259);
+}
+
+#[test]
+fn feed_leaves_untaken_messages_queued() {
+    let mut decoder = Decoder::new();
+    let update = [0x8E, 0x00, 0x05, 0x24, 0x01];
+    let mut bytes = update.to_vec();
+    bytes.extend_from_slice(&update);
+    bytes.extend_from_slice(&update);
+    assert!(decoder.feed(&bytes).next().is_some());
+    assert_eq!(decoder.queued(), 2);
+    assert_eq!(decoder.feed(&[]).count(), 2);
+    assert_eq!(decoder.next_message(), None);
+}
+
+#[test]
+fn an_eeprom_log_without_valid_tags_is_empty_and_round_trips() {
+    // Found by fuzzing: a log of nothing but broken tags decodes to no events, and that
+    // message must encode to a frame that decodes to it again.
+    let (messages, stats) = decode(&[0x8F, 0x00, 0x05, 0x7D, 0x41]);
+    assert_eq!(messages, vec![Message::EeMoves(Vec::new())]);
+    assert_eq!(stats.ee_skipped_bytes, 2);
+    assert_eq!(messages[0].to_bytes(), [0x8F, 0x00, 0x03]);
+    assert_eq!(one(&[0x8F, 0x00, 0x03]), Message::EeMoves(Vec::new()));
+}
+
+#[test]
+fn a_reading_with_only_meaningless_bits_is_empty() {
+    // Found by fuzzing: status bit 6 ("always 0") alone must not make a reading of 0:00:00
+    // that re-encodes as an empty message.
+    assert_eq!(
+        decode(&[0x8D, 0x00, 0x0A, 0, 0, 0, 0, 0, 0, 0x40]).0,
+        vec![Message::ClockEmpty]
+    );
 }

@@ -336,3 +336,96 @@ fn operator_commands_drive_the_game() {
     assert_eq!(s.view().state, "finished");
     assert_eq!(s.view().termination, "adjudication");
 }
+
+#[test]
+fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    rig.dump(&Placement::start());
+    play(&mut rig, "e4 e5", 5);
+    // White: Bf1-h3 jumps over g2, and White presses the clock: a completed illegal move.
+    rig.step(SensorStep::Lift(Square::F1));
+    rig.step(SensorStep::Place(
+        Square::H3,
+        shakmaty::Piece::from_char('B').unwrap(),
+    ));
+    rig.step(SensorStep::Pause(1_000));
+    rig.press();
+    assert_eq!(rig.session.view().illegal_moves, (1, 0));
+    // Black does not claim: he replies Ng8-f6 and presses. The illegal move stands.
+    rig.step(SensorStep::Lift(Square::G8));
+    rig.step(SensorStep::Place(
+        Square::F6,
+        shakmaty::Piece::from_char('n').unwrap(),
+    ));
+    rig.step(SensorStep::Pause(1_000));
+    rig.press();
+    let view = rig.session.view().clone();
+    assert!(
+        view.in_sync,
+        "the board's position is the game's now: {view:?}"
+    );
+    assert_eq!(view.turn, "white");
+    assert_eq!(view.state, "playing");
+    assert!(view.claims.iter().all(|(_, k, _)| k != "illegal-move"));
+    assert!(view.pgn.contains("Illegal move stood"), "{}", view.pgn);
+    // Play goes on from there: White's bishop takes d7 (check).
+    let before = rig.played().len();
+    rig.step(SensorStep::Lift(Square::H3));
+    rig.step(SensorStep::Lift(Square::D7));
+    rig.step(SensorStep::Place(
+        Square::D7,
+        shakmaty::Piece::from_char('B').unwrap(),
+    ));
+    assert_eq!(rig.played().len(), before + 1, "{:?}", rig.events);
+    assert_eq!(rig.played().last().map(String::as_str), Some("Bxd7+"));
+    assert!(
+        !rig.events
+            .iter()
+            .skip(1)
+            .any(|e| matches!(e, Event::GameStarted { .. })),
+        "the game was not restarted"
+    );
+}
+
+#[test]
+fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    rig.dump(&Placement::start());
+    play(&mut rig, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1", 6);
+    assert_eq!(
+        rig.played().len(),
+        7,
+        "repeating the start position is play"
+    );
+    let claim = (
+        "black".to_string(),
+        "threefold-repetition".to_string(),
+        "f6g8".to_string(),
+    );
+    assert!(
+        rig.session.view().claims.contains(&claim),
+        "{:?}",
+        rig.session.view().claims
+    );
+    let events = rig
+        .session
+        .handle(
+            Input::Command(Command::AcceptClaim {
+                player: claim.0,
+                kind: claim.1,
+                detail: claim.2,
+            }),
+            rig.now,
+        )
+        .unwrap();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::GameEnded { result, termination } if result == "1/2-1/2" && termination == "claim"
+        )),
+        "{events:?}"
+    );
+    assert_eq!(rig.session.view().state, "finished");
+}

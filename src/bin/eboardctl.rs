@@ -1,5 +1,102 @@
 //! eboardctl: watch, inspect and steer boards over D-Bus.
+//!
+//! Only argument parsing lives here; every command is in `eboardd::cli`. Exit codes: 0 ok,
+//! 1 the daemon refused (its D-Bus error name and message on stderr) or is not running,
+//! 2 bad usage.
+
+use clap::{Parser, Subcommand};
+
+use eboardd::cli::{self, Globals, bus::BusChoice, error::CtlError};
+
+/// Watch, inspect and steer eboardd's boards over D-Bus.
+#[derive(Debug, Parser)]
+#[command(
+    name = "eboardctl",
+    version,
+    after_help = "BOARD is a board's name or object id (as `list` shows them).\n\
+Exit codes: 0 ok; 1 the daemon refused (its D-Bus error name and message are printed) or \
+is not running; 2 bad usage.\n\
+--json: `list` prints an array and `status` an object of the board properties under their \
+D-Bus names (plus Path and Id); `watch` prints one object per event (`event`, `time_ms`, \
+`board`, `path`, and the signal's arguments, `changed` or `properties`)."
+)]
+struct Cli {
+    /// Which bus eboardd is on: session, system, or a D-Bus address such as unix:path=/run/x.
+    #[arg(
+        long,
+        global = true,
+        default_value = "system",
+        value_name = "session|system|ADDRESS"
+    )]
+    bus: BusChoice,
+    /// Print JSON (list, status; one object per line for watch).
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    #[command(flatten)]
+    Bus(BusCommand),
+    // Offline commands need no bus and start their own runtime, so `main` runs them directly.
+    /// A virtual DGT board + clock on a pseudo-terminal, playing real games as people do.
+    Simulate(cli::simulate::SimulateArgs),
+    /// Replay a recorded capture into a pseudo-terminal.
+    Replay(cli::replay::ReplayArgs),
+    /// Read a capture offline and print the reconstructed game as PGN (`--events`: every event).
+    Decode(cli::decode::DecodeArgs),
+}
+
+/// The commands that talk to the daemon.
+#[derive(Debug, Subcommand)]
+enum BusCommand {
+    /// One line per board: name, port, connected, state, number of half-moves.
+    List,
+    /// The position, clocks, side to move, moves, claims, illegal placement and moves, result.
+    Status(cli::status::StatusArgs),
+    /// Follow boards live (full screen on a terminal, one line per event otherwise).
+    Watch(cli::watch::WatchArgs),
+    /// The game as PGN.
+    Pgn(cli::pgn::PgnArgs),
+    #[command(flatten)]
+    Verb(cli::verbs::Verb),
+}
+
+/// Runs a command that talks to the daemon, on a single-threaded runtime.
+fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let client = cli::client(globals).await?;
+        match &command {
+            BusCommand::List => cli::list::run(&client, globals.json).await,
+            BusCommand::Status(args) => cli::status::run(&client, globals.json, args).await,
+            BusCommand::Watch(args) => cli::watch::run(&client, globals.json, args).await,
+            BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
+            BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
+        }
+    })
+}
+
 fn main() {
-    eprintln!("eboardctl: no commands are built yet");
-    std::process::exit(2);
+    // clap exits with 2 on bad usage, 0 for --help/--version.
+    let cli = Cli::parse();
+    let globals = Globals {
+        bus: cli.bus,
+        json: cli.json,
+    };
+    let result = match cli.command {
+        Command::Bus(command) => on_bus(&globals, command),
+        Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from),
+        Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
+        Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
+    };
+    if let Err(e) = result {
+        eprintln!("eboardctl: {e}");
+        std::process::exit(e.exit_code());
+    }
 }

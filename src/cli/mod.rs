@@ -1,5 +1,58 @@
 //! `eboardctl` subcommands, one module each. The binary only parses arguments.
+//!
+//! The client talks to the daemon only through the D-Bus contract: board properties are read
+//! in one `GetManagedObjects` call ([`client`]), converted once to plain values ([`props`]) and
+//! rendered by pure functions ([`render`], [`watch::screen`]) that are unit-tested without a
+//! bus. Failures are [`error::CtlError`] values that carry their exit code.
 
+pub mod bus;
+pub mod client;
 pub mod decode;
+pub mod error;
+pub mod list;
+pub mod pgn;
+pub mod props;
+pub mod render;
 pub mod replay;
 pub mod simulate;
+pub mod status;
+pub mod verbs;
+pub mod watch;
+
+use std::io::Write;
+
+use crate::cli::bus::BusChoice;
+use crate::cli::client::Client;
+use crate::cli::error::CtlError;
+
+/// Options every subcommand shares.
+#[derive(Debug, Clone, Default)]
+pub struct Globals {
+    pub bus: BusChoice,
+    pub json: bool,
+}
+
+/// Connects to the bus the globals name.
+pub async fn client(globals: &Globals) -> Result<Client, CtlError> {
+    let conn = bus::connect(&globals.bus).await?;
+    Ok(Client {
+        conn,
+        bus: globals.bus.to_string(),
+    })
+}
+
+/// Writes `text` and a newline to stdout. A closed pipe (`eboardctl pgn b | head`) is not an
+/// error worth reporting.
+pub fn print_text(text: &str) -> Result<(), CtlError> {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CtlError::Other(format!("writing to stdout: {e}"))),
+    }
+}
+
+/// Writes one JSON value on one line to stdout.
+pub fn print_json(value: &serde_json::Value) -> Result<(), CtlError> {
+    print_text(&value.to_string())
+}

@@ -128,14 +128,7 @@ fn parse_bwtime(p: &[u8; 7], stats: &mut DecoderStats) -> Result<Message, BadPay
             ],
         }));
     }
-    let status = ClockStatus {
-        running: p[6] & 0x01 != 0,
-        lever_left_down: p[6] & 0x02 != 0,
-        battery_low: p[6] & 0x04 != 0,
-        left_running: p[6] & 0x08 != 0,
-        right_running: p[6] & 0x10 != 0,
-        connected: p[6] & 0x20 == 0,
-    };
+    let status = ClockStatus::from_byte(p[6]);
     let right = display_time(p[0], p[1], p[2]);
     let left = display_time(p[3], p[4], p[5]);
     let (right, left) = match (right, left) {
@@ -148,13 +141,19 @@ fn parse_bwtime(p: &[u8; 7], stats: &mut DecoderStats) -> Result<Message, BadPay
         }
         _ => return Err(BadPayload::ClockTime),
     };
-    Ok(Message::ClockTimes(ClockTimes {
+    let times = ClockTimes {
         right,
         right_flags: display_flags(p[0]),
         left,
         left_flags: display_flags(p[3]),
         status,
-    }))
+    };
+    // Only bits that mean nothing (status bits 6-7) were set: as empty as all zeros, and it
+    // must decode the same as its own encoding does.
+    if times.payload() == [0; 7] {
+        return Ok(Message::ClockEmpty);
+    }
+    Ok(Message::ClockTimes(times))
 }
 
 fn display_time(hours: u8, minutes: u8, seconds: u8) -> Option<DisplayTime> {
@@ -202,6 +201,19 @@ impl ClockTimes {
 }
 
 impl ClockStatus {
+    /// Read a status byte (wire byte 9) with the bit meanings of a real DGT 3000; bits 6 and
+    /// 7 (always 0) are ignored.
+    pub fn from_byte(byte: u8) -> Self {
+        ClockStatus {
+            running: byte & 0x01 != 0,
+            lever_left_down: byte & 0x02 != 0,
+            battery_low: byte & 0x04 != 0,
+            left_running: byte & 0x08 != 0,
+            right_running: byte & 0x10 != 0,
+            connected: byte & 0x20 == 0,
+        }
+    }
+
     /// The status byte (wire byte 9) with the bit meanings of a real DGT 3000.
     pub fn to_byte(&self) -> u8 {
         u8::from(self.running)

@@ -203,10 +203,12 @@ impl XlDisplay {
         ]
     }
 
+    /// Bits that carry no meaning (bit 7 of a segment, bits 6–7 of the icons) are dropped, as
+    /// [`wire`](Self::wire) never sends them.
     fn from_wire(p: &[u8; 8]) -> Self {
         XlDisplay {
-            digits: [p[2], p[1], p[0], p[5], p[4], p[3]],
-            icons: p[6],
+            digits: [p[2], p[1], p[0], p[5], p[4], p[3]].map(|s| s & 0x7F),
+            icons: p[6] & 0x3F,
             beep: p[7] & 0x02 != 0,
         }
     }
@@ -539,8 +541,8 @@ fn parse_clock(bytes: &[u8]) -> Result<(Command, usize), ParseError> {
             ClockCommand::Display(XlDisplay::from_wire(&p))
         }
         (CLK_ICONS, 8) => ClockCommand::Icons {
-            icons: [payload[0], payload[1], payload[2], payload[3]],
-            special: payload[4],
+            icons: [payload[0], payload[1], payload[2], payload[3]].map(|i| i & 0x7F),
+            special: payload[4] & 0x7F,
         },
         (CLK_END, 0) => ClockCommand::End,
         (CLK_BUTTON, 0) => ClockCommand::Button,

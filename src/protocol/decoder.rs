@@ -31,8 +31,9 @@
 //! - drops a partial frame the moment a byte with bit 7 set arrives in its header or payload,
 //!   and starts a new frame at that byte: a header inside a payload costs only the frame it
 //!   interrupted;
-//! - drops a complete frame whose content is impossible ([`BadPayload`]): a clock time whose
-//!   minutes or seconds are not BCD 00–59 or whose hours are 11–15, or a field index above 63.
+//! - drops a complete frame whose content is impossible ([`BadPayload`](super::BadPayload)):
+//!   a clock time whose minutes or seconds are not BCD 00–59 or whose hours are 11–15, or a
+//!   field index above 63.
 //!   One exception: a clock reading with the "no clock connected" bit set is kept, with its
 //!   (documented as invalid) times zeroed, because the disconnection is the news.
 //!
@@ -43,7 +44,7 @@
 
 use std::collections::VecDeque;
 
-use super::codec::{BadPayload, parse_payload};
+use super::codec::parse_payload;
 use super::message::Message;
 use super::wire::{HEADER_LEN, MAX_FRAME_LEN, MESSAGE_BIT, frame_len_ok, frame_len_range};
 
@@ -65,7 +66,7 @@ pub struct DecoderStats {
     pub truncated_frames: u64,
     /// Frames whose length is impossible for their id.
     pub bad_lengths: u64,
-    /// Complete frames with impossible content (see [`BadPayload`]).
+    /// Complete frames with impossible content (see [`BadPayload`](super::BadPayload)).
     pub bad_payloads: u64,
     /// Bytes with bit 7 set that are not a known message id.
     pub unknown_ids: u64,
@@ -190,10 +191,11 @@ impl Decoder {
         self.ready.pop_front()
     }
 
-    /// [`push`](Self::push) `bytes`, then drain every queued message.
+    /// [`push`](Self::push) `bytes`, then iterate over the queued messages, oldest first.
+    /// Messages the iterator is not asked for stay queued for the next call.
     pub fn feed(&mut self, bytes: &[u8]) -> impl Iterator<Item = Message> + '_ {
         self.push(bytes);
-        self.ready.drain(..)
+        std::iter::from_fn(move || self.ready.pop_front())
     }
 
     /// Counters of everything seen and skipped so far.
@@ -227,20 +229,20 @@ impl Decoder {
             Abandon::Truncated => stats.truncated_frames += 1,
             Abandon::BadLength => stats.bad_lengths += 1,
         }
-        self.frame.clear();
-        self.expected = 0;
-        // An unusually long frame (an EEPROM log) must not pin its buffer forever.
-        if self.frame.capacity() > 1024 {
-            self.frame.shrink_to(64);
-        }
+        self.clear_frame();
     }
 
     fn finish_buffered(&mut self) {
         let frame = std::mem::take(&mut self.frame);
         self.finish(&frame);
         self.frame = frame;
+        self.clear_frame();
+    }
+
+    fn clear_frame(&mut self) {
         self.frame.clear();
         self.expected = 0;
+        // An unusually long frame (an EEPROM log) must not pin its buffer forever.
         if self.frame.capacity() > 1024 {
             self.frame.shrink_to(64);
         }
@@ -255,7 +257,7 @@ impl Decoder {
                 self.stats.message_bytes += frame.len() as u64;
                 self.ready.push_back(message);
             }
-            Err(BadPayload::ClockTime | BadPayload::FieldIndex | BadPayload::Length) => {
+            Err(_) => {
                 self.stats.dropped_frames += 1;
                 self.stats.bad_payloads += 1;
                 self.stats.skipped_bytes += frame.len() as u64;

@@ -130,8 +130,8 @@ fn tag_bytes(event: &EeEvent) -> ([u8; 3], usize) {
 }
 
 /// Append the tags of `events` to `out`, stopping before the payload would exceed `max` bytes
-/// (the longest log a board holds). An empty list is written as a lone EOF tag, because a
-/// board's log always ends with one and an empty payload is not a valid frame.
+/// (the longest log a board holds). Nothing is added: a board's own log ends with an
+/// [`EeEvent::Eof`], so a list that should look real ends with one too.
 pub(crate) fn encode(events: &[EeEvent], out: &mut Vec<u8>, max: usize) {
     let mut written = 0;
     for event in events {
@@ -141,9 +141,6 @@ pub(crate) fn encode(events: &[EeEvent], out: &mut Vec<u8>, max: usize) {
         }
         out.extend_from_slice(&bytes[..len]);
         written += len;
-    }
-    if written == 0 {
-        out.push(EOF);
     }
 }
 
@@ -252,6 +249,9 @@ mod tests {
         assert_eq!(out, payload);
         out.clear();
         encode(&[], &mut out, 0x2000);
-        assert_eq!(out, [EOF]);
+        assert!(out.is_empty());
+        // Cut at the size limit, never in the middle of a tag.
+        encode(&events, &mut out, 5);
+        assert_eq!(out, [0x7F, 0x6A, 0x45, 60]);
     }
 }

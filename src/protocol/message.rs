@@ -48,7 +48,8 @@ pub struct ClockStatus {
     pub left_running: bool,
     /// Bit 4: the right display is running.
     pub right_running: bool,
-    /// Bit 5 clear: a clock is connected (bit 5 set means the reading is invalid).
+    /// Bit 5 clear: a clock is connected (bit 5 set means the reading is invalid). Note that
+    /// the derived `Default` says `false` here, i.e. "no clock".
     pub connected: bool,
 }
 
@@ -107,6 +108,7 @@ pub enum EeEvent {
     BeginPosRotated,
     StartTag,
     WatchdogAction,
+    /// NOP (0x7F) or NOP2 (0x00); encoded as 0x7F.
     Nop,
 }
 
@@ -123,15 +125,26 @@ pub enum Message {
     ClockTimes(ClockTimes),
     ClockAck(ClockAck),
     /// An all-zero BWTIME payload, sent by some clocks after a command: carries nothing.
+    /// (The decoder also reports a payload whose only set bits mean nothing, i.e. status
+    /// bits 6-7, as empty.)
+    /// (A [`ClockTimes`] whose payload would be all zero encodes to the same bytes.)
     ClockEmpty,
+    /// Board firmware version, e.g. 1.80 or 3.1.
     Version {
         major: u8,
         minor: u8,
     },
+    /// The serial number as sent: 5 ASCII digits, or on 1998-era boards 9 characters (the
+    /// digits, a space and a 3-character storage version).
     SerialNumber(String),
+    /// The 10-digit serial number (on Revelation II the first four characters are its
+    /// firmware version).
     LongSerialNumber(String),
+    /// The 14-bit bus address (the short serial number read as binary).
     BusAddress(u16),
+    /// The board's identification text (7-bit ASCII, at most 256 characters).
     Trademark(String),
     BatteryStatus(BatteryStatus),
+    /// The EEPROM move log, oldest tag first (see [`EeEvent`]).
     EeMoves(Vec<EeEvent>),
 }

@@ -1,6 +1,6 @@
 //! The DGT e-board + clock serial wire format, sans-IO.
 //!
-//! - [`message`]: the typed board → host messages.
+//! - [`message`]: the typed board → host messages; [`ack`] reads and builds clock acks.
 //! - [`decoder`]: [`Decoder`] turns byte chunks of any size into messages, resynchronising
 //!   over garbage and counting what it skipped ([`DecoderStats`]).
 //! - [`codec`]: the payload parser and [`Message::encode`], its exact inverse.
@@ -10,6 +10,7 @@
 //!
 //! No tokio, no files, no clock reads here.
 
+pub mod ack;
 pub mod codec;
 pub mod command;
 pub mod decoder;
@@ -17,6 +18,7 @@ pub mod ee_moves;
 pub mod message;
 pub mod wire;
 
+pub use ack::ClockButton;
 pub use codec::BadPayload;
 pub use command::{
     AsciiBeep, ClockCommand, ClockText, Command, CommandDecoder, ParseError, RejectReason,

@@ -50,8 +50,9 @@ pub fn frame_len_range(id: u8) -> Option<(usize, usize)> {
         MSG_BOARD_DUMP => fixed(SIZE_BOARD_DUMP),
         MSG_BWTIME => fixed(SIZE_BWTIME),
         MSG_FIELD_UPDATE => fixed(SIZE_FIELD_UPDATE),
-        // Even an empty log ends with EE_EOF, so at least one payload byte.
-        MSG_EE_MOVES => Some((HEADER_LEN + 1, HEADER_LEN + MAX_EE_MOVES_PAYLOAD)),
+        // A board's log always ends with EE_EOF, but an empty one is harmless and is what a
+        // log without a single valid tag re-encodes to.
+        MSG_EE_MOVES => Some((HEADER_LEN, HEADER_LEN + MAX_EE_MOVES_PAYLOAD)),
         MSG_BUSADRES => fixed(SIZE_BUSADRES),
         MSG_SERIALNR => Some((SIZE_SERIALNR, SIZE_SERIALNR_OLD)),
         MSG_TRADEMARK => Some((HEADER_LEN, HEADER_LEN + MAX_TRADEMARK_PAYLOAD)),

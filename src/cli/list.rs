@@ -1,0 +1,24 @@
+//! `eboardctl list`: one line per board (name, port, connected, state, half-moves played), or
+//! with `--json` a JSON array of every board's properties.
+
+use crate::cli::client::Client;
+use crate::cli::error::CtlError;
+use crate::cli::render::{board_json, list_lines};
+
+/// Prints the boards the daemon serves.
+pub async fn run(client: &Client, json: bool) -> Result<(), CtlError> {
+    let boards = client.boards().await?;
+    if json {
+        let all: Vec<serde_json::Value> = boards
+            .iter()
+            .map(|b| board_json(&b.props, &b.path))
+            .collect();
+        crate::cli::print_json(&serde_json::Value::Array(all))
+    } else if boards.is_empty() {
+        eprintln!("eboardctl: the daemon serves no boards");
+        Ok(())
+    } else {
+        let pairs: Vec<(String, _)> = boards.into_iter().map(|b| (b.path, b.props)).collect();
+        crate::cli::print_text(&list_lines(&pairs).join("\n"))
+    }
+}

@@ -1,0 +1,327 @@
+//! A board's `org.eboardd.Bridge1.Board` properties as one plain value.
+//!
+//! D-Bus hands properties over as variants (from `GetManagedObjects`, `InterfacesAdded` and
+//! `PropertiesChanged`). They are converted once, here, to JSON values and then applied to a
+//! typed [`BoardProps`], so everything that renders or serialises a board works on plain data
+//! and is unit-tested without a bus.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use zbus::Variant;
+
+/// The board interface's name, as the contract fixes it.
+pub const BOARD_INTERFACE: &str = "org.eboardd.Bridge1.Board";
+
+/// A claim available right now: `(player, kind, detail)` in the contract's `Claims` property.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Claim {
+    pub player: String,
+    pub kind: String,
+    pub detail: String,
+}
+
+/// Completed illegal moves so far (`IllegalMoves`, `(uu)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct IllegalCounts {
+    pub white: u32,
+    pub black: u32,
+}
+
+/// Every property of one board. Serialises with the D-Bus property names as keys, so the JSON
+/// of `eboardctl status --json` reads like the contract's table.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BoardProps {
+    pub name: String,
+    pub port: String,
+    pub connected: bool,
+    pub serial_number: String,
+    pub firmware_version: String,
+    pub rules: String,
+    pub edition: String,
+    pub state: String,
+    pub fen: String,
+    pub placement: String,
+    pub in_sync: bool,
+    pub turn: String,
+    pub moves: Vec<String>,
+    pub pgn: String,
+    pub clock_connected: bool,
+    pub white_time_ms: u64,
+    pub black_time_ms: u64,
+    pub clock_running: String,
+    pub claims: Vec<Claim>,
+    pub pending_illegal: String,
+    pub illegal_moves: IllegalCounts,
+    pub result: String,
+    pub termination: String,
+}
+
+impl BoardProps {
+    /// Properties from a `a{sv}` dictionary already converted to JSON (see [`variant_to_json`]).
+    /// Unknown names are ignored (a newer daemon may add properties); missing ones keep their
+    /// defaults.
+    pub fn from_map(map: &Map<String, Value>) -> Self {
+        let mut props = BoardProps::default();
+        for (name, value) in map {
+            props.apply(name, value);
+        }
+        props
+    }
+
+    /// Sets one property from its JSON form. Returns false when the name is unknown or the
+    /// value has the wrong shape (the property is then left as it was).
+    pub fn apply(&mut self, name: &str, value: &Value) -> bool {
+        fn set_str(slot: &mut String, value: &Value) -> bool {
+            match value.as_str() {
+                Some(s) => {
+                    *slot = s.to_owned();
+                    true
+                }
+                None => false,
+            }
+        }
+        fn set_bool(slot: &mut bool, value: &Value) -> bool {
+            match value.as_bool() {
+                Some(b) => {
+                    *slot = b;
+                    true
+                }
+                None => false,
+            }
+        }
+        fn set_u64(slot: &mut u64, value: &Value) -> bool {
+            match value.as_u64() {
+                Some(n) => {
+                    *slot = n;
+                    true
+                }
+                None => false,
+            }
+        }
+        match name {
+            "Name" => set_str(&mut self.name, value),
+            "Port" => set_str(&mut self.port, value),
+            "Connected" => set_bool(&mut self.connected, value),
+            "SerialNumber" => set_str(&mut self.serial_number, value),
+            "FirmwareVersion" => set_str(&mut self.firmware_version, value),
+            "Rules" => set_str(&mut self.rules, value),
+            "Edition" => set_str(&mut self.edition, value),
+            "State" => set_str(&mut self.state, value),
+            "Fen" => set_str(&mut self.fen, value),
+            "Placement" => set_str(&mut self.placement, value),
+            "InSync" => set_bool(&mut self.in_sync, value),
+            "Turn" => set_str(&mut self.turn, value),
+            "Moves" => match strings(value) {
+                Some(moves) => {
+                    self.moves = moves;
+                    true
+                }
+                None => false,
+            },
+            "Pgn" => set_str(&mut self.pgn, value),
+            "ClockConnected" => set_bool(&mut self.clock_connected, value),
+            "WhiteTimeMs" => set_u64(&mut self.white_time_ms, value),
+            "BlackTimeMs" => set_u64(&mut self.black_time_ms, value),
+            "ClockRunning" => set_str(&mut self.clock_running, value),
+            "Claims" => match claims(value) {
+                Some(claims) => {
+                    self.claims = claims;
+                    true
+                }
+                None => false,
+            },
+            "PendingIllegal" => set_str(&mut self.pending_illegal, value),
+            "IllegalMoves" => match pair_u32(value) {
+                Some((white, black)) => {
+                    self.illegal_moves = IllegalCounts { white, black };
+                    true
+                }
+                None => false,
+            },
+            "Result" => set_str(&mut self.result, value),
+            "Termination" => set_str(&mut self.termination, value),
+            _ => false,
+        }
+    }
+}
+
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn claims(value: &Value) -> Option<Vec<Claim>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|c| {
+            let fields = strings(c)?;
+            match <[String; 3]>::try_from(fields) {
+                Ok([player, kind, detail]) => Some(Claim {
+                    player,
+                    kind,
+                    detail,
+                }),
+                Err(_) => None,
+            }
+        })
+        .collect()
+}
+
+fn pair_u32(value: &Value) -> Option<(u32, u32)> {
+    let fields = value.as_array()?;
+    match fields.as_slice() {
+        [a, b] => Some((
+            u32::try_from(a.as_u64()?).ok()?,
+            u32::try_from(b.as_u64()?).ok()?,
+        )),
+        _ => None,
+    }
+}
+
+/// Converts any D-Bus value to JSON: strings, object paths and signatures become strings,
+/// numbers numbers, arrays and structures arrays, dictionaries objects (keys as text), nested
+/// variants their content. File descriptors become `null`.
+pub fn variant_to_json(value: &Variant<'_>) -> Value {
+    match value {
+        Variant::U8(n) => Value::from(*n),
+        Variant::Bool(b) => Value::from(*b),
+        Variant::I16(n) => Value::from(*n),
+        Variant::U16(n) => Value::from(*n),
+        Variant::I32(n) => Value::from(*n),
+        Variant::U32(n) => Value::from(*n),
+        Variant::I64(n) => Value::from(*n),
+        Variant::U64(n) => Value::from(*n),
+        Variant::F64(n) => Value::from(*n),
+        Variant::Str(s) => Value::from(&**s),
+        Variant::Signature(s) => Value::from(s.to_string()),
+        Variant::ObjectPath(p) => Value::from(p.as_str()),
+        Variant::Variant(inner) => variant_to_json(inner),
+        Variant::Array(a) => Value::Array(a.inner().iter().map(variant_to_json).collect()),
+        Variant::Structure(s) => Value::Array(s.fields().iter().map(variant_to_json).collect()),
+        Variant::Dict(d) => Value::Object(
+            d.iter()
+                .map(|(k, v)| {
+                    let key = match variant_to_json(k) {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (key, variant_to_json(v))
+                })
+                .collect(),
+        ),
+        #[cfg(unix)]
+        Variant::Fd(_) => Value::Null,
+    }
+}
+
+/// A `a{sv}` property dictionary as a JSON object.
+pub fn dict_to_json<'a, V>(
+    dict: impl IntoIterator<Item = (&'a String, &'a V)>,
+) -> Map<String, Value>
+where
+    V: std::ops::Deref<Target = Variant<'static>> + 'a,
+{
+    dict.into_iter()
+        .map(|(k, v)| (k.clone(), variant_to_json(v)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::HashMap;
+    use zbus::OwnedVariant;
+
+    fn owned(v: Variant<'_>) -> OwnedVariant {
+        v.try_to_owned().expect("owned variant")
+    }
+
+    /// A property dictionary as the daemon sends it, with the contract's D-Bus types.
+    pub(crate) fn sample_dict() -> HashMap<String, OwnedVariant> {
+        let mut d = HashMap::new();
+        d.insert("Name".to_owned(), owned(Variant::from("board-1")));
+        d.insert("Connected".to_owned(), owned(Variant::from(true)));
+        d.insert("WhiteTimeMs".to_owned(), owned(Variant::from(61_000u64)));
+        d.insert(
+            "Moves".to_owned(),
+            owned(Variant::from(vec!["e4".to_owned(), "e5".to_owned()])),
+        );
+        d.insert(
+            "Claims".to_owned(),
+            owned(Variant::from(vec![(
+                "white".to_owned(),
+                "threefold-repetition".to_owned(),
+                "g1f3".to_owned(),
+            )])),
+        );
+        d.insert(
+            "IllegalMoves".to_owned(),
+            owned(Variant::from((1u32, 2u32))),
+        );
+        d.insert("FutureProperty".to_owned(), owned(Variant::from(7i32)));
+        d
+    }
+
+    #[test]
+    fn dbus_dictionary_becomes_typed_properties() {
+        let dict = sample_dict();
+        let props = BoardProps::from_map(&dict_to_json(&dict));
+        assert_eq!(props.name, "board-1");
+        assert!(props.connected);
+        assert_eq!(props.white_time_ms, 61_000);
+        assert_eq!(props.moves, vec!["e4", "e5"]);
+        assert_eq!(
+            props.claims,
+            vec![Claim {
+                player: "white".into(),
+                kind: "threefold-repetition".into(),
+                detail: "g1f3".into()
+            }]
+        );
+        assert_eq!(props.illegal_moves, IllegalCounts { white: 1, black: 2 });
+    }
+
+    #[test]
+    fn wrong_shapes_are_refused_and_leave_the_old_value() {
+        let mut props = BoardProps {
+            name: "keep".into(),
+            ..Default::default()
+        };
+        assert!(!props.apply("Name", &json!(3)));
+        assert!(!props.apply("IllegalMoves", &json!([1])));
+        assert!(!props.apply("Claims", &json!([["white", "x"]])));
+        assert!(!props.apply("WhiteTimeMs", &json!(-5)));
+        assert!(!props.apply("NoSuchProperty", &json!("x")));
+        assert_eq!(props.name, "keep");
+        assert!(props.apply("Claims", &json!([])));
+    }
+
+    #[test]
+    fn json_uses_the_dbus_property_names() {
+        let props = BoardProps {
+            fen: "8/8/8/8/8/8/8/8 w - - 0 1".into(),
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&props).expect("serialises");
+        assert_eq!(v["Fen"], "8/8/8/8/8/8/8/8 w - - 0 1");
+        assert_eq!(v["WhiteTimeMs"], 0);
+        assert_eq!(v["IllegalMoves"], json!({"white": 0, "black": 0}));
+        assert!(v.get("InSync").is_some());
+        assert!(v.get("SerialNumber").is_some());
+    }
+
+    #[test]
+    fn nested_variants_and_dicts_convert() {
+        let inner = Variant::new(Variant::from("x"));
+        assert_eq!(variant_to_json(&inner), json!("x"));
+        let mut map = HashMap::new();
+        map.insert("k".to_owned(), "v".to_owned());
+        assert_eq!(variant_to_json(&Variant::from(map)), json!({"k": "v"}));
+    }
+}

@@ -1,0 +1,351 @@
+//! What `watch` reacts to, decoded from D-Bus messages into plain values: the contract's board
+//! signals, property changes, boards appearing and disappearing, and the daemon coming and
+//! going. Decoding is a pure function of a message, so it is tested with hand-built messages.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use zbus::OwnedVariant;
+use zbus::message::{Message, Type};
+
+use crate::cli::error::BUS_NAME;
+use crate::cli::props::{BOARD_INTERFACE, BoardProps, dict_to_json};
+
+/// A signal of `org.eboardd.Bridge1.Board`, with the contract's argument names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "event")]
+pub enum BoardSignal {
+    GameStarted {
+        fen: String,
+    },
+    MovePlayed {
+        ply: u32,
+        san: String,
+        uci: String,
+        fen: String,
+        white_ms: u64,
+        black_ms: u64,
+    },
+    MoveRetracted {
+        ply: u32,
+        fen: String,
+    },
+    IllegalPlacement {
+        player: String,
+        description: String,
+        placement: String,
+    },
+    IllegalMoveCompleted {
+        player: String,
+        count: u32,
+        description: String,
+    },
+    FlagFell {
+        player: String,
+    },
+    GameEnded {
+        result: String,
+        termination: String,
+    },
+}
+
+/// Everything `watch` reacts to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WatchEvent {
+    /// A board with all its properties: at start, on `InterfacesAdded`, after a daemon restart.
+    Board {
+        path: String,
+        props: Box<BoardProps>,
+    },
+    /// A board went away (`InterfacesRemoved`).
+    Removed { path: String },
+    /// `PropertiesChanged` on a board: the changed properties as JSON.
+    Changed {
+        path: String,
+        changed: Map<String, Value>,
+    },
+    /// A board signal.
+    Signal { path: String, signal: BoardSignal },
+    /// Nobody owns the daemon's name any more.
+    DaemonStopped,
+    /// The daemon's name has an owner again (boards are fetched anew).
+    DaemonStarted,
+}
+
+impl WatchEvent {
+    /// The board object the event is about, if any.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            WatchEvent::Board { path, .. }
+            | WatchEvent::Removed { path }
+            | WatchEvent::Changed { path, .. }
+            | WatchEvent::Signal { path, .. } => Some(path),
+            WatchEvent::DaemonStopped | WatchEvent::DaemonStarted => None,
+        }
+    }
+}
+
+/// Decodes one message into an event. Messages that are not about boards (another interface
+/// on the same object, a malformed body from a misbehaving peer) give `None`: a watcher must
+/// not stop because of them.
+pub fn decode(msg: &Message) -> Option<WatchEvent> {
+    if msg.message_type() != Type::Signal {
+        return None;
+    }
+    let header = msg.header();
+    let interface = header.interface()?.as_str();
+    let member = header.member()?.as_str();
+    let path = header.path()?.as_str().to_owned();
+    let body = msg.body();
+    match (interface, member) {
+        ("org.freedesktop.DBus", "NameOwnerChanged") => {
+            let (name, _old, new): (String, String, String) = body.deserialize().ok()?;
+            if name != BUS_NAME {
+                return None;
+            }
+            Some(if new.is_empty() {
+                WatchEvent::DaemonStopped
+            } else {
+                WatchEvent::DaemonStarted
+            })
+        }
+        ("org.freedesktop.DBus.Properties", "PropertiesChanged") => {
+            let (iface, changed, invalidated): (
+                String,
+                HashMap<String, OwnedVariant>,
+                Vec<String>,
+            ) = body.deserialize().ok()?;
+            if iface != BOARD_INTERFACE {
+                return None;
+            }
+            // The contract announces values with the change; an invalidation without one
+            // carries nothing to show, so it is dropped rather than guessed at.
+            let _ = invalidated;
+            Some(WatchEvent::Changed {
+                path,
+                changed: dict_to_json(&changed),
+            })
+        }
+        ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded") => {
+            type Added = HashMap<String, HashMap<String, OwnedVariant>>;
+            let (object, ifaces): (zbus::OwnedObjectPath, Added) = body.deserialize().ok()?;
+            let props = ifaces.get(BOARD_INTERFACE)?;
+            Some(WatchEvent::Board {
+                path: object.to_string(),
+                props: Box::new(BoardProps::from_map(&dict_to_json(props))),
+            })
+        }
+        ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved") => {
+            let (object, ifaces): (zbus::OwnedObjectPath, Vec<String>) = body.deserialize().ok()?;
+            ifaces
+                .iter()
+                .any(|i| i == BOARD_INTERFACE)
+                .then(|| WatchEvent::Removed {
+                    path: object.to_string(),
+                })
+        }
+        (BOARD_INTERFACE, _) => {
+            let signal = match member {
+                "GameStarted" => {
+                    let (fen,): (String,) = body.deserialize().ok()?;
+                    BoardSignal::GameStarted { fen }
+                }
+                "MovePlayed" => {
+                    let (ply, san, uci, fen, white_ms, black_ms) = body.deserialize().ok()?;
+                    BoardSignal::MovePlayed {
+                        ply,
+                        san,
+                        uci,
+                        fen,
+                        white_ms,
+                        black_ms,
+                    }
+                }
+                "MoveRetracted" => {
+                    let (ply, fen) = body.deserialize().ok()?;
+                    BoardSignal::MoveRetracted { ply, fen }
+                }
+                "IllegalPlacement" => {
+                    let (player, description, placement) = body.deserialize().ok()?;
+                    BoardSignal::IllegalPlacement {
+                        player,
+                        description,
+                        placement,
+                    }
+                }
+                "IllegalMoveCompleted" => {
+                    let (player, count, description) = body.deserialize().ok()?;
+                    BoardSignal::IllegalMoveCompleted {
+                        player,
+                        count,
+                        description,
+                    }
+                }
+                "FlagFell" => {
+                    let (player,): (String,) = body.deserialize().ok()?;
+                    BoardSignal::FlagFell { player }
+                }
+                "GameEnded" => {
+                    let (result, termination) = body.deserialize().ok()?;
+                    BoardSignal::GameEnded {
+                        result,
+                        termination,
+                    }
+                }
+                _ => return None,
+            };
+            Some(WatchEvent::Signal { path, signal })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use zbus::Variant;
+
+    const P: &str = "/org/eboardd/Bridge1/Board/board_1";
+
+    fn signal<B>(path: &str, iface: &str, member: &str, body: &B) -> Message
+    where
+        B: serde::Serialize + zbus::DynamicType,
+    {
+        Message::signal(path, iface, member)
+            .build(body)
+            .expect("signal builds")
+    }
+
+    #[test]
+    fn board_signals_decode_with_their_arguments() {
+        let m = signal(
+            P,
+            BOARD_INTERFACE,
+            "MovePlayed",
+            &(1u32, "e4", "e2e4", "fen", 60_000u64, 59_000u64),
+        );
+        assert_eq!(
+            decode(&m),
+            Some(WatchEvent::Signal {
+                path: P.into(),
+                signal: BoardSignal::MovePlayed {
+                    ply: 1,
+                    san: "e4".into(),
+                    uci: "e2e4".into(),
+                    fen: "fen".into(),
+                    white_ms: 60_000,
+                    black_ms: 59_000
+                }
+            })
+        );
+        let m = signal(
+            P,
+            BOARD_INTERFACE,
+            "IllegalMoveCompleted",
+            &("black", 2u32, "Ke8-e6"),
+        );
+        assert!(matches!(
+            decode(&m),
+            Some(WatchEvent::Signal {
+                signal: BoardSignal::IllegalMoveCompleted { count: 2, .. },
+                ..
+            })
+        ));
+        let m = signal(P, BOARD_INTERFACE, "FlagFell", &("white",));
+        assert!(matches!(
+            decode(&m),
+            Some(WatchEvent::Signal {
+                signal: BoardSignal::FlagFell { .. },
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn malformed_or_foreign_messages_are_ignored() {
+        // Wrong argument types for the contract's signature.
+        let m = signal(P, BOARD_INTERFACE, "MovePlayed", &("e4",));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "NoSuchSignal", &("x",));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, "org.example.Other", "MovePlayed", &("x",));
+        assert_eq!(decode(&m), None);
+    }
+
+    #[test]
+    fn property_changes_carry_their_values() {
+        let mut changed: HashMap<&str, Variant<'_>> = HashMap::new();
+        changed.insert("WhiteTimeMs", Variant::from(12_000u64));
+        changed.insert("ClockRunning", Variant::from("black"));
+        let m = signal(
+            P,
+            "org.freedesktop.DBus.Properties",
+            "PropertiesChanged",
+            &(BOARD_INTERFACE, changed, Vec::<String>::new()),
+        );
+        match decode(&m) {
+            Some(WatchEvent::Changed { path, changed }) => {
+                assert_eq!(path, P);
+                assert_eq!(changed["WhiteTimeMs"], json!(12_000));
+                assert_eq!(changed["ClockRunning"], json!("black"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn boards_appear_and_disappear() {
+        let mut props: HashMap<&str, Variant<'_>> = HashMap::new();
+        props.insert("Name", Variant::from("board-1"));
+        let mut ifaces = HashMap::new();
+        ifaces.insert(BOARD_INTERFACE, props);
+        let path = zbus::ObjectPath::try_from(P).expect("path");
+        let m = signal(
+            "/org/eboardd/Bridge1",
+            "org.freedesktop.DBus.ObjectManager",
+            "InterfacesAdded",
+            &(path.clone(), ifaces),
+        );
+        match decode(&m) {
+            Some(WatchEvent::Board { path, props }) => {
+                assert_eq!(path, P);
+                assert_eq!(props.name, "board-1");
+            }
+            other => panic!("{other:?}"),
+        }
+        let m = signal(
+            "/org/eboardd/Bridge1",
+            "org.freedesktop.DBus.ObjectManager",
+            "InterfacesRemoved",
+            &(path, vec![BOARD_INTERFACE]),
+        );
+        assert_eq!(decode(&m), Some(WatchEvent::Removed { path: P.into() }));
+    }
+
+    #[test]
+    fn daemon_owner_changes() {
+        let m = signal(
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "NameOwnerChanged",
+            &(BUS_NAME, ":1.4", ""),
+        );
+        assert_eq!(decode(&m), Some(WatchEvent::DaemonStopped));
+        let m = signal(
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "NameOwnerChanged",
+            &(BUS_NAME, "", ":1.9"),
+        );
+        assert_eq!(decode(&m), Some(WatchEvent::DaemonStarted));
+        let m = signal(
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "NameOwnerChanged",
+            &("org.other", "", ":1.9"),
+        );
+        assert_eq!(decode(&m), None);
+    }
+}

@@ -1,0 +1,226 @@
+//! `watch` when stdout is not a terminal or with `--json`: one line per event, as text for
+//! people and logs, or as one JSON object for scripts and overlays.
+
+use serde_json::{Value, json};
+
+use crate::cli::render::{board_json, clock};
+use crate::cli::watch::event::{BoardSignal, WatchEvent};
+use crate::cli::watch::model::describe_property;
+
+/// Wall-clock milliseconds since the Unix epoch as `HH:MM:SS` (UTC).
+pub fn time_of_day(unix_ms: u64) -> String {
+    let s = unix_ms / 1000;
+    format!("{:02}:{:02}:{:02}", (s / 3600) % 24, (s / 60) % 60, s % 60)
+}
+
+/// "12." for a White move, "12..." for a Black one, from the FEN after the move; the ply
+/// count when that FEN cannot be read.
+fn move_number(ply: u32, fen_after: &str) -> String {
+    let fields: Vec<&str> = fen_after.split_whitespace().collect();
+    let number = fields.get(5).and_then(|n| n.parse::<u32>().ok());
+    match (fields.get(1).copied(), number) {
+        (Some("b"), Some(n)) => format!("{n}."),
+        (Some("w"), Some(n)) => format!("{}...", n.saturating_sub(1).max(1)),
+        _ if ply % 2 == 1 => format!("{}.", ply.div_ceil(2)),
+        _ => format!("{}...", ply / 2),
+    }
+}
+
+/// The text line for an event about board `name` (ignored for daemon events).
+pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
+    let t = time_of_day(unix_ms);
+    let what = match event {
+        WatchEvent::Board { props, .. } => format!(
+            "{name} board: {}{}, {} half-moves, {} {}",
+            props.state,
+            if props.state == "finished" {
+                format!(" {} {}", props.result, props.termination)
+            } else {
+                String::new()
+            },
+            props.moves.len(),
+            props.port,
+            if props.connected {
+                "connected"
+            } else {
+                "disconnected"
+            }
+        ),
+        WatchEvent::Removed { .. } => format!("{name} removed"),
+        WatchEvent::Changed { changed, .. } => {
+            let parts: Vec<String> = changed
+                .iter()
+                .map(|(k, v)| format!("{k}={}", describe_property(k, v)))
+                .collect();
+            format!("{name} changed {}", parts.join(" "))
+        }
+        WatchEvent::Signal { signal, .. } => match signal {
+            BoardSignal::GameStarted { fen } => format!("{name} GameStarted {fen}"),
+            BoardSignal::MovePlayed {
+                ply,
+                san,
+                uci,
+                fen,
+                white_ms,
+                black_ms,
+            } => format!(
+                "{name} MovePlayed {} {san} ({uci}) white {} black {}",
+                move_number(*ply, fen),
+                clock(*white_ms),
+                clock(*black_ms)
+            ),
+            BoardSignal::MoveRetracted { ply, .. } => {
+                format!("{name} MoveRetracted ply {ply}")
+            }
+            BoardSignal::IllegalPlacement {
+                player,
+                description,
+                ..
+            } => format!("{name} IllegalPlacement {player} to move: {description}"),
+            BoardSignal::IllegalMoveCompleted {
+                player,
+                count,
+                description,
+            } => format!("{name} IllegalMoveCompleted {player} #{count}: {description}"),
+            BoardSignal::FlagFell { player } => format!("{name} FlagFell {player}"),
+            BoardSignal::GameEnded {
+                result,
+                termination,
+            } => format!("{name} GameEnded {result} {termination}"),
+        },
+        WatchEvent::DaemonStopped => "eboardd stopped".to_owned(),
+        WatchEvent::DaemonStarted => "eboardd started".to_owned(),
+    };
+    format!("{t} {what}")
+}
+
+/// The JSON object for an event about board `name`: always `time_ms` and `event`; `board` and
+/// `path` for board events; then the event's own fields (a signal's arguments under their
+/// contract names, `changed` for property changes, `properties` for a board's full state).
+pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
+    let mut obj = match event {
+        WatchEvent::Board { path, props } => json!({
+            "event": "Board",
+            "properties": board_json(props, path),
+        }),
+        WatchEvent::Removed { .. } => json!({"event": "BoardRemoved"}),
+        WatchEvent::Changed { changed, .. } => json!({
+            "event": "PropertiesChanged",
+            "changed": Value::Object(changed.clone()),
+        }),
+        WatchEvent::Signal { signal, .. } => {
+            serde_json::to_value(signal).unwrap_or_else(|_| json!({"event": "?"}))
+        }
+        WatchEvent::DaemonStopped => json!({"event": "DaemonStopped"}),
+        WatchEvent::DaemonStarted => json!({"event": "DaemonStarted"}),
+    };
+    if let Some(map) = obj.as_object_mut() {
+        map.insert("time_ms".into(), unix_ms.into());
+        if let Some(path) = event.path() {
+            map.insert("board".into(), name.into());
+            map.insert("path".into(), path.into());
+        }
+    }
+    obj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::props::BoardProps;
+    use serde_json::Map;
+
+    const P: &str = "/org/eboardd/Bridge1/Board/board_1";
+    // 2026-11-30 09:05:03 UTC.
+    const T: u64 = 1_796_029_503_000;
+
+    fn moved(ply: u32, san: &str, fen: &str) -> WatchEvent {
+        WatchEvent::Signal {
+            path: P.into(),
+            signal: BoardSignal::MovePlayed {
+                ply,
+                san: san.into(),
+                uci: "e2e4".into(),
+                fen: fen.into(),
+                white_ms: 180_000,
+                black_ms: 179_000,
+            },
+        }
+    }
+
+    #[test]
+    fn moves_read_like_a_score_sheet() {
+        let e = moved(
+            1,
+            "e4",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        );
+        assert_eq!(
+            text_line(&e, "board-1", T),
+            "09:05:03 board-1 MovePlayed 1. e4 (e2e4) white 0:03:00 black 0:02:59"
+        );
+        let e = moved(4, "Nc6", "x w - - 2 3");
+        assert!(text_line(&e, "b", T).contains("MovePlayed 2... Nc6"));
+        assert!(text_line(&moved(3, "Nf3", "?"), "b", T).contains("MovePlayed 2. Nf3"));
+        assert!(text_line(&moved(4, "Nc6", "?"), "b", T).contains("MovePlayed 2... Nc6"));
+    }
+
+    #[test]
+    fn alerts_and_changes_are_one_line_each() {
+        let e = WatchEvent::Signal {
+            path: P.into(),
+            signal: BoardSignal::IllegalMoveCompleted {
+                player: "black".into(),
+                count: 2,
+                description: "Ra8-a1".into(),
+            },
+        };
+        assert_eq!(
+            text_line(&e, "board-1", T),
+            "09:05:03 board-1 IllegalMoveCompleted black #2: Ra8-a1"
+        );
+        let mut changed = Map::new();
+        changed.insert("Pgn".into(), json!("[A \"b\"]\n\n1. e4 *"));
+        changed.insert("WhiteTimeMs".into(), json!(5_000));
+        let e = WatchEvent::Changed {
+            path: P.into(),
+            changed,
+        };
+        let line = text_line(&e, "board-1", T);
+        assert!(!line.contains('\n'));
+        assert!(line.contains("Pgn=<3 lines>"));
+        assert!(line.contains("WhiteTimeMs=0:00:05"));
+    }
+
+    #[test]
+    fn json_lines_carry_contract_names() {
+        let v = json_line(&moved(1, "e4", "fen b - - 0 1"), "board-1", T);
+        assert_eq!(v["event"], "MovePlayed");
+        assert_eq!(v["board"], "board-1");
+        assert_eq!(v["path"], P);
+        assert_eq!(v["ply"], 1);
+        assert_eq!(v["white_ms"], 180_000);
+        assert_eq!(v["time_ms"], T);
+        let v = json_line(
+            &WatchEvent::Board {
+                path: P.into(),
+                props: Box::new(BoardProps {
+                    name: "board-1".into(),
+                    ..Default::default()
+                }),
+            },
+            "board-1",
+            T,
+        );
+        assert_eq!(v["properties"]["Name"], "board-1");
+        assert_eq!(v["properties"]["Id"], "board_1");
+        let v = json_line(&WatchEvent::DaemonStopped, "", T);
+        assert_eq!(v, json!({"event": "DaemonStopped", "time_ms": T}));
+    }
+
+    #[test]
+    fn time_of_day_is_utc() {
+        assert_eq!(time_of_day(T), "09:05:03");
+        assert_eq!(time_of_day(0), "00:00:00");
+    }
+}

@@ -1,0 +1,508 @@
+//! eboardctl end to end against the D-Bus contract: the real binary, a private bus, and a
+//! stand-in that serves the contract's API exactly (tests/ctl_support/contract.rs). Covers
+//! list, status, pgn (re-parsed), --json (parsed), every arbiter verb with its error path,
+//! the daemon-not-running message, and watch in line, JSON and full-screen (tmux) modes.
+
+mod ctl_support;
+
+use ctl_support::contract::{Daemon, path_of};
+use ctl_support::{Bus, Tmux, Watch, ctl, have_tmux};
+use serde_json::Value;
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+async fn setup() -> (tempfile::TempDir, Bus, Daemon) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bus = Bus::start(dir.path()).await;
+    let daemon = Daemon::start(
+        &bus.address,
+        &[("board-1", "/dev/ttyACM0"), ("board 2", "/dev/ttyUSB1")],
+    )
+    .await;
+    (dir, bus, daemon)
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// Plays a PGN's movetext from its start (or its FEN tag) and returns the final FEN and the
+/// SAN moves: a re-parse that fails on any move the PGN got wrong.
+fn replay_pgn(pgn: &str) -> (String, Vec<String>) {
+    let mut pos = Chess::default();
+    let mut movetext = String::new();
+    for line in pgn.lines() {
+        let t = line.trim();
+        if let Some(tag) = t.strip_prefix("[FEN \"") {
+            let fen = tag.trim_end_matches("\"]");
+            pos = fen
+                .parse::<Fen>()
+                .expect("FEN tag")
+                .into_position(CastlingMode::Standard)
+                .expect("FEN tag position");
+        } else if !t.starts_with('[') {
+            movetext.push_str(t);
+            movetext.push(' ');
+        }
+    }
+    // Drop {comments}.
+    let mut clean = String::new();
+    let mut depth = 0;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => clean.push(c),
+            _ => {}
+        }
+    }
+    let mut moves = Vec::new();
+    for word in clean.split_whitespace() {
+        if ["*", "1-0", "0-1", "1/2-1/2"].contains(&word) || word.ends_with('.') {
+            continue;
+        }
+        let m = San::from_ascii(word.as_bytes())
+            .unwrap_or_else(|e| panic!("{word:?} in the PGN is not SAN: {e}"))
+            .to_move(&pos)
+            .unwrap_or_else(|e| panic!("{word:?} in the PGN is not legal: {e}"));
+        pos.play_unchecked(m);
+        moves.push(word.to_owned());
+    }
+    (
+        Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+        moves,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_status_and_pgn() {
+    let (_dir, bus, daemon) = setup().await;
+    for san in ["e4", "e5", "Nf3", "Nc6"] {
+        daemon.play("board-1", san).await;
+    }
+    let a = bus.address.as_str();
+
+    let out = ctl(a, &["list"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    assert!(lines[0].starts_with("board 2 "), "{out:?}");
+    assert!(lines[1].starts_with("board-1 "), "{out:?}");
+    for field in ["/dev/ttyACM0", "connected", "playing", "4 half-moves"] {
+        assert!(lines[1].contains(field), "{field} missing: {out:?}");
+    }
+
+    let out = ctl(a, &["status", "board-1"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    for expected in [
+        "board-1 (board_1)  port /dev/ttyACM0  connected",
+        "8 │ ♜ · ♝ ♛ ♚ ♝ ♞ ♜ │",
+        "3 │ · · · · · ♘ · · │",
+        "White Anna  0:05:00  (running)",
+        "Black Ben  0:05:00",
+        "To move  white",
+        "Moves  1. e4 e5 2. Nf3 Nc6",
+        "Claims  none",
+        "Illegal moves  white 0, black 0",
+        "Result  *",
+    ] {
+        assert!(
+            out.stdout.contains(expected),
+            "{expected:?} missing:\n{}",
+            out.stdout
+        );
+    }
+
+    // By object id too, and a name with a space.
+    let out = ctl(a, &["status", "board_2"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("board 2 (board_2)"), "{out:?}");
+
+    let out = ctl(a, &["--json", "status", "board-1"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let v = json(&out.stdout);
+    assert_eq!(v["Name"], "board-1");
+    assert_eq!(v["Id"], "board_1");
+    assert_eq!(v["Path"], path_of("board-1"));
+    assert_eq!(v["Moves"], serde_json::json!(["e4", "e5", "Nf3", "Nc6"]));
+    assert_eq!(
+        v["IllegalMoves"],
+        serde_json::json!({"white": 0, "black": 0})
+    );
+    assert_eq!(v["Claims"], serde_json::json!([]));
+    assert_eq!(v["WhiteTimeMs"], 300_000);
+    assert_eq!(v["Turn"], "white");
+    let fen = v["Fen"].as_str().expect("Fen").to_owned();
+
+    let out = ctl(a, &["--json", "list"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let all = json(&out.stdout);
+    assert_eq!(all.as_array().map(Vec::len), Some(2));
+
+    let out = ctl(a, &["pgn", "board-1"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("[White \"Anna\"]"), "{out:?}");
+    let (final_fen, moves) = replay_pgn(&out.stdout);
+    assert_eq!(moves, vec!["e4", "e5", "Nf3", "Nc6"]);
+    assert_eq!(final_fen, fen);
+
+    let out = ctl(a, &["status", "board-9"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("no board \"board-9\"; boards: board 2, board-1"),
+        "{out:?}"
+    );
+}
+
+/// Runs a verb that the daemon must refuse with `error`.
+async fn refused(address: &str, args: &[&str], error: &str) {
+    let out = ctl(address, args).await;
+    assert_eq!(out.code, 1, "{args:?}: {out:?}");
+    assert!(
+        out.stderr
+            .contains(&format!("org.eboardd.Bridge1.Error.{error}: ")),
+        "{args:?}: {out:?}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+}
+
+/// Runs a verb that must succeed.
+async fn accepted(address: &str, args: &[&str]) -> String {
+    let out = ctl(address, args).await;
+    assert_eq!(out.code, 0, "{args:?}: {out:?}");
+    out.stdout
+}
+
+async fn status_json(address: &str, board: &str) -> Value {
+    let out = ctl(address, &["--json", "status", board]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    json(&out.stdout)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arbiter_verbs_and_their_errors() {
+    let (_dir, bus, daemon) = setup().await;
+    let a = bus.address.as_str();
+
+    refused(a, &["takeback", "board-1"], "NothingToTakeBack").await;
+    daemon.play("board-1", "e4").await;
+    let said = accepted(a, &["takeback", "board-1"]).await;
+    assert_eq!(said.trim(), "board-1: last move taken back");
+    assert_eq!(
+        status_json(a, "board-1").await["Moves"],
+        serde_json::json!([])
+    );
+
+    refused(a, &["set-position", "board-1", "not a fen"], "InvalidFen").await;
+    let fen = "8/8/8/4k3/8/8/4P3/4K3 w - - 0 40";
+    // The FEN's fields may come as separate words.
+    let words: Vec<&str> = fen.split(' ').collect();
+    let mut args = vec!["set-position", "board-1"];
+    args.extend(&words);
+    accepted(a, &args).await;
+    assert_eq!(status_json(a, "board-1").await["Fen"], fen);
+
+    refused(a, &["tags", "board-1", "Bad Key=x"], "InvalidArgument").await;
+    refused(
+        a,
+        &["tags", "board-1", "White=say \"hi\""],
+        "InvalidArgument",
+    )
+    .await;
+    accepted(a, &["tags", "board-1", "White=Carla", "Round=3"]).await;
+    let pgn = ctl(a, &["pgn", "board-1"]).await.stdout;
+    assert!(pgn.contains("[White \"Carla\"]"), "{pgn}");
+    assert!(pgn.contains("[Round \"3\"]"), "{pgn}");
+    // Not KEY=VALUE: bad usage, caught before the daemon is asked.
+    let out = ctl(a, &["tags", "board-1", "White"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+
+    refused(a, &["rules", "board-1", "bullet"], "InvalidArgument").await;
+    accepted(a, &["rules", "board-1", "blitz"]).await;
+    assert_eq!(status_json(a, "board-1").await["Rules"], "blitz");
+
+    refused(
+        a,
+        &["accept-claim", "board-1", "white", "threefold-repetition"],
+        "ClaimNotAvailable",
+    )
+    .await;
+    daemon
+        .offer_claim("board-1", "white", "fifty-moves", "e2e3")
+        .await;
+    let text = ctl(a, &["status", "board-1"]).await.stdout;
+    assert!(
+        text.contains("Claim  white may claim fifty-moves (e2e3)"),
+        "{text}"
+    );
+    // The detail is part of the claim: without it, it is not the available claim.
+    refused(
+        a,
+        &["accept-claim", "board-1", "white", "fifty-moves"],
+        "ClaimNotAvailable",
+    )
+    .await;
+    accepted(
+        a,
+        &["accept-claim", "board-1", "white", "fifty-moves", "e2e3"],
+    )
+    .await;
+    let v = status_json(a, "board-1").await;
+    assert_eq!(v["Result"], "1/2-1/2");
+    assert_eq!(v["Termination"], "claim");
+
+    let said = accepted(a, &["new-game", "board-1"]).await;
+    assert_eq!(said.trim(), "board-1: new game started");
+    assert_eq!(status_json(a, "board-1").await["State"], "playing");
+
+    refused(a, &["adjudicate", "board-1", "2-0"], "InvalidArgument").await;
+    accepted(
+        a,
+        &[
+            "adjudicate",
+            "board-1",
+            "1-0",
+            "Black",
+            "left",
+            "the",
+            "hall",
+        ],
+    )
+    .await;
+    let text = ctl(a, &["status", "board-1"]).await.stdout;
+    assert!(text.contains("Result  1-0 (adjudication)"), "{text}");
+    let pgn = ctl(a, &["pgn", "board-1"]).await.stdout;
+    assert!(pgn.contains("Black left the hall"), "{pgn}");
+
+    // A verb on a board that does not exist.
+    let out = ctl(a, &["new-game", "board-9"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("no board \"board-9\""), "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_daemon_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bus = Bus::start(dir.path()).await;
+    for args in [
+        vec!["list"],
+        vec!["status", "board-1"],
+        vec!["new-game", "board-1"],
+        vec!["watch"],
+    ] {
+        let out = ctl(&bus.address, &args).await;
+        assert_eq!(out.code, 1, "{args:?}: {out:?}");
+        assert!(
+            out.stderr.contains("eboardd is not running on the bus at"),
+            "{args:?}: {out:?}"
+        );
+    }
+    // An unreachable bus is also exit 1, with the reason.
+    let gone = format!("unix:path={}/nothing-here", dir.path().display());
+    let out = ctl(&gone, &["list"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stderr.contains("cannot reach the bus at"), "{out:?}");
+    // A malformed --bus is bad usage.
+    let out = ctl("sytem", &["list"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_prints_one_line_per_event() {
+    let (_dir, bus, daemon) = setup().await;
+    let mut w = Watch::spawn(&bus.address, &["watch"]);
+    // The snapshot comes in name order: "board 2" sorts before "board-1".
+    w.until("board-1's first line", |l| {
+        l.contains(" board-1 board: playing")
+    })
+    .await;
+    assert!(
+        w.seen[0].contains(" board 2 board: playing, 0 half-moves, /dev/ttyUSB1 connected"),
+        "{:#?}",
+        w.seen
+    );
+
+    daemon.play("board-1", "e4").await;
+    w.until("the move", |l| {
+        l.contains(" board-1 MovePlayed 1. e4 (e2e4) white 0:05:00 black 0:05:00")
+    })
+    .await;
+    daemon
+        .illegal_placement(
+            "board-1",
+            "Ke8-e6",
+            "rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR",
+        )
+        .await;
+    w.until("the illegal placement", |l| {
+        l.contains(" board-1 IllegalPlacement black to move: Ke8-e6")
+    })
+    .await;
+    daemon.complete_illegal("board-1").await;
+    w.until("the completed illegal move", |l| {
+        l.contains(" board-1 IllegalMoveCompleted black #1: Ke8-e6")
+    })
+    .await;
+    daemon.flag("board 2", "white").await;
+    w.until("the flag", |l| l.contains(" board 2 FlagFell white"))
+        .await;
+    w.until("the end", |l| {
+        l.contains(" board 2 GameEnded 0-1 time-forfeit")
+    })
+    .await;
+    daemon.add("board-3", "/dev/ttyACM3").await;
+    w.until("the new board", |l| l.contains(" board-3 board: playing"))
+        .await;
+    // Every line is one line: property changes too (Pgn is summarised, never multi-line).
+    assert!(
+        w.seen
+            .iter()
+            .any(|l| l.contains(" board-1 changed ") && l.contains("Pgn=<")),
+        "{:#?}",
+        w.seen
+    );
+    assert_eq!(w.interrupt().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_json_follows_only_the_boards_asked_for() {
+    let (_dir, bus, daemon) = setup().await;
+    let mut w = Watch::spawn(&bus.address, &["--json", "watch", "board-1"]);
+    let first = json(&w.until("the snapshot", |l| l.contains("\"Board\"")).await);
+    assert_eq!(first["board"], "board-1");
+    assert_eq!(first["properties"]["Port"], "/dev/ttyACM0");
+
+    daemon.play("board 2", "d4").await;
+    daemon.play("board-1", "c4").await;
+    let line = w.until("the move", |l| l.contains("\"MovePlayed\"")).await;
+    let v = json(&line);
+    assert_eq!(v["board"], "board-1");
+    assert_eq!(v["path"], path_of("board-1"));
+    assert_eq!(v["ply"], 1);
+    assert_eq!(v["san"], "c4");
+    assert_eq!(v["uci"], "c2c4");
+    assert_eq!(v["white_ms"], 300_000);
+    assert!(v["time_ms"].as_u64().is_some());
+    let changed = json(
+        &w.until("the Moves change", |l| l.contains("\"Moves\""))
+            .await,
+    );
+    assert_eq!(changed["event"], "PropertiesChanged");
+    assert_eq!(changed["changed"]["Moves"], serde_json::json!(["c4"]));
+    // Nothing about board 2 was printed, and every line was JSON.
+    for l in &w.seen {
+        let v = json(l);
+        assert_ne!(v["board"], "board 2", "{l}");
+    }
+
+    // Asking for a board that does not exist is an error, not an endless wait.
+    let out = ctl(&bus.address, &["watch", "board-9"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(w.interrupt().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_full_screen_shows_moves_and_alerts() {
+    if !have_tmux() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, bus, daemon) = setup().await;
+    let command = vec![
+        ctl_support::eboardctl().to_owned(),
+        "--bus".to_owned(),
+        bus.address.clone(),
+        "watch".to_owned(),
+    ];
+    let tmux = Tmux::start(dir.path(), 100, 50, &command).await;
+    tmux.until("both panels", |s| {
+        s.contains("board-1 · playing · standard") && s.contains("board 2 · playing")
+    })
+    .await;
+
+    for san in ["e4", "e5", "Nf3"] {
+        daemon.play("board-1", san).await;
+    }
+    let screen = tmux
+        .until("the moves", |s| s.contains("1. e4 e5 2. Nf3"))
+        .await;
+    assert!(screen.contains("♔ Anna"), "{screen}");
+    assert!(screen.contains("♚ Ben"), "{screen}");
+    assert!(
+        screen.contains("eboardctl watch · bus at unix:"),
+        "{screen}"
+    );
+
+    daemon
+        .illegal_placement(
+            "board-1",
+            "Ke8-e6",
+            "rnbq1bnr/pppp1ppp/4k3/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R",
+        )
+        .await;
+    tmux.until("the illegal placement alert", |s| {
+        s.contains("ATTENTION: board-1") && s.contains("ILLEGAL PLACEMENT, black to")
+    })
+    .await;
+    daemon.complete_illegal("board-1").await;
+    tmux.until("the illegal move alert", |s| {
+        s.contains("ILLEGAL MOVE by black (#1):") && s.contains("illegal moves W 0 · B 1")
+    })
+    .await;
+    // The alert is drawn on red so it is seen across the hall.
+    let coloured = tmux.capture(true).await;
+    let alert = coloured
+        .lines()
+        .find(|l| l.contains("ILLEGAL MOVE by black"))
+        .expect("alert line");
+    assert!(alert.contains("41m") || alert.contains(";41"), "{alert:?}");
+
+    daemon
+        .offer_claim("board 2", "black", "threefold-repetition", "")
+        .await;
+    tmux.until("the claim", |s| {
+        s.contains("CLAIM black: threefold-repetition")
+    })
+    .await;
+    daemon.flag("board 2", "white").await;
+    tmux.until("the flag", |s| {
+        s.contains("FLAG: white's time is up") && s.contains("RESULT 0-1 (time-forfeit)")
+    })
+    .await;
+
+    // Ctrl-C leaves the full-screen view.
+    tmux.send_keys("C-c").await;
+    tmux.until("the view to close", |s| !s.contains("eboardctl watch ·"))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_survives_a_daemon_restart() {
+    let (_dir, bus, daemon) = setup().await;
+    let mut w = Watch::spawn(&bus.address, &["watch", "board-1"]);
+    w.until("the board", |l| l.contains(" board-1 board: playing"))
+        .await;
+
+    daemon
+        .conn
+        .release_name(ctl_support::contract::BUS_NAME)
+        .await
+        .expect("release the name");
+    drop(daemon);
+    w.until("the stop", |l| l.ends_with(" eboardd stopped"))
+        .await;
+
+    let daemon = Daemon::start(&bus.address, &[("board-1", "/dev/ttyACM0")]).await;
+    w.until("the start", |l| l.ends_with(" eboardd started"))
+        .await;
+    w.until("the board again", |l| l.contains(" board-1 board: playing"))
+        .await;
+    daemon.play("board-1", "g3").await;
+    w.until("a move after the restart", |l| {
+        l.contains(" board-1 MovePlayed 1. g3 (g2g3)")
+    })
+    .await;
+    assert_eq!(w.interrupt().await, 0);
+}
