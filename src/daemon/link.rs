@@ -10,13 +10,15 @@ use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialSt
 use crate::protocol::{ClockCommand, Command, Decoder, Message};
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
-/// update-nice mode, firmware version, serial number, a full board dump, clock version.
-/// Each is written on its own (see [`HANDSHAKE_GAP_MS`]).
+/// update-nice mode, serial number, firmware version, a full board dump, clock version.
+/// Each is written on its own (see [`HANDSHAKE_GAP_MS`]). The serial number comes before
+/// the version (as in the MONO/FNOG drivers) so that a board whose firmware version is
+/// known is fully identified.
 pub fn handshake() -> Vec<Vec<u8>> {
     [
         Command::UpdateNice,
-        Command::Version,
         Command::SerialNumber,
+        Command::Version,
         Command::SendBoard,
         Command::Clock(ClockCommand::Version),
     ]
