@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::session::{Event, Input, Millis, Session};
@@ -23,6 +23,8 @@ use super::store::BoardStore;
 /// How often the session gets a `Tick` (settling, flag fall on a silent clock) and the
 /// watchdog looks at the line.
 const TICK: Duration = Duration::from_millis(100);
+/// Session ticks while the board is not connected.
+const IDLE_TICK_MS: Millis = 1_000;
 /// Silence after which a probe is sent (the board answers it with its version).
 const PROBE_AFTER: Millis = 2_000;
 /// Silence after which the board counts as gone (unless `listen_only`, which cannot probe).
@@ -98,14 +100,23 @@ impl BoardTask {
         let mut backoff = BACKOFF_MIN;
         let mut next_attempt: Millis = 0;
         let mut open_failures: u32 = 0;
+        let mut last_tick: Millis = 0;
         let mut buf = vec![0u8; 4096];
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // The next wake-up: every TICK while a link is open; without one only for the next
+        // open attempt or the idle session tick, so a rack of unplugged boards costs nothing.
+        let mut next_tick = Instant::now();
         tracing::info!(port = %self.spec.port.display(), listen_only = self.spec.listen_only, "serving board");
         // The journal is the truth: rewrite the live PGN of a restored game.
         self.store.after_publish(self.session.view(), &[]);
 
         loop {
+            let wake = if link.is_some() {
+                next_tick
+            } else {
+                let idle = self.epoch + Duration::from_millis(last_tick + IDLE_TICK_MS);
+                let attempt = self.epoch + Duration::from_millis(next_attempt);
+                next_tick.max(idle.min(attempt))
+            };
             let read = async {
                 match link.as_mut() {
                     Some(l) => l.stream.read(&mut buf).await,
@@ -173,11 +184,17 @@ impl BoardTask {
                         self.commit(Vec::new(), connected).await;
                     }
                 }
-                _ = ticker.tick() => {
+                _ = tokio::time::sleep_until(wake) => {
                     let now = self.now();
-                    match self.session.handle(Input::Tick, now) {
-                        Ok(events) => self.commit(events, connected).await,
-                        Err(e) => tracing::warn!("session refused a tick: {e}"),
+                    next_tick = Instant::now() + TICK;
+                    // Without a link nothing is settling on the board: time-based rules
+                    // (a flag falling on a clock nobody hears) only need a tick a second.
+                    if link.is_some() || now.saturating_sub(last_tick) >= IDLE_TICK_MS {
+                        last_tick = now;
+                        match self.session.handle(Input::Tick, now) {
+                            Ok(events) => self.commit(events, connected).await,
+                            Err(e) => tracing::warn!("session refused a tick: {e}"),
+                        }
                     }
                     if let Some(l) = link.as_mut() {
                         if let Err(lost) = self.watchdog(l, now).await {
