@@ -162,7 +162,12 @@ async fn start_raw(dir: &std::path::Path, bus: &Bus, extra: &[&str]) -> Daemon {
 async fn json_logs_are_json_lines() {
     let dir = tempfile::tempdir().unwrap();
     let bus = Bus::start(dir.path()).await;
-    let mut d = start_raw(dir.path(), &bus, &["--log-format", "json", "--port", "/nonexistent/j"]).await;
+    let mut d = start_raw(
+        dir.path(),
+        &bus,
+        &["--log-format", "json", "--port", "/nonexistent/j"],
+    )
+    .await;
     d.signal(Signal::SIGTERM);
     assert_eq!(code(d.wait(Duration::from_secs(5)).await), 0);
     let log = d.stderr();
@@ -173,7 +178,10 @@ async fn json_logs_are_json_lines() {
             serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         assert!(v.get("level").is_some(), "{line}");
     }
-    assert!(log.contains("\"board\""), "the board span is in the JSON: {log}");
+    assert!(
+        log.contains("\"board\""),
+        "the board span is in the JSON: {log}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,8 +190,57 @@ async fn journald_format_runs_with_or_without_a_journal() {
     let bus = Bus::start(dir.path()).await;
     let mut d = start_raw(dir.path(), &bus, &["--log-format", "journald"]).await;
     d.signal(Signal::SIGTERM);
-    assert_eq!(code(d.wait(Duration::from_secs(5)).await), 0, "{}", d.stderr());
+    assert_eq!(
+        code(d.wait(Duration::from_secs(5)).await),
+        0,
+        "{}",
+        d.stderr()
+    );
     if !std::path::Path::new("/run/systemd/journal/socket").exists() {
-        assert!(d.stderr().contains("journald"), "falls back to text: {}", d.stderr());
+        assert!(
+            d.stderr().contains("journald"),
+            "falls back to text: {}",
+            d.stderr()
+        );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_is_notified_once_the_name_is_owned() {
+    let dir = tempfile::tempdir().unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let socket_path = dir.path().join("notify");
+    let socket = tokio::net::UnixDatagram::bind(&socket_path).unwrap();
+    let mut cmd = tokio::process::Command::new(common::eboardd());
+    cmd.args([
+        "--bus",
+        &bus.address,
+        "--state-dir",
+        &dir.path().join("state").display().to_string(),
+        "--port",
+        "/nonexistent/n",
+    ])
+    .env("NOTIFY_SOCKET", &socket_path)
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .kill_on_drop(true);
+    common::die_with_parent(&mut cmd);
+    let _child = cmd.spawn().unwrap();
+    let mut buf = [0u8; 256];
+    let n = common::within(common::WAIT, "READY=1", socket.recv(&mut buf))
+        .await
+        .unwrap();
+    let message = String::from_utf8_lossy(&buf[..n]);
+    assert!(message.contains("READY=1"), "{message}");
+    // By then the name is owned and the boards are on the bus.
+    let conn = bus.client().await;
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.unwrap();
+    assert!(
+        dbus.name_has_owner("org.eboardd.Bridge1".try_into().unwrap())
+            .await
+            .unwrap()
+    );
+    let b = common::proxies::fresh(&conn, "n").await;
+    assert_eq!(b.port().await.unwrap(), "/nonexistent/n");
 }

@@ -10,7 +10,6 @@ use common::{die_with_parent, eboardd, within};
 use tokio::process::Command;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn demo_plays_a_game_and_exits_0() {
     let mut cmd = Command::new(eboardd());
     cmd.arg("--demo")

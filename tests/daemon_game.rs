@@ -1,8 +1,9 @@
 //! End-to-end games: the crate's simulator on ptys → the `eboardd` binary → a private bus →
 //! a zbus client checking signals and properties.
 //!
-//! These need the real session (tracker + clock + arbiter + game); with the provisional
-//! session body they are ignored.
+//! Each test waits for the daemon's `GameStarted` before the players move, as people wait
+//! for the arbiter's go: a move made before the daemon's first board dump leaves it no start
+//! position to follow.
 
 mod common;
 
@@ -29,6 +30,13 @@ fn quick(seed: u64) -> ScenarioOptions {
     }
 }
 
+/// The board's properties as the daemon has them now (see `proxies::fresh`).
+async fn now<'a>(conn: &zbus::Connection, b: &BoardProxy<'_>) -> BoardProxy<'a> {
+    let path = b.inner().path().to_string();
+    let id = path.rsplit('/').next().unwrap_or_default().to_owned();
+    proxies::fresh(conn, &id).await
+}
+
 fn sans(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
@@ -37,6 +45,13 @@ async fn ready(sim: &SimHandle) {
     sim.wait_for_update_mode(WAIT)
         .await
         .expect("the daemon puts the board in update mode");
+}
+
+/// The daemon has seen the start position: only then do the players move (a move made
+/// before the daemon's first board dump would leave it nothing to start from).
+async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
+    ready(sim).await;
+    wait_started(events).await;
 }
 
 async fn wait_started(events: &mut Events) {
@@ -52,7 +67,6 @@ async fn wait_moves(events: &Events, want: &[String]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn corpus_games_with_clock_on_three_boards_one_reversed() {
     let dir = tempfile::tempdir().unwrap();
     let games = corpus_games(3, 40..=80);
@@ -91,6 +105,9 @@ async fn corpus_games_with_clock_on_three_boards_one_reversed() {
     for sim in &sims {
         ready(sim).await;
     }
+    for e in events.iter_mut() {
+        wait_started(e).await;
+    }
     let play = |i: usize| {
         let sim = &sims[i];
         let game = &games[i];
@@ -110,45 +127,56 @@ async fn corpus_games_with_clock_on_three_boards_one_reversed() {
         let want = games[i].sans.clone();
         wait_moves(&events[i], &want).await;
         let b = proxies::board(&s.conn, id).await;
-        assert_eq!(b.moves().await.unwrap(), want, "board {id}");
-        assert!(b.clock_connected().await.unwrap(), "board {id}");
-        assert!(b.in_sync().await.unwrap(), "board {id}");
-        let pgn = b.pgn().await.unwrap();
+        assert_eq!(
+            now(&s.conn, &b).await.moves().await.unwrap(),
+            want,
+            "board {id}"
+        );
+        assert!(
+            now(&s.conn, &b).await.clock_connected().await.unwrap(),
+            "board {id}"
+        );
+        assert!(
+            now(&s.conn, &b).await.in_sync().await.unwrap(),
+            "board {id}"
+        );
+        let pgn = now(&s.conn, &b).await.pgn().await.unwrap();
         assert!(pgn.contains("[%clk "), "board {id}: {pgn}");
-        // Plies count from 1 without gaps, clock stamps are plausible.
-        let plies: Vec<u32> = events[i]
-            .all()
-            .iter()
-            .filter_map(|e| match e {
+        // Every MovePlayed extends the game by one ply (a provisional move the tracker
+        // corrects is retracted first), and its clock stamps are plausible.
+        let mut len = 0u32;
+        for e in events[i].all() {
+            match e {
                 Ev::MovePlayed {
                     ply,
                     white_ms,
                     black_ms,
                     ..
                 } => {
-                    assert!(*white_ms > 0 && *black_ms > 0, "board {id}: {e:?}");
-                    Some(*ply)
+                    assert_eq!(ply, len + 1, "board {id}");
+                    assert!(white_ms > 0 && black_ms > 0, "board {id}: ply {ply}");
+                    len = ply;
                 }
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            plies,
-            (1..=want.len() as u32).collect::<Vec<_>>(),
-            "board {id}"
-        );
+                Ev::MoveRetracted(ply, _) => {
+                    assert!(ply <= len, "board {id}: retracts ply {ply} of {len}");
+                    len = ply - 1;
+                }
+                Ev::GameStarted(_) => len = 0,
+                _ => {}
+            }
+        }
+        assert_eq!(len as usize, want.len(), "board {id}");
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn illegal_placement_alerted_before_the_press_then_completed() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "ill", 1.0, BoardOptions::default()).await;
     let port = sim.path().display().to_string();
     let s = Setup::start_in(dir, &["--port", &port]).await;
     let mut events = Events::start(&s.conn, "ill").await;
-    ready(&sim).await;
+    ready_to_play(&sim, &mut events).await;
     let b = proxies::board(&s.conn, "ill").await;
     let mut sc = Scenario::new(&sim, quick(7));
     sc.run(&[Step::Moves(sans(&["e4", "e5"]))]).await.unwrap();
@@ -170,8 +198,15 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
         matches!(&ev, Ev::IllegalPlacement { player, .. } if player == "white"),
         "{ev:?}"
     );
-    assert!(!b.pending_illegal().await.unwrap().is_empty());
-    assert!(!b.in_sync().await.unwrap());
+    assert!(
+        !now(&s.conn, &b)
+            .await
+            .pending_illegal()
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!now(&s.conn, &b).await.in_sync().await.unwrap());
     assert!(
         !events
             .all()
@@ -195,14 +230,13 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn threefold_claim_one_move_ahead_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "rep", 1.0, BoardOptions::default()).await;
     let port = sim.path().display().to_string();
     let s = Setup::start_in(dir, &["--port", &port]).await;
     let mut events = Events::start(&s.conn, "rep").await;
-    ready(&sim).await;
+    ready_to_play(&sim, &mut events).await;
     let b = proxies::board(&s.conn, "rep").await;
     let shuffle = sans(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
     let mut sc = Scenario::new(&sim, quick(3));
@@ -230,8 +264,8 @@ async fn threefold_claim_one_move_ahead_accepted() {
         .next_matching("GameEnded", |e| matches!(e, Ev::GameEnded(..)))
         .await;
     assert_eq!(ev, Ev::GameEnded("1/2-1/2".into(), "claim".into()));
-    assert_eq!(b.result().await.unwrap(), "1/2-1/2");
-    assert_eq!(b.state().await.unwrap(), "finished");
+    assert_eq!(now(&s.conn, &b).await.result().await.unwrap(), "1/2-1/2");
+    assert_eq!(now(&s.conn, &b).await.state().await.unwrap(), "finished");
 }
 
 fn short_clock() -> BoardOptions {
@@ -245,14 +279,13 @@ fn short_clock() -> BoardOptions {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn flag_fall_with_mating_material_loses() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "flag", 10.0, short_clock()).await;
     let port = sim.path().display().to_string();
     let s = Setup::start_in(dir, &["--port", &port, "--rules", "rapid"]).await;
     let mut events = Events::start(&s.conn, "flag").await;
-    ready(&sim).await;
+    ready_to_play(&sim, &mut events).await;
     let mut sc = Scenario::new(&sim, quick(5));
     sc.run(&[Step::Moves(sans(&["e4", "e5", "Nf3"])), Step::FlagFall])
         .await
@@ -268,7 +301,6 @@ async fn flag_fall_with_mating_material_loses() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn flag_fall_without_mating_material_is_a_draw() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "flag2", 10.0, short_clock()).await;
@@ -298,14 +330,13 @@ async fn flag_fall_without_mating_material_is_a_draw() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn move_made_while_unplugged_is_inferred_after_replug() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "unp", 1.0, BoardOptions::default()).await;
     let port = sim.path().display().to_string();
     let s = Setup::start_in(dir, &["--port", &port]).await;
-    let events = Events::start(&s.conn, "unp").await;
-    ready(&sim).await;
+    let mut events = Events::start(&s.conn, "unp").await;
+    ready_to_play(&sim, &mut events).await;
     let b = proxies::board(&s.conn, "unp").await;
     let mut sc = Scenario::new(&sim, quick(11));
     sc.run(&[Step::Moves(sans(&["e4", "e5"]))]).await.unwrap();
@@ -318,18 +349,20 @@ async fn move_made_while_unplugged_is_inferred_after_replug() {
     sc.step(&Step::Replug).await.unwrap();
     wait_property(&mut connected, "Connected = true", |c| *c).await;
     wait_moves(&events, &sans(&["e4", "e5", "Nf3"])).await;
-    assert_eq!(b.moves().await.unwrap(), sans(&["e4", "e5", "Nf3"]));
+    assert_eq!(
+        now(&s.conn, &b).await.moves().await.unwrap(),
+        sans(&["e4", "e5", "Nf3"])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real Session"]
 async fn kill_9_mid_game_then_restore_and_continue() {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "k9", 1.0, BoardOptions::default()).await;
     let port = sim.path().display().to_string();
     let mut s = Setup::start_in(dir, &["--port", &port]).await;
-    let events = Events::start(&s.conn, "k9").await;
-    ready(&sim).await;
+    let mut events = Events::start(&s.conn, "k9").await;
+    ready_to_play(&sim, &mut events).await;
     let first = sans(&["d4", "Nf6", "c4", "e6", "Nc3", "Bb4"]);
     let mut sc = Scenario::new(&sim, quick(13));
     sc.run(&[Step::Moves(first.clone())]).await.unwrap();
@@ -342,24 +375,26 @@ async fn kill_9_mid_game_then_restore_and_continue() {
     let mut again = Daemon::spawn(&s.bus, s.dir.path(), &["--port", &port]);
     again.wait_for_name(&s.conn).await;
     let b: BoardProxy<'_> = proxies::board(&s.conn, "k9").await;
-    assert_eq!(b.moves().await.unwrap(), first, "restored from the journal");
+    assert_eq!(
+        now(&s.conn, &b).await.moves().await.unwrap(),
+        first,
+        "restored from the journal"
+    );
     let events = Events::start(&s.conn, "k9").await;
     let mut connected = b.receive_connected_changed().await;
     wait_property(&mut connected, "Connected after restart", |c| *c).await;
     sc.run(&[Step::Moves(sans(&["e3", "O-O"]))]).await.unwrap();
+    // The game goes on from ply 7 (a castling done rook first may show a provisional
+    // rook move that is retracted and replaced).
     events
-        .wait_until("plies 7 and 8", |all| {
-            let plies: Vec<u32> = all
-                .iter()
-                .filter_map(|e| match e {
-                    Ev::MovePlayed { ply, .. } => Some(*ply),
-                    _ => None,
-                })
-                .collect();
-            plies == [7, 8]
-        })
+        .wait_until("plies 7 and 8", |all| sans_of(all) == sans(&["e3", "O-O"]))
         .await;
+    let first_ply = events.all().iter().find_map(|e| match e {
+        Ev::MovePlayed { ply, .. } => Some(*ply),
+        _ => None,
+    });
+    assert_eq!(first_ply, Some(7));
     let mut all = first.clone();
     all.extend(sans(&["e3", "O-O"]));
-    assert_eq!(b.moves().await.unwrap(), all);
+    assert_eq!(now(&s.conn, &b).await.moves().await.unwrap(), all);
 }

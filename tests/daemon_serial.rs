@@ -14,6 +14,28 @@ async fn wait_connected(b: &BoardProxy<'_>, want: bool) {
     wait_property(&mut s, &format!("Connected = {want}"), |c| *c == want).await;
 }
 
+/// Wait until the daemon has written `bytes` to the board (at any time since it started).
+async fn wait_sent(board: &FakeBoard, bytes: &[u8]) {
+    common::within(
+        common::WAIT,
+        &format!("the daemon to send {bytes:02x?}"),
+        async {
+            while board
+                .received
+                .lock()
+                .unwrap()
+                .windows(bytes.len())
+                .filter(|w| *w == bytes)
+                .count()
+                == 0
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        },
+    )
+    .await;
+}
+
 fn count(haystack: &[u8], byte: u8) -> usize {
     haystack.iter().filter(|b| **b == byte).count()
 }
@@ -30,6 +52,8 @@ async fn handshake_identifies_the_board() {
     wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
     let mut sn = b.receive_serial_number_changed().await;
     wait_property(&mut sn, "SerialNumber", |v| v == "13116").await;
+    // The handshake goes out one command at a time; wait for its last one (clock version).
+    wait_sent(&board, &[0x2B, 0x03, 0x03, 0x09, 0x00]).await;
     let sent = board.received.lock().unwrap().clone();
     assert_eq!(
         sent.first(),
@@ -93,20 +117,34 @@ async fn unplugged_board_reconnects_and_others_are_undisturbed() {
 
     a.unplug();
     wait_connected(&ba, false).await;
+
     assert!(bb.connected().await.unwrap(), "board b is not affected");
 
     a.plug();
     wait_connected(&ba, true).await;
+
+    // The handshake is paced: its board dump request follows the first answer.
+    common::within(
+        common::WAIT,
+        "a dump request after the new handshake",
+        async {
+            loop {
+                {
+                    let sent = a.received.lock().unwrap();
+                    let last = sent.iter().rposition(|b| *b == 0x4B).unwrap_or(0);
+                    if sent[last..].contains(&0x42) {
+                        break;
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        },
+    )
+    .await;
     let after = count(&a.received.lock().unwrap(), 0x4B);
     assert!(
         after > handshakes,
         "the handshake is sent again after replugging"
-    );
-    let sent = a.received.lock().unwrap().clone();
-    let last_handshake = sent.iter().rposition(|b| *b == 0x4B).unwrap();
-    assert!(
-        sent[last_handshake..].contains(&0x42),
-        "a fresh board dump is asked for after reconnecting"
     );
     assert!(bb.connected().await.unwrap());
     let c = proxies::board(&s.conn, "c").await;

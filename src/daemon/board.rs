@@ -5,11 +5,12 @@
 //! A board's failures stay inside its task: an unopenable port, junk on the line or a
 //! vanished device only change its own `Connected` property.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::session::{Event, Input, Millis, Session};
@@ -22,6 +23,8 @@ use super::store::BoardStore;
 /// How often the session gets a `Tick` (settling, flag fall on a silent clock) and the
 /// watchdog looks at the line.
 const TICK: Duration = Duration::from_millis(100);
+/// Session ticks while the board is not connected.
+const IDLE_TICK_MS: Millis = 1_000;
 /// Silence after which a probe is sent (the board answers it with its version).
 const PROBE_AFTER: Millis = 2_000;
 /// Silence after which the board counts as gone (unless `listen_only`, which cannot probe).
@@ -50,6 +53,18 @@ struct Link {
     /// When a complete message last arrived (`None`: not yet since opening).
     last_rx: Option<Millis>,
     last_probe: Millis,
+    /// Commands waiting to be written, one per [`link::HANDSHAKE_GAP_MS`].
+    outbox: VecDeque<Vec<u8>>,
+    /// When the next queued command may go out.
+    next_write: Millis,
+}
+
+impl Link {
+    /// Queue the handshake (a board that never answered gets it again on a probe).
+    fn queue_handshake(&mut self, not_before: Millis) {
+        self.outbox.extend(link::handshake());
+        self.next_write = self.next_write.max(not_before);
+    }
 }
 
 /// Why a link was closed.
@@ -85,14 +100,23 @@ impl BoardTask {
         let mut backoff = BACKOFF_MIN;
         let mut next_attempt: Millis = 0;
         let mut open_failures: u32 = 0;
+        let mut last_tick: Millis = 0;
         let mut buf = vec![0u8; 4096];
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // The next wake-up: every TICK while a link is open; without one only for the next
+        // open attempt or the idle session tick, so a rack of unplugged boards costs nothing.
+        let mut next_tick = Instant::now();
         tracing::info!(port = %self.spec.port.display(), listen_only = self.spec.listen_only, "serving board");
         // The journal is the truth: rewrite the live PGN of a restored game.
         self.store.after_publish(self.session.view(), &[]);
 
         loop {
+            let wake = if link.is_some() {
+                next_tick
+            } else {
+                let idle = self.epoch + Duration::from_millis(last_tick + IDLE_TICK_MS);
+                let attempt = self.epoch + Duration::from_millis(next_attempt);
+                next_tick.max(idle.min(attempt))
+            };
             let read = async {
                 match link.as_mut() {
                     Some(l) => l.stream.read(&mut buf).await,
@@ -122,7 +146,7 @@ impl BoardTask {
                         Ok(n) => {
                             let bytes = &buf[..n];
                             self.store.record(bytes);
-                            let l = link.as_mut().expect("read only runs with a link");
+                            let Some(l) = link.as_mut() else { continue };
                             let skipped_before = l.reader.skipped();
                             let messages = l.reader.push(bytes);
                             let skipped = l.reader.skipped() - skipped_before;
@@ -160,11 +184,17 @@ impl BoardTask {
                         self.commit(Vec::new(), connected).await;
                     }
                 }
-                _ = ticker.tick() => {
+                _ = tokio::time::sleep_until(wake) => {
                     let now = self.now();
-                    match self.session.handle(Input::Tick, now) {
-                        Ok(events) => self.commit(events, connected).await,
-                        Err(e) => tracing::warn!("session refused a tick: {e}"),
+                    next_tick = Instant::now() + TICK;
+                    // Without a link nothing is settling on the board: time-based rules
+                    // (a flag falling on a clock nobody hears) only need a tick a second.
+                    if link.is_some() || now.saturating_sub(last_tick) >= IDLE_TICK_MS {
+                        last_tick = now;
+                        match self.session.handle(Input::Tick, now) {
+                            Ok(events) => self.commit(events, connected).await,
+                            Err(e) => tracing::warn!("session refused a tick: {e}"),
+                        }
                     }
                     if let Some(l) = link.as_mut() {
                         if let Err(lost) = self.watchdog(l, now).await {
@@ -176,7 +206,7 @@ impl BoardTask {
                             self.commit(Vec::new(), connected).await;
                         }
                     } else if now >= next_attempt {
-                        match self.connect(now).await {
+                        match self.connect(now) {
                             Ok(l) => {
                                 tracing::info!("port opened");
                                 self.store.note("port opened");
@@ -203,26 +233,36 @@ impl BoardTask {
         tracing::info!("board stopped");
     }
 
-    /// Open the port and send the handshake (unless listen-only).
-    async fn connect(&mut self, now: Millis) -> std::io::Result<Link> {
-        let mut stream = link::open(&self.spec.port)?;
-        if !self.spec.listen_only {
-            write(&mut stream, &link::handshake()).await?;
-        }
-        Ok(Link {
+    /// Open the port and queue the handshake (unless listen-only).
+    fn connect(&mut self, now: Millis) -> std::io::Result<Link> {
+        let stream = link::open(&self.spec.port)?;
+        let mut l = Link {
             stream,
             reader: Reader::new(),
             opened_at: now,
             last_rx: None,
             last_probe: now,
-        })
+            outbox: VecDeque::new(),
+            next_write: now,
+        };
+        if !self.spec.listen_only {
+            l.queue_handshake(now + link::OPEN_SETTLE_MS);
+        }
+        Ok(l)
     }
 
-    /// Probe a quiet board; declare a silent one lost.
+    /// Write queued commands when due, probe a quiet board, declare a silent one lost.
     async fn watchdog(&self, l: &mut Link, now: Millis) -> Result<(), Lost> {
         if self.spec.listen_only {
             // A listen-only link cannot ask; silence is a quiet game, not a lost board.
             return Ok(());
+        }
+        if now >= l.next_write
+            && let Some(bytes) = l.outbox.pop_front()
+        {
+            tracing::debug!(bytes = ?bytes, queued = l.outbox.len(), "write");
+            write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
+            l.next_write = now + link::HANDSHAKE_GAP_MS;
         }
         let heard = l.last_rx.unwrap_or(l.opened_at);
         let silence = now.saturating_sub(heard);
@@ -231,13 +271,11 @@ impl BoardTask {
         }
         if silence >= PROBE_AFTER && now.saturating_sub(l.last_probe) >= PROBE_AFTER {
             l.last_probe = now;
-            // A board that never answered gets the whole handshake again.
-            let bytes = if l.last_rx.is_some() {
-                link::probe()
-            } else {
-                link::handshake()
-            };
-            write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
+            if l.last_rx.is_some() {
+                l.outbox.push_back(link::probe());
+            } else if l.outbox.is_empty() {
+                l.queue_handshake(now);
+            }
         }
         Ok(())
     }
@@ -246,7 +284,11 @@ impl BoardTask {
     async fn commit(&mut self, events: Vec<Event>, connected: bool) {
         if !events.is_empty() {
             for e in &events {
-                tracing::info!(event = ?e, "event");
+                match e {
+                    // Journal records carry whole game snapshots: too much for the log.
+                    Event::Record(_) => tracing::debug!(event = ?e, "record"),
+                    _ => tracing::info!(event = ?e, "event"),
+                }
             }
             if let Err(e) = self.store.append(&events) {
                 // Publishing anyway: hiding the game from the arbiter would not make the

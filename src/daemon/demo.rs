@@ -77,11 +77,30 @@ async fn demo(args: &Args, work: &Path) -> anyhow::Result<()> {
         base_ms: 15 * 60_000,
         increment_ms: 10_000,
     };
+    // The bus first: a dbus-daemon started after the simulator would inherit its pty
+    // master, which is not close-on-exec. The daemon after the simulator, so its port
+    // is there from the start.
+    let (conn, private, description) = choose_bus(work).await?;
     let sim = SimBoard::spawn(options)
         .await
         .context("cannot start the simulated board")?;
     let settings = demo_settings(work, &link, args.record.clone());
-    let bus = start_on_a_bus(&settings, work).await?;
+    let service = Service::start(conn, &settings).await?;
+    let client = match &private {
+        Some(p) => {
+            zbus::connection::Builder::address(p.address.as_str())
+                .build()
+                .await
+        }
+        None => zbus::connection::Builder::session().build().await,
+    }
+    .context("cannot connect the demo's client")?;
+    let bus = DemoBus {
+        service,
+        _private: private,
+        client,
+        description,
+    };
     println!(
         "eboardd {} demo: simulated DGT board + clock on {} ({}), D-Bus: {}",
         env!("CARGO_PKG_VERSION"),
@@ -129,22 +148,21 @@ fn demo_settings(work: &Path, link: &Path, record_dir: Option<PathBuf>) -> Setti
 }
 
 /// The session bus if reachable and the name is free there, else a private bus.
-async fn start_on_a_bus(settings: &Settings, work: &Path) -> anyhow::Result<DemoBus> {
+async fn choose_bus(work: &Path) -> anyhow::Result<(Connection, Option<PrivateBus>, String)> {
     if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
         let conn = zbus::connection::Builder::session().build();
         if let Ok(Ok(conn)) = tokio::time::timeout(Duration::from_secs(2), conn).await {
-            match Service::start(conn, settings).await {
-                Ok(service) => {
-                    let client = zbus::connection::Builder::session().build().await?;
-                    return Ok(DemoBus {
-                        service,
-                        _private: None,
-                        client,
-                        description: "the session bus".into(),
-                    });
-                }
-                Err(e) => tracing::info!("not using the session bus: {e:#}"),
+            let free = match zbus::fdo::DBusProxy::new(&conn).await {
+                Ok(dbus) => match BUS_NAME.try_into() {
+                    Ok(name) => !dbus.name_has_owner(name).await.unwrap_or(true),
+                    Err(_) => false,
+                },
+                Err(_) => false,
+            };
+            if free {
+                return Ok((conn, None, "the session bus".into()));
             }
+            tracing::info!("{BUS_NAME} is taken on the session bus; using a private bus");
         }
     }
     let private = PrivateBus::start(work).await?;
@@ -152,17 +170,8 @@ async fn start_on_a_bus(settings: &Settings, work: &Path) -> anyhow::Result<Demo
         .build()
         .await
         .context("cannot connect to the private bus")?;
-    let service = Service::start(conn, settings).await?;
-    let client = zbus::connection::Builder::address(private.address.as_str())
-        .build()
-        .await?;
     let description = format!("a private bus at {}", private.address);
-    Ok(DemoBus {
-        service,
-        _private: Some(private),
-        client,
-        description,
-    })
+    Ok((conn, Some(private), description))
 }
 
 /// What the printing client tells the script.

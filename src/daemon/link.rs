@@ -10,20 +10,29 @@ use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialSt
 use crate::protocol::{ClockCommand, Command, Decoder, Message};
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
-/// update-nice mode, firmware version, serial number, a full board dump, clock version.
-pub fn handshake() -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for command in [
+/// update-nice mode, serial number, firmware version, a full board dump, clock version.
+/// Each is written on its own (see [`HANDSHAKE_GAP_MS`]). The serial number comes before
+/// the version (as in the MONO/FNOG drivers) so that a board whose firmware version is
+/// known is fully identified.
+pub fn handshake() -> Vec<Vec<u8>> {
+    [
         Command::UpdateNice,
-        Command::Version,
         Command::SerialNumber,
+        Command::Version,
         Command::SendBoard,
         Command::Clock(ClockCommand::Version),
-    ] {
-        command.encode(&mut bytes);
-    }
-    bytes
+    ]
+    .iter()
+    .map(Command::to_bytes)
+    .collect()
 }
+
+/// Wait after opening the port before the first command: USB boards and adapters may
+/// still be settling (picochess waits 500 ms, the Dart driver 300 ms).
+pub const OPEN_SETTLE_MS: u64 = 300;
+/// Gap between two handshake commands: at power-up a board is in bus mode and buffers a
+/// single command; picochess gives it 100 ms per command.
+pub const HANDSHAKE_GAP_MS: u64 = 100;
 
 /// Sent when the line has been silent for a while: a board answers with its version, a
 /// vanished one shows up as a write error or as continued silence.
@@ -107,7 +116,7 @@ mod tests {
 
     #[test]
     fn handshake_starts_update_nice_and_asks_for_a_dump() {
-        let h = handshake();
+        let h: Vec<u8> = handshake().concat();
         assert_eq!(h[0], 0x4B);
         assert!(h.ends_with(&[0x2B, 0x03, 0x03, 0x09, 0x00]), "{h:02x?}");
         assert!(h.contains(&0x42));

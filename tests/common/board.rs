@@ -5,9 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, WriteHalf};
-use tokio::task::JoinHandle;
-use tokio_serial::SerialStream;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
 
 /// The standard start position as a board dump payload, normal orientation (a8 first).
 pub fn start_position() -> [u8; 64] {
@@ -50,9 +54,21 @@ impl Default for Identity {
 }
 
 struct Plugged {
-    writer: Arc<tokio::sync::Mutex<WriteHalf<SerialStream>>>,
-    task: JoinHandle<()>,
-    _slave: SerialStream,
+    /// Bytes for the board thread to write (from [`FakeBoard::send`]).
+    outgoing: std_mpsc::Sender<(Vec<u8>, oneshot::Sender<()>)>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// The board's own handle on the slave keeps the pty alive between daemon opens.
+    _slave: OwnedFd,
+}
+
+impl Drop for Plugged {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// A fake board. The daemon opens [`FakeBoard::path`].
@@ -81,28 +97,55 @@ impl FakeBoard {
     }
 
     /// Create a fresh pty and point the symlink at it.
+    ///
+    /// The board runs on its own thread with plain non-blocking reads of the pty master, so
+    /// it does not depend on the async runtime of the test (or its wake-ups).
     pub fn plug(&mut self) {
         assert!(self.plugged.is_none(), "already plugged");
-        let (master, slave) = SerialStream::pair().expect("pty pair");
-        let slave_name = tokio_serial::SerialPort::name(&slave).expect("pty name");
+        let pty = nix::pty::openpty(None, None).expect("openpty");
+        // Raw mode before anyone opens the slave: no echo, no line editing, no XON/XOFF.
+        let mut tio = nix::sys::termios::tcgetattr(&pty.slave).unwrap();
+        nix::sys::termios::cfmakeraw(&mut tio);
+        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &tio).unwrap();
+        let slave_name = nix::unistd::ttyname(&pty.slave).expect("pty name");
         let _ = std::fs::remove_file(&self.path);
         std::os::unix::fs::symlink(&slave_name, &self.path).unwrap();
-        let (mut reader, writer) = tokio::io::split(master);
-        let writer = Arc::new(tokio::sync::Mutex::new(writer));
-        let task = {
-            let writer = writer.clone();
+        let flags = nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+        nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+        let mut master = std::fs::File::from(pty.master);
+
+        let (outgoing, to_write) = std_mpsc::channel::<(Vec<u8>, oneshot::Sender<()>)>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
             let identity = self.identity.clone();
             let received = self.received.clone();
             let answering = self.answering.clone();
-            tokio::spawn(async move {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
                 let mut buf = [0u8; 256];
                 // Bytes of a clock frame still to skip (0x2B, size, then `size` bytes).
                 let mut skip = 0usize;
                 let mut want_size = false;
-                loop {
-                    let n = match reader.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
+                while !stop.load(Ordering::Relaxed) {
+                    while let Ok((bytes, done)) = to_write.try_recv() {
+                        if write_all(&mut master, &bytes, &stop).is_err() {
+                            return;
+                        }
+                        let _ = done.send(());
+                    }
+                    let n = match master.read(&mut buf) {
+                        Ok(0) => return,
                         Ok(n) => n,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            std::thread::sleep(Duration::from_millis(1));
+                            continue;
+                        }
+                        // EIO: nobody has the slave open right now.
+                        Err(_) => {
+                            std::thread::sleep(Duration::from_millis(5));
+                            continue;
+                        }
                     };
                     received.lock().unwrap().extend_from_slice(&buf[..n]);
                     for &b in &buf[..n] {
@@ -133,7 +176,7 @@ impl FakeBoard {
                             0x42 => dump_message(&id.fields),
                             _ => continue,
                         };
-                        if writer.lock().await.write_all(&reply).await.is_err() {
+                        if write_all(&mut master, &reply, &stop).is_err() {
                             return;
                         }
                     }
@@ -141,27 +184,27 @@ impl FakeBoard {
             })
         };
         self.plugged = Some(Plugged {
-            writer,
-            task,
-            _slave: slave,
+            outgoing,
+            stop,
+            thread: Some(thread),
+            _slave: pty.slave,
         });
     }
 
     /// Pull the cable: the pty goes away and so does the symlink.
     pub fn unplug(&mut self) {
-        if let Some(p) = self.plugged.take() {
-            p.task.abort();
-            drop(p);
-        }
+        drop(self.plugged.take());
         let _ = std::fs::remove_file(&self.path);
     }
 
-    /// Send raw bytes to the daemon as the board.
+    /// Send raw bytes to the daemon as the board; returns once they are written.
     pub async fn send(&self, bytes: &[u8]) {
         let p = self.plugged.as_ref().expect("board is unplugged");
-        let mut w = p.writer.lock().await;
-        w.write_all(bytes).await.expect("write to pty");
-        w.flush().await.unwrap();
+        let (done, written) = oneshot::channel();
+        p.outgoing
+            .send((bytes.to_vec(), done))
+            .expect("fake board thread alive");
+        written.await.expect("write to pty");
     }
 
     pub fn path_str(&self) -> String {
@@ -173,4 +216,21 @@ impl Drop for FakeBoard {
     fn drop(&mut self) {
         self.unplug();
     }
+}
+
+/// Write everything to a non-blocking fd, waiting out a full buffer.
+fn write_all(f: &mut std::fs::File, mut bytes: &[u8], stop: &AtomicBool) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match f.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if stop.load(Ordering::Relaxed) {
+                    return Err(e);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

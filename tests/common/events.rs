@@ -120,7 +120,7 @@ impl Events {
     pub async fn wait_until(&self, what: &str, pred: impl Fn(&[Ev]) -> bool) {
         let seen = self.seen.clone();
         let notify = self.notify.clone();
-        within(WAIT, what, async {
+        let wait = async {
             loop {
                 let notified = notify.notified();
                 if pred(&seen.lock().unwrap()) {
@@ -128,23 +128,49 @@ impl Events {
                 }
                 notified.await;
             }
-        })
-        .await;
+        };
+        if tokio::time::timeout(WAIT, wait).await.is_err() {
+            panic!(
+                "timed out after {WAIT:?} waiting for {what}; signals so far:\n{}",
+                self.describe()
+            );
+        }
+    }
+
+    /// The received signals other than `PropertiesChanged`, one per line.
+    pub fn describe(&self) -> String {
+        self.all()
+            .iter()
+            .filter(|e| !matches!(e, Ev::Changed(..)))
+            .map(|e| format!("  {e:?}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
 /// The moves of the current game (SAN) after these events: `MovePlayed` in order, minus
 /// retracted ones, restarting at each `GameStarted`.
 pub fn sans_of(events: &[Ev]) -> Vec<String> {
+    // Recording may start mid-game (after a restart): plies count from the first one seen.
+    let mut base: Option<usize> = None;
     let mut out: Vec<String> = Vec::new();
     for ev in events {
         match ev {
             Ev::MovePlayed { ply, san, .. } => {
-                out.truncate((*ply as usize).saturating_sub(1));
+                let ply = *ply as usize;
+                let base = *base.get_or_insert(ply.saturating_sub(1));
+                out.truncate(ply.saturating_sub(1 + base));
                 out.push(san.clone());
             }
-            Ev::MoveRetracted(ply, _) => out.truncate((*ply as usize).saturating_sub(1)),
-            Ev::GameStarted(_) => out.clear(),
+            Ev::MoveRetracted(ply, _) => {
+                if let Some(base) = base {
+                    out.truncate((*ply as usize).saturating_sub(1 + base));
+                }
+            }
+            Ev::GameStarted(_) => {
+                out.clear();
+                base = Some(0);
+            }
             _ => {}
         }
     }

@@ -23,13 +23,22 @@ use tokio::process::{Child, Command};
 /// The default wait for anything the daemon should do promptly.
 pub const WAIT: Duration = Duration::from_secs(10);
 
-/// Give a child a parent-death signal, so it dies with the test even on a panic.
+/// Give a child a parent-death signal, so it dies with the test even on a panic, and keep
+/// it from inheriting the test's other descriptors: a pty master created by the test (fake
+/// boards, the simulator) and inherited by the daemon would never hang up on unplug.
 pub fn die_with_parent(cmd: &mut Command) {
-    // SAFETY: only an async-signal-safe syscall runs between fork and exec.
+    // SAFETY: only async-signal-safe syscalls (prctl, fcntl) run between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
             nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(std::io::Error::from)
+                .map_err(std::io::Error::from)?;
+            for fd in 3..4096 {
+                let flags = nix::libc::fcntl(fd, nix::libc::F_GETFD);
+                if flags >= 0 {
+                    nix::libc::fcntl(fd, nix::libc::F_SETFD, flags | nix::libc::FD_CLOEXEC);
+                }
+            }
+            Ok(())
         });
     }
 }

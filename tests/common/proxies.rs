@@ -132,3 +132,15 @@ pub fn error_message(e: &zbus::Error) -> String {
         other => other.to_string(),
     }
 }
+
+/// A board proxy that reads every property from the daemon (no cache), for checks right
+/// after a method call or a signal: a cached proxy may not have processed the matching
+/// `PropertiesChanged` yet.
+pub async fn fresh<'a>(conn: &zbus::Connection, id: &str) -> BoardProxy<'a> {
+    BoardProxy::builder(conn)
+        .path(format!("/org/eboardd/Bridge1/Board/{id}"))
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .unwrap()
+}
