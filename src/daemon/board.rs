@@ -155,14 +155,18 @@ impl BoardTask {
                             }
                             if !messages.is_empty() {
                                 l.last_rx = Some(now);
-                                if !connected {
-                                    tracing::info!("board answers");
-                                    connected = true;
-                                    backoff = BACKOFF_MIN;
-                                    open_failures = 0;
-                                }
                             }
                             let mut events = Vec::new();
+                            if !messages.is_empty() && !connected {
+                                tracing::info!("board answers");
+                                connected = true;
+                                backoff = BACKOFF_MIN;
+                                open_failures = 0;
+                                // Only now is the clock's silence meaningful again.
+                                if let Ok(mut e) = self.session.handle(Input::Link(true), now) {
+                                    events.append(&mut e);
+                                }
+                            }
                             for message in messages {
                                 tracing::trace!(?message, "message");
                                 match self.session.handle(Input::Board(message), now) {
@@ -176,12 +180,10 @@ impl BoardTask {
                         Err(e) => Some(Lost::Io(e)),
                     };
                     if let Some(lost) = lost {
-                        tracing::warn!("board lost: {lost}");
-                        self.store.note(&format!("lost: {lost}"));
                         link = None;
                         connected = false;
                         next_attempt = now + backoff;
-                        self.commit(Vec::new(), connected).await;
+                        self.link_lost(&lost, now).await;
                     }
                 }
                 _ = tokio::time::sleep_until(wake) => {
@@ -198,12 +200,10 @@ impl BoardTask {
                     }
                     if let Some(l) = link.as_mut() {
                         if let Err(lost) = self.watchdog(l, now).await {
-                            tracing::warn!("board lost: {lost}");
-                            self.store.note(&format!("lost: {lost}"));
                             link = None;
                             connected = false;
                             next_attempt = now + backoff;
-                            self.commit(Vec::new(), connected).await;
+                            self.link_lost(&lost, now).await;
                         }
                     } else if now >= next_attempt {
                         match self.connect(now) {
@@ -231,6 +231,18 @@ impl BoardTask {
         }
         self.store.flush();
         tracing::info!("board stopped");
+    }
+
+    /// The link is gone (unplugged, silent, I/O error): say so once, tell the session (no
+    /// flag falls by silence while nobody listens) and publish `Connected = false`.
+    async fn link_lost(&mut self, lost: &Lost, now: Millis) {
+        tracing::warn!("board lost: {lost}");
+        self.store.note(&format!("lost: {lost}"));
+        let events = self
+            .session
+            .handle(Input::Link(false), now)
+            .unwrap_or_default();
+        self.commit(events, false).await;
     }
 
     /// Open the port and queue the handshake (unless listen-only).
