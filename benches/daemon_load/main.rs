@@ -157,6 +157,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
         config.style.noise,
     );
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
+    println!("daemon_load: daemon under test {}", binary.display());
     for &boards in &config.boards {
         let report = run_one(&binary, boards, &config, games.clone()).await?;
         report.print();
@@ -189,6 +190,11 @@ struct Report {
     vm_rss_kib: u64,
     threads: u64,
     properties_changed: u64,
+    /// CPU of this process (the simulated boards and the client) over the play.
+    own_cpu_pct: f64,
+    /// `/proc/loadavg` before and after the play: the machine may be shared.
+    load_before: String,
+    load_after: String,
     shutdown: Option<Duration>,
     exit: String,
     complaints: Vec<String>,
@@ -258,6 +264,10 @@ impl Report {
             self.properties_changed,
             self.properties_changed as f64 / self.secs
         );
+        println!(
+            "benchmark process (simulators + client) CPU: {:.2}%; load average before {} / after {}",
+            self.own_cpu_pct, self.load_before, self.load_after
+        );
         match self.shutdown {
             Some(d) => println!("SIGTERM -> exit {} in {} ms", self.exit, d.as_millis()),
             None => println!("shutdown: {}", self.exit),
@@ -275,6 +285,16 @@ impl Report {
             }
         }
     }
+}
+
+/// The 1-, 5- and 15-minute load averages.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The `p`-th percentile (nearest rank) of sorted microseconds, in milliseconds.
@@ -364,6 +384,9 @@ async fn run_one(
     let stop_at = start + Duration::from_secs(config.secs);
     let cpu0 = cpu_ticks(pid)?;
     let bus0 = cpu_ticks(bus_pid)?;
+    let own_pid = std::process::id() as i32;
+    let own0 = cpu_ticks(own_pid)?;
+    let load_before = load_average();
     let expected: Arc<Mutex<Vec<Expected>>> = Arc::default();
     let players: Vec<_> = sims
         .iter()
@@ -394,6 +417,8 @@ async fn run_one(
     let play_secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_ticks(pid)?;
     let bus1 = cpu_ticks(bus_pid)?;
+    let own1 = cpu_ticks(own_pid)?;
+    let load_after = load_average();
     let mut results: Vec<PlayerResult> = Vec::with_capacity(boards);
     for p in players {
         results.push(p.await.unwrap_or_else(|e| PlayerResult {
@@ -454,6 +479,9 @@ async fn run_one(
         daemon_peak_window_pct: peak_window,
         daemon_startup_cpu_s: startup_cpu,
         bus_cpu_pct: (bus1 - bus0) as f64 / tck / play_secs * 100.0,
+        own_cpu_pct: (own1 - own0) as f64 / tck / play_secs * 100.0,
+        load_before,
+        load_after,
         vm_hwm_kib: vm_hwm,
         vm_rss_kib: vm_rss,
         threads,
