@@ -17,7 +17,9 @@
 //!
 //! Settings (environment): `EBOARDD_BENCH_BOARDS` (comma-separated board counts, default
 //! `50,200`), `EBOARDD_BENCH_SECS` (playing time per configuration, default 90),
-//! `EBOARDD_BENCH_THINK_MS` (thinking time per move, `lo-hi` ms, default `1000-8000`).
+//! `EBOARDD_BENCH_THINK_MS` (thinking time per move, `lo-hi` ms, default `1000-8000`),
+//! `EBOARDD_BENCH_DIR` (where the daemon's state directory is made, default the system's
+//! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out).
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
 //! `--test`, it does a smoke run of 2 boards for 3 s. It never fails on a figure: the numbers
 //! are printed, not asserted.
@@ -174,6 +176,8 @@ struct Report {
     latencies_us: Vec<u64>,
     /// From the simulator's confirmation that it queued the update (lower bound).
     latencies_after_us: Vec<u64>,
+    /// The slowest moves: (latency µs, seconds into the play, board, game, ply).
+    slowest: Vec<(u64, f64, usize, u32, u32)>,
     lost: usize,
     wrong: usize,
     extra: usize,
@@ -239,6 +243,17 @@ impl Report {
             percentile(&self.latencies_after_us, 99.0),
             percentile(&self.latencies_after_us, 100.0),
         );
+        let slow: Vec<String> = self
+            .slowest
+            .iter()
+            .map(|(us, t, b, g, p)| {
+                format!(
+                    "{:.1} ms @{t:.1}s b{b:03} g{g} ply {p}",
+                    *us as f64 / 1000.0
+                )
+            })
+            .collect();
+        println!("  slowest: {}", slow.join("; "));
         if self.before_reach > 0 {
             println!(
                 "moves published before their final sensor update: {}",
@@ -313,10 +328,23 @@ async fn run_one(
     config: &Config,
     games: Arc<Vec<PgnGame>>,
 ) -> anyhow::Result<Report> {
-    let dir = tempfile::Builder::new()
-        .prefix("eboardd-load-")
-        .tempdir()
-        .context("cannot create a temporary directory")?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("eboardd-load-");
+    let dir = match std::env::var_os("EBOARDD_BENCH_DIR") {
+        Some(parent) => builder.tempdir_in(&parent).with_context(|| {
+            format!(
+                "cannot create a directory in EBOARDD_BENCH_DIR={}",
+                Path::new(&parent).display()
+            )
+        })?,
+        None => builder
+            .tempdir()
+            .context("cannot create a temporary directory")?,
+    };
+    println!(
+        "daemon_load: {boards} boards, daemon state under {}, daemon pid follows",
+        dir.path().display()
+    );
     let bus = Bus::start(dir.path()).await?;
 
     // The boards: a symlink per board names its object (`b000`, `b001`, …).
@@ -354,6 +382,7 @@ async fn run_one(
 
     let mut daemon = Daemon::spawn(binary, &bus, dir.path(), &ports)?;
     let pid = daemon.pid()?;
+    println!("daemon_load: eboardd pid {pid}");
     let bus_pid = bus.pid().context("dbus-daemon has exited")?;
     let tck = clock_ticks_per_second() as f64;
     procs::wait_for_name(
@@ -467,6 +496,7 @@ async fn run_one(
         moves_played: expected.len(),
         latencies_us: Vec::with_capacity(expected.len()),
         latencies_after_us: Vec::with_capacity(expected.len()),
+        slowest: Vec::new(),
         lost: 0,
         wrong: 0,
         extra: 0,
@@ -507,9 +537,10 @@ async fn run_one(
         // From the last time the board came to show the move before the signal arrived.
         match e.reached.iter().rev().find(|(asked, _)| asked <= at) {
             Some((asked, done)) => {
-                report
-                    .latencies_us
-                    .push(at.duration_since(*asked).as_micros() as u64);
+                let us = at.duration_since(*asked).as_micros() as u64;
+                report.latencies_us.push(us);
+                let into = asked.saturating_duration_since(start).as_secs_f64();
+                report.slowest.push((us, into, e.board, e.game, e.ply));
                 report
                     .latencies_after_us
                     .push(at.saturating_duration_since(*done).as_micros() as u64);
@@ -529,5 +560,9 @@ async fn run_one(
     drop(received);
     report.latencies_us.sort_unstable();
     report.latencies_after_us.sort_unstable();
+    report
+        .slowest
+        .sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
+    report.slowest.truncate(8);
     Ok(report)
 }
