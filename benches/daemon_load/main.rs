@@ -199,6 +199,8 @@ struct Report {
     /// `/proc/loadavg` before and after the play: the machine may be shared.
     load_before: String,
     load_after: String,
+    /// Bytes in the daemon's state directory (journals, PGN files) at the end.
+    state_bytes: u64,
     shutdown: Option<Duration>,
     exit: String,
     complaints: Vec<String>,
@@ -283,6 +285,10 @@ impl Report {
             "benchmark process (simulators + client) CPU: {:.2}%; load average before {} / after {}",
             self.own_cpu_pct, self.load_before, self.load_after
         );
+        println!(
+            "state directory at the end: {:.1} MiB",
+            self.state_bytes as f64 / (1024.0 * 1024.0)
+        );
         match self.shutdown {
             Some(d) => println!("SIGTERM -> exit {} in {} ms", self.exit, d.as_millis()),
             None => println!("shutdown: {}", self.exit),
@@ -300,6 +306,21 @@ impl Report {
             }
         }
     }
+}
+
+/// Total size of the files under `dir`.
+fn tree_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => tree_size(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 /// The 1-, 5- and 15-minute load averages.
@@ -483,6 +504,7 @@ async fn run_one(
     };
     client.stop();
     let complaints = daemon.complaints();
+    let state_bytes = tree_size(&dir.path().join("state"));
     for sim in &sims {
         sim.shutdown().await;
     }
@@ -512,6 +534,7 @@ async fn run_one(
         own_cpu_pct: (own1 - own0) as f64 / tck / play_secs * 100.0,
         load_before,
         load_after,
+        state_bytes,
         vm_hwm_kib: vm_hwm,
         vm_rss_kib: vm_rss,
         threads,
