@@ -113,8 +113,12 @@ impl Player<'_> {
                 if Instant::now() >= stop_at {
                     return Ok(());
                 }
-                self.play_move(&position, *mv, game_no, ply as u32 + 1)
-                    .await?;
+                if !self
+                    .play_move(&position, *mv, game_no, ply as u32 + 1, stop_at)
+                    .await?
+                {
+                    return Ok(());
+                }
                 position.play_unchecked(*mv);
                 result.plies_in_last_game = ply + 1;
             }
@@ -155,15 +159,22 @@ impl Player<'_> {
 
     /// Think, move the pieces by hand, press the clock (as the simulator's scenario driver
     /// does), noting when the board came to show the move.
+    /// Returns false when `stop_at` came while thinking (the move was not made).
     async fn play_move(
         &mut self,
         position: &Chess,
         mv: Move,
         game: u32,
         ply: u32,
-    ) -> anyhow::Result<()> {
+        stop_at: Instant,
+    ) -> anyhow::Result<bool> {
         let think = self.between(self.style.pace.think_ms);
-        self.sim.sleep(think).await;
+        let left = stop_at.saturating_duration_since(Instant::now());
+        self.sim.sleep(think.min(left.as_millis() as u64)).await;
+        if Instant::now() >= stop_at {
+            // Time was called while the player was thinking.
+            return Ok(false);
+        }
         let steps = self.hands.steps(position, mv);
         let target = position.clone().play(mv)?.board().clone();
         let mut board = position.board().clone();
@@ -215,6 +226,6 @@ impl Player<'_> {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(expected);
-        Ok(())
+        Ok(true)
     }
 }
