@@ -169,9 +169,11 @@ impl Player<'_> {
         stop_at: Instant,
     ) -> anyhow::Result<bool> {
         let think = self.between(self.style.pace.think_ms);
-        let left = stop_at.saturating_duration_since(Instant::now());
-        self.sim.sleep(think.min(left.as_millis() as u64)).await;
-        if Instant::now() >= stop_at {
+        let left = stop_at
+            .saturating_duration_since(Instant::now())
+            .as_millis() as u64;
+        self.sim.sleep(think.min(left)).await;
+        if think >= left || Instant::now() >= stop_at {
             // Time was called while the player was thinking.
             return Ok(false);
         }
