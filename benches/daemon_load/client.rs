@@ -1,0 +1,181 @@
+//! The D-Bus client side: one connection subscribed to every signal under the bridge's
+//! object tree, on its own thread and runtime, so that the time a signal is received is not
+//! delayed by the simulated boards sharing the benchmark process.
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use anyhow::Context as _;
+use tokio::sync::oneshot;
+use zbus::message::Type;
+use zbus::{MatchRule, MessageStream};
+
+/// Object path prefix of the boards; the benchmark names board `i` `b<i>` (zero-padded).
+pub const BOARD_PREFIX: &str = "/org/eboardd/Bridge1/Board/b";
+
+/// What one board's object said.
+#[derive(Debug, Default)]
+pub struct BoardLog {
+    /// `GameStarted` signals so far: the number of the game moves are filed under.
+    pub games: u32,
+    /// Every `MovePlayed` as (uci, time received), by (game, ply), in arrival order.
+    pub moves: HashMap<(u32, u32), Vec<(String, Instant)>>,
+    pub retractions: u32,
+    pub properties_changed: u64,
+    pub other_signals: u64,
+}
+
+/// Everything received, per board index.
+#[derive(Debug, Default)]
+pub struct Received {
+    pub boards: Vec<BoardLog>,
+    /// Signals from paths outside the benchmark's boards (manager, ObjectManager).
+    pub unrelated: u64,
+    pub undecodable: u64,
+}
+
+/// A shared, growing [`Received`].
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<Received>>);
+
+impl Log {
+    pub fn new(boards: usize) -> Self {
+        let mut r = Received::default();
+        r.boards.resize_with(boards, BoardLog::default);
+        Log(Arc::new(Mutex::new(r)))
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Received> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `GameStarted` signals seen for board `i`.
+    pub fn games(&self, i: usize) -> u32 {
+        self.lock().boards.get(i).map_or(0, |b| b.games)
+    }
+
+    fn file(&self, msg: &zbus::Message, at: Instant) {
+        let header = msg.header();
+        let (Some(path), Some(member)) = (header.path(), header.member()) else {
+            return;
+        };
+        let mut log = self.lock();
+        let index = path
+            .as_str()
+            .strip_prefix(BOARD_PREFIX)
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&i| i < log.boards.len());
+        let Some(i) = index else {
+            log.unrelated += 1;
+            return;
+        };
+        let body = msg.body();
+        match member.as_str() {
+            "GameStarted" => log.boards[i].games += 1,
+            "MovePlayed" => match body.deserialize::<(u32, String, String, String, u64, u64)>() {
+                Ok((ply, _san, uci, _fen, _white, _black)) => {
+                    let board = &mut log.boards[i];
+                    let game = board.games;
+                    board.moves.entry((game, ply)).or_default().push((uci, at));
+                }
+                Err(_) => log.undecodable += 1,
+            },
+            "MoveRetracted" => log.boards[i].retractions += 1,
+            "PropertiesChanged" => log.boards[i].properties_changed += 1,
+            _ => log.boards[i].other_signals += 1,
+        }
+    }
+}
+
+/// The running client; dropping it does not stop it, [`Client::stop`] does.
+pub struct Client {
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Client {
+    /// Connect to `address`, subscribe, and return once the subscription is in place.
+    pub async fn start(address: String, log: Log) -> anyhow::Result<Client> {
+        let (ready_tx, ready_rx) = oneshot::channel::<anyhow::Result<()>>();
+        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("dbus-client".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e.into()));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    let stream = async {
+                        let conn = zbus::connection::Builder::address(address.as_str())
+                            .build()
+                            .await?;
+                        let rule = MatchRule::builder()
+                            .msg_type(Type::Signal)
+                            .path_namespace("/org/eboardd/Bridge1")
+                            .build()?;
+                        // A queue deep enough that the stream never makes the connection
+                        // wait (zbus applies back-pressure rather than dropping).
+                        let depth = NonZeroUsize::new(1 << 20);
+                        let stream = MessageStream::for_match_rule(rule, &conn, depth).await?;
+                        anyhow::Ok((conn, stream))
+                    };
+                    let (_conn, mut stream) = match stream.await {
+                        Ok(s) => {
+                            let _ = ready_tx.send(Ok(()));
+                            s
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    loop {
+                        let next = std::future::poll_fn(|cx| {
+                            futures_core::Stream::poll_next(std::pin::Pin::new(&mut stream), cx)
+                        });
+                        tokio::select! {
+                            _ = &mut stop_rx => break,
+                            msg = next => match msg {
+                                Some(Ok(msg)) => log.file(&msg, Instant::now()),
+                                Some(Err(_)) => log.lock().undecodable += 1,
+                                None => break,
+                            },
+                        }
+                    }
+                });
+            })
+            .context("cannot start the client thread")?;
+        ready_rx
+            .await
+            .context("the client thread stopped before subscribing")?
+            .context("cannot subscribe to the bridge's signals")?;
+        Ok(Client {
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

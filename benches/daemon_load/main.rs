@@ -1,0 +1,591 @@
+//! End-to-end load benchmark of the `eboardd` binary with real parts: every board a simulated
+//! DGT board + clock behind its own pty, the daemon built from this crate, a private
+//! `dbus-daemon`, and one zbus client subscribed to every signal of the bridge.
+//!
+//! For each board count it measures
+//! - the latency from the sensor update that completes a move on the pty to the matching
+//!   `MovePlayed` (board, game, ply, uci) at the client: p50 / p90 / p99 / max;
+//! - the daemon's CPU (utime + stime from `/proc/<pid>/stat`) over the playing time, its
+//!   busiest 5-second window, and its peak RSS (`VmHWM`), plus the bus daemon's CPU;
+//! - lost, wrong and extra moves: every move played against the `MovePlayed` received.
+//!
+//! ```text
+//! cargo bench --bench daemon_load                       # 50 and 200 boards, 90 s each
+//! EBOARDD_BENCH_BOARDS=200 EBOARDD_BENCH_SECS=120 cargo bench --bench daemon_load
+//! cargo bench --bench daemon_load -- --test             # a few seconds' smoke run
+//! ```
+//!
+//! Settings (environment): `EBOARDD_BENCH_BOARDS` (comma-separated board counts, default
+//! `50,200`), `EBOARDD_BENCH_SECS` (playing time per configuration, default 90),
+//! `EBOARDD_BENCH_THINK_MS` (thinking time per move, `lo-hi` ms, default `1000-8000`),
+//! `EBOARDD_BENCH_DIR` (where the daemon's state directory is made, default the system's
+//! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out).
+//! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
+//! `--test`, it does a smoke run of 2 boards for 3 s. It never fails on a figure: the numbers
+//! are printed, not asserted.
+
+mod client;
+mod driver;
+mod procs;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use eboardd::board::Orientation;
+use eboardd::sim::{
+    BoardOptions, ClockSetup, Noise, Pace, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
+};
+
+use client::{Client, Log};
+use driver::{Expected, PlayerResult, Style};
+use procs::{Bus, Daemon, clock_ticks_per_second, cpu_ticks, status_value};
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
+/// Games shorter than this are skipped: a benchmark board should spend its time playing.
+const MIN_PLIES: usize = 40;
+/// Time after the players stop for the last signals to arrive.
+const DRAIN: Duration = Duration::from_secs(3);
+/// Window of the busiest-CPU figure.
+const CPU_WINDOW: Duration = Duration::from_secs(5);
+
+struct Config {
+    boards: Vec<usize>,
+    secs: u64,
+    style: Style,
+    smoke: bool,
+}
+
+impl Config {
+    fn from_env_and_args() -> anyhow::Result<Config> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let bench = args.iter().any(|a| a == "--bench");
+        let test = args.iter().any(|a| a == "--test");
+        let clock = ClockSetup {
+            base_ms: 15 * 60_000,
+            increment_ms: 10_000,
+        };
+        if test || !bench {
+            return Ok(Config {
+                boards: vec![2],
+                secs: 3,
+                style: Style {
+                    pace: Pace {
+                        think_ms: (50, 150),
+                        press_ms: (20, 50),
+                        hand_ms: (20, 60),
+                    },
+                    noise: Noise::Clean,
+                    clock,
+                },
+                smoke: true,
+            });
+        }
+        let boards = match std::env::var("EBOARDD_BENCH_BOARDS") {
+            Ok(v) => v
+                .split(',')
+                .map(|n| n.trim().parse::<usize>())
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("EBOARDD_BENCH_BOARDS={v:?}: want e.g. 50,200"))?,
+            Err(_) => vec![50, 200],
+        };
+        anyhow::ensure!(
+            boards.iter().all(|&n| (1..=999).contains(&n)),
+            "board counts must be 1..=999"
+        );
+        let secs = match std::env::var("EBOARDD_BENCH_SECS") {
+            Ok(v) => v
+                .trim()
+                .parse()
+                .with_context(|| format!("EBOARDD_BENCH_SECS={v:?}: want seconds"))?,
+            Err(_) => 90,
+        };
+        let mut pace = Pace::human();
+        if let Ok(v) = std::env::var("EBOARDD_BENCH_THINK_MS") {
+            let (lo, hi) = v
+                .split_once('-')
+                .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+                .with_context(|| format!("EBOARDD_BENCH_THINK_MS={v:?}: want lo-hi"))?;
+            pace.think_ms = (lo, hi);
+        }
+        Ok(Config {
+            boards,
+            secs,
+            style: Style {
+                pace,
+                noise: Noise::Noisy,
+                clock,
+            },
+            smoke: false,
+        })
+    }
+}
+
+fn main() {
+    let config = match Config::from_env_and_args() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("daemon_load: {e:#}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    if let Err(e) = runtime.block_on(run(config)) {
+        eprintln!("daemon_load: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(config: Config) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(CORPUS)
+        .with_context(|| format!("cannot read the corpus {CORPUS}"))?;
+    let games: Vec<PgnGame> = parse_games(&text)
+        .into_iter()
+        .filter(|g| g.tag("FEN").is_none() && g.moves().is_ok_and(|m| m.len() >= MIN_PLIES))
+        .collect();
+    anyhow::ensure!(!games.is_empty(), "no usable games in {CORPUS}");
+    let games = Arc::new(games);
+    println!(
+        "daemon_load: {} corpus games; {} mode; {} s per configuration; think {:?} ms; {:?} handling",
+        games.len(),
+        if config.smoke { "smoke" } else { "bench" },
+        config.secs,
+        config.style.pace.think_ms,
+        config.style.noise,
+    );
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
+    println!("daemon_load: daemon under test {}", binary.display());
+    for &boards in &config.boards {
+        let report = run_one(&binary, boards, &config, games.clone()).await?;
+        report.print();
+    }
+    Ok(())
+}
+
+/// Figures of one configuration.
+struct Report {
+    boards: usize,
+    secs: f64,
+    moves_played: usize,
+    /// From just before the final sensor update was asked of the simulator (upper bound).
+    latencies_us: Vec<u64>,
+    /// From the simulator's confirmation that it queued the update (lower bound).
+    latencies_after_us: Vec<u64>,
+    /// The slowest moves: (latency µs, seconds into the play, board, game, ply).
+    slowest: Vec<(u64, f64, usize, u32, u32)>,
+    lost: usize,
+    wrong: usize,
+    extra: usize,
+    provisional: usize,
+    retractions: u32,
+    before_reach: usize,
+    moves_property_mismatch: usize,
+    player_errors: Vec<String>,
+    daemon_cpu_pct: f64,
+    daemon_peak_window_pct: f64,
+    daemon_startup_cpu_s: f64,
+    bus_cpu_pct: f64,
+    vm_hwm_kib: u64,
+    vm_rss_kib: u64,
+    threads: u64,
+    properties_changed: u64,
+    /// CPU of this process (the simulated boards and the client) over the play.
+    own_cpu_pct: f64,
+    /// `/proc/loadavg` before and after the play: the machine may be shared.
+    load_before: String,
+    load_after: String,
+    /// Bytes in the daemon's state directory (journals, PGN files) at the end.
+    state_bytes: u64,
+    shutdown: Option<Duration>,
+    exit: String,
+    complaints: Vec<String>,
+}
+
+impl Report {
+    fn percentile(&self, p: f64) -> f64 {
+        percentile(&self.latencies_us, p)
+    }
+
+    fn print(&self) {
+        let n = self.latencies_us.len();
+        let mean = if n == 0 {
+            f64::NAN
+        } else {
+            self.latencies_us.iter().sum::<u64>() as f64 / n as f64 / 1000.0
+        };
+        println!();
+        println!("== {} boards, {:.0} s of play ==", self.boards, self.secs);
+        println!(
+            "moves played {}  | MovePlayed matched {}  lost {}  wrong {}  extra {}  | provisional MovePlayed replaced {}  MoveRetracted {}  | final Moves property mismatches {}",
+            self.moves_played,
+            n,
+            self.lost,
+            self.wrong,
+            self.extra,
+            self.provisional,
+            self.retractions,
+            self.moves_property_mismatch
+        );
+        println!(
+            "latency last sensor update -> MovePlayed at client (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}  mean {:.2}",
+            self.percentile(50.0),
+            self.percentile(90.0),
+            self.percentile(99.0),
+            self.percentile(100.0),
+            mean
+        );
+        println!(
+            "  (from the simulator's confirmation instead: p50 {:.2}  p99 {:.2}  max {:.2})",
+            percentile(&self.latencies_after_us, 50.0),
+            percentile(&self.latencies_after_us, 99.0),
+            percentile(&self.latencies_after_us, 100.0),
+        );
+        let slow: Vec<String> = self
+            .slowest
+            .iter()
+            .map(|(us, t, b, g, p)| {
+                format!(
+                    "{:.1} ms @{t:.1}s b{b:03} g{g} ply {p}",
+                    *us as f64 / 1000.0
+                )
+            })
+            .collect();
+        println!("  slowest: {}", slow.join("; "));
+        if self.before_reach > 0 {
+            println!(
+                "moves published before their final sensor update: {}",
+                self.before_reach
+            );
+        }
+        println!(
+            "eboardd CPU over the play: {:.2}% of one core (busiest {} s: {:.2}%); start-up CPU {:.2} s",
+            self.daemon_cpu_pct,
+            CPU_WINDOW.as_secs(),
+            self.daemon_peak_window_pct,
+            self.daemon_startup_cpu_s
+        );
+        println!(
+            "eboardd memory: peak RSS (VmHWM) {:.1} MiB, RSS at end {:.1} MiB, {} threads",
+            self.vm_hwm_kib as f64 / 1024.0,
+            self.vm_rss_kib as f64 / 1024.0,
+            self.threads
+        );
+        println!(
+            "dbus-daemon CPU over the play: {:.2}%; PropertiesChanged received {} ({:.1}/s)",
+            self.bus_cpu_pct,
+            self.properties_changed,
+            self.properties_changed as f64 / self.secs
+        );
+        println!(
+            "benchmark process (simulators + client) CPU: {:.2}%; load average before {} / after {}",
+            self.own_cpu_pct, self.load_before, self.load_after
+        );
+        println!(
+            "state directory at the end: {:.1} MiB",
+            self.state_bytes as f64 / (1024.0 * 1024.0)
+        );
+        match self.shutdown {
+            Some(d) => println!("SIGTERM -> exit {} in {} ms", self.exit, d.as_millis()),
+            None => println!("shutdown: {}", self.exit),
+        }
+        if !self.player_errors.is_empty() {
+            println!("player errors ({}):", self.player_errors.len());
+            for e in self.player_errors.iter().take(10) {
+                println!("  {e}");
+            }
+        }
+        if !self.complaints.is_empty() {
+            println!("eboardd WARN/ERROR lines: {}", self.complaints.len());
+            for c in self.complaints.iter().take(10) {
+                println!("  {c}");
+            }
+        }
+    }
+}
+
+/// Total size of the files under `dir`.
+fn tree_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => tree_size(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// The 1-, 5- and 15-minute load averages.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The `p`-th percentile (nearest rank) of sorted microseconds, in milliseconds.
+fn percentile(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted_us.len() as f64).ceil() as usize;
+    let i = rank.clamp(1, sorted_us.len()) - 1;
+    sorted_us[i] as f64 / 1000.0
+}
+
+async fn run_one(
+    binary: &Path,
+    boards: usize,
+    config: &Config,
+    games: Arc<Vec<PgnGame>>,
+) -> anyhow::Result<Report> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("eboardd-load-");
+    let dir = match std::env::var_os("EBOARDD_BENCH_DIR") {
+        Some(parent) => builder.tempdir_in(&parent).with_context(|| {
+            format!(
+                "cannot create a directory in EBOARDD_BENCH_DIR={}",
+                Path::new(&parent).display()
+            )
+        })?,
+        None => builder
+            .tempdir()
+            .context("cannot create a temporary directory")?,
+    };
+    println!(
+        "daemon_load: {boards} boards, daemon state under {}, daemon pid follows",
+        dir.path().display()
+    );
+    let bus = Bus::start(dir.path()).await?;
+
+    // The boards: a symlink per board names its object (`b000`, `b001`, …).
+    let mut sims: Vec<Arc<SimHandle>> = Vec::with_capacity(boards);
+    for i in 0..boards {
+        let sim = SimBoard::spawn(SimOptions {
+            board: BoardOptions {
+                // Some boards stand the other way round, as they do in a real hall.
+                orientation: if i % 5 == 4 {
+                    Orientation::Reversed
+                } else {
+                    Orientation::Normal
+                },
+                clock_setup: config.style.clock,
+                serial: format!("{:05}", 10_000 + i),
+                ..BoardOptions::default()
+            },
+            link: Some(dir.path().join(format!("b{i:03}"))),
+            speed: 1.0,
+            tap: false,
+        })
+        .await
+        .with_context(|| format!("cannot start simulated board {i}"))?;
+        sims.push(Arc::new(sim));
+    }
+    let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
+
+    // Subscribe before the daemon starts, so no signal is missed.
+    let log = Log::new(boards);
+    let mut client = Client::start(bus.address.clone(), log.clone()).await?;
+    let control = zbus::connection::Builder::address(bus.address.as_str())
+        .build()
+        .await
+        .context("cannot connect to the private bus")?;
+
+    let mut daemon = Daemon::spawn(binary, &bus, dir.path(), &ports)?;
+    let pid = daemon.pid()?;
+    println!("daemon_load: eboardd pid {pid}");
+    let bus_pid = bus.pid().context("dbus-daemon has exited")?;
+    let tck = clock_ticks_per_second() as f64;
+    procs::wait_for_name(
+        &control,
+        "org.eboardd.Bridge1",
+        &mut daemon,
+        Duration::from_secs(30),
+    )
+    .await?;
+    // Every board connected (handshake done) and its first game announced.
+    let ready_by = Instant::now() + Duration::from_secs(60);
+    for (i, sim) in sims.iter().enumerate() {
+        sim.wait_for_update_mode(Duration::from_secs(60))
+            .await
+            .with_context(|| format!("board {i} never got the handshake"))?;
+    }
+    while (0..boards).any(|i| log.games(i) == 0) {
+        anyhow::ensure!(
+            Instant::now() < ready_by,
+            "not every board announced its game within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let startup_cpu = cpu_ticks(pid)? as f64 / tck;
+
+    // Play.
+    let start = Instant::now();
+    let stop_at = start + Duration::from_secs(config.secs);
+    let cpu0 = cpu_ticks(pid)?;
+    let bus0 = cpu_ticks(bus_pid)?;
+    let own_pid = std::process::id() as i32;
+    let own0 = cpu_ticks(own_pid)?;
+    let load_before = load_average();
+    let expected: Arc<Mutex<Vec<Expected>>> = Arc::default();
+    let players: Vec<_> = sims
+        .iter()
+        .enumerate()
+        .map(|(i, sim)| {
+            tokio::spawn(driver::play_board(
+                i,
+                sim.clone(),
+                games.clone(),
+                config.style,
+                stop_at,
+                log.clone(),
+                expected.clone(),
+            ))
+        })
+        .collect();
+    // The busiest window, sampled while the boards play.
+    let mut peak_window = 0.0f64;
+    let mut last = (Instant::now(), cpu0);
+    while Instant::now() + CPU_WINDOW <= stop_at {
+        tokio::time::sleep(CPU_WINDOW).await;
+        let now = (Instant::now(), cpu_ticks(pid)?);
+        let pct = (now.1 - last.1) as f64 / tck / (now.0 - last.0).as_secs_f64() * 100.0;
+        peak_window = peak_window.max(pct);
+        last = now;
+    }
+    tokio::time::sleep_until(stop_at.into()).await;
+    let play_secs = start.elapsed().as_secs_f64();
+    let cpu1 = cpu_ticks(pid)?;
+    let bus1 = cpu_ticks(bus_pid)?;
+    let own1 = cpu_ticks(own_pid)?;
+    let load_after = load_average();
+    let mut results: Vec<PlayerResult> = Vec::with_capacity(boards);
+    for p in players {
+        results.push(p.await.unwrap_or_else(|e| PlayerResult {
+            error: Some(format!("player task failed: {e}")),
+            ..PlayerResult::default()
+        }));
+    }
+    tokio::time::sleep(DRAIN).await;
+    let vm_hwm = status_value(pid, "VmHWM").unwrap_or(0);
+    let vm_rss = status_value(pid, "VmRSS").unwrap_or(0);
+    let threads = status_value(pid, "Threads").unwrap_or(0);
+
+    // The final Moves property of every board against the plies of its last game.
+    let mut mismatch = 0;
+    for (i, r) in results.iter().enumerate() {
+        let path = format!("{}{i:03}", client::BOARD_PREFIX);
+        let props = zbus::fdo::PropertiesProxy::builder(&control)
+            .destination("org.eboardd.Bridge1")
+            .path(path)
+            .build()
+            .await?;
+        let iface = zbus::names::InterfaceName::try_from("org.eboardd.Bridge1.Board")?;
+        let moves = props.get(iface, "Moves").await?;
+        let moves: Vec<String> = moves.try_into().context("Moves is not `as`")?;
+        if moves.len() != r.plies_in_last_game {
+            mismatch += 1;
+        }
+    }
+
+    let (shutdown, exit) = match daemon.terminate().await {
+        Ok((status, took)) => (Some(took), status.to_string()),
+        Err(e) => (None, format!("{e:#}")),
+    };
+    client.stop();
+    let complaints = daemon.complaints();
+    let state_bytes = tree_size(&dir.path().join("state"));
+    for sim in &sims {
+        sim.shutdown().await;
+    }
+    drop(bus);
+
+    let expected = std::mem::take(&mut *expected.lock().unwrap_or_else(|p| p.into_inner()));
+    let received = log.lock();
+    let mut report = Report {
+        boards,
+        secs: play_secs,
+        moves_played: expected.len(),
+        latencies_us: Vec::with_capacity(expected.len()),
+        latencies_after_us: Vec::with_capacity(expected.len()),
+        slowest: Vec::new(),
+        lost: 0,
+        wrong: 0,
+        extra: 0,
+        provisional: 0,
+        retractions: received.boards.iter().map(|b| b.retractions).sum(),
+        before_reach: 0,
+        moves_property_mismatch: mismatch,
+        player_errors: results.iter().filter_map(|r| r.error.clone()).collect(),
+        daemon_cpu_pct: (cpu1 - cpu0) as f64 / tck / play_secs * 100.0,
+        daemon_peak_window_pct: peak_window,
+        daemon_startup_cpu_s: startup_cpu,
+        bus_cpu_pct: (bus1 - bus0) as f64 / tck / play_secs * 100.0,
+        own_cpu_pct: (own1 - own0) as f64 / tck / play_secs * 100.0,
+        load_before,
+        load_after,
+        state_bytes,
+        vm_hwm_kib: vm_hwm,
+        vm_rss_kib: vm_rss,
+        threads,
+        properties_changed: received.boards.iter().map(|b| b.properties_changed).sum(),
+        shutdown,
+        exit,
+        complaints,
+    };
+    let mut seen = std::collections::HashSet::new();
+    for e in &expected {
+        seen.insert((e.board, e.game, e.ply));
+        let got = received.boards[e.board].moves.get(&(e.game, e.ply));
+        let Some(got) = got else {
+            report.lost += 1;
+            continue;
+        };
+        if got.last().is_some_and(|(uci, _)| *uci != e.uci) {
+            report.wrong += 1;
+        }
+        let Some((_, at)) = got.iter().rev().find(|(uci, _)| *uci == e.uci) else {
+            continue;
+        };
+        // From the last time the board came to show the move before the signal arrived.
+        match e.reached.iter().rev().find(|(asked, _)| asked <= at) {
+            Some((asked, done)) => {
+                let us = at.duration_since(*asked).as_micros() as u64;
+                report.latencies_us.push(us);
+                let into = asked.saturating_duration_since(start).as_secs_f64();
+                report.slowest.push((us, into, e.board, e.game, e.ply));
+                report
+                    .latencies_after_us
+                    .push(at.saturating_duration_since(*done).as_micros() as u64);
+            }
+            None => report.before_reach += 1,
+        }
+    }
+    for (b, board) in received.boards.iter().enumerate() {
+        for (&(game, ply), got) in &board.moves {
+            if seen.contains(&(b, game, ply)) {
+                report.provisional += got.len() - 1;
+            } else {
+                report.extra += got.len();
+            }
+        }
+    }
+    drop(received);
+    report.latencies_us.sort_unstable();
+    report.latencies_after_us.sort_unstable();
+    report
+        .slowest
+        .sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
+    report.slowest.truncate(8);
+    Ok(report)
+}
