@@ -246,7 +246,9 @@ pub struct Session {
     /// presses with it standing, he moved on without claiming and the illegal move stands.
     standing_illegal: Option<(Color, String)>,
     /// The game record as last journalled, to emit a snapshot only when it changed.
-    journalled: Option<Game>,
+    journalled: RecordSignature,
+    /// The record the view's PGN text and move list were rendered from.
+    view_text: Option<TextSignature>,
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
     /// only then can its silence mean a flag fell.
     clock_live: bool,
@@ -271,11 +273,12 @@ impl Session {
             firmware_version: String::new(),
             lever_left_down: None,
             standing_illegal: None,
-            journalled: None,
+            journalled: RecordSignature::default(),
+            view_text: None,
             clock_live: true,
             view: View::default(),
         };
-        s.journalled = Some(s.arbiter.game().clone());
+        s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
         s
     }
@@ -325,7 +328,7 @@ impl Session {
                 }
             }
         }
-        s.journalled = Some(s.arbiter.game().clone());
+        s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
         s
     }
@@ -707,21 +710,33 @@ impl Session {
     }
 
     /// Journal the game record whenever it changed, before the events that announce it.
+    /// Clock stamps alone do not count (see [`RecordSignature`]): they ride with the next
+    /// snapshot, which saves a synced write per clock press.
     fn journal_snapshot(&mut self, out: &mut Vec<Event>) {
-        let game = self.arbiter.game();
-        if self.journalled.as_ref() == Some(game) {
+        let signature = RecordSignature::of(self.arbiter.game(), self.arbiter.position());
+        if self.journalled == signature {
             return;
         }
-        self.journalled = Some(game.clone());
+        self.journalled = signature;
         if self.started {
-            out.insert(
-                0,
-                Event::Record(RecordFact::Snapshot { game: game.clone() }),
-            );
+            let game = self.arbiter.game().clone();
+            out.insert(0, Event::Record(RecordFact::Snapshot { game }));
         }
     }
 
     fn refresh_view(&mut self) {
+        // The PGN text and the SAN list are the costly parts of the view: rebuild them only
+        // when the record changed, not on every tick and clock reading.
+        let text_signature = TextSignature::of(self.arbiter.game(), self.arbiter.position());
+        let (pgn, moves) = if self.view_text.as_ref() == Some(&text_signature) {
+            (
+                std::mem::take(&mut self.view.pgn),
+                std::mem::take(&mut self.view.moves),
+            )
+        } else {
+            self.view_text = Some(text_signature);
+            (self.arbiter.game().pgn(), self.arbiter.game().san_moves())
+        };
         let arbiter = &self.arbiter;
         let placement = self.tracker.placement().board_fen();
         let fen = arbiter.fen();
@@ -740,8 +755,8 @@ impl Session {
             edition: edition_name(self.config.edition).into(),
             state: state.into(),
             turn: color_name(arbiter.position().turn()).into(),
-            moves: arbiter.game().san_moves(),
-            pgn: arbiter.game().pgn(),
+            moves,
+            pgn,
             clock_connected: arbiter.clock_connected(),
             white_time_ms: arbiter.white_ms(),
             black_time_ms: arbiter.black_ms(),
@@ -755,6 +770,70 @@ impl Session {
             placement,
             in_sync,
         };
+    }
+}
+
+/// What the journal must hold of a game record, cheaply compared: every move, result,
+/// penalty, decision, illegal-move count and comment — everything but the clock stamp of the
+/// last press, which the next snapshot carries (a crash can lose a `%clk`, never a move).
+/// Tags and rules are journalled as their own facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RecordSignature {
+    plies: usize,
+    /// The position reached (a correction replaces a move without changing the count).
+    position: u64,
+    segments: usize,
+    result: String,
+    termination: String,
+    penalties: usize,
+    decisions: usize,
+    illegal_moves: (u32, u32),
+    comments: usize,
+}
+
+impl RecordSignature {
+    fn of(game: &Game, position: &Chess) -> Self {
+        let segment = game.segments.last();
+        let comments = segment.map_or(0, |s| {
+            s.intro.len() + s.moves.last().map_or(0, |m| m.comments.len())
+        });
+        RecordSignature {
+            plies: game.ply_count(),
+            position: position
+                .zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal)
+                .0,
+            segments: game.segments.len(),
+            result: game.result.clone(),
+            termination: game.termination.clone(),
+            penalties: game.penalties.len(),
+            decisions: game.decisions.len(),
+            illegal_moves: game.illegal_moves,
+            comments,
+        }
+    }
+}
+
+/// What the PGN text and move list depend on: the record, the last clock stamp and the tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TextSignature {
+    record: RecordSignature,
+    last_clk_ms: Option<u64>,
+    /// A hash of the tags (no allocation per input).
+    tags: u64,
+}
+
+impl TextSignature {
+    fn of(game: &Game, position: &Chess) -> Self {
+        TextSignature {
+            record: RecordSignature::of(game, position),
+            last_clk_ms: game.current_moves().last().and_then(|m| m.clk_ms),
+            tags: {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                game.tags.hash(&mut hasher);
+                hasher.finish()
+            },
+        }
     }
 }
 
