@@ -101,14 +101,38 @@ fn clean_comment(c: &str) -> String {
     c.replace('}', ")").replace(['\n', '\r'], " ")
 }
 
-/// Checks tags for `SetTags`: PGN tag names (a letter, then letters, digits or `_`) and
-/// values on one line without `"` (the contract's rule), and not the record's own tags.
+/// Whether `name` is a PGN tag name: a letter, then letters, digits or `_`.
+pub fn is_tag_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Why a string cannot be a tag value under the contract's rule (one line, no `"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagValueFault {
+    /// It has a `\n` or `\r`.
+    Newline,
+    /// It has a `"`.
+    Quote,
+}
+
+/// The contract's rule for tag values: `None` if `value` is one line without `"`.
+pub fn tag_value_fault(value: &str) -> Option<TagValueFault> {
+    if value.contains(['\n', '\r']) {
+        Some(TagValueFault::Newline)
+    } else if value.contains('"') {
+        Some(TagValueFault::Quote)
+    } else {
+        None
+    }
+}
+
+/// Checks tags for `SetTags`: PGN tag names ([`is_tag_name`]) and values on one line without
+/// `"` ([`tag_value_fault`]), and not the record's own tags.
 pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
     for (k, v) in tags {
-        let mut chars = k.chars();
-        let name_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !name_ok {
+        if !is_tag_name(k) {
             return Err(format!(
                 "`{k}` is not a PGN tag name (a letter, then letters, digits or _)"
             ));
@@ -116,7 +140,7 @@ pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
         if matches!(k.as_str(), "Result" | "SetUp" | "FEN") {
             return Err(format!("the {k} tag is set by the game itself"));
         }
-        if v.contains(['\n', '\r', '"']) {
+        if tag_value_fault(v).is_some() {
             return Err(format!("the value of {k} must be one line without `\"`"));
         }
     }
@@ -416,6 +440,17 @@ mod tests {
             "{pgn}"
         );
         assert!(pgn.trim_end().ends_with("1-0"));
+    }
+
+    #[test]
+    fn tag_name_and_value_rules() {
+        assert!(is_tag_name("Event") && is_tag_name("My_Tag2"));
+        assert!(!is_tag_name("") && !is_tag_name("2nd") && !is_tag_name("_x"));
+        assert!(!is_tag_name("Bad Name") && !is_tag_name("Ölo"));
+        assert_eq!(tag_value_fault("Open, round 1"), None);
+        assert_eq!(tag_value_fault("a\rb"), Some(TagValueFault::Newline));
+        assert_eq!(tag_value_fault("a\"b\nc"), Some(TagValueFault::Newline));
+        assert_eq!(tag_value_fault("a\"b"), Some(TagValueFault::Quote));
     }
 
     #[test]

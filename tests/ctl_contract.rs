@@ -3,10 +3,12 @@
 //! list, status, pgn (re-parsed), --json (parsed), every arbiter verb with its error path,
 //! the daemon-not-running message, and watch in line, JSON and full-screen (tmux) modes.
 
+mod common;
 mod ctl_support;
 
+use common::Bus;
 use ctl_support::contract::{Daemon, path_of};
-use ctl_support::{Bus, Tmux, Watch, ctl, have_tmux};
+use ctl_support::{Tmux, Watch, ctl, have_tmux};
 use serde_json::Value;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;

@@ -1,11 +1,13 @@
 //! eboardctl against the real eboardd: a private bus, the daemon binary, and the simulator
 //! (a virtual DGT board + clock on a pseudo-terminal, moved by human-like handling).
 
+mod common;
 mod ctl_support;
 
 use std::time::Duration;
 
-use ctl_support::{Bus, Eboardd, Tmux, WAIT, Watch, ctl, have_tmux};
+use common::{Bus, Daemon};
+use ctl_support::{Tmux, WAIT, Watch, ctl, have_tmux};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
 use serde_json::Value;
 use shakmaty::Square;
@@ -14,7 +16,7 @@ use shakmaty::Square;
 struct Rig {
     bus: Bus,
     sim: SimHandle,
-    _daemon: Eboardd,
+    _daemon: Daemon,
     _dir: tempfile::TempDir,
     port: String,
 }
@@ -34,7 +36,8 @@ impl Rig {
         let bus = Bus::start(dir.path()).await;
         let mut args = vec!["--port", port.as_str()];
         args.extend(extra);
-        let daemon = Eboardd::start(&bus, dir.path(), &args).await;
+        let mut daemon = Daemon::spawn(&bus, dir.path(), &args);
+        daemon.wait_for_name(&bus.client().await).await;
         Rig {
             bus,
             sim,

@@ -3,12 +3,14 @@
 //! result, and keep its JSON file current. Skipped (with a message) when no Python with the
 //! dbus and GLib bindings is installed.
 
+mod common;
 mod ctl_support;
 
 use std::process::Stdio;
 
+use common::{Bus, die_with_parent, within};
+use ctl_support::WAIT;
 use ctl_support::contract::Daemon;
-use ctl_support::{Bus, WAIT, die_with_parent, within};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;

@@ -18,6 +18,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::game::{self, TagValueFault};
 use crate::session::{Edition, OrientationSetting, Rules, SessionConfig, WhiteDisplay};
 
 /// Where the daemon looks for its configuration when `--config` is not given.
@@ -542,13 +543,12 @@ pub fn port_file_name(port: &str) -> Option<String> {
         .filter(|n| !n.is_empty())
 }
 
-/// A valid PGN tag name: a letter, then letters, digits or underscores (at most 255).
-pub fn validate_tag_name(name: &str) -> Result<(), String> {
-    let mut chars = name.chars();
-    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.len() <= 255;
-    if ok {
+/// The longest tag name a config file may give (the PGN standard's limit on a symbol).
+const TAG_NAME_MAX: usize = 255;
+
+/// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long.
+fn validate_tag_name(name: &str) -> Result<(), String> {
+    if game::is_tag_name(name) && name.len() <= TAG_NAME_MAX {
         Ok(())
     } else {
         Err(format!(
@@ -557,14 +557,12 @@ pub fn validate_tag_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// A valid PGN tag value for the contract: no newline and no `"`.
-pub fn validate_tag_value(value: &str) -> Result<(), String> {
-    if value.contains(['\n', '\r']) {
-        Err("a tag value must not contain a newline".into())
-    } else if value.contains('"') {
-        Err("a tag value must not contain `\"`".into())
-    } else {
-        Ok(())
+/// A valid PGN tag value for the contract ([`game::tag_value_fault`]): no newline and no `"`.
+fn validate_tag_value(value: &str) -> Result<(), String> {
+    match game::tag_value_fault(value) {
+        Some(TagValueFault::Newline) => Err("a tag value must not contain a newline".into()),
+        Some(TagValueFault::Quote) => Err("a tag value must not contain `\"`".into()),
+        None => Ok(()),
     }
 }
 

@@ -48,16 +48,9 @@ impl Recorder {
         };
         std::fs::create_dir_all(dir).map_err(err("create the directory"))?;
         let stamp = utc_stamp(SystemTime::now());
-        let safe_id: String = board_id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        // Ids are already in the contract's alphabet; mapping again keeps a file name safe
+        // whatever the caller passes.
+        let safe_id = crate::daemon::config::board_id(board_id);
         let mut n = 1u32;
         loop {
             let suffix = if n == 1 {

@@ -1,10 +1,10 @@
-//! Harness of the eboardctl end-to-end tests: a private `dbus-daemon` per test, the
-//! `eboardctl` binary run as a child process, a tmux session for the full-screen view, and a
-//! stand-in for the daemon that serves the D-Bus contract (section 2) exactly, so every
-//! client behaviour — including each named error — can be driven on demand.
+//! Harness of the eboardctl end-to-end tests, on top of the shared one (`tests/common`: the
+//! private bus, the eboardd binary, parent-death signals, timeouts): the `eboardctl` binary
+//! run as a child process, a tmux session for the full-screen view, and a stand-in for the
+//! daemon that serves the D-Bus contract (section 2) exactly, so every client behaviour —
+//! including each named error — can be driven on demand.
 //!
-//! Every child is killed when its handle drops and gets a parent-death signal; every wait has
-//! a timeout.
+//! A test crate using this module declares `mod common;` beside `mod ctl_support;`.
 
 #![allow(dead_code)]
 
@@ -17,66 +17,11 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-/// The longest wait for anything that should happen promptly.
+use crate::common::{die_with_parent, within};
+
+/// The longest wait for an eboardctl run, its output or a tmux screen: longer than the shared
+/// [`crate::common::WAIT`], as each of these starts a fresh client process.
 pub const WAIT: Duration = Duration::from_secs(15);
-
-/// Gives a child a parent-death signal, so it dies with the test even on a panic.
-pub fn die_with_parent(cmd: &mut Command) {
-    // SAFETY: only an async-signal-safe syscall runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(std::io::Error::from)
-        });
-    }
-}
-
-/// Awaits `fut`, panicking with `what` if it takes longer than `limit`.
-pub async fn within<T>(
-    limit: Duration,
-    what: &str,
-    fut: impl std::future::Future<Output = T>,
-) -> T {
-    match tokio::time::timeout(limit, fut).await {
-        Ok(v) => v,
-        Err(_) => panic!("timed out after {limit:?} waiting for {what}"),
-    }
-}
-
-/// A private message bus, gone when dropped.
-pub struct Bus {
-    pub address: String,
-    _child: Child,
-}
-
-impl Bus {
-    pub async fn start(dir: &Path) -> Bus {
-        let socket_dir = dir.join("bus");
-        std::fs::create_dir_all(&socket_dir).expect("bus dir");
-        let mut cmd = Command::new("dbus-daemon");
-        cmd.arg("--session")
-            .arg("--nofork")
-            .arg("--print-address=1")
-            .arg(format!("--address=unix:dir={}", socket_dir.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().expect("dbus-daemon must be installed");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let address = within(WAIT, "dbus-daemon's address", lines.next_line())
-            .await
-            .expect("reading dbus-daemon's stdout")
-            .expect("dbus-daemon printed no address");
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Bus {
-            address,
-            _child: child,
-        }
-    }
-}
 
 /// What one eboardctl run printed, and how it ended.
 #[derive(Debug)]
@@ -266,68 +211,5 @@ impl Drop for Tmux {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
-    }
-}
-
-/// The eboardd binary under test, on a private bus, killed when dropped.
-pub struct Eboardd {
-    child: Child,
-    pub log: PathBuf,
-}
-
-impl Eboardd {
-    /// Starts `eboardd --bus <bus> --state-dir <dir>/state args…` and waits until it owns its
-    /// name.
-    pub async fn start(bus: &Bus, dir: &Path, args: &[&str]) -> Eboardd {
-        let log = dir.join("eboardd.log");
-        let file = std::fs::File::create(&log).expect("daemon log file");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardd"));
-        cmd.arg("--bus")
-            .arg(&bus.address)
-            .arg("--state-dir")
-            .arg(dir.join("state"))
-            .arg("--log-format")
-            .arg("text")
-            .args(args)
-            .env_remove("NOTIFY_SOCKET")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(file)
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        let mut daemon = Eboardd {
-            child: cmd.spawn().expect("spawn eboardd"),
-            log,
-        };
-        let conn = within(
-            WAIT,
-            "a client connection",
-            zbus::connection::Builder::address(bus.address.as_str()).build(),
-        )
-        .await
-        .expect("client connection");
-        let dbus = zbus::fdo::DBusProxy::new(&conn).await.expect("bus proxy");
-        let name = zbus::names::BusName::try_from(contract::BUS_NAME).expect("bus name");
-        let deadline = tokio::time::Instant::now() + WAIT;
-        while !dbus.name_has_owner(name.clone()).await.unwrap_or(false) {
-            if let Ok(Some(status)) = daemon.child.try_wait() {
-                panic!(
-                    "eboardd exited ({status}) before owning its name:\n{}",
-                    daemon.log()
-                );
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "eboardd did not own its name in time:\n{}",
-                daemon.log()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        daemon
-    }
-
-    /// What the daemon logged so far.
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
