@@ -142,6 +142,15 @@ async fn corpus_games_with_clock_on_three_boards_one_reversed() {
         );
         let pgn = now(&s.conn, &b).await.pgn().await.unwrap();
         assert!(pgn.contains("[%clk "), "board {id}: {pgn}");
+        // The daemon dates each game (UTC): a full `YYYY.MM.DD` Date tag, never `????.??.??`.
+        let date = pgn
+            .lines()
+            .find_map(|l| l.strip_prefix("[Date \"")?.strip_suffix("\"]"))
+            .unwrap_or_default();
+        assert!(
+            date.len() == 10 && date.chars().all(|c| c.is_ascii_digit() || c == '.'),
+            "board {id}: Date tag {date:?}"
+        );
         // Every MovePlayed extends the game by one ply (a provisional move the tracker
         // corrects is retracted first), and its clock stamps are plausible.
         let mut len = 0u32;

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use crate::session::{Event, Input, Millis, Session};
+use crate::session::{Command, Event, Input, Millis, Session};
 
 use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};
@@ -233,6 +233,29 @@ impl BoardTask {
         tracing::info!("board stopped");
     }
 
+    /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
+    /// configuration names one: the pure session has no calendar, the shell does.
+    fn date_new_game(&mut self, events: &mut Vec<Event>) {
+        if !events
+            .iter()
+            .any(|e| matches!(e, Event::GameStarted { .. }))
+            || self
+                .spec
+                .session
+                .tags
+                .iter()
+                .any(|(name, _)| name == "Date")
+        {
+            return;
+        }
+        let today = super::pgn_files::utc_date(std::time::SystemTime::now()).replace('-', ".");
+        let command = Command::SetTags(vec![("Date".into(), today)]);
+        match self.session.handle(Input::Command(command), self.now()) {
+            Ok(mut more) => events.append(&mut more),
+            Err(e) => tracing::warn!("cannot date the new game: {e}"),
+        }
+    }
+
     /// The link is gone (unplugged, silent, I/O error): say so once, tell the session (no
     /// flag falls by silence while nobody listens) and publish `Connected = false`.
     async fn link_lost(&mut self, lost: &Lost, now: Millis) {
@@ -293,7 +316,8 @@ impl BoardTask {
     }
 
     /// Journal the events, then publish them and the property changes.
-    async fn commit(&mut self, events: Vec<Event>, connected: bool) {
+    async fn commit(&mut self, mut events: Vec<Event>, connected: bool) {
+        self.date_new_game(&mut events);
         if !events.is_empty() {
             for e in &events {
                 match e {
