@@ -549,7 +549,8 @@ impl Driver {
                         remove_link(link);
                     }
                     port.close().await;
-                    self.board.power_cycle(now);
+                    // No USB, no power: the board logs nothing until it is plugged back in.
+                    self.board.power_off(now);
                     tracing::info!("simulated board unplugged");
                 }
                 let _ = reply.send(Ok(()));

@@ -8,7 +8,8 @@
 //! What it answers is what the fact sheet and the real captures describe: reset (no reply),
 //! dump, the three update modes (field updates only in an update mode; clock messages about
 //! once a second in UPDATE, on change in UPDATE_NICE, never in UPDATE_BRD), serial numbers,
-//! bus address, version, trademark, battery, a small EEPROM log, and clock commands acked
+//! bus address, version, trademark, battery, the EEPROM move log a real board keeps
+//! ([`super::eeprom`]: written while powered, dumped on 0x49), and clock commands acked
 //! only in UPDATE / UPDATE_NICE.
 
 use std::collections::VecDeque;
@@ -18,10 +19,11 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
+use super::eeprom::Eeprom;
 use crate::board::Orientation;
 use crate::protocol::{
     BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
-    EeEvent, Message, RunSide,
+    Message, RunSide,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -146,6 +148,11 @@ pub struct VirtualBoard {
     noise_rng: SmallRng,
     next_noise: Option<u64>,
     stats: BoardStats,
+    /// The board has power (USB plugged in): only then does it write its EEPROM log.
+    powered: bool,
+    eeprom: Eeprom,
+    /// The sensors show the start position (its tag is written when it appears).
+    at_start: bool,
 }
 
 impl VirtualBoard {
@@ -164,14 +171,62 @@ impl VirtualBoard {
             noise_rng,
             next_noise: None,
             stats: BoardStats::default(),
+            powered: false,
+            eeprom: Eeprom::new(),
+            at_start: false,
             opts,
         };
         board
             .clock
             .set(board.opts.clock_setup, board.opts.white_display, now);
         board.set_position(&Board::default(), now);
+        board.power_on(now);
         board.schedule_noise(now);
         board
+    }
+
+    /// The EEPROM log as a 0x49 request would dump it (payload bytes, ending with EOF).
+    pub fn eeprom_dump(&self) -> Vec<u8> {
+        self.eeprom.dump()
+    }
+
+    /// Whether the board has power (see [`VirtualBoard::power_off`]).
+    pub fn powered(&self) -> bool {
+        self.powered
+    }
+
+    /// The plug was pulled: no power, no output, nothing logged. Pieces can still be moved
+    /// (the sensors just do not tell anyone).
+    pub fn power_off(&mut self, now: u64) {
+        self.mode = UpdateMode::Idle;
+        self.queue.clear();
+        self.commands = CommandDecoder::new();
+        self.last_clock = None;
+        self.clock.advance(now);
+        self.powered = false;
+    }
+
+    /// Power comes (back): the log gets its power-up tags and one field tag per piece, and
+    /// the start-position tag if the start position stands.
+    fn power_on(&mut self, now: u64) {
+        self.powered = true;
+        self.eeprom.power_up(&self.fields, now);
+        self.at_start = false;
+        self.note_start_position();
+    }
+
+    /// Write BEGINPOS / BEGINPOS_ROT when the start position appears on the sensors.
+    fn note_start_position(&mut self) {
+        let start = crate::board::Placement::start().to_wire(crate::board::Orientation::Normal);
+        let normal = self.fields == start;
+        let mut turned = start;
+        turned.reverse();
+        let rotated = self.fields == turned;
+        let now_start = normal || rotated;
+        if now_start && !self.at_start && self.powered {
+            self.eeprom.begin_position(rotated);
+        }
+        self.at_start = now_start;
     }
 
     pub fn options(&self) -> &BoardOptions {
@@ -215,11 +270,8 @@ impl VirtualBoard {
     /// The plug was pulled and put back: the board powers up again in IDLE with nothing
     /// queued; pieces and the (battery-powered) clock keep their state.
     pub fn power_cycle(&mut self, now: u64) {
-        self.mode = UpdateMode::Idle;
-        self.queue.clear();
-        self.commands = CommandDecoder::new();
-        self.last_clock = None;
-        self.clock.advance(now);
+        self.power_off(now);
+        self.power_on(now);
         self.schedule_noise(now);
     }
 
@@ -263,6 +315,10 @@ impl VirtualBoard {
             return;
         }
         self.fields[index] = content;
+        if self.powered {
+            self.eeprom.field(index as u8, content, now);
+            self.note_start_position();
+        }
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
             Message::FieldUpdate {
@@ -279,6 +335,15 @@ impl VirtualBoard {
     pub fn press_lever(&mut self, side: ClockSide, now: u64) {
         if self.opts.clock != ClockPresence::Absent {
             self.clock.press(side, now);
+            if self.powered {
+                // The time tag holds the presser's display as it stands after the press.
+                let reading = self.clock.reading(now);
+                let time = match side {
+                    ClockSide::Left => reading.left,
+                    ClockSide::Right => reading.right,
+                };
+                self.eeprom.time(side == ClockSide::Left, time, now);
+            }
         }
     }
 
@@ -451,8 +516,14 @@ impl VirtualBoard {
                 self.answer(now, &Message::Trademark(text));
             }
             Command::EeMoves => {
-                let log = self.eeprom_log();
-                self.answer(now, &Message::EeMoves(log));
+                // The raw log, as a real board sends it: it may begin inside a tag that the
+                // circular buffer overwrote, so it is framed by hand, not from parsed events.
+                let payload = self.eeprom.dump();
+                let total = payload.len() + 3;
+                let mut out = Vec::with_capacity(total);
+                out.extend_from_slice(&[0x8F, (total >> 7) as u8 & 0x7F, total as u8 & 0x7F]);
+                out.extend_from_slice(&payload);
+                self.push(now.saturating_add(self.opts.answer_delay_ms), out);
             }
             Command::BatteryStatus => {
                 let battery = BatteryStatus {
@@ -507,34 +578,6 @@ impl VirtualBoard {
             self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
-
-    /// A short EEPROM log: power-up, one field tag per piece, the start-position tag for the
-    /// orientation, end of file.
-    fn eeprom_log(&self) -> Vec<EeEvent> {
-        let mut log = vec![EeEvent::Nop, EeEvent::Nop, EeEvent::Nop, EeEvent::PowerUp];
-        for (index, field) in self.fields.iter().enumerate() {
-            if field.is_some() {
-                log.push(EeEvent::Field {
-                    field: index as u8,
-                    content: *field,
-                    quick: false,
-                });
-            }
-        }
-        let start = Board::default();
-        if Square::ALL
-            .iter()
-            .all(|&sq| self.piece_at(sq) == start.piece_at(sq))
-        {
-            log.push(if self.opts.orientation == Orientation::Reversed {
-                EeEvent::BeginPosRotated
-            } else {
-                EeEvent::BeginPos
-            });
-        }
-        log.push(EeEvent::Eof);
-        log
-    }
 }
 
 /// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
@@ -548,7 +591,52 @@ fn digits(text: &str, len: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::EeEvent;
     use shakmaty::{Color, Role};
+
+    #[test]
+    fn eeprom_logs_only_while_powered() {
+        let mut b = board();
+        let parse = |b: &VirtualBoard| {
+            let mut stats = crate::protocol::DecoderStats::default();
+            crate::protocol::ee_moves::parse(&b.eeprom_dump(), &mut stats)
+        };
+        let fresh = parse(&b);
+        assert_eq!(
+            fresh[..4],
+            [EeEvent::Nop, EeEvent::Nop, EeEvent::Nop, EeEvent::PowerUp]
+        );
+        assert_eq!(fresh.len(), 4 + 32 + 2, "32 pieces, BEGINPOS, EOF");
+        b.lift(Square::E2, 1_000);
+        b.press_lever(ClockSide::Left, 1_100);
+        let log = parse(&b);
+        assert!(matches!(
+            log[log.len() - 3],
+            EeEvent::Field {
+                field: 52,
+                content: None,
+                quick: false
+            }
+        ));
+        assert!(matches!(
+            log[log.len() - 2],
+            EeEvent::Time { left: true, .. }
+        ));
+        b.power_off(2_000);
+        b.lift(Square::D2, 2_100);
+        assert_eq!(parse(&b).len(), log.len(), "nothing logged without power");
+        b.power_cycle(3_000);
+        let after = parse(&b);
+        assert_eq!(
+            after[log.len() - 1..log.len() + 3],
+            [EeEvent::Nop, EeEvent::Nop, EeEvent::Nop, EeEvent::PowerUp]
+        );
+        assert_eq!(
+            after.len(),
+            log.len() + 4 + 30,
+            "30 pieces at power-up, no start position"
+        );
+    }
 
     fn board() -> VirtualBoard {
         VirtualBoard::new(BoardOptions::default(), 0)
