@@ -57,6 +57,9 @@ use crate::protocol::FieldContent;
 use crate::session::{Millis, OrientationSetting};
 use search::{TwoPly, after, diff, find_move, find_two_ply};
 
+/// Squares whose contents differ between two boards (for the gap search).
+pub(crate) use search::diff as search_diff;
+
 /// How long a clock press may run ahead of the board's last field update (one full scan).
 pub const SCAN_LAG_MS: Millis = 250;
 /// How long an unexplained placement must stand still before it is reported as illegal.
@@ -164,6 +167,23 @@ impl Tracker {
     /// The moves made since the position the tracker was given (or the last new game).
     pub fn moves(&self) -> &[Move] {
         &self.moves
+    }
+
+    /// The position before the last move, if the tracker knows one (gap recovery anchors the
+    /// board's memory on it).
+    pub fn previous_position(&self) -> Option<&Chess> {
+        self.positions
+            .len()
+            .checked_sub(2)
+            .map(|i| &self.positions[i])
+    }
+
+    /// Take the board's orientation as known (gap recovery read it from a whole board that
+    /// only fits the game the other way round).
+    pub fn learn_orientation(&mut self, orientation: Orientation) {
+        if self.setting == OrientationSetting::Auto {
+            self.orientation = Some(orientation);
+        }
     }
 
     /// What the sensors see now, orientation corrected.

@@ -1,0 +1,287 @@
+//! Moves from the board's EEPROM log (DGT_MSG_EE_MOVES) after a gap.
+//!
+//! A board that stayed powered logged every field change while nobody read it. The log has
+//! no clock of its own, only order, so the moves are found the way the live daemon finds
+//! them: a copy of the tracker, standing at the last position the daemon knew, is fed the
+//! logged field changes in order (a tag without the fast bit counts as a pause, so pieces in
+//! hand settle as they did at the board) and the logged lever presses.
+//!
+//! Where the gap starts in the log: the board's state is rebuilt tag by tag (completely from
+//! the last POWERUP, whose field tags list every piece; without one, squares not yet written
+//! are taken from the board now, never-written ones are unknown and match anything). The
+//! anchor is the first moment the board showed the last known position after it last showed
+//! the position before it (so a repetition during the gap is kept), or else the last moment
+//! it showed the last known position. A log whose last POWERUP comes after the gap began has
+//! nothing for the gap: the board lost power, and [`recover`] says so with `None`.
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::board::{Orientation, Placement};
+use crate::protocol::{EeEvent, FieldContent};
+use crate::session::Millis;
+use crate::tracker::{Tracker, TrackerEvent};
+
+/// A pause between two logged field changes without the fast bit (longer than a settle).
+const PAUSE_MS: Millis = 700;
+/// Between two field changes with the fast bit (same scan, < 250 ms).
+const QUICK_MS: Millis = 100;
+
+/// What the memory held about the gap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// The moves made during the gap, in order.
+    pub moves: Vec<Move>,
+    /// For each move, the first logged lever press after it: (left display, its time in ms).
+    pub presses: Vec<Option<(bool, u64)>>,
+}
+
+/// Why the memory could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    #[error("the board's memory does not show the last known position (it lost power meanwhile)")]
+    NoAnchor,
+    #[error("the board's memory shows a new game or a takeback of known moves")]
+    NotThisGame,
+    #[error("the board's memory does not end in a position of this game")]
+    NoPosition,
+}
+
+/// Replay `log` from the last position `tracker` knows (see the module documentation).
+/// `now`: the board as the daemon reads it now, in wire order (for squares the log never
+/// wrote); `at`: the time to run the copy of the tracker from.
+pub fn recover(
+    tracker: &Tracker,
+    log: &[EeEvent],
+    now: &[FieldContent; 64],
+    at: Millis,
+) -> Result<Recovered, Unusable> {
+    let orientation = tracker.orientation().unwrap_or(Orientation::Normal);
+    let wire = |pos: &Chess| Placement::from_board(pos.board()).to_wire(orientation);
+    let known = wire(tracker.position());
+    let before = tracker.previous_position().map(wire);
+
+    let start = log
+        .iter()
+        .rposition(|e| *e == EeEvent::PowerUp)
+        .map_or(0, |i| i + 1);
+    let tail = &log[start..];
+    let powered_up = start > 0;
+    // The board before the first tag of the tail: empty after a power-up (its tags list
+    // every piece), otherwise unknown where a tag will write and as now elsewhere.
+    let mut state: [Option<FieldContent>; 64] = [None; 64];
+    if !powered_up {
+        let mut written = [false; 64];
+        for e in tail {
+            if let EeEvent::Field { field, .. } = e {
+                written[usize::from(*field) & 63] = true;
+            }
+        }
+        for i in 0..64 {
+            if !written[i] {
+                state[i] = Some(now[i]);
+            }
+        }
+    } else {
+        state = [Some(None); 64];
+    }
+    let matches = |state: &[Option<FieldContent>; 64], board: &[FieldContent; 64]| {
+        state
+            .iter()
+            .zip(board)
+            .all(|(s, b)| s.is_none_or(|s| s == *b))
+    };
+    // Indices `i` such that the board after `tail[..i]` shows the position.
+    let mut known_at = Vec::new();
+    let mut before_at = Vec::new();
+    for i in 0..=tail.len() {
+        if i > 0 {
+            let EeEvent::Field { field, content, .. } = tail[i - 1] else {
+                continue;
+            };
+            state[usize::from(field) & 63] = Some(content);
+        }
+        if matches(&state, &known) {
+            known_at.push(i);
+        }
+        if before.as_ref().is_some_and(|b| matches(&state, b)) {
+            before_at.push(i);
+        }
+    }
+    let anchor = before_at
+        .last()
+        .and_then(|&j| known_at.iter().copied().find(|&i| i > j))
+        .or_else(|| known_at.last().copied())
+        .ok_or(Unusable::NoAnchor)?;
+    replay(tracker, &tail[anchor..], &known, at)
+}
+
+fn replay(
+    tracker: &Tracker,
+    tail: &[EeEvent],
+    known: &[FieldContent; 64],
+    at: Millis,
+) -> Result<Recovered, Unusable> {
+    let mut shadow = tracker.clone();
+    let base = tracker.moves().to_vec();
+    let mut t = at;
+    let mut events = shadow.on_board_dump(known, t);
+    let mut presses: Vec<(usize, bool, u64)> = Vec::new();
+    for e in tail {
+        match *e {
+            EeEvent::Field {
+                field,
+                content,
+                quick,
+            } => {
+                if quick {
+                    t += QUICK_MS;
+                } else {
+                    t += PAUSE_MS;
+                    events.extend(shadow.on_tick(t));
+                }
+                events.extend(shadow.on_field_update(field, content, t));
+            }
+            EeEvent::Time { left, time } => {
+                t += QUICK_MS;
+                events.extend(shadow.on_clock_press(t));
+                presses.push((shadow.moves().len(), left, time.as_millis()));
+            }
+            _ => {}
+        }
+        if events
+            .iter()
+            .any(|e| matches!(e, TrackerEvent::GameStarted { .. }))
+        {
+            return Err(Unusable::NotThisGame);
+        }
+        events.clear();
+    }
+    t += PAUSE_MS;
+    let _ = shadow.on_tick(t);
+    let moves = shadow.moves();
+    if moves.len() < base.len() || moves[..base.len()] != base[..] {
+        return Err(Unusable::NotThisGame);
+    }
+    if !shadow.in_sync() {
+        return Err(Unusable::NoPosition);
+    }
+    let new: Vec<Move> = moves[base.len()..].to_vec();
+    let mut stamps = vec![None; new.len()];
+    for (count, left, ms) in presses {
+        if let Some(k) = count.checked_sub(base.len() + 1)
+            && k < stamps.len()
+            && stamps[k].is_none()
+        {
+            stamps[k] = Some((left, ms));
+        }
+    }
+    Ok(Recovered {
+        moves: new,
+        presses: stamps,
+    })
+}
+
+/// The colour that made move `k` of a gap that began with `first` to move.
+pub fn mover(first: Color, k: usize) -> Color {
+    if k % 2 == 0 { first } else { !first }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::DisplayTime;
+    use crate::session::OrientationSetting;
+    use crate::sim::eeprom::Eeprom;
+    use shakmaty::san::San;
+    use shakmaty::{Board, Square};
+
+    fn wire(board: &Board) -> [FieldContent; 64] {
+        Placement::from_board(board).to_wire(Orientation::Normal)
+    }
+
+    /// Log one move the simple way: lift from, (capture) put down on to, press.
+    fn log_move(log: &mut Eeprom, pos: &mut Chess, san: &str, t: &mut u64) {
+        let m = san.parse::<San>().unwrap().to_move(pos).unwrap();
+        let before = pos.board().clone();
+        pos.play_unchecked(m);
+        for sq in Square::ALL {
+            if before.piece_at(sq) != pos.board().piece_at(sq) && pos.board().piece_at(sq).is_none()
+            {
+                *t += 400;
+                log.field(Orientation::Normal.field_of_square(sq), None, *t);
+            }
+        }
+        for sq in Square::ALL {
+            if before.piece_at(sq) != pos.board().piece_at(sq) && pos.board().piece_at(sq).is_some()
+            {
+                *t += 400;
+                log.field(
+                    Orientation::Normal.field_of_square(sq),
+                    pos.board().piece_at(sq),
+                    *t,
+                );
+            }
+        }
+        *t += 400;
+        log.time(
+            pos.turn() == Color::Black,
+            DisplayTime {
+                hours: 0,
+                minutes: 9,
+                seconds: 30,
+            },
+            *t,
+        );
+    }
+
+    fn parsed(log: &Eeprom) -> Vec<EeEvent> {
+        let mut stats = crate::protocol::DecoderStats::default();
+        crate::protocol::ee_moves::parse(&log.dump(), &mut stats)
+    }
+
+    fn tracker_at_start() -> Tracker {
+        let mut t = Tracker::new(Chess::default(), OrientationSetting::Normal);
+        let _ = t.on_board_dump(&wire(&Board::default()), 0);
+        t
+    }
+
+    #[test]
+    fn moves_after_the_last_known_position_in_order_with_presses() {
+        let mut log = Eeprom::new();
+        log.power_up(&wire(&Board::default()), 0);
+        let tracker = tracker_at_start();
+        let mut pos = Chess::default();
+        let mut t = 1_000;
+        for san in ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"] {
+            log_move(&mut log, &mut pos, san, &mut t);
+        }
+        let got = recover(&tracker, &parsed(&log), &wire(pos.board()), 10_000).unwrap();
+        let mut p = Chess::default();
+        let sans: Vec<String> = got
+            .moves
+            .iter()
+            .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
+            .collect();
+        assert_eq!(sans, ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]);
+        assert_eq!(got.presses[0], Some((true, 570_000)));
+        assert_eq!(got.presses[1], Some((false, 570_000)));
+    }
+
+    #[test]
+    fn a_power_up_after_the_gap_began_leaves_nothing() {
+        let mut log = Eeprom::new();
+        log.power_up(&wire(&Board::default()), 0);
+        let tracker = tracker_at_start();
+        let mut pos = Chess::default();
+        let mut t = 1_000;
+        let mut lost = Eeprom::new();
+        log_move(&mut lost, &mut pos, "e4", &mut t);
+        // The board lost power during e4 and came back with it on the board.
+        log.power_up(&wire(pos.board()), t);
+        log_move(&mut log, &mut pos, "e5", &mut t);
+        assert_eq!(
+            recover(&tracker, &parsed(&log), &wire(pos.board()), 10_000),
+            Err(Unusable::NoAnchor)
+        );
+    }
+}
