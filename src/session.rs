@@ -6,6 +6,8 @@
 //! changes. A session rebuilt with [`Session::restore`] from the journalled events is
 //! indistinguishable from the one that produced them.
 
+mod gap;
+
 use serde::{Deserialize, Serialize};
 
 use shakmaty::{Chess, Color, Move, Position};
@@ -16,6 +18,8 @@ use crate::arbiter::{
 use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::{Tracker, TrackerEvent};
+
+pub use gap::{BoardRequest, MEMORY_WAIT_MS};
 
 /// Milliseconds on the caller's monotonic clock. Only differences matter.
 pub type Millis = u64;
@@ -87,8 +91,16 @@ pub enum Input {
     /// the clock is silent) run.
     Tick,
     /// The serial link came up (`true`) or was lost (`false`). While it is down, a silent
-    /// clock says nothing about the players' time, so no flag can fall by silence.
+    /// clock says nothing about the players' time, so no flag can fall by silence; and what
+    /// happens on the board meanwhile is a gap (see `session/gap.rs`), never an illegal move.
     Link(bool),
+    /// A frame was lost on the line (bytes that could not be decoded cut a message): the
+    /// next whole board decides whether anything was missed. The session asks for one
+    /// ([`BoardRequest::SendBoard`]).
+    LineLoss,
+    /// The board cannot be asked for its memory ([`BoardRequest::ReadMemory`]; a listen-only
+    /// link): the gap is resolved without it.
+    MemoryUnavailable,
 }
 
 /// Operator commands: the mutating methods of the contract's `org.eboardd.Bridge1.Board`.
@@ -108,6 +120,9 @@ pub enum Command {
         result: String,
         reason: String,
     },
+    /// The moves made during a gap, in UCI, as the arbiter knows them; none: continue from
+    /// the board in a new segment.
+    ResolveGap(Vec<String>),
 }
 
 /// Why a command was refused; maps 1:1 to the contract's named D-Bus errors.
@@ -226,6 +241,9 @@ pub struct View {
     pub pending_illegal: String,
     /// Completed illegal moves (white, black).
     pub illegal_moves: (u32, u32),
+    /// What is being done about moves made while nothing was read (empty: nothing).
+    #[serde(default)]
+    pub gap: String,
     pub result: String,
     pub termination: String,
 }
@@ -252,6 +270,8 @@ pub struct Session {
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
     /// only then can its silence mean a flag fell.
     clock_live: bool,
+    /// Moves made while nothing was read (see `session/gap.rs`).
+    gap: gap::GapState,
     view: View,
 }
 
@@ -276,6 +296,7 @@ impl Session {
             journalled: RecordSignature::default(),
             view_text: None,
             clock_live: true,
+            gap: gap::GapState::default(),
             view: View::default(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
@@ -329,6 +350,8 @@ impl Session {
             }
         }
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
+        // Whatever was played while eboardd was not running is a gap until the board is read.
+        s.gap_unread(gap::Cause::NotRunning);
         s.refresh_view();
         s
     }
@@ -337,8 +360,15 @@ impl Session {
     pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
         let mut out = Vec::new();
         match input {
-            Input::Board(message) => self.on_message(message, now, &mut out),
+            Input::Board(message) => {
+                if !self.gap_message(&message, now, &mut out) {
+                    self.on_message(message, now, &mut out)
+                }
+            }
             Input::Command(command) => self.on_command(command, now, &mut out)?,
+            Input::Tick if self.gap.is_open() => self.gap_tick(now, &mut out),
+            Input::LineLoss => self.gap_line_loss(),
+            Input::MemoryUnavailable => self.gap_no_memory(),
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, &mut out);
@@ -347,12 +377,15 @@ impl Session {
                     self.apply_arbiter(ruled, &mut out);
                 }
             }
-            Input::Link(_) => {
+            Input::Link(up) => {
                 // Down: nothing is heard. Up: the clock's silence only counts again once it
                 // has spoken. Either way the lever may have moved while nobody was listening,
                 // so the next reading is a fresh start, not a press.
                 self.clock_live = false;
                 self.lever_left_down = None;
+                if !up {
+                    self.gap_unread(gap::Cause::Disconnected);
+                }
             }
         }
         self.journal_snapshot(&mut out);
@@ -698,6 +731,7 @@ impl Session {
                 let ruled = self.arbiter.adjudicate(&result, &reason)?;
                 self.apply_arbiter(ruled, out);
             }
+            Command::ResolveGap(moves) => self.resolve_gap(moves, now, out)?,
         }
         Ok(())
     }
@@ -738,7 +772,9 @@ impl Session {
             (self.arbiter.game().pgn(), self.arbiter.game().san_moves())
         };
         let arbiter = &self.arbiter;
-        let placement = self.tracker.placement().board_fen();
+        let placement = self
+            .gap_placement()
+            .unwrap_or_else(|| self.tracker.placement().board_fen());
         let fen = arbiter.fen();
         let in_sync = fen.split_whitespace().next() == Some(placement.as_str());
         let state = if !self.started {
@@ -764,6 +800,7 @@ impl Session {
             claims: arbiter.claims(),
             pending_illegal: arbiter.pending_illegal().into(),
             illegal_moves: arbiter.illegal_counts(),
+            gap: self.gap.text().to_owned(),
             result: arbiter.result().into(),
             termination: arbiter.termination().into(),
             fen,

@@ -113,6 +113,13 @@ impl ClockModel {
         }
     }
 
+    /// Forget the lever and the running side: the next reading is a fresh start, not a press
+    /// (after a gap in the readings).
+    pub fn forget_lever(&mut self) {
+        self.lever_left_down = None;
+        self.running = None;
+    }
+
     /// White's display: configured, learned, or (until learned) the left one provisionally.
     pub fn white_display(&self) -> Display {
         self.white.unwrap_or(Display::Left)

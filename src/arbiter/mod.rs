@@ -554,13 +554,45 @@ impl Arbiter {
     /// An illegal move stood (its claim window closed) and the game goes on from the
     /// position now on the board; see the module documentation.
     pub fn illegal_move_stands(&mut self, board: Chess, description: &str) -> Vec<ArbiterEvent> {
+        self.continue_segment(board, &format!("Illegal move stood: {description}"))
+    }
+
+    /// Moves made during a gap cannot be known: the game goes on from the board in a new
+    /// segment with `note`, and nobody is accused of anything.
+    pub fn continue_after_gap(&mut self, board: Chess, note: &str) -> Vec<ArbiterEvent> {
+        self.continue_segment(board, note)
+    }
+
+    /// A comment at the current point of the record (a gap's story).
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.game.comment(text);
+    }
+
+    /// A move recovered after a gap was completed by a press the board logged, with the
+    /// mover's time then.
+    pub fn recovered_press(&mut self, mover: Color, clk_ms: u64) {
+        if self.awaiting_press == Some(mover) {
+            self.awaiting_press = None;
+            self.completed_moves[idx(mover)] += 1;
+        }
+        self.game.stamp_press(clk_ms);
+    }
+
+    /// A gap is over: presses and moves awaited from before it are moot, and the clock's next
+    /// reading is a fresh start (its lever may have moved any number of times meanwhile).
+    pub fn after_gap(&mut self) {
+        self.clock.forget_lever();
+        self.unexplained_press = None;
+        self.awaiting_press = None;
+    }
+
+    fn continue_segment(&mut self, board: Chess, note: &str) -> Vec<ArbiterEvent> {
         let mut ev = Vec::new();
         if self.is_finished() {
             return ev;
         }
         let fen = fen_of(&board);
-        self.game
-            .continue_from(&fen, &format!("Illegal move stood: {description}"));
+        self.game.continue_from(&fen, note);
         self.history = History::new(&board);
         self.positions = vec![board];
         self.window = None;

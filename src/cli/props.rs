@@ -52,6 +52,7 @@ pub struct BoardProps {
     pub clock_running: String,
     pub claims: Vec<Claim>,
     pub pending_illegal: String,
+    pub gap: String,
     pub illegal_moves: IllegalCounts,
     pub result: String,
     pub termination: String,
@@ -132,6 +133,7 @@ impl BoardProps {
                 None => false,
             },
             "PendingIllegal" => set_str(&mut self.pending_illegal, value),
+            "Gap" => set_str(&mut self.gap, value),
             "IllegalMoves" => match pair_u32(value) {
                 Some((white, black)) => {
                     self.illegal_moves = IllegalCounts { white, black };

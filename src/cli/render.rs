@@ -311,6 +311,9 @@ pub fn status_text(props: &BoardProps, path: &str) -> String {
     if !props.pending_illegal.is_empty() {
         let _ = writeln!(out, "PENDING ILLEGAL PLACEMENT  {}", props.pending_illegal);
     }
+    if !props.gap.is_empty() {
+        let _ = writeln!(out, "GAP  {}", props.gap);
+    }
     let _ = writeln!(
         out,
         "Illegal moves  white {}, black {}",

@@ -65,6 +65,14 @@ pub enum Verb {
         #[arg(num_args = 0.., trailing_var_arg = true, allow_hyphen_values = true)]
         reason: Vec<String>,
     },
+    /// Say which moves were made during a gap (the `Gap` property lists the candidates):
+    /// UCI moves from the last known position; none: continue from the board.
+    Resolve {
+        /// The board: its name or object id.
+        board: String,
+        /// The moves in UCI (e.g. g1f3 b8c6 f1c4).
+        moves: Vec<String>,
+    },
 }
 
 /// Parses `KEY=VALUE`; the key must not be empty (the daemon checks the rest).
@@ -85,7 +93,8 @@ impl Verb {
             | Verb::Rules { board, .. }
             | Verb::Takeback { board }
             | Verb::AcceptClaim { board, .. }
-            | Verb::Adjudicate { board, .. } => board,
+            | Verb::Adjudicate { board, .. }
+            | Verb::Resolve { board, .. } => board,
         }
     }
 
@@ -106,6 +115,12 @@ impl Verb {
                 format!("{name}: {player}'s {kind} claim accepted")
             }
             Verb::Adjudicate { result, .. } => format!("{name}: adjudicated {result}"),
+            Verb::Resolve { moves, .. } if moves.is_empty() => {
+                format!("{name}: gap resolved: play continues from the board")
+            }
+            Verb::Resolve { moves, .. } => {
+                format!("{name}: gap resolved: {}", moves.join(" "))
+            }
         }
     }
 }
@@ -137,6 +152,7 @@ pub async fn run(client: &Client, verb: &Verb) -> Result<(), CtlError> {
         Verb::Adjudicate { result, reason, .. } => {
             proxy.adjudicate(result, &reason.join(" ")).await
         }
+        Verb::Resolve { moves, .. } => proxy.resolve_gap(moves).await,
     };
     reply.map_err(|e| CtlError::from_call(e, &client.bus))?;
     crate::cli::print_text(&verb.done(&board.props.name))
@@ -172,5 +188,11 @@ mod tests {
             reason: vec![],
         };
         assert_eq!(v.done("board-1"), "board-1: adjudicated 1-0");
+        let v = Verb::Resolve {
+            board: "b1".into(),
+            moves: vec!["g1f3".into(), "b8c6".into()],
+        };
+        assert_eq!(v.board(), "b1");
+        assert_eq!(v.done("board-1"), "board-1: gap resolved: g1f3 b8c6");
     }
 }

@@ -13,7 +13,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use crate::session::{Command, Event, Input, Millis, Session};
+use crate::protocol::Command as BoardCommand;
+use crate::session::{BoardRequest, Command, Event, Input, Millis, Session};
 
 use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};
@@ -148,12 +149,14 @@ impl BoardTask {
                             self.store.record(bytes);
                             let Some(l) = link.as_mut() else { continue };
                             let skipped_before = l.reader.skipped();
+                            let dropped_before = l.reader.dropped_frames();
                             let messages = l.reader.push(bytes);
                             let skipped = l.reader.skipped() - skipped_before;
                             if skipped > 0 {
                                 tracing::debug!(skipped, "skipped bytes that are not a board message");
                             }
-                            if !messages.is_empty() {
+                            let lost_frame = l.reader.dropped_frames() > dropped_before;
+                            if !messages.is_empty() || l.reader.in_frame() {
                                 l.last_rx = Some(now);
                             }
                             let mut events = Vec::new();
@@ -167,6 +170,12 @@ impl BoardTask {
                                     events.append(&mut e);
                                 }
                             }
+                            if lost_frame && connected {
+                                tracing::info!("a frame was lost on the line: reading the whole board");
+                                if let Ok(mut e) = self.session.handle(Input::LineLoss, now) {
+                                    events.append(&mut e);
+                                }
+                            }
                             for message in messages {
                                 tracing::trace!(?message, "message");
                                 match self.session.handle(Input::Board(message), now) {
@@ -174,6 +183,7 @@ impl BoardTask {
                                     Err(e) => tracing::warn!("session refused board input: {e}"),
                                 }
                             }
+                            self.serve_requests(link.as_mut(), now, &mut events);
                             self.commit(events, connected).await;
                             None
                         }
@@ -194,7 +204,10 @@ impl BoardTask {
                     if link.is_some() || now.saturating_sub(last_tick) >= IDLE_TICK_MS {
                         last_tick = now;
                         match self.session.handle(Input::Tick, now) {
-                            Ok(events) => self.commit(events, connected).await,
+                            Ok(mut events) => {
+                                self.serve_requests(link.as_mut(), now, &mut events);
+                                self.commit(events, connected).await
+                            }
                             Err(e) => tracing::warn!("session refused a tick: {e}"),
                         }
                     }
@@ -266,6 +279,30 @@ impl BoardTask {
             .handle(Input::Link(false), now)
             .unwrap_or_default();
         self.commit(events, false).await;
+    }
+
+    /// Send what the session asks of the board (a gap's memory read, a whole board). A
+    /// listen-only or absent link cannot: the session is told so and does without.
+    fn serve_requests(&mut self, link: Option<&mut Link>, now: Millis, events: &mut Vec<Event>) {
+        let mut link = link.filter(|_| !self.spec.listen_only);
+        while let Some(request) = self.session.poll_request() {
+            let bytes = match request {
+                BoardRequest::ReadMemory => BoardCommand::EeMoves.to_bytes(),
+                BoardRequest::SendBoard => BoardCommand::SendBoard.to_bytes(),
+            };
+            match link.as_deref_mut() {
+                Some(l) => {
+                    tracing::info!(?request, "asking the board");
+                    l.outbox.push_back(bytes);
+                }
+                None if request == BoardRequest::ReadMemory => {
+                    if let Ok(mut e) = self.session.handle(Input::MemoryUnavailable, now) {
+                        events.append(&mut e);
+                    }
+                }
+                None => {}
+            }
+        }
     }
 
     /// Open the port and queue the handshake (unless listen-only).

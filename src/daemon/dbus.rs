@@ -160,6 +160,10 @@ impl BoardObject {
         self.run(Command::Adjudicate { result, reason }).await
     }
 
+    async fn resolve_gap(&self, moves: Vec<String>) -> Result<(), BridgeError> {
+        self.run(Command::ResolveGap(moves)).await
+    }
+
     #[zbus(property)]
     fn name(&self) -> String {
         self.view(|s| s.name.clone())
@@ -239,6 +243,10 @@ impl BoardObject {
     #[zbus(property)]
     fn pending_illegal(&self) -> String {
         self.view(|s| s.view.pending_illegal.clone())
+    }
+    #[zbus(property)]
+    fn gap(&self) -> String {
+        self.view(|s| s.view.gap.clone())
     }
     #[zbus(property)]
     fn illegal_moves(&self) -> (u32, u32) {
@@ -431,6 +439,7 @@ pub fn changed_properties<'a>(old: &Snapshot, new: &'a Snapshot) -> Vec<(&'stati
         out.push(("Claims", Value::from(new.view.claims.clone())));
     }
     cmp!("PendingIllegal", view.pending_illegal);
+    cmp!("Gap", view.gap);
     if old.view.illegal_moves != new.view.illegal_moves {
         out.push(("IllegalMoves", Value::from(new.view.illegal_moves)));
     }

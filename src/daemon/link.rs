@@ -78,6 +78,17 @@ impl Reader {
     pub fn skipped(&self) -> u64 {
         self.decoder.stats().skipped_bytes
     }
+
+    /// Frames dropped so far (cut by junk or impossible): a message may have been lost.
+    pub fn dropped_frames(&self) -> u64 {
+        self.decoder.stats().dropped_frames
+    }
+
+    /// A frame has begun and is not complete yet (the board is still sending it: the ~8 s of
+    /// an EEPROM dump at 9600 baud count as a live line).
+    pub fn in_frame(&self) -> bool {
+        self.decoder.pending_len() > 0
+    }
 }
 
 impl Default for Reader {
@@ -120,6 +131,9 @@ mod tests {
         assert_eq!(h[0], 0x4B);
         assert!(h.ends_with(&[0x2B, 0x03, 0x03, 0x09, 0x00]), "{h:02x?}");
         assert!(h.contains(&0x42));
-        assert!(!h.contains(&0x49), "never ask for the EEPROM dump");
+        assert!(
+            !h.contains(&0x49),
+            "the EEPROM dump is asked for only after a gap, never at start-up"
+        );
     }
 }

@@ -33,6 +33,9 @@ pub struct Recovered {
     pub moves: Vec<Move>,
     /// For each move, the first logged lever press after it: (left display, its time in ms).
     pub presses: Vec<Option<(bool, u64)>>,
+    /// The last time logged for each display (left, right) before the gap: the time of the
+    /// side that does not move first stands at it until that side's first press.
+    pub before: [Option<u64>; 2],
 }
 
 /// Why the memory could not be used.
@@ -112,7 +115,15 @@ pub fn recover(
         .and_then(|&j| known_at.iter().copied().find(|&i| i > j))
         .or_else(|| known_at.last().copied())
         .ok_or(Unusable::NoAnchor)?;
-    replay(tracker, &tail[anchor..], &known, at)
+    let mut before = [None, None];
+    for e in &tail[..anchor] {
+        if let EeEvent::Time { left, time } = e {
+            before[usize::from(!*left)] = Some(time.as_millis());
+        }
+    }
+    let mut found = replay(tracker, &tail[anchor..], &known, at)?;
+    found.before = before;
+    Ok(found)
 }
 
 fn replay(
@@ -178,12 +189,13 @@ fn replay(
     Ok(Recovered {
         moves: new,
         presses: stamps,
+        before: [None, None],
     })
 }
 
 /// The colour that made move `k` of a gap that began with `first` to move.
 pub fn mover(first: Color, k: usize) -> Color {
-    if k % 2 == 0 { first } else { !first }
+    if k.is_multiple_of(2) { first } else { !first }
 }
 
 #[cfg(test)]

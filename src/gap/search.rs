@@ -71,7 +71,7 @@ pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome 
     let mut sequences = std::mem::take(&mut search.found);
     let mut total = search.total;
     let turn_after = |n: usize| {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             from.turn()
         } else {
             !from.turn()

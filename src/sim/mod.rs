@@ -71,6 +71,7 @@ pub mod eeprom;
 pub mod handling;
 pub mod pgn;
 pub mod pty;
+pub mod rig;
 pub mod scenario;
 pub mod virtual_board;
 

@@ -98,6 +98,12 @@ impl BoardView {
                 p.turn, p.pending_illegal
             )));
         }
+        if !p.gap.is_empty() {
+            out.push(Alert {
+                severity: Severity::Claim,
+                text: format!("GAP: {}", p.gap),
+            });
+        }
         for r in &self.raised {
             out.push(alarm(r.text.clone()));
         }

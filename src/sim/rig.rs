@@ -1,0 +1,288 @@
+//! A virtual board and one board's [`Session`] wired together in memory, byte for byte, with
+//! stepped time: the pure test bench of gaps. The link can drop (data only, the board stays
+//! powered), the board can lose power (unplugged), the daemon can die and come back (a new
+//! session restored from the journal it wrote), junk can cut frames on the line — and players
+//! go on moving throughout, by hand as [`Handling`] moves pieces.
+//!
+//! What the shell does in the daemon is done here in a few lines: the start-up commands on
+//! every connection, the session's requests sent to the board (0x49, 0x42), a tick every
+//! [`TICK_MS`], `Link` and `LineLoss` inputs. No I/O, no clock: tests and the soak benchmark
+//! run hours of play in seconds.
+
+use shakmaty::san::San;
+use shakmaty::{Chess, Color, Move, Position};
+
+use super::clock::ClockSide;
+use super::handling::{Handling, Noise, SensorStep};
+use super::virtual_board::{BoardOptions, VirtualBoard};
+use crate::protocol::{ClockCommand, Command, Decoder, Message};
+use crate::session::{
+    BoardRequest, Command as SessionCommand, CommandError, Event, Input, Session, SessionConfig,
+};
+
+/// How often the session gets a tick (as the daemon's board task does).
+pub const TICK_MS: u64 = 100;
+
+/// The board, the line and the session (see the module documentation).
+pub struct Rig {
+    pub board: VirtualBoard,
+    session: Option<Session>,
+    config: SessionConfig,
+    decoder: Decoder,
+    /// Everything the sessions reported, oldest first (what the journal holds).
+    journal: Vec<Event>,
+    /// Events since the last [`Rig::take_events`].
+    fresh: Vec<Event>,
+    now: u64,
+    /// Bytes flow between board and session.
+    link_up: bool,
+    /// The session has been told the link is up.
+    told_up: bool,
+    next_tick: u64,
+    /// Cut the next chunk the board sends with a junk byte (a frame is lost).
+    cut_next: bool,
+    hands: Handling,
+    /// The game as the players play it (the truth the session should reach).
+    pub played: Chess,
+    pub played_san: Vec<String>,
+}
+
+impl Rig {
+    /// A powered board in the start position, connected to a fresh session.
+    pub fn new(board: BoardOptions, config: SessionConfig, seed: u64, noise: Noise) -> Rig {
+        let mut rig = Rig {
+            board: VirtualBoard::new(board, 0),
+            session: Some(Session::new(config.clone())),
+            config,
+            decoder: Decoder::new(),
+            journal: Vec::new(),
+            fresh: Vec::new(),
+            now: 0,
+            link_up: false,
+            told_up: false,
+            next_tick: 0,
+            cut_next: false,
+            hands: Handling::new(seed, noise),
+            played: Chess::default(),
+            played_san: Vec::new(),
+        };
+        rig.connect();
+        rig.advance(1_000);
+        rig
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// The running session (panics while the daemon is "dead": a test error).
+    pub fn session(&self) -> &Session {
+        match &self.session {
+            Some(s) => s,
+            None => panic!("the daemon is not running"),
+        }
+    }
+
+    /// The events reported since the last call.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.fresh)
+    }
+
+    /// Everything the sessions ever reported.
+    pub fn journal(&self) -> &[Event] {
+        &self.journal
+    }
+
+    /// Let `ms` of board time pass, moving bytes and ticks as they fall due.
+    pub fn advance(&mut self, ms: u64) {
+        let end = self.now + ms;
+        while self.now < end {
+            self.now = (self.now + 10).min(end);
+            self.pump();
+        }
+    }
+
+    /// Play one move (SAN) by hand, then press the clock.
+    pub fn play(&mut self, san: &str) -> anyhow::Result<()> {
+        let m = san
+            .parse::<San>()
+            .map_err(|e| anyhow::anyhow!("{san}: {e}"))?
+            .to_move(&self.played)
+            .map_err(|e| anyhow::anyhow!("{san}: {e}"))?;
+        self.play_move(m);
+        Ok(())
+    }
+
+    /// Play a legal move of the played game by hand, then press the clock.
+    pub fn play_move(&mut self, m: Move) {
+        let mover = self.played.turn();
+        let steps = self.hands.steps(&self.played, m);
+        let side = self.side_of(mover);
+        let mut pressed = false;
+        for step in steps {
+            match step {
+                SensorStep::Lift(sq) => self.board.lift(sq, self.now),
+                SensorStep::Place(sq, piece) => self.board.place(sq, piece, self.now),
+                SensorStep::Pause(ms) => self.advance(ms),
+                SensorStep::Press => {
+                    self.board.press_lever(side, self.now);
+                    pressed = true;
+                }
+            }
+            self.advance(30);
+        }
+        if !pressed {
+            self.advance(300);
+            self.board.press_lever(side, self.now);
+        }
+        self.advance(200);
+        let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut self.played, m);
+        self.played_san.push(san.to_string());
+    }
+
+    /// Which side of the clock a colour sits at.
+    pub fn side_of(&self, color: Color) -> ClockSide {
+        let white = self.board.options().white_display;
+        if color == Color::White {
+            white
+        } else {
+            white.other()
+        }
+    }
+
+    /// Feed an operator command to the session.
+    pub fn command(&mut self, command: SessionCommand) -> Result<(), CommandError> {
+        let now = self.now;
+        let session = self
+            .session
+            .as_mut()
+            .ok_or_else(|| CommandError::InvalidArgument("the daemon is not running".into()))?;
+        let events = session.handle(Input::Command(command), now)?;
+        self.record(events);
+        self.serve_requests();
+        Ok(())
+    }
+
+    /// The data link drops; the board keeps its power (and its memory).
+    pub fn disconnect(&mut self) {
+        self.link_up = false;
+        self.told_up = false;
+        self.input(Input::Link(false));
+    }
+
+    /// The plug is pulled: no link and no power.
+    pub fn unplug(&mut self) {
+        self.disconnect();
+        self.board.power_off(self.now);
+    }
+
+    /// The plug goes back in: power, then the daemon's start-up commands.
+    pub fn replug(&mut self) {
+        self.board.power_cycle(self.now);
+        self.connect();
+    }
+
+    /// The daemon dies (kill -9): its session is gone, the journal stays.
+    pub fn kill(&mut self) {
+        self.session = None;
+        self.link_up = false;
+        self.told_up = false;
+    }
+
+    /// The daemon starts again: a session restored from the journal, then the start-up.
+    pub fn restart(&mut self) {
+        self.session = Some(Session::restore(self.config.clone(), &self.journal));
+        self.decoder = Decoder::new();
+        self.connect();
+    }
+
+    /// The link (re)connects: the start-up commands go out as the daemon sends them.
+    pub fn connect(&mut self) {
+        self.link_up = true;
+        for command in [
+            Command::UpdateNice,
+            Command::SerialNumber,
+            Command::Version,
+            Command::SendBoard,
+            Command::Clock(ClockCommand::Version),
+        ] {
+            self.board.receive(&command.to_bytes(), self.now);
+        }
+    }
+
+    /// The next chunk the board sends is cut by a junk byte with bit 7 set: its frame is
+    /// lost, as on a noisy line.
+    pub fn cut_next_frame(&mut self) {
+        self.cut_next = true;
+    }
+
+    /// Junk on the line, as the session's decoder receives it.
+    pub fn junk(&mut self, bytes: &[u8]) {
+        self.receive(bytes);
+    }
+
+    fn input(&mut self, input: Input) {
+        let now = self.now;
+        if let Some(session) = self.session.as_mut()
+            && let Ok(events) = session.handle(input, now)
+        {
+            self.record(events);
+        }
+    }
+
+    fn record(&mut self, events: Vec<Event>) {
+        self.journal.extend(events.iter().cloned());
+        self.fresh.extend(events);
+    }
+
+    fn receive(&mut self, bytes: &[u8]) {
+        if self.session.is_none() {
+            return;
+        }
+        let dropped = self.decoder.stats().dropped_frames;
+        let messages: Vec<Message> = self.decoder.feed(bytes).collect();
+        if !messages.is_empty() && !self.told_up {
+            self.told_up = true;
+            self.input(Input::Link(true));
+        }
+        if self.decoder.stats().dropped_frames > dropped && self.told_up {
+            self.input(Input::LineLoss);
+        }
+        for m in messages {
+            self.input(Input::Board(m));
+        }
+        self.serve_requests();
+    }
+
+    fn serve_requests(&mut self) {
+        let now = self.now;
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        while let Some(request) = session.poll_request() {
+            if self.link_up {
+                let command = match request {
+                    BoardRequest::ReadMemory => Command::EeMoves,
+                    BoardRequest::SendBoard => Command::SendBoard,
+                };
+                self.board.receive(&command.to_bytes(), now);
+            }
+        }
+    }
+
+    fn pump(&mut self) {
+        let mut bytes = self.board.poll(self.now);
+        if self.cut_next && bytes.len() >= 3 {
+            self.cut_next = false;
+            bytes.insert(2, 0xFF);
+        }
+        if self.link_up && !bytes.is_empty() {
+            self.receive(&bytes);
+        }
+        if self.now >= self.next_tick {
+            self.next_tick = self.now + TICK_MS;
+            self.input(Input::Tick);
+            self.serve_requests();
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Gaps in the link, pure: the simulated board (with its EEPROM log) and a session wired
+//! byte for byte in memory ([`eboardd::sim::rig::Rig`]), stepped time. Link drops, power
+//! loss, daemon restarts and lost frames while players go on moving: every move is recovered
+//! or left to the arbiter, and nobody is accused.
+
+use eboardd::session::{Command, CommandError, Event, SessionConfig};
+use eboardd::sim::rig::Rig;
+use eboardd::sim::{BoardOptions, Noise};
+use shakmaty::{Color, Piece, Role, Square};
+
+const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
+                   c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
+
+fn rig(seed: u64) -> Rig {
+    let mut rig = Rig::new(
+        BoardOptions::default(),
+        SessionConfig {
+            name: "gap".into(),
+            ..SessionConfig::default()
+        },
+        seed,
+        Noise::Noisy,
+    );
+    let started = rig
+        .take_events()
+        .iter()
+        .any(|e| matches!(e, Event::GameStarted { .. }));
+    assert!(started, "the start position begins a game");
+    rig
+}
+
+fn play(rig: &mut Rig, sans: &[&str]) {
+    for san in sans {
+        rig.play(san).unwrap();
+    }
+}
+
+/// The PGN with its line breaks as spaces (comments wrap).
+fn flat(pgn: &str) -> String {
+    pgn.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn accusations(events: &[Event]) -> Vec<&Event> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
+            )
+        })
+        .collect()
+}
+
+fn moves_played(events: &[Event]) -> Vec<(u32, String, u64, u64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MovePlayed {
+                ply,
+                san,
+                white_ms,
+                black_ms,
+                ..
+            } => Some((*ply, san.clone(), *white_ms, *black_ms)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn killed_while_2_5_and_20_plies_are_played_every_ply_comes_back_from_memory() {
+    let line: Vec<&str> = RUY.split_whitespace().collect();
+    for (seed, gap) in [(1, 2), (2, 5), (3, 20)] {
+        let mut rig = rig(seed);
+        play(&mut rig, &line[..4]);
+        rig.advance(3_000);
+        assert_eq!(rig.session().view().moves, line[..4]);
+        rig.kill();
+        play(&mut rig, &line[4..4 + gap]);
+        rig.take_events();
+        rig.restart();
+        rig.advance(3_000);
+        let events = rig.take_events();
+        let view = rig.session().view();
+        assert_eq!(view.moves, line[..4 + gap], "gap of {gap} plies");
+        assert!(
+            accusations(&events).is_empty(),
+            "{:?}",
+            accusations(&events)
+        );
+        assert_eq!(view.illegal_moves, (0, 0));
+        assert_eq!(view.gap, "");
+        assert!(view.in_sync);
+        // In order, numbered from ply 5, each with the mover's time from the press tag.
+        let played = moves_played(&events);
+        let plies: Vec<u32> = played.iter().map(|p| p.0).collect();
+        assert_eq!(plies, (5..5 + gap as u32).collect::<Vec<_>>());
+        assert!(played.iter().all(|p| p.2 > 0 && p.3 > 0), "{played:?}");
+        assert!(
+            flat(&view.pgn).contains("read from the board's memory"),
+            "{}",
+            view.pgn
+        );
+        let clks = view.pgn.matches("[%clk").count();
+        assert!(clks >= 4 + gap, "every press stamped: {}", view.pgn);
+        // Play goes on normally.
+        play(&mut rig, &line[4 + gap..4 + gap + 2]);
+        rig.advance(2_000);
+        assert_eq!(rig.session().view().moves, line[..4 + gap + 2]);
+        assert!(accusations(&rig.take_events()).is_empty());
+    }
+}
+
+#[test]
+fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
+    let mut rig = rig(7);
+    play(&mut rig, &["e4"]);
+    rig.advance(2_000);
+    rig.unplug();
+    rig.advance(1_000);
+    play(&mut rig, &["d5", "exd5", "Qxd5"]);
+    rig.take_events();
+    rig.replug();
+    rig.advance(3_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+    assert!(
+        flat(&view.pgn).contains("recovered: the only legal sequence to the board"),
+        "{}",
+        view.pgn
+    );
+    assert_eq!(view.gap, "");
+
+    // A real illegal move right after the gap is caught: Ke1-e3.
+    let king = Piece {
+        color: Color::White,
+        role: Role::King,
+    };
+    let now = rig.now();
+    rig.board.lift(Square::E1, now);
+    rig.advance(300);
+    let now = rig.now();
+    rig.board.place(Square::E3, king, now);
+    rig.advance(2_000);
+    let events = rig.take_events();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::IllegalPlacement { player, .. } if player == "white")),
+        "{events:?}"
+    );
+    let side = rig.side_of(Color::White);
+    let now = rig.now();
+    rig.board.press_lever(side, now);
+    rig.advance(2_000);
+    let events = rig.take_events();
+    assert!(
+        events.iter().any(
+            |e| matches!(e, Event::IllegalMoveCompleted { player, count: 1, .. } if player == "white")
+        ),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
+    let mut rig = rig(9);
+    play(&mut rig, &["e4", "e5"]);
+    rig.advance(2_000);
+    rig.unplug();
+    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
+    rig.take_events();
+    rig.replug();
+    rig.advance(3_000);
+    let view = rig.session().view().clone();
+    assert_eq!(view.moves, ["e4", "e5"], "nothing invented");
+    assert!(!view.in_sync);
+    assert!(
+        view.gap.starts_with("2 sequences explain the board"),
+        "{}",
+        view.gap
+    );
+    assert!(
+        view.gap.contains("Nf3 Nc6 Bc4 [g1f3 b8c6 f1c4]"),
+        "{}",
+        view.gap
+    );
+    assert!(
+        view.gap.contains("Bc4 Nc6 Nf3 [f1c4 b8c6 g1f3]"),
+        "{}",
+        view.gap
+    );
+    // Black plays on while the arbiter comes.
+    play(&mut rig, &["Nf6"]);
+    rig.advance(3_000);
+    let events = rig.take_events();
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+    assert!(moves_played(&events).is_empty());
+
+    let wrong = rig.command(Command::ResolveGap(vec!["g1f3".into(), "b8c6".into()]));
+    assert!(
+        matches!(&wrong, Err(CommandError::InvalidArgument(m)) if m.contains("not to the board")),
+        "{wrong:?}"
+    );
+    let illegal = rig.command(Command::ResolveGap(vec!["g1f4".into()]));
+    assert!(
+        matches!(&illegal, Err(CommandError::InvalidArgument(m)) if m.contains("move 1 `g1f4`")),
+        "{illegal:?}"
+    );
+    rig.command(Command::ResolveGap(vec![
+        "g1f3".into(),
+        "b8c6".into(),
+        "f1c4".into(),
+    ]))
+    .unwrap();
+    rig.advance(1_000);
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]);
+    assert!(view.in_sync);
+    assert_eq!(view.gap, "");
+    let closed = rig.command(Command::ResolveGap(vec![]));
+    assert!(
+        matches!(&closed, Err(CommandError::InvalidArgument(m)) if m.contains("no gap is open")),
+        "{closed:?}"
+    );
+    play(&mut rig, &["d3"]);
+    rig.advance(1_000);
+    assert_eq!(rig.session().view().moves.len(), 7);
+    assert!(accusations(&rig.take_events()).is_empty());
+}
+
+#[test]
+fn resolving_with_no_moves_continues_from_the_board() {
+    let mut rig = rig(10);
+    play(&mut rig, &["e4", "e5"]);
+    rig.advance(2_000);
+    rig.unplug();
+    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
+    rig.replug();
+    rig.advance(3_000);
+    assert!(!rig.session().view().gap.is_empty());
+    rig.command(Command::ResolveGap(vec![])).unwrap();
+    rig.advance(500);
+    let view = rig.session().view();
+    assert_eq!(view.gap, "");
+    assert!(view.in_sync);
+    assert_eq!(view.turn, "black");
+    assert!(
+        flat(&view.pgn).contains("the arbiter continued from the board"),
+        "{}",
+        view.pgn
+    );
+    assert_eq!(view.illegal_moves, (0, 0));
+}
+
+#[test]
+fn a_lost_frame_is_a_gap_not_an_illegal_move() {
+    let mut rig = rig(11);
+    play(&mut rig, &["d4", "d5"]);
+    rig.advance(2_000);
+    // The lift of the c-pawn is lost on the line.
+    rig.cut_next_frame();
+    play(&mut rig, &["c4", "e6", "Nc3"]);
+    rig.advance(3_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["d4", "d5", "c4", "e6", "Nc3"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+}
+
+#[test]
+fn a_link_drop_with_power_on_reads_the_memory() {
+    let mut rig = rig(12);
+    play(&mut rig, &["e4", "c5"]);
+    rig.advance(2_000);
+    rig.disconnect();
+    play(&mut rig, &["Nf3", "d6", "d4", "cxd4"]);
+    rig.connect();
+    rig.advance(3_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["e4", "c5", "Nf3", "d6", "d4", "cxd4"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+    assert!(
+        flat(&view.pgn).contains("read from the board's memory"),
+        "{}",
+        view.pgn
+    );
+}
