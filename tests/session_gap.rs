@@ -306,3 +306,37 @@ fn a_link_drop_with_power_on_reads_the_memory() {
         view.pgn
     );
 }
+
+#[test]
+fn a_memory_dump_cut_off_in_the_middle_falls_back_to_the_search() {
+    let mut rig = rig(13);
+    play(&mut rig, &["e4"]);
+    rig.advance(2_000);
+    rig.disconnect();
+    play(&mut rig, &["d5", "exd5", "Qxd5"]);
+    rig.cut_next_memory_dump(40);
+    rig.connect();
+    rig.advance(3_000);
+    let waiting = rig.session().view().gap.clone();
+    let evs = rig.take_events();
+    assert!(
+        waiting.contains("reading the board's memory"),
+        "{waiting} {:?} {evs:?}",
+        rig.session().view()
+    );
+    assert_eq!(rig.session().view().moves, ["e4"]);
+    rig.advance(eboardd::session::MEMORY_WAIT_MS + 2_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+    assert!(
+        flat(&view.pgn).contains("recovered: the only legal sequence"),
+        "{}",
+        view.pgn
+    );
+}

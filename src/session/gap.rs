@@ -284,7 +284,13 @@ impl Session {
             turned.rotate_180();
             Placement::from_board(&turned).is_start()
         };
-        if !self.game_on() || board == known || start {
+        // Only pieces lifted from the known position: a move in progress, the tracker's job.
+        let lifted_only = (board.occupied() & !known.occupied()).is_empty()
+            && board
+                .occupied()
+                .into_iter()
+                .all(|sq| board.piece_at(sq) == known.piece_at(sq));
+        if !self.game_on() || board == known || start || lifted_only {
             self.close_gap(now, out);
             return;
         }

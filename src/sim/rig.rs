@@ -41,6 +41,8 @@ pub struct Rig {
     next_tick: u64,
     /// Cut the next chunk the board sends with a junk byte (a frame is lost).
     cut_next: bool,
+    /// Cut the board's next memory dump off after this many bytes (the cable went).
+    cut_dump: Option<usize>,
     hands: Handling,
     /// The game as the players play it (the truth the session should reach).
     pub played: Chess,
@@ -62,6 +64,7 @@ impl Rig {
             told_up: false,
             next_tick: 0,
             cut_next: false,
+            cut_dump: None,
             hands: Handling::new(seed, noise),
             played: Chess::default(),
             played_san: Vec::new(),
@@ -216,6 +219,11 @@ impl Rig {
         self.cut_next = true;
     }
 
+    /// The board's next EE_MOVES answer stops after `bytes` bytes of its frame.
+    pub fn cut_next_memory_dump(&mut self, bytes: usize) {
+        self.cut_dump = Some(bytes);
+    }
+
     /// Junk on the line, as the session's decoder receives it.
     pub fn junk(&mut self, bytes: &[u8]) {
         self.receive(bytes);
@@ -275,6 +283,12 @@ impl Rig {
         if self.cut_next && bytes.len() >= 3 {
             self.cut_next = false;
             bytes.insert(2, 0xFF);
+        }
+        if let Some(keep) = self.cut_dump
+            && let Some(at) = bytes.iter().position(|&b| b == 0x8F)
+        {
+            self.cut_dump = None;
+            bytes.truncate(at + keep);
         }
         if self.link_up && !bytes.is_empty() {
             self.receive(&bytes);

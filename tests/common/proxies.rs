@@ -26,6 +26,7 @@ pub trait Board {
     fn take_back(&self) -> zbus::Result<()>;
     fn accept_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn adjudicate(&self, result: &str, reason: &str) -> zbus::Result<()>;
+    fn resolve_gap(&self, moves: &[&str]) -> zbus::Result<()>;
 
     #[zbus(property)]
     fn name(&self) -> zbus::Result<String>;
@@ -67,6 +68,8 @@ pub trait Board {
     fn claims(&self) -> zbus::Result<Vec<(String, String, String)>>;
     #[zbus(property)]
     fn pending_illegal(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn gap(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn illegal_moves(&self) -> zbus::Result<(u32, u32)>;
     #[zbus(property)]

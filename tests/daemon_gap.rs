@@ -1,0 +1,324 @@
+//! End-to-end gaps: the crate's simulator (with its EEPROM log) on a pty → the `eboardd`
+//! binary → a private bus. The daemon is killed or the board unplugged while the players go
+//! on; afterwards every move is back, in order, or listed for the arbiter — and nobody is
+//! accused of an illegal move.
+
+mod common;
+
+use std::process::Stdio;
+
+use common::board::FakeBoard;
+use common::events::{Ev, Events, sans_of};
+use common::proxies::{self, BoardProxy};
+use common::sim::sim_board;
+use common::{Daemon, Setup, WAIT, code, die_with_parent, wait_property, within};
+use eboardd::sim::{BoardOptions, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+use shakmaty::Square;
+
+const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
+                   c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
+
+fn quick(seed: u64) -> ScenarioOptions {
+    ScenarioOptions {
+        pace: Pace::quick(),
+        seed,
+        ..ScenarioOptions::default()
+    }
+}
+
+fn sans(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
+    sim.wait_for_update_mode(WAIT)
+        .await
+        .expect("the daemon puts the board in update mode");
+    events
+        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .await;
+}
+
+async fn wait_moves(events: &Events, want: &[String]) {
+    events
+        .wait_until(&format!("moves {want:?}"), |all| sans_of(all) == want)
+        .await;
+}
+
+fn accusations(events: &[Ev]) -> Vec<Ev> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Ev::IllegalPlacement { .. } | Ev::IllegalMoveCompleted { .. }
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Kill -9 the daemon after 4 plies, play `gap` more, start it again: all come back.
+async fn killed_while(gap: usize, seed: u64) {
+    let line: Vec<&str> = RUY.split_whitespace().collect();
+    let id = format!("kill{gap}");
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim_board(dir.path(), &id, 1.0, BoardOptions::default()).await;
+    let port = sim.path().display().to_string();
+    let mut s = Setup::start_in(dir, &["--port", &port]).await;
+    let mut events = Events::start(&s.conn, &id).await;
+    ready_to_play(&sim, &mut events).await;
+    let mut sc = Scenario::new(&sim, quick(seed));
+    let first = sans(&line[..4]);
+    sc.run(&[Step::Moves(first.clone())]).await.unwrap();
+    wait_moves(&events, &first).await;
+
+    s.daemon.signal(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(code(s.daemon.wait(WAIT).await), 128 + 9);
+    let missed = sans(&line[4..4 + gap]);
+    sc.run(&[Step::Moves(missed.clone())]).await.unwrap();
+
+    let after = Events::start(&s.conn, &id).await;
+    let mut again = Daemon::spawn(&s.bus, s.dir.path(), &["--port", &port]);
+    again.wait_for_name(&s.conn).await;
+    wait_moves(&after, &missed).await;
+    let plies: Vec<u32> = after
+        .all()
+        .iter()
+        .filter_map(|e| match e {
+            Ev::MovePlayed { ply, .. } => Some(*ply),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plies, (5..5 + gap as u32).collect::<Vec<_>>(), "in order");
+    let b = proxies::fresh(&s.conn, &id).await;
+    assert_eq!(b.moves().await.unwrap(), sans(&line[..4 + gap]));
+    assert_eq!(b.illegal_moves().await.unwrap(), (0, 0));
+    assert_eq!(b.gap().await.unwrap(), "");
+    assert!(b.in_sync().await.unwrap());
+    let pgn = flat(&b.pgn().await.unwrap());
+    assert!(pgn.contains("read from the board's memory"), "{pgn}");
+    assert!(
+        accusations(&after.all()).is_empty(),
+        "{:?}",
+        accusations(&after.all())
+    );
+    assert!(
+        again
+            .stderr()
+            .contains("moves recovered from the board's memory"),
+        "{}",
+        again.stderr()
+    );
+    // Play goes on from there.
+    let next = sans(&line[4 + gap..6 + gap]);
+    sc.run(&[Step::Moves(next.clone())]).await.unwrap();
+    let mut all = missed.clone();
+    all.extend(next);
+    wait_moves(&after, &all).await;
+    assert!(accusations(&after.all()).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_while_2_plies_are_played_then_restarted() {
+    killed_while(2, 21).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_while_5_plies_are_played_then_restarted() {
+    killed_while(5, 22).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_while_20_plies_are_played_then_restarted() {
+    killed_while(20, 23).await;
+}
+
+/// A simulated board `id` served by a fresh daemon, the game started.
+async fn served(id: &str) -> (Setup, SimHandle, Events) {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim_board(dir.path(), id, 1.0, BoardOptions::default()).await;
+    let port = sim.path().display().to_string();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let mut events = Events::start(&s.conn, id).await;
+    ready_to_play(&sim, &mut events).await;
+    (s, sim, events)
+}
+
+/// The board is unplugged (so unpowered: its memory has nothing for the gap) after
+/// `before`, `gap` is played, and it is plugged back in.
+async fn unplugged_while(
+    s: &Setup,
+    id: &str,
+    events: &Events,
+    sc: &mut Scenario<'_>,
+    before: &[&str],
+    gap: &[&str],
+) {
+    sc.run(&[Step::Moves(sans(before))]).await.unwrap();
+    wait_moves(events, &sans(before)).await;
+    let b = proxies::board(&s.conn, id).await;
+    let mut connected = b.receive_connected_changed().await;
+    sc.step(&Step::Unplug).await.unwrap();
+    wait_property(&mut connected, "Connected = false", |c| !*c).await;
+    sc.run(&[Step::Moves(sans(gap))]).await.unwrap();
+    sc.step(&Step::Replug).await.unwrap();
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unplugged_three_plies_with_one_explanation_are_recovered_and_an_illegal_move_after_is_caught()
+ {
+    let (s, sim, mut events) = served("unp3").await;
+    let mut sc = Scenario::new(&sim, quick(31));
+    unplugged_while(
+        &s,
+        "unp3",
+        &events,
+        &mut sc,
+        &["e4"],
+        &["d5", "exd5", "Qxd5"],
+    )
+    .await;
+    wait_moves(&events, &sans(&["e4", "d5", "exd5", "Qxd5"])).await;
+    let b = proxies::fresh(&s.conn, "unp3").await;
+    let pgn = flat(&b.pgn().await.unwrap());
+    assert!(
+        pgn.contains("recovered: the only legal sequence to the board"),
+        "{pgn}"
+    );
+    assert_eq!(b.gap().await.unwrap(), "");
+    assert!(accusations(&events.all()).is_empty());
+
+    // A real illegal move right after the gap: the king jumps two squares.
+    sc.run(&[
+        Step::IllegalPlacement {
+            from: Square::E1,
+            to: Square::E3,
+        },
+        Step::PressClock,
+    ])
+    .await
+    .unwrap();
+    events
+        .next_matching(
+            "IllegalPlacement",
+            |e| matches!(e, Ev::IllegalPlacement { player, .. } if player == "white"),
+        )
+        .await;
+    events
+        .next_matching(
+            "IllegalMoveCompleted",
+            |e| matches!(e, Ev::IllegalMoveCompleted { player, count: 1, .. } if player == "white"),
+        )
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
+    let (s, sim, events) = served("unp2").await;
+    let mut sc = Scenario::new(&sim, quick(32));
+    unplugged_while(
+        &s,
+        "unp2",
+        &events,
+        &mut sc,
+        &["e4", "e5"],
+        &["Nf3", "Nc6", "Bc4"],
+    )
+    .await;
+    let b: BoardProxy<'_> = proxies::board(&s.conn, "unp2").await;
+    let mut gap = b.receive_gap_changed().await;
+    let text = wait_property(&mut gap, "Gap lists the sequences", |g| {
+        g.starts_with("2 sequences")
+    })
+    .await;
+    assert!(text.contains("Nf3 Nc6 Bc4 [g1f3 b8c6 f1c4]"), "{text}");
+    assert!(text.contains("Bc4 Nc6 Nf3 [f1c4 b8c6 g1f3]"), "{text}");
+    let now = proxies::fresh(&s.conn, "unp2").await;
+    assert_eq!(now.moves().await.unwrap(), sans(&["e4", "e5"]));
+    assert!(!now.in_sync().await.unwrap());
+
+    // `eboardctl status` shows it.
+    let status = ctl(&s.bus.address, &["status", "unp2"]).await;
+    assert_eq!(status.0, 0, "{}", status.2);
+    assert!(status.1.contains("GAP  2 sequences"), "{}", status.1);
+
+    // Play goes on meanwhile.
+    sc.run(&[Step::Moves(sans(&["Nf6"]))]).await.unwrap();
+
+    let wrong = b.resolve_gap(&["g1f3", "b8c6"]).await.unwrap_err();
+    assert_eq!(
+        proxies::error_name(&wrong),
+        "org.eboardd.Bridge1.Error.InvalidArgument"
+    );
+    assert!(
+        proxies::error_message(&wrong).contains("not to the board"),
+        "{wrong}"
+    );
+    let resolved = ctl(&s.bus.address, &["resolve", "unp2", "g1f3", "b8c6", "f1c4"]).await;
+    assert_eq!(resolved.0, 0, "{}", resolved.2);
+    wait_moves(&events, &sans(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"])).await;
+    let now = proxies::fresh(&s.conn, "unp2").await;
+    assert_eq!(now.gap().await.unwrap(), "");
+    assert!(now.in_sync().await.unwrap());
+    let again = b.resolve_gap(&[]).await.unwrap_err();
+    assert!(
+        proxies::error_message(&again).contains("no gap is open"),
+        "{again}"
+    );
+    assert!(accusations(&events.all()).is_empty());
+}
+
+/// `eboardctl --bus ADDRESS args…`: (exit code, stdout, stderr).
+async fn ctl(address: &str, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"));
+    cmd.arg("--bus")
+        .arg(address)
+        .args(args)
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    die_with_parent(&mut cmd);
+    let out = within(WAIT, "eboardctl", cmd.output()).await.unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_memory_dump_cut_off_in_the_middle_costs_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = FakeBoard::new(dir.path(), "cut");
+    let s = Setup::start_in(dir, &["--port", &board.path_str()]).await;
+    let b = proxies::board(&s.conn, "cut").await;
+    let mut connected = b.receive_connected_changed().await;
+    wait_property(&mut connected, "Connected", |c| *c).await;
+    let mut placement = b.receive_placement_changed().await;
+    wait_property(&mut placement, "start position", |p| {
+        p == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+    })
+    .await;
+    // An EE_MOVES frame announcing the whole log, cut off after 1,000 bytes of tags (the
+    // cable went) — the next message is a field update: e2 emptied.
+    let mut cut = vec![0x8F, 0x3E, 0x03];
+    for i in 0..500u16 {
+        cut.extend_from_slice(&[0x41, (i % 64) as u8]);
+    }
+    board.identity.lock().unwrap().fields[52] = 0;
+    board.send(&cut).await;
+    board.send(&[0x8E, 0x00, 0x05, 52, 0x00]).await;
+    wait_property(&mut placement, "e2 emptied", |p| {
+        p == "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR"
+    })
+    .await;
+    let now = proxies::fresh(&s.conn, "cut").await;
+    assert!(now.connected().await.unwrap());
+    assert_eq!(now.gap().await.unwrap(), "");
+    assert_eq!(now.pending_illegal().await.unwrap(), "");
+}
