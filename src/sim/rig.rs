@@ -143,6 +143,20 @@ impl Rig {
         self.played_san.push(san.to_string());
     }
 
+    /// The players set up the start position for a new game.
+    pub fn new_game(&mut self) {
+        let now = self.now;
+        self.board.set_position(&shakmaty::Board::default(), now);
+        self.played = Chess::default();
+        self.played_san.clear();
+        self.advance(2_000);
+    }
+
+    /// The daemon is running.
+    pub fn running(&self) -> bool {
+        self.session.is_some()
+    }
+
     /// Which side of the clock a colour sits at.
     pub fn side_of(&self, color: Color) -> ClockSide {
         let white = self.board.options().white_display;

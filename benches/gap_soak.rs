@@ -1,0 +1,258 @@
+//! Soak of gaps in the link: simulated boards (the project's virtual DGT board with its
+//! EEPROM log, wired byte for byte to a board session in memory, stepped time; see
+//! `eboardd::sim::rig`) play real games from the shared corpus while the daemon is killed and
+//! restarted, boards are unplugged (power lost) or lose their data link (power kept), and
+//! frames are cut on the line. No illegal move is ever made, so every illegal-move signal is a
+//! false accusation. When several sequences explain a board, the "arbiter" resolves the gap
+//! with the moves really made (counted apart).
+//!
+//! `cargo bench --bench gap_soak` plays 6 boards × 20 minutes of board time each;
+//! `EBOARDD_SOAK_BOARDS`, `EBOARDD_SOAK_MINUTES` and `EBOARDD_SOAK_SEED` change that. Under
+//! `cargo test --all-targets` (no `--bench` argument) it plays one short game. It prints
+//! figures and fails only when it could not run.
+
+use std::time::Instant;
+
+use eboardd::session::{Command, Event, SessionConfig};
+use eboardd::sim::rig::Rig;
+use eboardd::sim::{BoardOptions, ClockSetup, Noise, PgnGame, parse_games};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Move};
+
+#[derive(Default)]
+struct Figures {
+    games: u64,
+    games_exact: u64,
+    plies: u64,
+    board_ms: u64,
+    kills: u64,
+    unplugs: u64,
+    link_drops: u64,
+    cut_frames: u64,
+    gap_plies: u64,
+    recovered: u64,
+    lost: u64,
+    by_memory: u64,
+    by_search: u64,
+    by_arbiter: u64,
+    new_segments: u64,
+    false_accusations: u64,
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn corpus() -> Vec<PgnGame> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
+    let games: Vec<PgnGame> = match std::fs::read_to_string(path) {
+        Ok(text) => parse_games(&text)
+            .into_iter()
+            .filter(|g| g.moves().is_ok_and(|m| m.len() >= 30) && g.tag("FEN").is_none())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if games.is_empty() {
+        vec![eboardd::sim::default_game()]
+    } else {
+        games
+    }
+}
+
+fn count_accusations(events: &[Event]) -> u64 {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
+            )
+        })
+        .count() as u64
+}
+
+/// Let the board settle after a gap; the arbiter resolves an ambiguous one with `truth`.
+fn settle(rig: &mut Rig, truth: &[Move], f: &mut Figures) {
+    rig.advance(3_000);
+    for _ in 0..30 {
+        let gap = rig.session().view().gap.clone();
+        if gap.is_empty() {
+            return;
+        }
+        if gap.contains("waiting for the arbiter") {
+            let moves = truth
+                .iter()
+                .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
+                .collect();
+            if rig.command(Command::ResolveGap(moves)).is_ok() {
+                f.by_arbiter += 1;
+            }
+        }
+        rig.advance(1_000);
+    }
+}
+
+fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Figures) {
+    let mut rng = SmallRng::seed_from_u64(seed ^ board.wrapping_mul(0x9E37_79B9));
+    // 90+30: no flag falls during the soak (a lost game on time would end the record).
+    let clock = ClockSetup {
+        base_ms: 90 * 60_000,
+        increment_ms: 30_000,
+    };
+    let mut rig = Rig::new(
+        BoardOptions {
+            clock_setup: clock,
+            ..BoardOptions::default()
+        },
+        SessionConfig {
+            name: format!("soak-{board}"),
+            ..SessionConfig::default()
+        },
+        seed + board,
+        Noise::Noisy,
+    );
+    let budget = minutes * 60_000;
+    let mut index = (board as usize * 7) % games.len();
+    while rig.now() < budget {
+        let game = &games[index % games.len()];
+        index += 1;
+        let Ok(moves) = game.moves() else { continue };
+        if !rig.played_san.is_empty() {
+            rig.new_game();
+        }
+        rig.take_events();
+        let mut k = 0;
+        while k < moves.len() && rig.now() < budget {
+            let roll: f64 = rng.random();
+            let gap_len = if roll < 0.08 {
+                rng.random_range(1..=6usize).min(moves.len() - k)
+            } else {
+                0
+            };
+            if gap_len > 0 {
+                let truth = &moves[k..k + gap_len];
+                let kind = rng.random_range(0..4);
+                match kind {
+                    0 => {
+                        f.kills += 1;
+                        rig.kill();
+                    }
+                    1 => {
+                        f.unplugs += 1;
+                        rig.unplug();
+                    }
+                    2 => {
+                        f.link_drops += 1;
+                        rig.disconnect();
+                    }
+                    _ => {
+                        f.cut_frames += 1;
+                        rig.cut_next_frame();
+                    }
+                }
+                for &m in truth {
+                    rig.play_move(m);
+                }
+                match kind {
+                    0 => rig.restart(),
+                    1 => rig.replug(),
+                    2 => rig.connect(),
+                    _ => {}
+                }
+                settle(&mut rig, truth, f);
+                f.gap_plies += gap_len as u64;
+                let exact = rig.session().view().moves == rig.played_san;
+                if exact {
+                    f.recovered += gap_len as u64;
+                } else {
+                    f.lost += gap_len as u64;
+                }
+                k += gap_len;
+            } else {
+                rig.play_move(moves[k]);
+                k += 1;
+            }
+        }
+        rig.advance(3_000);
+        let view = rig.session().view();
+        f.games += 1;
+        f.plies += rig.played_san.len() as u64;
+        // A game the Laws ended (a dead position the corpus game played on) ends its record.
+        let ended_early = view.result != "*" && rig.played_san.starts_with(&view.moves);
+        if view.moves == rig.played_san || ended_early {
+            f.games_exact += 1;
+        } else {
+            let first = view
+                .moves
+                .iter()
+                .zip(&rig.played_san)
+                .position(|(a, b)| a != b)
+                .unwrap_or(view.moves.len().min(rig.played_san.len()));
+            println!(
+                "  board {board}, {}: the record differs from ply {} ({} recorded, {} played; result {} {})",
+                game.title(),
+                first + 1,
+                view.moves.len(),
+                rig.played_san.len(),
+                view.result,
+                view.termination
+            );
+        }
+        let pgn = view.pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+        f.by_memory += pgn.matches("read from the board's memory").count() as u64;
+        f.by_search += pgn.matches("recovered: the only legal sequence").count() as u64;
+        f.new_segments += pgn.matches("that no legal sequence").count() as u64;
+        f.false_accusations += count_accusations(&rig.take_events());
+    }
+    f.false_accusations += count_accusations(&rig.take_events());
+    f.board_ms += rig.now();
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let boards = if full {
+        env_u64("EBOARDD_SOAK_BOARDS", 6)
+    } else {
+        1
+    };
+    let minutes = if full {
+        env_u64("EBOARDD_SOAK_MINUTES", 20)
+    } else {
+        3
+    };
+    let seed = env_u64("EBOARDD_SOAK_SEED", 1);
+    let games = corpus();
+    let started = Instant::now();
+    let mut f = Figures::default();
+    for board in 0..boards {
+        play_board(board, &games, minutes, seed, &mut f);
+    }
+    let wall = started.elapsed();
+    println!(
+        "gap soak: {boards} boards x {minutes} min of board time ({:.0} min in all), seed {seed}, {:.1} s wall",
+        f.board_ms as f64 / 60_000.0,
+        wall.as_secs_f64()
+    );
+    println!(
+        "gaps: {} ({} daemon kills, {} unplugs, {} link drops, {} cut frames)",
+        f.kills + f.unplugs + f.link_drops + f.cut_frames,
+        f.kills,
+        f.unplugs,
+        f.link_drops,
+        f.cut_frames
+    );
+    println!(
+        "games exact: {}/{} ({} plies)",
+        f.games_exact, f.games, f.plies
+    );
+    println!("false accusations: {}", f.false_accusations);
+    println!(
+        "moves made during gaps: {}; recovered {} (gaps closed by the board's memory {}, by the search {}, by the arbiter {}), lost {}; new segments {}",
+        f.gap_plies, f.recovered, f.by_memory, f.by_search, f.by_arbiter, f.lost, f.new_segments
+    );
+}
