@@ -367,7 +367,7 @@ impl Session {
             }
             Input::Command(command) => self.on_command(command, now, &mut out)?,
             Input::Tick if self.gap.is_open() => self.gap_tick(now, &mut out),
-            Input::LineLoss => self.gap_line_loss(),
+            Input::LineLoss => self.gap_line_loss(now),
             Input::MemoryUnavailable => self.gap_no_memory(),
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
@@ -383,7 +383,9 @@ impl Session {
                 // so the next reading is a fresh start, not a press.
                 self.clock_live = false;
                 self.lever_left_down = None;
-                if !up {
+                if up {
+                    self.gap_link_up(now);
+                } else {
                     self.gap_unread(gap::Cause::Disconnected);
                 }
             }

@@ -33,6 +33,11 @@ pub const MEMORY_WAIT_MS: Millis = 20_000;
 /// How long a board no legal sequence explains must stand still before play continues from
 /// it (a piece held in hand is not a position).
 pub const UNREACHABLE_SETTLE_MS: Millis = 3_000;
+/// After the link is back, a whole board is asked for again if none came in this time...
+pub const DUMP_AGAIN_MS: Millis = 3_000;
+/// ...and without one after this long (a listen-only link cannot ask), the board's changes
+/// are followed from what was known, as before the gap.
+pub const DUMP_GIVE_UP_MS: Millis = 10_000;
 
 /// What the shell is asked to send to the board (see [`Session::poll_request`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +107,10 @@ pub(super) struct GapState {
     requests: Vec<BoardRequest>,
     /// Each side's last time the board's memory logged before the gap (white, black).
     earlier: [Option<u64>; 2],
+    /// When the link came back (while a whole board is awaited), and whether one was asked
+    /// for again since.
+    link_up_at: Option<Millis>,
+    asked_again: bool,
 }
 
 impl GapState {
@@ -157,16 +166,24 @@ impl Session {
             self.gap.cause = cause;
         }
         self.gap.phase = Phase::Unread;
+        self.gap.link_up_at = None;
         self.gap.sensed = None;
         self.gap.text.clear();
         self.standing_illegal = None;
     }
 
+    /// The link is back: a whole board is awaited from now.
+    pub(super) fn gap_link_up(&mut self, now: Millis) {
+        self.gap.link_up_at = Some(now);
+        self.gap.asked_again = false;
+    }
+
     /// A frame was lost on the line: what the board reports next may not follow from what was
     /// read, so a whole board is asked for and decides.
-    pub(super) fn gap_line_loss(&mut self) {
+    pub(super) fn gap_line_loss(&mut self, now: Millis) {
         if self.game_on() && !self.gap.is_open() {
             self.gap_unread(Cause::LineLoss);
+            self.gap_link_up(now);
             self.gap.requests.push(BoardRequest::SendBoard);
         }
     }
@@ -258,6 +275,21 @@ impl Session {
             Phase::Arbiter { candidates, .. } => {
                 for c in candidates {
                     let _ = c.shadow.on_tick(now);
+                }
+            }
+            Phase::Unread => {
+                let Some(up) = self.gap.link_up_at else {
+                    return;
+                };
+                let waited = now.saturating_sub(up);
+                if waited >= DUMP_GIVE_UP_MS {
+                    tracing::warn!(
+                        "no whole board came after the link came back: following its changes from what was known"
+                    );
+                    self.close_gap(now, out);
+                } else if waited >= DUMP_AGAIN_MS && !self.gap.asked_again {
+                    self.gap.asked_again = true;
+                    self.gap.requests.push(BoardRequest::SendBoard);
                 }
             }
             _ => {}
@@ -664,6 +696,7 @@ impl Session {
         let was_open = self.gap.is_open();
         self.gap.phase = Phase::Closed;
         self.gap.text.clear();
+        self.gap.link_up_at = None;
         if !was_open {
             return;
         }
