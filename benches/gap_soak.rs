@@ -213,6 +213,58 @@ fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Fi
     f.board_ms += rig.now();
 }
 
+/// How long the gap search takes on typical boards (median of a few runs, ms).
+fn search_times() {
+    use eboardd::gap::search::explain;
+    use shakmaty::san::San;
+    use shakmaty::{Chess, Position};
+    let play = |pos: &Chess, sans: &str| {
+        let mut p = pos.clone();
+        for s in sans.split_whitespace() {
+            let m = s.parse::<San>().unwrap().to_move(&p).unwrap();
+            p.play_unchecked(m);
+        }
+        p
+    };
+    let cases = [
+        ("3 plies, one sequence", "e4", "d5 exd5 Qxd5"),
+        ("3 plies, two sequences", "e4 e5", "Nf3 Nc6 Bc4"),
+        ("6 quiet plies", "e4 e5 Nf3 Nc6", "Bb5 a6 Ba4 Nf6 O-O Be7"),
+        (
+            "6 middlegame plies",
+            "d4 Nf6 c4 e6 Nc3 Bb4 e3 O-O Bd3 d5 Nf3 c5 O-O Nc6",
+            "a3 Bxc3 bxc3 dxc4 Bxc4 Qc7",
+        ),
+        (
+            "7 quiet plies (beyond the bound)",
+            "e4 e5 Nf3 Nc6",
+            "Bb5 a6 Ba4 Nf6 O-O Be7 Re1",
+        ),
+    ];
+    for (what, before, gap) in cases {
+        let from = play(&Chess::default(), before);
+        let target = play(&from, gap);
+        let mut kind = String::new();
+        let mut times: Vec<f64> = (0..3)
+            .map(|_| {
+                let t = Instant::now();
+                let outcome = explain(&from, target.board(), None);
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                kind = match outcome {
+                    eboardd::gap::search::Outcome::Several { total, .. } => {
+                        format!("{total} sequences")
+                    }
+                    eboardd::gap::search::Outcome::Unique(_) => "unique".into(),
+                    other => format!("{other:?}"),
+                };
+                ms
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!("search, {what}: {:.2} ms ({kind})", times[1]);
+    }
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let boards = if full {
@@ -226,6 +278,7 @@ fn main() {
         3
     };
     let seed = env_u64("EBOARDD_SOAK_SEED", 1);
+    search_times();
     let games = corpus();
     let started = Instant::now();
     let mut f = Figures::default();

@@ -19,7 +19,7 @@ use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::{Tracker, TrackerEvent};
 
-pub use gap::{BoardRequest, MEMORY_WAIT_MS};
+pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
 
 /// Milliseconds on the caller's monotonic clock. Only differences matter.
 pub type Millis = u64;

@@ -340,3 +340,78 @@ fn a_memory_dump_cut_off_in_the_middle_falls_back_to_the_search() {
         view.pgn
     );
 }
+
+#[test]
+fn a_reversed_board_is_read_the_right_way_round_after_a_restart() {
+    let mut rig = Rig::new(
+        BoardOptions {
+            orientation: eboardd::board::Orientation::Reversed,
+            ..BoardOptions::default()
+        },
+        SessionConfig::default(),
+        14,
+        Noise::Noisy,
+    );
+    play(&mut rig, &["e4", "e5", "Nf3"]);
+    rig.advance(2_000);
+    rig.kill();
+    play(&mut rig, &["Nc6", "Bb5", "a6"]);
+    rig.take_events();
+    rig.restart();
+    rig.advance(3_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+}
+
+#[test]
+fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyone() {
+    let mut rig = rig(15);
+    play(&mut rig, &["e4", "e5"]);
+    rig.advance(2_000);
+    rig.unplug();
+    // A pawn walked back (a spectator's hand): e4 to e3, which no legal sequence does.
+    let pawn = Piece {
+        color: Color::White,
+        role: Role::Pawn,
+    };
+    let now = rig.now();
+    rig.board.lift(Square::E4, now);
+    rig.board.place(Square::E3, pawn, now + 300);
+    rig.replug();
+    rig.advance(5_000);
+    assert!(
+        rig.session().view().gap.contains("no legal sequence"),
+        "{}",
+        rig.session().view().gap
+    );
+    rig.advance(eboardd::session::UNREACHABLE_SETTLE_MS);
+    let view = rig.session().view();
+    assert_eq!(view.gap, "");
+    assert!(view.in_sync);
+    assert_eq!(view.turn, "white", "the clock says White is to move");
+    assert!(
+        flat(&view.pgn).contains("that no legal sequence of up to 6 plies explains"),
+        "{}",
+        view.pgn
+    );
+    rig.played = shakmaty::fen::Fen::from_ascii(view.fen.as_bytes())
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    play(&mut rig, &["d4"]);
+    rig.advance(1_000);
+    let events = rig.take_events();
+    assert_eq!(rig.session().view().moves, ["e4", "e5", "d4"]);
+    assert!(
+        accusations(&events).is_empty(),
+        "{:?}",
+        accusations(&events)
+    );
+    assert_eq!(rig.session().view().illegal_moves, (0, 0));
+}

@@ -10,7 +10,8 @@
 //! The depth-first search never enumerates blindly. A side's move puts exactly one of its
 //! pieces on a new square (two when castling), so a position from which the board needs more
 //! arrivals of a side's pieces than that side has plies left is abandoned; so is one that
-//! needs more captures than the capturer has plies, or more pawns than there are.
+//! needs more captures than the capturer has plies, more pawns than there are, or a pawn
+//! that no pawn behind it could have become.
 
 use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
@@ -19,7 +20,7 @@ use crate::tracker::search_diff as diff;
 /// The longest gap searched (plies).
 pub const MAX_PLIES: usize = 6;
 /// Positions visited before the search gives up (then the arbiter decides).
-pub const NODE_BUDGET: u64 = 4_000_000;
+pub const NODE_BUDGET: u64 = 2_000_000;
 /// Sequences kept for listing; more are only counted.
 pub const MAX_LISTED: usize = 8;
 
@@ -175,6 +176,23 @@ fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
         let pawns = |b: &Board| (b.by_color(color) & b.by_role(Role::Pawn)).count();
         if pawns(target) > pawns(board) {
             return false;
+        }
+        // Pawns only go forward: a pawn on a new square came from a square behind it that
+        // it left, at most one file aside per rank (captures).
+        let pawn = Role::Pawn.of(color);
+        let (now_pawns, then_pawns) = (board.by_piece(pawn), target.by_piece(pawn));
+        let left_behind = now_pawns & !then_pawns;
+        for sq in then_pawns & !now_pawns {
+            let reachable = left_behind.into_iter().any(|p| {
+                let ahead = match color {
+                    Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
+                    Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
+                };
+                ahead > 0 && (i32::from(sq.file()) - i32::from(p.file())).abs() <= ahead
+            });
+            if !reachable {
+                return false;
+            }
         }
         // A promotion needs a pawn move; other pieces can only be more by promotions.
         let pieces = |b: &Board| (b.by_color(color) & !b.by_role(Role::Pawn)).count();

@@ -32,7 +32,7 @@ use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
 pub const MEMORY_WAIT_MS: Millis = 20_000;
 /// How long a board no legal sequence explains must stand still before play continues from
 /// it (a piece held in hand is not a position).
-pub const UNREACHABLE_SETTLE_MS: Millis = 3_000;
+pub const UNREACHABLE_SETTLE_MS: Millis = 10_000;
 /// After the link is back, a whole board is asked for again if none came in this time...
 pub const DUMP_AGAIN_MS: Millis = 3_000;
 /// ...and without one after this long (a listen-only link cannot ask), the board's changes
@@ -304,11 +304,16 @@ impl Session {
         let mut board = self.board_of(&fields);
         let known = self.tracker.position().board().clone();
         if self.tracker.orientation().is_none() {
+            // Not yet learnt (a restarted daemon): the reading closer to the known position
+            // is the board's way round (a gap moves a few pieces, turning it moves them all).
             let mut turned = board.clone();
             turned.rotate_180();
-            if turned == known {
+            let off = |b: &Board| crate::tracker::search_diff(b, &known).count();
+            if off(&turned) < off(&board) {
                 self.tracker.learn_orientation(Orientation::Reversed);
                 board = turned;
+            } else {
+                self.tracker.learn_orientation(Orientation::Normal);
             }
         }
         let start = Placement::from_board(&board).is_start() || {
@@ -514,6 +519,11 @@ impl Session {
         );
         if self.continue_from_board(&note, now, out) {
             self.close_gap(now, out);
+        } else {
+            self.gap.text = format!(
+                "moves were made {}: the board shows no playable position (pieces in hand, impossible material); waiting for it, or for the arbiter (ResolveGap)",
+                self.gap.cause.text()
+            );
         }
     }
 
