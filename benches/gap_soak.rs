@@ -1,8 +1,8 @@
 //! Soak of gaps in the link: simulated boards (the project's virtual DGT board with its
 //! EEPROM log, wired byte for byte to a board session in memory, stepped time; see
 //! `eboardd::sim::rig`) play real games from the shared corpus while the daemon is killed and
-//! restarted, boards are unplugged (power lost) or lose their data link (power kept), and
-//! frames are cut on the line. No illegal move is ever made, so every illegal-move signal is a
+//! restarted, boards are unplugged (power lost) or lose their data link (power kept), frames
+//! are cut on the line, and junk bursts (high bytes too) come between messages. No illegal move is ever made, so every illegal-move signal is a
 //! false accusation. When several sequences explain a board, the "arbiter" resolves the gap
 //! with the moves really made (counted apart).
 //!
@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, PgnGame, parse_games};
+use eboardd::sim::{BoardOptions, ClockSetup, Noise, NoiseOptions, PgnGame, parse_games};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
@@ -39,6 +39,8 @@ struct Figures {
     by_arbiter: u64,
     new_segments: u64,
     false_accusations: u64,
+    lost_frames: u64,
+    noise_bytes: u64,
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -107,6 +109,13 @@ fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Fi
     let mut rig = Rig::new(
         BoardOptions {
             clock_setup: clock,
+            // Junk bursts between messages, high bytes too: some cut the next real frame.
+            noise: Some(NoiseOptions {
+                mean_interval_ms: 20_000,
+                max_len: 6,
+                high_bit: true,
+                seed: seed + board,
+            }),
             ..BoardOptions::default()
         },
         SessionConfig {
@@ -211,6 +220,8 @@ fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Fi
     }
     f.false_accusations += count_accusations(&rig.take_events());
     f.board_ms += rig.now();
+    f.lost_frames += rig.lost_frames;
+    f.noise_bytes += rig.board.stats().noise_bytes;
 }
 
 /// How long the gap search takes on typical boards (median of a few runs, ms).
@@ -298,6 +309,10 @@ fn main() {
         f.unplugs,
         f.link_drops,
         f.cut_frames
+    );
+    println!(
+        "junk: {} bytes in bursts; frames lost on the line: {} (each read as a gap)",
+        f.noise_bytes, f.lost_frames
     );
     println!(
         "games exact: {}/{} ({} plies)",

@@ -47,6 +47,8 @@ pub struct Rig {
     /// The game as the players play it (the truth the session should reach).
     pub played: Chess,
     pub played_san: Vec<String>,
+    /// Frames the session's decoder dropped (junk cut them), each a `LineLoss`.
+    pub lost_frames: u64,
 }
 
 impl Rig {
@@ -68,6 +70,7 @@ impl Rig {
             hands: Handling::new(seed, noise),
             played: Chess::default(),
             played_san: Vec::new(),
+            lost_frames: 0,
         };
         rig.connect();
         rig.advance(1_000);
@@ -268,6 +271,7 @@ impl Rig {
             self.input(Input::Link(true));
         }
         if self.decoder.stats().dropped_frames > dropped && self.told_up {
+            self.lost_frames += 1;
             self.input(Input::LineLoss);
         }
         for m in messages {
