@@ -441,7 +441,8 @@ impl Session {
             Message::Version { major, minor } => {
                 self.firmware_version = format!("{major}.{minor:02}");
             }
-            // Acks, identification, battery and EEPROM logs carry nothing for the game.
+            // Acks, identification and battery carry nothing for the game; an EEPROM log
+            // matters only to an open gap, which took it before this (see `session/gap.rs`).
             Message::ClockAck(_)
             | Message::ClockEmpty
             | Message::BusAddress(_)
