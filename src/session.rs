@@ -50,6 +50,27 @@ pub enum WhiteDisplay {
     Auto,
 }
 
+/// Which chess the board plays (contract sections 2 and 3, `variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    #[default]
+    Standard,
+    /// Fischer random: any of the 960 start positions; castling by Chess960 rules.
+    #[serde(rename = "chess960")]
+    Chess960,
+}
+
+impl Variant {
+    /// The contract's name: `standard` or `chess960`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
 /// Board orientation setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -74,6 +95,11 @@ pub struct SessionConfig {
     pub time_control: Option<String>,
     /// Tags for every game on this board (Event, Round, White, Black, ...).
     pub tags: Vec<(String, String)>,
+    /// The table number (`number` in the configuration; 0: none).
+    #[serde(default)]
+    pub number: u32,
+    #[serde(default)]
+    pub variant: Variant,
 }
 
 /// What the session is fed.
@@ -203,6 +229,10 @@ pub enum RecordFact {
 /// (all but `Name`, `Port` and `Connected`, which belong to the serial link).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct View {
+    /// The table number (`Number`), 0 when none.
+    pub number: u32,
+    /// `standard` or `chess960` (`Variant`).
+    pub variant: String,
     pub serial_number: String,
     pub firmware_version: String,
     pub rules: String,
@@ -749,6 +779,8 @@ impl Session {
             "playing"
         };
         self.view = View {
+            number: self.config.number,
+            variant: self.config.variant.name().into(),
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
             rules: rules_name(self.config.rules).into(),

@@ -165,6 +165,14 @@ impl BoardObject {
         self.view(|s| s.name.clone())
     }
     #[zbus(property)]
+    fn number(&self) -> u32 {
+        self.view(|s| s.view.number)
+    }
+    #[zbus(property)]
+    fn variant(&self) -> String {
+        self.view(|s| s.view.variant.clone())
+    }
+    #[zbus(property)]
     fn port(&self) -> String {
         self.view(|s| s.port.clone())
     }
@@ -408,6 +416,8 @@ pub fn changed_properties<'a>(old: &Snapshot, new: &'a Snapshot) -> Vec<(&'stati
         };
     }
     cmp!("Name", name);
+    cmp_copy!("Number", view.number);
+    cmp!("Variant", view.variant);
     cmp!("Port", port);
     cmp_copy!("Connected", connected);
     cmp!("SerialNumber", view.serial_number);

@@ -30,6 +30,10 @@ pub trait Board {
     #[zbus(property)]
     fn name(&self) -> zbus::Result<String>;
     #[zbus(property)]
+    fn number(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn variant(&self) -> zbus::Result<String>;
+    #[zbus(property)]
     fn port(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn connected(&self) -> zbus::Result<bool>;
