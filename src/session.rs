@@ -134,6 +134,12 @@ pub enum Command {
         result: String,
         reason: String,
     },
+    /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
+    RejectClaim {
+        player: String,
+        kind: String,
+        detail: String,
+    },
 }
 
 /// Why a command was refused; maps 1:1 to the contract's named D-Bus errors.
@@ -726,6 +732,14 @@ impl Session {
             }
             Command::Adjudicate { result, reason } => {
                 let ruled = self.arbiter.adjudicate(&result, &reason)?;
+                self.apply_arbiter(ruled, out);
+            }
+            Command::RejectClaim {
+                player,
+                kind,
+                detail,
+            } => {
+                let ruled = self.arbiter.reject_claim(&player, &kind, &detail)?;
                 self.apply_arbiter(ruled, out);
             }
         }

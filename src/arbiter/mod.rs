@@ -61,6 +61,7 @@ pub mod clock;
 mod commands;
 mod ends;
 mod lifecycle;
+mod rejected;
 pub mod timecontrol;
 pub mod unwinnable;
 
@@ -204,6 +205,8 @@ pub struct Arbiter {
     /// Plies made in this game (to learn the clock side from the first press).
     plies: u32,
     position_claims: PositionClaims,
+    /// 9.5.3: after an incorrect claim with an intended move, the claimant must make that move.
+    intended: Option<rejected::Intended>,
 }
 
 impl Arbiter {
@@ -230,6 +233,7 @@ impl Arbiter {
             completed_moves: [0, 0],
             plies: 0,
             position_claims: PositionClaims::default(),
+            intended: None,
         };
         // A finished set-up position shows in `result()`; `new_game` returns the event.
         let _ = a.new_game(start, tags);
@@ -253,6 +257,7 @@ impl Arbiter {
         self.unexplained_press = None;
         self.completed_moves = [0, 0];
         self.plies = 0;
+        self.intended = None;
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
@@ -427,12 +432,14 @@ impl Arbiter {
         if self.window.as_ref().is_some_and(|w| w.offender != mover) {
             self.window = None;
         }
+        self.note_intended(mover, mv);
         self.record_move(mv);
         // A press seen just before this report completes it (late tracker report).
         match self.unexplained_press {
             Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
                 self.unexplained_press = None;
                 self.complete_move(mover);
+                self.check_intended(mover, &mut ev);
             }
             _ => {}
         }
@@ -498,6 +505,7 @@ impl Arbiter {
         self.awaiting_press = None;
         self.pending = None;
         self.unexplained_press = None;
+        self.intended_retracted();
         // A game ended by the position itself is reopened; a flag, a claim or a decision
         // does not depend on the last move and stands.
         if matches!(

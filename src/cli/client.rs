@@ -29,6 +29,7 @@ pub trait Board {
     fn take_back(&self) -> zbus::Result<()>;
     fn accept_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn adjudicate(&self, result: &str, reason: &str) -> zbus::Result<()>;
+    fn reject_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
 }
 
 /// `GetManagedObjects`' answer: object → interface → property → value.

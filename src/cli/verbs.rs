@@ -55,6 +55,18 @@ pub enum Verb {
         /// The claim's detail as `status` shows it (e.g. the UCI move it depends on).
         detail: Option<String>,
     },
+    /// Record a player's incorrect repetition or fifty-move claim (9.5) with the edition's
+    /// penalty; play goes on (with an intended move, that move must be made next).
+    RejectClaim {
+        /// The board: its name or object id.
+        board: String,
+        /// The claiming player: white or black.
+        player: String,
+        /// threefold-repetition or fifty-moves.
+        kind: String,
+        /// The intended move written with the claim (UCI), if any.
+        detail: Option<String>,
+    },
     /// Decide the game: 1-0, 0-1 or 1/2-1/2, with a reason for the record.
     Adjudicate {
         /// The board: its name or object id.
@@ -85,6 +97,7 @@ impl Verb {
             | Verb::Rules { board, .. }
             | Verb::Takeback { board }
             | Verb::AcceptClaim { board, .. }
+            | Verb::RejectClaim { board, .. }
             | Verb::Adjudicate { board, .. } => board,
         }
     }
@@ -104,6 +117,9 @@ impl Verb {
             Verb::Takeback { .. } => format!("{name}: last move taken back"),
             Verb::AcceptClaim { player, kind, .. } => {
                 format!("{name}: {player}'s {kind} claim accepted")
+            }
+            Verb::RejectClaim { player, kind, .. } => {
+                format!("{name}: {player}'s {kind} claim rejected (9.5); play goes on")
             }
             Verb::Adjudicate { result, .. } => format!("{name}: adjudicated {result}"),
         }
@@ -132,6 +148,16 @@ pub async fn run(client: &Client, verb: &Verb) -> Result<(), CtlError> {
         } => {
             proxy
                 .accept_claim(player, kind, detail.as_deref().unwrap_or(""))
+                .await
+        }
+        Verb::RejectClaim {
+            player,
+            kind,
+            detail,
+            ..
+        } => {
+            proxy
+                .reject_claim(player, kind, detail.as_deref().unwrap_or(""))
                 .await
         }
         Verb::Adjudicate { result, reason, .. } => {

@@ -160,6 +160,20 @@ impl BoardObject {
         self.run(Command::Adjudicate { result, reason }).await
     }
 
+    async fn reject_claim(
+        &self,
+        player: String,
+        kind: String,
+        detail: String,
+    ) -> Result<(), BridgeError> {
+        self.run(Command::RejectClaim {
+            player,
+            kind,
+            detail,
+        })
+        .await
+    }
+
     #[zbus(property)]
     fn name(&self) -> String {
         self.view(|s| s.name.clone())
