@@ -194,10 +194,9 @@ impl Arbiter {
 fn deduction_2005(t: u64) -> u64 {
     if t > 120_000 {
         (t / 2).min(180_000)
-    } else if t > 60_000 {
-        t - 60_000
     } else {
-        0
+        // One to two minutes: set to one minute; under a minute: left alone.
+        t.saturating_sub(60_000)
     }
 }
 
