@@ -134,6 +134,9 @@ pub enum Command {
         result: String,
         reason: String,
     },
+    /// Show a text on the board's clock for a few seconds. The serial link writes it (the
+    /// board task handles it before the session; see `protocol::clock_channel`).
+    ShowClockMessage(String),
     /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
     RejectClaim {
         player: String,
@@ -157,6 +160,15 @@ pub enum CommandError {
     /// `org.eboardd.Bridge1.Error.ClaimNotAvailable`
     #[error("{0}")]
     ClaimNotAvailable(String),
+    /// `org.eboardd.Bridge1.Error.ListenOnly`: the board is configured never to be written to.
+    #[error("{0}")]
+    ListenOnly(String),
+    /// `org.eboardd.Bridge1.Error.NoClock`: no clock answers through the board.
+    #[error("{0}")]
+    NoClock(String),
+    /// `org.eboardd.Bridge1.Error.ClockTimeout`: the clock did not acknowledge, even twice.
+    #[error("{0}")]
+    ClockTimeout(String),
 }
 
 /// What a session reports. The variants named after contract signals carry exactly the
@@ -733,6 +745,11 @@ impl Session {
             Command::Adjudicate { result, reason } => {
                 let ruled = self.arbiter.adjudicate(&result, &reason)?;
                 self.apply_arbiter(ruled, out);
+            }
+            Command::ShowClockMessage(_) => {
+                return Err(CommandError::NoClock(
+                    "this board has no serial link to show a clock message on".into(),
+                ));
             }
             Command::RejectClaim {
                 player,

@@ -67,6 +67,15 @@ pub enum Verb {
         /// The intended move written with the claim (UCI), if any.
         detail: Option<String>,
     },
+    /// Show TEXT on the board's clock for a few seconds, then the times again (up to 8
+    /// characters on a DGT 3000, 6 on an XL): which clock is on which board?
+    ClockMessage {
+        /// The board: its name or object id.
+        board: String,
+        /// Printable ASCII; several words are joined with spaces.
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+        text: Vec<String>,
+    },
     /// Decide the game: 1-0, 0-1 or 1/2-1/2, with a reason for the record.
     Adjudicate {
         /// The board: its name or object id.
@@ -98,6 +107,7 @@ impl Verb {
             | Verb::Takeback { board }
             | Verb::AcceptClaim { board, .. }
             | Verb::RejectClaim { board, .. }
+            | Verb::ClockMessage { board, .. }
             | Verb::Adjudicate { board, .. } => board,
         }
     }
@@ -120,6 +130,9 @@ impl Verb {
             }
             Verb::RejectClaim { player, kind, .. } => {
                 format!("{name}: {player}'s {kind} claim rejected (9.5); play goes on")
+            }
+            Verb::ClockMessage { text, .. } => {
+                format!("{name}: the clock shows {:?}", text.join(" "))
             }
             Verb::Adjudicate { result, .. } => format!("{name}: adjudicated {result}"),
         }
@@ -160,6 +173,7 @@ pub async fn run(client: &Client, verb: &Verb) -> Result<(), CtlError> {
                 .reject_claim(player, kind, detail.as_deref().unwrap_or(""))
                 .await
         }
+        Verb::ClockMessage { text, .. } => proxy.show_clock_message(&text.join(" ")).await,
         Verb::Adjudicate { result, reason, .. } => {
             proxy.adjudicate(result, &reason.join(" ")).await
         }

@@ -43,6 +43,9 @@ pub enum BridgeError {
     InvalidArgument(String),
     NothingToTakeBack(String),
     ClaimNotAvailable(String),
+    ListenOnly(String),
+    NoClock(String),
+    ClockTimeout(String),
 }
 
 impl From<CommandError> for BridgeError {
@@ -52,6 +55,9 @@ impl From<CommandError> for BridgeError {
             CommandError::InvalidArgument(m) => BridgeError::InvalidArgument(m),
             CommandError::NothingToTakeBack(m) => BridgeError::NothingToTakeBack(m),
             CommandError::ClaimNotAvailable(m) => BridgeError::ClaimNotAvailable(m),
+            CommandError::ListenOnly(m) => BridgeError::ListenOnly(m),
+            CommandError::NoClock(m) => BridgeError::NoClock(m),
+            CommandError::ClockTimeout(m) => BridgeError::ClockTimeout(m),
         }
     }
 }
@@ -158,6 +164,10 @@ impl BoardObject {
 
     async fn adjudicate(&self, result: String, reason: String) -> Result<(), BridgeError> {
         self.run(Command::Adjudicate { result, reason }).await
+    }
+
+    async fn show_clock_message(&self, text: String) -> Result<(), BridgeError> {
+        self.run(Command::ShowClockMessage(text)).await
     }
 
     async fn reject_claim(
