@@ -15,6 +15,7 @@ use crate::arbiter::{
 };
 use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
+use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
 
 /// Milliseconds on the caller's monotonic clock. Only differences matter.
@@ -300,6 +301,9 @@ pub struct Session {
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
     /// only then can its silence mean a flag fell.
     clock_live: bool,
+    /// Both kings on the centre squares since then, showing this result (the result
+    /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
+    gesture: Option<(Millis, &'static str)>,
     view: View,
 }
 
@@ -324,6 +328,7 @@ impl Session {
             journalled: RecordSignature::default(),
             view_text: None,
             clock_live: true,
+            gesture: None,
             view: View::default(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
@@ -403,6 +408,7 @@ impl Session {
                 self.lever_left_down = None;
             }
         }
+        self.check_gesture(now, &mut out);
         self.journal_snapshot(&mut out);
         self.refresh_view();
         Ok(out)
@@ -533,6 +539,10 @@ impl Session {
                 }
                 TrackerEvent::IllegalPlacement { turn, description } => {
                     if !self.started || self.arbiter.is_finished() {
+                        continue;
+                    }
+                    // Kings on the centre squares are the result gesture, not a mistake.
+                    if self.gesture_on_board().is_some() {
                         continue;
                     }
                     let queen_move = self.unexchanged_promotion(turn);
@@ -761,6 +771,67 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// What the board shows by the result gesture, if anything: the result, and whether the
+    /// record's last move is the gesture's first king move (legal, so it was played).
+    fn gesture_on_board(&self) -> Option<(&'static str, bool)> {
+        let sensed = self.tracker.placement().to_board();
+        // The last move a king's step onto a centre square: the gesture's first half, which
+        // leaves the record (checked first, as the board after it matches too).
+        let first_half = || {
+            let before = self.arbiter.previous_position()?;
+            let last = self.arbiter.game().current_moves().last()?;
+            let mv: shakmaty::uci::UciMove = last.uci.parse().ok()?;
+            let mv = mv.to_move(before).ok()?;
+            if !gesture::is_king_to_centre(mv.role(), mv.to()) || mv.is_capture() {
+                return None;
+            }
+            gesture::gesture_result(&sensed, before.board())
+        };
+        if let Some(r) = first_half() {
+            return Some((r, true));
+        }
+        gesture::gesture_result(&sensed, self.arbiter.position().board()).map(|r| (r, false))
+    }
+
+    /// The result gesture: decided once both kings have stood on the centre squares for
+    /// [`gesture::GESTURE_HOLD_MS`]; a first king move that entered the record is retracted
+    /// (the PGN ends at the position before the gesture).
+    fn check_gesture(&mut self, now: Millis, out: &mut Vec<Event>) {
+        if !self.started || self.arbiter.is_finished() {
+            self.gesture = None;
+            return;
+        }
+        let Some((result, retract)) = self.gesture_on_board() else {
+            self.gesture = None;
+            return;
+        };
+        let since = match self.gesture {
+            Some((t, r)) if r == result => t,
+            _ => {
+                self.gesture = Some((now, result));
+                now
+            }
+        };
+        if now.saturating_sub(since) < gesture::GESTURE_HOLD_MS {
+            return;
+        }
+        self.gesture = None;
+        if retract {
+            let ply = self.arbiter.game().ply_count();
+            let ruled = self.arbiter.on_retract(now);
+            out.push(Event::MoveRetracted {
+                ply: ply as u32,
+                fen: self.arbiter.fen(),
+            });
+            self.apply_arbiter(ruled, out);
+        }
+        if self.tracker.position() != self.arbiter.position() {
+            let _ = self.tracker.set_position(self.arbiter.position().clone());
+        }
+        let ruled = self.arbiter.result_gesture(result);
+        self.apply_arbiter(ruled, out);
     }
 
     /// After a command changed the record's position, make the tracker follow it.

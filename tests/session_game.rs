@@ -504,3 +504,147 @@ fn an_unplugged_board_never_lets_a_flag_fall_by_silence() {
         rig.events
     );
 }
+
+// ----- the result gesture ----------------------------------------------------------------------
+
+/// White Ke3 + Ra1 against Black Ke6.
+const ENDGAME: &str = "8/8/4k3/8/8/4K3/8/R7 w - - 0 1";
+
+fn endgame_rig() -> (Rig, Chess) {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    let events = rig
+        .session
+        .handle(
+            Input::Command(Command::SetPosition(ENDGAME.into())),
+            rig.now,
+        )
+        .unwrap();
+    rig.events.extend(events);
+    let pos: Chess = ENDGAME
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    rig.dump(&Placement::from_board(pos.board()));
+    (rig, pos)
+}
+
+fn play_from(rig: &mut Rig, mut pos: Chess, sans: &str, seed: u64) -> Chess {
+    let mut hands = Handling::new(seed, Noise::Clean);
+    for san in sans.split_whitespace() {
+        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        for step in hands.steps(&pos, mv) {
+            rig.step(step);
+        }
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+/// Lift the king on `from` and put it on `to`.
+fn king(rig: &mut Rig, from: Square, to: Square, white: bool) {
+    let k = shakmaty::Piece::from_char(if white { 'K' } else { 'k' }).unwrap();
+    rig.step(SensorStep::Lift(from));
+    rig.step(SensorStep::Place(to, k));
+}
+
+fn ended(rig: &Rig) -> Option<(String, String)> {
+    rig.events.iter().find_map(|e| match e {
+        Event::GameEnded {
+            result,
+            termination,
+        } => Some((result.clone(), termination.clone())),
+        _ => None,
+    })
+}
+
+/// Let time pass in ticks of 100 ms (each step adds 40 ms of its own).
+fn wait(rig: &mut Rig, ms: u64) {
+    for _ in 0..ms / 100 {
+        rig.step(SensorStep::Pause(60));
+    }
+}
+
+#[test]
+fn the_result_gesture_gives_the_three_results() {
+    for (white_to, black_to, result) in [
+        (Square::E4, Square::D5, "1-0"),     // both light
+        (Square::D4, Square::E5, "0-1"),     // both dark
+        (Square::E4, Square::D4, "1/2-1/2"), // one of each
+    ] {
+        let (mut rig, _) = endgame_rig();
+        // White's king steps to the centre: a legal move, published at once.
+        king(&mut rig, Square::E3, white_to, true);
+        assert_eq!(
+            rig.played().len(),
+            1,
+            "{result}: the first king move is a move"
+        );
+        king(&mut rig, Square::E6, black_to, false);
+        wait(&mut rig, 1_500);
+        assert_eq!(ended(&rig), None, "{result}: not before two seconds");
+        wait(&mut rig, 700);
+        assert_eq!(
+            ended(&rig),
+            Some((result.to_string(), "result-gesture".to_string()))
+        );
+        // The king move is not part of the game; no illegal placement was alerted.
+        assert!(rig.played().is_empty(), "{result}: {:?}", rig.played());
+        assert!(
+            !rig.events
+                .iter()
+                .any(|e| matches!(e, Event::IllegalPlacement { .. })),
+            "{result}"
+        );
+        let view = rig.session.view();
+        assert_eq!(view.termination, "result-gesture");
+        assert_eq!(view.result, result);
+        assert_eq!(view.state, "finished");
+        assert!(
+            view.fen.starts_with("8/8/4k3/8/8/4K3/8/R7 w"),
+            "{}",
+            view.fen
+        );
+        assert!(
+            view.pgn.contains(&format!("[Result \"{result}\"]")),
+            "{}",
+            view.pgn
+        );
+    }
+}
+
+#[test]
+fn a_gesture_whose_first_king_move_is_illegal() {
+    let (mut rig, pos) = endgame_rig();
+    let pos = play_from(&mut rig, pos, "Ra8 Kd7", 5);
+    // Ke3-d5 is no king move: the gesture starts with an illegal placement.
+    king(&mut rig, Square::E3, Square::D5, true);
+    king(&mut rig, Square::D7, Square::E4, false);
+    wait(&mut rig, 2_200);
+    assert_eq!(
+        ended(&rig),
+        Some(("1-0".to_string(), "result-gesture".to_string()))
+    );
+    assert_eq!(rig.played(), ["Ra8", "Kd7"]);
+    assert_eq!(rig.session.view().moves, ["Ra8", "Kd7"]);
+    drop(pos);
+}
+
+#[test]
+fn a_king_walk_to_the_centre_is_no_gesture() {
+    let (mut rig, pos) = endgame_rig();
+    // Both kings march to the centre squares in turn, as in a real endgame; never both.
+    let pos = play_from(&mut rig, pos, "Ke4 Kd6 Kd4 Ke6 Kc5 Ke5", 6);
+    wait(&mut rig, 3_000);
+    assert_eq!(ended(&rig), None);
+    assert_eq!(rig.played(), ["Ke4", "Kd6", "Kd4", "Ke6", "Kc5", "Ke5"]);
+    // Kings on the centre squares for less than two seconds, then back: nothing either.
+    king(&mut rig, Square::C5, Square::D4, true);
+    wait(&mut rig, 1_000);
+    king(&mut rig, Square::D4, Square::C5, true);
+    wait(&mut rig, 3_000);
+    assert_eq!(ended(&rig), None);
+    assert_eq!(rig.session.view().state, "playing");
+    drop(pos);
+}

@@ -60,6 +60,7 @@ pub mod claims;
 pub mod clock;
 mod commands;
 mod ends;
+mod gesture;
 mod lifecycle;
 mod rejected;
 pub mod timecontrol;

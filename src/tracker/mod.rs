@@ -46,6 +46,7 @@
 //! Pure: no I/O and no clock reads; time comes in as milliseconds.
 
 mod describe;
+pub mod gesture;
 mod search;
 
 use shakmaty::san::SanPlus;
