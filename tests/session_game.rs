@@ -617,7 +617,7 @@ fn the_result_gesture_gives_the_three_results() {
 #[test]
 fn a_gesture_whose_first_king_move_is_illegal() {
     let (mut rig, pos) = endgame_rig();
-    let pos = play_from(&mut rig, pos, "Ra8 Kd7", 5);
+    play_from(&mut rig, pos, "Ra8 Kd7", 5);
     // Ke3-d5 is no king move: the gesture starts with an illegal placement.
     king(&mut rig, Square::E3, Square::D5, true);
     king(&mut rig, Square::D7, Square::E4, false);
@@ -628,14 +628,13 @@ fn a_gesture_whose_first_king_move_is_illegal() {
     );
     assert_eq!(rig.played(), ["Ra8", "Kd7"]);
     assert_eq!(rig.session.view().moves, ["Ra8", "Kd7"]);
-    drop(pos);
 }
 
 #[test]
 fn a_king_walk_to_the_centre_is_no_gesture() {
     let (mut rig, pos) = endgame_rig();
     // Both kings march to the centre squares in turn, as in a real endgame; never both.
-    let pos = play_from(&mut rig, pos, "Ke4 Kd6 Kd4 Ke6 Kc5 Ke5", 6);
+    play_from(&mut rig, pos, "Ke4 Kd6 Kd4 Ke6 Kc5 Ke5", 6);
     wait(&mut rig, 3_000);
     assert_eq!(ended(&rig), None);
     assert_eq!(rig.played(), ["Ke4", "Kd6", "Kd4", "Ke6", "Kc5", "Ke5"]);
@@ -646,5 +645,4 @@ fn a_king_walk_to_the_centre_is_no_gesture() {
     wait(&mut rig, 3_000);
     assert_eq!(ended(&rig), None);
     assert_eq!(rig.session.view().state, "playing");
-    drop(pos);
 }
