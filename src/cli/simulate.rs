@@ -42,6 +42,10 @@ pub struct SimulateArgs {
     /// Exit once the games are over instead of keeping the board connected until Ctrl-C.
     #[arg(long)]
     pub exit_when_done: bool,
+    /// End each game that has a result (1-0, 0-1, 1/2-1/2) with the DGT result gesture: both
+    /// kings on the centre squares.
+    #[arg(long)]
+    pub result_gesture: bool,
 }
 
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
@@ -195,6 +199,10 @@ async fn play(
         }
         if let Some(result) = &game.result {
             println!("{result}");
+            if args.result_gesture && result != "*" {
+                println!("result gesture: both kings on the centre squares");
+                scenario.step(&Step::ResultGesture(result.clone())).await?;
+            }
         }
     }
     Ok(())
