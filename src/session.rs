@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::arbiter::{
-    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen, unexchanged_promotion,
+    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen_in, unexchanged_promotion,
 };
 use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
@@ -310,7 +310,8 @@ pub struct Session {
 impl Session {
     /// A session for a board with no game yet.
     pub fn new(config: SessionConfig) -> Self {
-        let tracker = Tracker::new(Chess::default(), config.orientation);
+        let mut tracker = Tracker::new(Chess::default(), config.orientation);
+        tracker.set_variant(config.variant);
         let arbiter = Arbiter::new(
             arbiter_config(&config),
             Chess::default(),
@@ -346,7 +347,7 @@ impl Session {
             match event {
                 Event::GameStarted { fen } => {
                     s.started = true;
-                    game = parse_fen(fen)
+                    game = parse_fen_in(fen, s.config.variant == Variant::Chess960)
                         .ok()
                         .map(|pos| Game::new(&fen_of(&pos), game_tags(&s.config)));
                 }
@@ -373,6 +374,7 @@ impl Session {
             match Arbiter::restore(cfg.clone(), game) {
                 Ok(arbiter) => {
                     s.tracker = Tracker::new(arbiter.position().clone(), s.config.orientation);
+                    s.tracker.set_variant(s.config.variant);
                     s.arbiter = arbiter;
                 }
                 Err(reason) => {
@@ -523,7 +525,8 @@ impl Session {
         for event in events {
             match event {
                 TrackerEvent::GameStarted { .. } => {
-                    self.start_game(Chess::default(), out);
+                    // The start position the board shows (any of Chess960's on such a board).
+                    self.start_game(self.tracker.position().clone(), out);
                 }
                 TrackerEvent::MovePlayed { mv, .. } => self.on_move(mv, now, out),
                 TrackerEvent::MoveRetracted { .. } => {
@@ -697,7 +700,8 @@ impl Session {
                 self.apply_tracker(without_game_start(tracked), now, out);
             }
             Command::SetPosition(fen) => {
-                let position = parse_fen(&fen).map_err(|reason| {
+                let chess960 = self.config.variant == Variant::Chess960;
+                let position = parse_fen_in(&fen, chess960).map_err(|reason| {
                     CommandError::InvalidFen(format!("`{fen}` is not a playable FEN: {reason}"))
                 })?;
                 let tracked = self.tracker.set_position(position.clone());
@@ -994,6 +998,9 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
     let mut tags = config.tags.clone();
     if !config.name.is_empty() && !tags.iter().any(|(n, _)| n == "Board") {
         tags.push(("Board".into(), config.name.clone()));
+    }
+    if config.variant == Variant::Chess960 && !tags.iter().any(|(n, _)| n == "Variant") {
+        tags.push(("Variant".into(), "Chess960".into()));
     }
     if let Some(tc) = &config.time_control
         && !tags.iter().any(|(n, _)| n == "TimeControl")

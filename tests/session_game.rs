@@ -646,3 +646,152 @@ fn a_king_walk_to_the_centre_is_no_gesture() {
     assert_eq!(ended(&rig), None);
     assert_eq!(rig.session.view().state, "playing");
 }
+
+// ----- Chess960 ---------------------------------------------------------------------------------
+
+/// The back rank of Chess960 start position `n` (0..960, Scharnagl's numbering).
+fn chess960_back_rank(mut n: usize) -> [char; 8] {
+    let mut rank = [' '; 8];
+    rank[(n % 4) * 2 + 1] = 'B';
+    n /= 4;
+    rank[(n % 4) * 2] = 'B';
+    n /= 4;
+    let empty = |rank: &[char; 8]| -> Vec<usize> { (0..8).filter(|&i| rank[i] == ' ').collect() };
+    let q = n % 6;
+    n /= 6;
+    rank[empty(&rank)[q]] = 'Q';
+    const KNIGHTS: [(usize, usize); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[n];
+    let e = empty(&rank);
+    rank[e[a]] = 'N';
+    rank[e[b]] = 'N';
+    let e = empty(&rank);
+    rank[e[0]] = 'R';
+    rank[e[1]] = 'K';
+    rank[e[2]] = 'R';
+    rank
+}
+
+fn chess960_fen(n: usize) -> String {
+    let white: String = chess960_back_rank(n).iter().collect();
+    format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w - - 0 1",
+        white.to_lowercase()
+    )
+}
+
+#[test]
+fn chess960_games_from_fifty_start_positions_come_out_exact() {
+    use rand::{Rng, SeedableRng};
+    let mut castles = [0usize; 2]; // king side, queen side
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(960);
+    for game in 0..50 {
+        let n = rng.random_range(0..960);
+        let fen = chess960_fen(n);
+        let board = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_setup()
+            .board;
+        let start = eboardd::tracker::chess960::start_position(&board).expect("a 960 start");
+        let orientation = if game % 2 == 0 {
+            Orientation::Normal
+        } else {
+            Orientation::Reversed
+        };
+        let config = SessionConfig {
+            variant: eboardd::session::Variant::Chess960,
+            ..config()
+        };
+        let mut rig = Rig::new(config, orientation);
+        rig.clock();
+        rig.dump(&Placement::from_board(&board));
+        let started = rig.events.iter().find_map(|e| match e {
+            Event::GameStarted { fen } => Some(fen.clone()),
+            _ => None,
+        });
+        let started = started.unwrap_or_else(|| panic!("#{n} {fen}: no GameStarted"));
+        assert_eq!(
+            started,
+            shakmaty::fen::Fen::from_position(&start, shakmaty::EnPassantMode::Legal).to_string()
+        );
+        // Random play that castles whenever it can.
+        let mut pos = start.clone();
+        let mut hands = Handling::new(game, Noise::Noisy);
+        let mut sans = Vec::new();
+        let mut ucis = Vec::new();
+        for _ in 0..30 {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let castling: Vec<_> = legal.iter().filter(|m| m.is_castle()).copied().collect();
+            let mv = if !castling.is_empty() {
+                castling[rng.random_range(0..castling.len())]
+            } else {
+                legal[rng.random_range(0..legal.len())]
+            };
+            if let Some(side) = mv.castling_side() {
+                castles[side as usize] += 1;
+            }
+            sans.push(shakmaty::san::SanPlus::from_move(pos.clone(), mv).to_string());
+            ucis.push(mv.to_uci(shakmaty::CastlingMode::Chess960).to_string());
+            for step in hands.steps(&pos, mv) {
+                rig.step(step);
+            }
+            pos.play_unchecked(mv);
+            if pos.is_game_over() {
+                break;
+            }
+        }
+        if rig.played() != sans && std::env::var_os("DEBUG960").is_some() {
+            for e in &rig.events {
+                if !matches!(e, Event::Record(_)) {
+                    eprintln!("{e:?}");
+                }
+            }
+        }
+        assert_eq!(rig.played(), sans, "#{n} {fen} {orientation:?}");
+        // UCI as the record holds it (and MovePlayed carried): castling is king-takes-rook.
+        let record: Vec<String> = rig
+            .session
+            .game()
+            .current_moves()
+            .iter()
+            .map(|m| m.uci.clone())
+            .collect();
+        assert_eq!(record, ucis, "#{n}");
+        let view = rig.session.view();
+        assert!(view.pgn.contains("[Variant \"Chess960\"]"), "{}", view.pgn);
+        assert!(view.pgn.contains("[SetUp \"1\"]"), "{}", view.pgn);
+        assert!(
+            view.pgn.contains(&format!("[FEN \"{started}\"]")),
+            "{}",
+            view.pgn
+        );
+        // The journal restores the game exactly.
+        let journal: Vec<Event> = rig
+            .events
+            .iter()
+            .map(|e| serde_json::from_str(&serde_json::to_string(e).unwrap()).unwrap())
+            .collect();
+        let restored = Session::restore(rig.session.config().clone(), &journal);
+        assert_eq!(restored.view().moves, view.moves, "#{n}");
+        assert_eq!(restored.view().fen, view.fen, "#{n}");
+    }
+    assert!(
+        castles[0] > 5 && castles[1] > 5,
+        "both castlings played: {castles:?}"
+    );
+}

@@ -16,7 +16,7 @@
 
 use shakmaty::{Color, Move, Position};
 
-use super::claims::uci;
+use super::claims::uci_in;
 use super::{Arbiter, ArbiterEvent, capitalise, color_name, parse_color};
 use crate::game::Penalty;
 use crate::session::{CommandError, Edition, Rules};
@@ -145,11 +145,11 @@ impl Arbiter {
 
     /// A move by `mover` is about to enter the record: note whether it is the intended one.
     pub(super) fn note_intended(&mut self, mover: Color, mv: Move) {
+        let made = uci_in(self.position(), mv);
         if let Some(i) = self.intended.as_mut()
             && i.player == mover
             && i.wrong.is_none()
         {
-            let made = uci(mv);
             if made == i.uci {
                 self.intended = None;
             } else {
