@@ -1,5 +1,6 @@
 //! `eboardctl simulate` for a tournament day, against the real eboardd on a private bus: a
-//! game ended with the result gesture (`--result-gesture`).
+//! game ended with the result gesture (`--result-gesture`), and a Chess960 game from a PGN
+//! file (`[Variant "Chess960"]` + `[FEN]`) with both castlings.
 
 mod common;
 mod ctl_support;
@@ -87,6 +88,62 @@ async fn simulate_ends_a_game_with_the_result_gesture() {
         "the kings' moves are not part of the game"
     );
     assert_eq!(b.termination().await.unwrap(), "result-gesture");
+    let status = within(Duration::from_secs(30), "simulate to exit", sim.wait()).await;
+    assert!(status.unwrap().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulate_plays_a_chess960_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("fr.pgn");
+    // A Chess960 start (rbbqnnkr): White castles king side with the king staying on g1.
+    std::fs::write(
+        &pgn,
+        "[Event \"t\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
+         [FEN \"rbbqnnkr/pppppppp/8/8/8/8/PPPPPPPP/RBBQNNKR w KQkq - 0 1\"]\n\n\
+         1. Ng3 g6 2. O-O h6 3. b3 d6 *\n",
+    )
+    .unwrap();
+    let mut sim = simulate(
+        dir.path(),
+        &[
+            "--pgn",
+            pgn.to_str().unwrap(),
+            "--speed",
+            "25",
+            "--clean",
+            "--exit-when-done",
+        ],
+    );
+    wait_for_link(&dir.path().join("sim")).await;
+    let bus = Bus::start(dir.path()).await;
+    let config = dir.path().join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"sim\"\nport = \"{}\"\nvariant = \"chess960\"\n",
+            dir.path().join("sim").display()
+        ),
+    )
+    .unwrap();
+    let mut daemon = Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let b = fresh(&conn, "sim").await;
+    let want = ["Ng3", "g6", "O-O", "h6", "b3", "d6"];
+    within(Duration::from_secs(90), "the Chess960 game", async {
+        while b.moves().await.unwrap() != want {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    let pgn = b.pgn().await.unwrap();
+    assert!(pgn.contains("[Variant \"Chess960\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[FEN \"rbbqnnkr/pppppppp/8/8/8/8/PPPPPPPP/RBBQNNKR w"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("O-O"), "{pgn}");
     let status = within(Duration::from_secs(30), "simulate to exit", sim.wait()).await;
     assert!(status.unwrap().success());
 }

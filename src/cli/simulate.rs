@@ -168,8 +168,15 @@ async fn play(
         scenario.step(&Step::Pause(2_000)).await?;
         println!("game {}: {}", index + 1, game.title());
         let start = game.start_position()?;
-        if start.board() != scenario.position().board() {
-            anyhow::bail!("games from a set-up position are not supported by simulate");
+        if start != *scenario.position() {
+            // A set-up position, such as a Chess960 start: the players set it up.
+            scenario
+                .step(&Step::SetUp {
+                    position: Box::new(start),
+                    clock: setup,
+                })
+                .await?;
+            scenario.step(&Step::Pause(2_000)).await?;
         }
         for mv in game.moves()? {
             let pos = scenario.position().clone();

@@ -110,6 +110,12 @@ pub enum Step {
     /// opponent his, both left there for longer than the 2 s the host waits. `result` is
     /// `1-0` (light squares d5/e4), `0-1` (dark d4/e5) or `1/2-1/2` (one of each).
     ResultGesture(String),
+    /// Set up this start position on the board (a Chess960 start, say) and reset the clock
+    /// to `clock`; the game goes on from it.
+    SetUp {
+        position: Box<Chess>,
+        clock: ClockSetup,
+    },
     /// Set up the start position again and reset the clock to `clock`.
     NewGame {
         clock: ClockSetup,
@@ -286,6 +292,16 @@ impl<'a> Scenario<'a> {
                 self.clock_started = false;
             }
             Step::ResultGesture(result) => self.result_gesture(result).await?,
+            Step::SetUp { position, clock } => {
+                self.sim
+                    .act(Action::SetPosition(position.board().clone()))
+                    .await?;
+                self.sim.act(Action::SetClock(*clock)).await?;
+                self.position = (**position).clone();
+                self.history.clear();
+                self.before_illegal = None;
+                self.clock_started = false;
+            }
             Step::Unplug => self.sim.unplug().await?,
             Step::Replug => self.sim.replug().await?,
         }
