@@ -325,7 +325,11 @@ impl Game {
             }
             out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
         }
-        if seg.start_fen != START_FEN {
+        // A Chess960 game always says where it started, the standard arrangement included.
+        let chess960 = self
+            .tag_value("Variant")
+            .is_some_and(|v| v.eq_ignore_ascii_case("chess960"));
+        if seg.start_fen != START_FEN || chess960 {
             out.push_str("[SetUp \"1\"]\n");
             out.push_str(&format!("[FEN \"{}\"]\n", escape_tag(&seg.start_fen)));
         }

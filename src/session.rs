@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::arbiter::{
-    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen, unexchanged_promotion,
+    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen_in, unexchanged_promotion,
 };
 use crate::game::Game;
 use crate::protocol::{ClockTimes, Message};
+use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
 
 pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
@@ -54,6 +55,27 @@ pub enum WhiteDisplay {
     Auto,
 }
 
+/// Which chess the board plays (contract sections 2 and 3, `variant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    #[default]
+    Standard,
+    /// Fischer random: any of the 960 start positions; castling by Chess960 rules.
+    #[serde(rename = "chess960")]
+    Chess960,
+}
+
+impl Variant {
+    /// The contract's name: `standard` or `chess960`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
 /// Board orientation setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -78,6 +100,11 @@ pub struct SessionConfig {
     pub time_control: Option<String>,
     /// Tags for every game on this board (Event, Round, White, Black, ...).
     pub tags: Vec<(String, String)>,
+    /// The table number (`number` in the configuration; 0: none).
+    #[serde(default)]
+    pub number: u32,
+    #[serde(default)]
+    pub variant: Variant,
 }
 
 /// What the session is fed.
@@ -123,6 +150,15 @@ pub enum Command {
     /// The moves made during a gap, in UCI, as the arbiter knows them; none: continue from
     /// the board in a new segment.
     ResolveGap(Vec<String>),
+    /// Show a text on the board's clock for a few seconds. The serial link writes it (the
+    /// board task handles it before the session; see `protocol::clock_channel`).
+    ShowClockMessage(String),
+    /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
+    RejectClaim {
+        player: String,
+        kind: String,
+        detail: String,
+    },
 }
 
 /// Why a command was refused; maps 1:1 to the contract's named D-Bus errors.
@@ -140,6 +176,15 @@ pub enum CommandError {
     /// `org.eboardd.Bridge1.Error.ClaimNotAvailable`
     #[error("{0}")]
     ClaimNotAvailable(String),
+    /// `org.eboardd.Bridge1.Error.ListenOnly`: the board is configured never to be written to.
+    #[error("{0}")]
+    ListenOnly(String),
+    /// `org.eboardd.Bridge1.Error.NoClock`: no clock answers through the board.
+    #[error("{0}")]
+    NoClock(String),
+    /// `org.eboardd.Bridge1.Error.ClockTimeout`: the clock did not acknowledge, even twice.
+    #[error("{0}")]
+    ClockTimeout(String),
 }
 
 /// What a session reports. The variants named after contract signals carry exactly the
@@ -218,6 +263,10 @@ pub enum RecordFact {
 /// (all but `Name`, `Port` and `Connected`, which belong to the serial link).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct View {
+    /// The table number (`Number`), 0 when none.
+    pub number: u32,
+    /// `standard` or `chess960` (`Variant`).
+    pub variant: String,
     pub serial_number: String,
     pub firmware_version: String,
     pub rules: String,
@@ -272,13 +321,17 @@ pub struct Session {
     clock_live: bool,
     /// Moves made while nothing was read (see `session/gap.rs`).
     gap: gap::GapState,
+    /// Both kings on the centre squares since then, showing this result (the result
+    /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
+    gesture: Option<(Millis, &'static str)>,
     view: View,
 }
 
 impl Session {
     /// A session for a board with no game yet.
     pub fn new(config: SessionConfig) -> Self {
-        let tracker = Tracker::new(Chess::default(), config.orientation);
+        let mut tracker = Tracker::new(Chess::default(), config.orientation);
+        tracker.set_variant(config.variant);
         let arbiter = Arbiter::new(
             arbiter_config(&config),
             Chess::default(),
@@ -297,6 +350,7 @@ impl Session {
             view_text: None,
             clock_live: true,
             gap: gap::GapState::default(),
+            gesture: None,
             view: View::default(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
@@ -314,7 +368,7 @@ impl Session {
             match event {
                 Event::GameStarted { fen } => {
                     s.started = true;
-                    game = parse_fen(fen)
+                    game = parse_fen_in(fen, s.config.variant == Variant::Chess960)
                         .ok()
                         .map(|pos| Game::new(&fen_of(&pos), game_tags(&s.config)));
                 }
@@ -341,6 +395,7 @@ impl Session {
             match Arbiter::restore(cfg.clone(), game) {
                 Ok(arbiter) => {
                     s.tracker = Tracker::new(arbiter.position().clone(), s.config.orientation);
+                    s.tracker.set_variant(s.config.variant);
                     s.arbiter = arbiter;
                 }
                 Err(reason) => {
@@ -390,6 +445,7 @@ impl Session {
                 }
             }
         }
+        self.check_gesture(now, &mut out);
         self.journal_snapshot(&mut out);
         self.refresh_view();
         Ok(out)
@@ -505,7 +561,8 @@ impl Session {
         for event in events {
             match event {
                 TrackerEvent::GameStarted { .. } => {
-                    self.start_game(Chess::default(), out);
+                    // The start position the board shows (any of Chess960's on such a board).
+                    self.start_game(self.tracker.position().clone(), out);
                 }
                 TrackerEvent::MovePlayed { mv, .. } => self.on_move(mv, now, out),
                 TrackerEvent::MoveRetracted { .. } => {
@@ -521,6 +578,10 @@ impl Session {
                 }
                 TrackerEvent::IllegalPlacement { turn, description } => {
                     if !self.started || self.arbiter.is_finished() {
+                        continue;
+                    }
+                    // Kings on the centre squares are the result gesture, not a mistake.
+                    if self.gesture_on_board().is_some() {
                         continue;
                     }
                     let queen_move = self.unexchanged_promotion(turn);
@@ -675,7 +736,8 @@ impl Session {
                 self.apply_tracker(without_game_start(tracked), now, out);
             }
             Command::SetPosition(fen) => {
-                let position = parse_fen(&fen).map_err(|reason| {
+                let chess960 = self.config.variant == Variant::Chess960;
+                let position = parse_fen_in(&fen, chess960).map_err(|reason| {
                     CommandError::InvalidFen(format!("`{fen}` is not a playable FEN: {reason}"))
                 })?;
                 let tracked = self.tracker.set_position(position.clone());
@@ -735,8 +797,82 @@ impl Session {
                 self.apply_arbiter(ruled, out);
             }
             Command::ResolveGap(moves) => self.resolve_gap(moves, now, out)?,
+            Command::ShowClockMessage(_) => {
+                return Err(CommandError::NoClock(
+                    "this board has no serial link to show a clock message on".into(),
+                ));
+            }
+            Command::RejectClaim {
+                player,
+                kind,
+                detail,
+            } => {
+                let ruled = self.arbiter.reject_claim(&player, &kind, &detail)?;
+                self.apply_arbiter(ruled, out);
+            }
         }
         Ok(())
+    }
+
+    /// What the board shows by the result gesture, if anything: the result, and whether the
+    /// record's last move is the gesture's first king move (legal, so it was played).
+    fn gesture_on_board(&self) -> Option<(&'static str, bool)> {
+        let sensed = self.tracker.placement().to_board();
+        // The last move a king's step onto a centre square: the gesture's first half, which
+        // leaves the record (checked first, as the board after it matches too).
+        let first_half = || {
+            let before = self.arbiter.previous_position()?;
+            let last = self.arbiter.game().current_moves().last()?;
+            let mv: shakmaty::uci::UciMove = last.uci.parse().ok()?;
+            let mv = mv.to_move(before).ok()?;
+            if !gesture::is_king_to_centre(mv.role(), mv.to()) || mv.is_capture() {
+                return None;
+            }
+            gesture::gesture_result(&sensed, before.board())
+        };
+        if let Some(r) = first_half() {
+            return Some((r, true));
+        }
+        gesture::gesture_result(&sensed, self.arbiter.position().board()).map(|r| (r, false))
+    }
+
+    /// The result gesture: decided once both kings have stood on the centre squares for
+    /// [`gesture::GESTURE_HOLD_MS`]; a first king move that entered the record is retracted
+    /// (the PGN ends at the position before the gesture).
+    fn check_gesture(&mut self, now: Millis, out: &mut Vec<Event>) {
+        if !self.started || self.arbiter.is_finished() {
+            self.gesture = None;
+            return;
+        }
+        let Some((result, retract)) = self.gesture_on_board() else {
+            self.gesture = None;
+            return;
+        };
+        let since = match self.gesture {
+            Some((t, r)) if r == result => t,
+            _ => {
+                self.gesture = Some((now, result));
+                now
+            }
+        };
+        if now.saturating_sub(since) < gesture::GESTURE_HOLD_MS {
+            return;
+        }
+        self.gesture = None;
+        if retract {
+            let ply = self.arbiter.game().ply_count();
+            let ruled = self.arbiter.on_retract(now);
+            out.push(Event::MoveRetracted {
+                ply: ply as u32,
+                fen: self.arbiter.fen(),
+            });
+            self.apply_arbiter(ruled, out);
+        }
+        if self.tracker.position() != self.arbiter.position() {
+            let _ = self.tracker.set_position(self.arbiter.position().clone());
+        }
+        let ruled = self.arbiter.result_gesture(result);
+        self.apply_arbiter(ruled, out);
     }
 
     /// After a command changed the record's position, make the tracker follow it.
@@ -788,6 +924,8 @@ impl Session {
             "playing"
         };
         self.view = View {
+            number: self.config.number,
+            variant: self.config.variant.name().into(),
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
             rules: rules_name(self.config.rules).into(),
@@ -900,6 +1038,9 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
     let mut tags = config.tags.clone();
     if !config.name.is_empty() && !tags.iter().any(|(n, _)| n == "Board") {
         tags.push(("Board".into(), config.name.clone()));
+    }
+    if config.variant == Variant::Chess960 && !tags.iter().any(|(n, _)| n == "Variant") {
+        tags.push(("Variant".into(), "Chess960".into()));
     }
     if let Some(tc) = &config.time_control
         && !tags.iter().any(|(n, _)| n == "TimeControl")

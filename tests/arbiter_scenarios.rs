@@ -911,3 +911,137 @@ fn illegal_press_increment_is_noted_for_the_arbiter() {
         s.a.game().pgn()
     );
 }
+
+// ----- incorrect claims (9.5, RejectClaim) ------------------------------------------------------
+
+/// Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1: Black may claim threefold with the intended move f6g8 only.
+fn knights_dance(s: &mut Sim) {
+    s.start(Color::White);
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        s.play(m, 500);
+    }
+}
+
+#[test]
+fn rejected_claim_2023_gives_the_opponent_two_minutes_one_in_rapid() {
+    for (rules, ms) in [
+        (Rules::Standard, 120_000),
+        (Rules::Rapid, 60_000),
+        (Rules::Blitz, 60_000),
+    ] {
+        let mut s = Sim::new(cfg(rules, Edition::Fide2023), None, 600_000, 0);
+        s.start(Color::White);
+        s.play("e2e4", 500);
+        let ev =
+            s.a.reject_claim("black", "threefold-repetition", "")
+                .expect("reject");
+        assert_eq!(penalty(&ev), Some(("white".into(), ms)), "{rules:?}");
+        assert_eq!(s.a.result(), "*", "play goes on");
+        let pgn = s.a.game().pgn().replace('\n', " ");
+        assert!(pgn.contains("incorrect (9.5)"), "{pgn}");
+        assert!(
+            pgn.contains(&format!("{} s added to white", ms / 1000)),
+            "{pgn}"
+        );
+    }
+}
+
+#[test]
+fn rejected_claim_2005_three_minutes_and_half_the_claimants_time() {
+    let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2005), None, 600_000, 0);
+    s.start(Color::White);
+    s.play("e2e4", 500);
+    s.wait(100_000); // Black thinks: 500 s left
+    let ev =
+        s.a.reject_claim("black", "fifty-moves", "")
+            .expect("reject");
+    assert_eq!(penalty(&ev), Some(("white".into(), 180_000)));
+    let pgn = s.a.game().pgn().replace('\n', " ");
+    assert!(
+        pgn.contains("180 s off black's clock, leaving 320 s (9.5b)"),
+        "{pgn}"
+    );
+    // With less than a minute left nothing comes off.
+    let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2005), None, 50_000, 0);
+    s.start(Color::White);
+    s.play("e2e4", 500);
+    s.a.reject_claim("black", "threefold-repetition", "")
+        .expect("reject");
+    assert!(
+        s.a.game()
+            .decisions
+            .iter()
+            .any(|d| d.contains("keeps his time")),
+        "{:?}",
+        s.a.game().decisions
+    );
+}
+
+#[test]
+fn a_correct_claim_or_a_bad_argument_is_refused() {
+    let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
+    knights_dance(&mut s);
+    let refused = |r: Result<Vec<ArbiterEvent>, CommandError>| match r {
+        Err(CommandError::InvalidArgument(m)) => m,
+        other => panic!("{other:?}"),
+    };
+    let m = refused(s.a.reject_claim("black", "threefold-repetition", "f6g8"));
+    assert!(m.contains("correct") && m.contains("AcceptClaim"), "{m}");
+    refused(s.a.reject_claim("purple", "threefold-repetition", ""));
+    refused(s.a.reject_claim("black", "win-on-time", ""));
+    refused(s.a.reject_claim("white", "threefold-repetition", ""));
+    refused(s.a.reject_claim("black", "threefold-repetition", "e2e4"));
+    assert!(
+        s.a.game().penalties.is_empty(),
+        "nothing recorded for a refusal"
+    );
+}
+
+#[test]
+fn the_intended_move_must_be_made_next() {
+    for edition in [Edition::Fide2023, Edition::Fide2005] {
+        let mut s = Sim::new(cfg(Rules::Standard, edition), None, 600_000, 0);
+        knights_dance(&mut s);
+        // Black claims with ...Nh5 (which would not repeat): incorrect.
+        s.a.reject_claim("black", "threefold-repetition", "f6h5")
+            .expect("reject");
+        assert_eq!(s.a.intended_move(), Some((Color::Black, "f6h5")));
+        s.take_events();
+        // He plays ...Ng8 instead and presses: an illegal move, White may claim it.
+        s.play("f6g8", 500);
+        let ev = s.take_events();
+        assert!(
+            ev.iter().any(
+                |e| matches!(e, ArbiterEvent::IllegalMoveCompleted { player, count: 1, description }
+                if player == "black" && description.contains("intended move f6h5"))
+            ),
+            "{edition:?}: {ev:?}"
+        );
+        assert!(s.has_claim("white", "illegal-move"), "{edition:?}");
+        assert_eq!(s.a.illegal_counts(), (0, 1));
+        assert_eq!(s.a.intended_move(), None);
+    }
+    // Made as intended: nothing happens, the obligation is met.
+    let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
+    knights_dance(&mut s);
+    s.a.reject_claim("black", "threefold-repetition", "f6h5")
+        .expect("reject");
+    s.take_events();
+    s.play("f6h5", 500);
+    assert!(
+        !s.take_events()
+            .iter()
+            .any(|e| matches!(e, ArbiterEvent::IllegalMoveCompleted { .. }))
+    );
+    assert_eq!(s.a.intended_move(), None);
+    // A wrong move taken back before the press leaves the obligation standing.
+    let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
+    knights_dance(&mut s);
+    s.a.reject_claim("black", "threefold-repetition", "f6h5")
+        .expect("reject");
+    s.mv("f6g8");
+    s.a.on_retract(s.now);
+    assert_eq!(s.a.intended_move(), Some((Color::Black, "f6h5")));
+    s.play("f6h5", 500);
+    assert_eq!(s.a.illegal_counts(), (0, 0));
+}

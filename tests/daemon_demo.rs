@@ -38,6 +38,7 @@ async fn demo_plays_a_game_and_exits_0() {
         "IllegalPlacement",
         "AcceptClaim",
         "threefold-repetition",
+        "GameEnded 1-0 (result-gesture)",
         "GameEnded 1/2-1/2 (claim)",
     ] {
         assert!(

@@ -289,6 +289,14 @@ mod roles {
         expect_denied(&conn, &board, BOARD_IFACE, "Adjudicate", &("1-0", "test")).await?;
         expect_denied(
             &conn,
+            &board,
+            BOARD_IFACE,
+            "RejectClaim",
+            &("white", "fifty-moves", ""),
+        )
+        .await?;
+        expect_denied(
+            &conn,
             MANAGER_PATH,
             MANAGER_IFACE,
             "AddBoard",

@@ -253,7 +253,7 @@ fn overrides_from_the_command_line() {
         "{e}"
     );
     assert!(
-        e.message.contains("line 62"),
+        e.message.contains("line 71"),
         "names the configured board: {e}"
     );
 
@@ -343,4 +343,52 @@ proptest! {
     fn arbitrary_text_never_panics(text in ".{0,200}") {
         let _ = parse(&text);
     }
+}
+
+#[test]
+fn table_numbers_and_variants() {
+    let c = parse(EXAMPLE).unwrap();
+    let setups = c.board_setups();
+    assert_eq!(setups[0].session.number, 1);
+    assert_eq!(setups[1].session.number, 0, "no number: 0 on the bus");
+    assert_eq!(
+        setups[0].session.variant,
+        eboardd::session::Variant::Standard
+    );
+    let c = parse(
+        "[daemon]\nvariant = \"chess960\"\n[[board]]\nport = \"/dev/a\"\nnumber = 7\n\
+         [[board]]\nport = \"/dev/b\"\nvariant = \"standard\"\n",
+    )
+    .unwrap();
+    let setups = c.board_setups();
+    assert_eq!(
+        setups[0].session.variant,
+        eboardd::session::Variant::Chess960
+    );
+    assert_eq!(setups[0].session.number, 7);
+    assert_eq!(
+        setups[1].session.variant,
+        eboardd::session::Variant::Standard
+    );
+}
+
+#[test]
+fn bad_table_numbers_and_variants_are_named() {
+    let e = parse("[[board]]\nport = \"/dev/a\"\nnumber = 0\n").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("board[1].number"), "{e}");
+    assert!(e.to_string().contains(":3:"), "{e}");
+    let e = parse(
+        "[[board]]\nport = \"/dev/a\"\nnumber = 2\n[[board]]\nport = \"/dev/b\"\nnumber = 2\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("board[2].number"), "{e}");
+    assert!(
+        e.message.contains("already") && e.message.contains("line 1"),
+        "{e}"
+    );
+    let e = parse("[[board]]\nport = \"/dev/a\"\nnumber = \"3\"\n").unwrap_err();
+    assert!(e.to_string().contains("number"), "{e}");
+    let e = parse("[daemon]\nvariant = \"fischer\"\n").unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("daemon.variant"), "{e}");
+    assert!(e.message.contains("chess960"), "{e}");
 }

@@ -504,3 +504,294 @@ fn an_unplugged_board_never_lets_a_flag_fall_by_silence() {
         rig.events
     );
 }
+
+// ----- the result gesture ----------------------------------------------------------------------
+
+/// White Ke3 + Ra1 against Black Ke6.
+const ENDGAME: &str = "8/8/4k3/8/8/4K3/8/R7 w - - 0 1";
+
+fn endgame_rig() -> (Rig, Chess) {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.clock();
+    let events = rig
+        .session
+        .handle(
+            Input::Command(Command::SetPosition(ENDGAME.into())),
+            rig.now,
+        )
+        .unwrap();
+    rig.events.extend(events);
+    let pos: Chess = ENDGAME
+        .parse::<shakmaty::fen::Fen>()
+        .unwrap()
+        .into_position(shakmaty::CastlingMode::Standard)
+        .unwrap();
+    rig.dump(&Placement::from_board(pos.board()));
+    (rig, pos)
+}
+
+fn play_from(rig: &mut Rig, mut pos: Chess, sans: &str, seed: u64) -> Chess {
+    let mut hands = Handling::new(seed, Noise::Clean);
+    for san in sans.split_whitespace() {
+        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
+        for step in hands.steps(&pos, mv) {
+            rig.step(step);
+        }
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+/// Lift the king on `from` and put it on `to`.
+fn king(rig: &mut Rig, from: Square, to: Square, white: bool) {
+    let k = shakmaty::Piece::from_char(if white { 'K' } else { 'k' }).unwrap();
+    rig.step(SensorStep::Lift(from));
+    rig.step(SensorStep::Place(to, k));
+}
+
+fn ended(rig: &Rig) -> Option<(String, String)> {
+    rig.events.iter().find_map(|e| match e {
+        Event::GameEnded {
+            result,
+            termination,
+        } => Some((result.clone(), termination.clone())),
+        _ => None,
+    })
+}
+
+/// Let time pass in ticks of 100 ms (each step adds 40 ms of its own).
+fn wait(rig: &mut Rig, ms: u64) {
+    for _ in 0..ms / 100 {
+        rig.step(SensorStep::Pause(60));
+    }
+}
+
+#[test]
+fn the_result_gesture_gives_the_three_results() {
+    for (white_to, black_to, result) in [
+        (Square::E4, Square::D5, "1-0"),     // both light
+        (Square::D4, Square::E5, "0-1"),     // both dark
+        (Square::E4, Square::D4, "1/2-1/2"), // one of each
+    ] {
+        let (mut rig, _) = endgame_rig();
+        // White's king steps to the centre: a legal move, published at once.
+        king(&mut rig, Square::E3, white_to, true);
+        assert_eq!(
+            rig.played().len(),
+            1,
+            "{result}: the first king move is a move"
+        );
+        king(&mut rig, Square::E6, black_to, false);
+        wait(&mut rig, 1_500);
+        assert_eq!(ended(&rig), None, "{result}: not before two seconds");
+        wait(&mut rig, 700);
+        assert_eq!(
+            ended(&rig),
+            Some((result.to_string(), "result-gesture".to_string()))
+        );
+        // The king move is not part of the game; no illegal placement was alerted.
+        assert!(rig.played().is_empty(), "{result}: {:?}", rig.played());
+        assert!(
+            !rig.events
+                .iter()
+                .any(|e| matches!(e, Event::IllegalPlacement { .. })),
+            "{result}"
+        );
+        let view = rig.session.view();
+        assert_eq!(view.termination, "result-gesture");
+        assert_eq!(view.result, result);
+        assert_eq!(view.state, "finished");
+        assert!(
+            view.fen.starts_with("8/8/4k3/8/8/4K3/8/R7 w"),
+            "{}",
+            view.fen
+        );
+        assert!(
+            view.pgn.contains(&format!("[Result \"{result}\"]")),
+            "{}",
+            view.pgn
+        );
+    }
+}
+
+#[test]
+fn a_gesture_whose_first_king_move_is_illegal() {
+    let (mut rig, pos) = endgame_rig();
+    play_from(&mut rig, pos, "Ra8 Kd7", 5);
+    // Ke3-d5 is no king move: the gesture starts with an illegal placement.
+    king(&mut rig, Square::E3, Square::D5, true);
+    king(&mut rig, Square::D7, Square::E4, false);
+    wait(&mut rig, 2_200);
+    assert_eq!(
+        ended(&rig),
+        Some(("1-0".to_string(), "result-gesture".to_string()))
+    );
+    assert_eq!(rig.played(), ["Ra8", "Kd7"]);
+    assert_eq!(rig.session.view().moves, ["Ra8", "Kd7"]);
+}
+
+#[test]
+fn a_king_walk_to_the_centre_is_no_gesture() {
+    let (mut rig, pos) = endgame_rig();
+    // Both kings march to the centre squares in turn, as in a real endgame; never both.
+    play_from(&mut rig, pos, "Ke4 Kd6 Kd4 Ke6 Kc5 Ke5", 6);
+    wait(&mut rig, 3_000);
+    assert_eq!(ended(&rig), None);
+    assert_eq!(rig.played(), ["Ke4", "Kd6", "Kd4", "Ke6", "Kc5", "Ke5"]);
+    // Kings on the centre squares for less than two seconds, then back: nothing either.
+    king(&mut rig, Square::C5, Square::D4, true);
+    wait(&mut rig, 1_000);
+    king(&mut rig, Square::D4, Square::C5, true);
+    wait(&mut rig, 3_000);
+    assert_eq!(ended(&rig), None);
+    assert_eq!(rig.session.view().state, "playing");
+}
+
+// ----- Chess960 ---------------------------------------------------------------------------------
+
+/// The back rank of Chess960 start position `n` (0..960, Scharnagl's numbering).
+fn chess960_back_rank(mut n: usize) -> [char; 8] {
+    let mut rank = [' '; 8];
+    rank[(n % 4) * 2 + 1] = 'B';
+    n /= 4;
+    rank[(n % 4) * 2] = 'B';
+    n /= 4;
+    let empty = |rank: &[char; 8]| -> Vec<usize> { (0..8).filter(|&i| rank[i] == ' ').collect() };
+    let q = n % 6;
+    n /= 6;
+    rank[empty(&rank)[q]] = 'Q';
+    const KNIGHTS: [(usize, usize); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = KNIGHTS[n];
+    let e = empty(&rank);
+    rank[e[a]] = 'N';
+    rank[e[b]] = 'N';
+    let e = empty(&rank);
+    rank[e[0]] = 'R';
+    rank[e[1]] = 'K';
+    rank[e[2]] = 'R';
+    rank
+}
+
+fn chess960_fen(n: usize) -> String {
+    let white: String = chess960_back_rank(n).iter().collect();
+    format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w - - 0 1",
+        white.to_lowercase()
+    )
+}
+
+#[test]
+fn chess960_games_from_fifty_start_positions_come_out_exact() {
+    use rand::{Rng, SeedableRng};
+    let mut castles = [0usize; 2]; // king side, queen side
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(960);
+    for game in 0..50 {
+        let n = rng.random_range(0..960);
+        let fen = chess960_fen(n);
+        let board = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_setup()
+            .board;
+        let start = eboardd::tracker::chess960::start_position(&board).expect("a 960 start");
+        let orientation = if game % 2 == 0 {
+            Orientation::Normal
+        } else {
+            Orientation::Reversed
+        };
+        let config = SessionConfig {
+            variant: eboardd::session::Variant::Chess960,
+            ..config()
+        };
+        let mut rig = Rig::new(config, orientation);
+        rig.clock();
+        rig.dump(&Placement::from_board(&board));
+        let started = rig.events.iter().find_map(|e| match e {
+            Event::GameStarted { fen } => Some(fen.clone()),
+            _ => None,
+        });
+        let started = started.unwrap_or_else(|| panic!("#{n} {fen}: no GameStarted"));
+        assert_eq!(
+            started,
+            shakmaty::fen::Fen::from_position(&start, shakmaty::EnPassantMode::Legal).to_string()
+        );
+        // Random play that castles whenever it can.
+        let mut pos = start.clone();
+        let mut hands = Handling::new(game, Noise::Noisy);
+        let mut sans = Vec::new();
+        let mut ucis = Vec::new();
+        for _ in 0..30 {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let castling: Vec<_> = legal.iter().filter(|m| m.is_castle()).copied().collect();
+            let mv = if !castling.is_empty() {
+                castling[rng.random_range(0..castling.len())]
+            } else {
+                legal[rng.random_range(0..legal.len())]
+            };
+            if let Some(side) = mv.castling_side() {
+                castles[side as usize] += 1;
+            }
+            sans.push(shakmaty::san::SanPlus::from_move(pos.clone(), mv).to_string());
+            ucis.push(mv.to_uci(shakmaty::CastlingMode::Chess960).to_string());
+            for step in hands.steps(&pos, mv) {
+                rig.step(step);
+            }
+            pos.play_unchecked(mv);
+            if pos.is_game_over() {
+                break;
+            }
+        }
+        if rig.played() != sans && std::env::var_os("DEBUG960").is_some() {
+            for e in &rig.events {
+                if !matches!(e, Event::Record(_)) {
+                    eprintln!("{e:?}");
+                }
+            }
+        }
+        assert_eq!(rig.played(), sans, "#{n} {fen} {orientation:?}");
+        // UCI as the record holds it (and MovePlayed carried): castling is king-takes-rook.
+        let record: Vec<String> = rig
+            .session
+            .game()
+            .current_moves()
+            .iter()
+            .map(|m| m.uci.clone())
+            .collect();
+        assert_eq!(record, ucis, "#{n}");
+        let view = rig.session.view();
+        assert!(view.pgn.contains("[Variant \"Chess960\"]"), "{}", view.pgn);
+        assert!(view.pgn.contains("[SetUp \"1\"]"), "{}", view.pgn);
+        assert!(
+            view.pgn.contains(&format!("[FEN \"{started}\"]")),
+            "{}",
+            view.pgn
+        );
+        // The journal restores the game exactly.
+        let journal: Vec<Event> = rig
+            .events
+            .iter()
+            .map(|e| serde_json::from_str(&serde_json::to_string(e).unwrap()).unwrap())
+            .collect();
+        let restored = Session::restore(rig.session.config().clone(), &journal);
+        assert_eq!(restored.view().moves, view.moves, "#{n}");
+        assert_eq!(restored.view().fen, view.fen, "#{n}");
+    }
+    assert!(
+        castles[0] > 5 && castles[1] > 5,
+        "both castlings played: {castles:?}"
+    );
+}

@@ -31,6 +31,7 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         seed: 3,
         clean: false,
         exit_when_done: true,
+        result_gesture: false,
     };
     let command = std::thread::spawn(move || run(args));
     for _ in 0..500 {

@@ -126,6 +126,12 @@ pub fn uci(m: Move) -> String {
     m.to_uci(CastlingMode::Standard).to_string()
 }
 
+/// UCI of `m` in `pos`'s castling convention: king-takes-own-rook in Chess960 (the
+/// UCI_Chess960 convention), king-two-squares otherwise.
+pub fn uci_in(pos: &Chess, m: Move) -> String {
+    m.to_uci(pos.castles().mode()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

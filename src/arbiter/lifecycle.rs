@@ -76,6 +76,7 @@ impl Arbiter {
             self.complete_illegal_pending(presser, ev);
         } else if self.awaiting_press == Some(presser) {
             self.complete_move(presser);
+            self.check_intended(presser, ev);
         } else if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
             // Possibly 7.5.3, or the tracker has not reported the move yet.
             self.unexplained_press = Some((presser, now));

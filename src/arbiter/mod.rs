@@ -60,7 +60,9 @@ pub mod claims;
 pub mod clock;
 mod commands;
 mod ends;
+mod gesture;
 mod lifecycle;
+mod rejected;
 pub mod timecontrol;
 pub mod unwinnable;
 
@@ -72,7 +74,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::F
 
 use crate::game::{Game, MoveRecord};
 use crate::session::{CommandError, Edition, Millis, Rules, WhiteDisplay};
-use claims::{History, PositionClaims, position_claims, uci};
+use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
 use timecontrol::TimeControl;
 
@@ -204,6 +206,8 @@ pub struct Arbiter {
     /// Plies made in this game (to learn the clock side from the first press).
     plies: u32,
     position_claims: PositionClaims,
+    /// 9.5.3: after an incorrect claim with an intended move, the claimant must make that move.
+    intended: Option<rejected::Intended>,
 }
 
 impl Arbiter {
@@ -230,6 +234,7 @@ impl Arbiter {
             completed_moves: [0, 0],
             plies: 0,
             position_claims: PositionClaims::default(),
+            intended: None,
         };
         // A finished set-up position shows in `result()`; `new_game` returns the event.
         let _ = a.new_game(start, tags);
@@ -253,6 +258,7 @@ impl Arbiter {
         self.unexplained_press = None;
         self.completed_moves = [0, 0];
         self.plies = 0;
+        self.intended = None;
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
@@ -268,7 +274,11 @@ impl Arbiter {
             .segments
             .last()
             .ok_or_else(|| "the saved game has no segment".to_string())?;
-        let start = parse_fen(&seg.start_fen)?;
+        let chess960 = game
+            .tags
+            .iter()
+            .any(|(k, v)| k == "Variant" && v.eq_ignore_ascii_case("chess960"));
+        let start = parse_fen_in(&seg.start_fen, chess960)?;
         let mut a = Arbiter::new(cfg, start, game.tags.clone());
         let mut pos = a.position().clone();
         for (i, m) in seg.moves.iter().enumerate() {
@@ -365,13 +375,21 @@ impl Arbiter {
             out.push((stm.clone(), "threefold-repetition".into(), String::new()));
         }
         for &m in &pc.threefold_intended {
-            out.push((stm.clone(), "threefold-repetition".into(), uci(m)));
+            out.push((
+                stm.clone(),
+                "threefold-repetition".into(),
+                uci_in(self.position(), m),
+            ));
         }
         if pc.fifty_now {
             out.push((stm.clone(), "fifty-moves".into(), String::new()));
         }
         for &m in &pc.fifty_intended {
-            out.push((stm.clone(), "fifty-moves".into(), uci(m)));
+            out.push((
+                stm.clone(),
+                "fifty-moves".into(),
+                uci_in(self.position(), m),
+            ));
         }
         if let Some(w) = &self.window {
             out.push((
@@ -427,12 +445,14 @@ impl Arbiter {
         if self.window.as_ref().is_some_and(|w| w.offender != mover) {
             self.window = None;
         }
+        self.note_intended(mover, mv);
         self.record_move(mv);
         // A press seen just before this report completes it (late tracker report).
         match self.unexplained_press {
             Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
                 self.unexplained_press = None;
                 self.complete_move(mover);
+                self.check_intended(mover, &mut ev);
             }
             _ => {}
         }
@@ -443,6 +463,7 @@ impl Arbiter {
     fn record_move(&mut self, mv: Move) {
         let mut pos = self.position().clone();
         let mover = pos.turn();
+        let uci = uci_in(&pos, mv);
         let san = SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string();
         let (w, b) = (
             self.clock.known_time_ms(Color::White),
@@ -450,7 +471,7 @@ impl Arbiter {
         );
         self.game.push_move(MoveRecord {
             san,
-            uci: uci(mv),
+            uci,
             white_ms: w,
             black_ms: b,
             clk_ms: None,
@@ -498,6 +519,7 @@ impl Arbiter {
         self.awaiting_press = None;
         self.pending = None;
         self.unexplained_press = None;
+        self.intended_retracted();
         // A game ended by the position itself is reopened; a flag, a claim or a decision
         // does not depend on the last move and stands.
         if matches!(
@@ -644,8 +666,19 @@ pub fn fen_of(pos: &Chess) -> String {
 
 /// Parses a FEN into a legal position, with a sentence on failure.
 pub fn parse_fen(fen: &str) -> Result<Chess, String> {
+    parse_fen_in(fen, false)
+}
+
+/// [`parse_fen`] for a board that plays Chess960 (`chess960`): castling rights name the
+/// rooks' files (X-FEN or Shredder-FEN) and castling follows Chess960 rules.
+pub fn parse_fen_in(fen: &str, chess960: bool) -> Result<Chess, String> {
     let f =
         Fen::from_ascii(fen.trim().as_bytes()).map_err(|e| format!("`{fen}` is not a FEN: {e}"))?;
-    f.into_position(CastlingMode::Standard)
+    let mode = if chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    f.into_position(mode)
         .map_err(|e| format!("`{fen}` is not a legal position: {e}"))
 }

@@ -60,6 +60,8 @@ enum BusCommand {
     Watch(cli::watch::WatchArgs),
     /// The game as PGN.
     Pgn(cli::pgn::PgnArgs),
+    /// Set the tags of every board of a round from a pairings file (TRF-16, CSV or TSV).
+    Pairings(cli::pairings::PairingsArgs),
     #[command(flatten)]
     Verb(cli::verbs::Verb),
 }
@@ -77,6 +79,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
             BusCommand::Status(args) => cli::status::run(&client, globals.json, args).await,
             BusCommand::Watch(args) => cli::watch::run(&client, globals.json, args).await,
             BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
+            BusCommand::Pairings(args) => cli::pairings::run(&client, args).await,
             BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
         }
     })

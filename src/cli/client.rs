@@ -30,6 +30,8 @@ pub trait Board {
     fn accept_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn adjudicate(&self, result: &str, reason: &str) -> zbus::Result<()>;
     fn resolve_gap(&self, moves: &[String]) -> zbus::Result<()>;
+    fn reject_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
+    fn show_clock_message(&self, text: &str) -> zbus::Result<()>;
 }
 
 /// `GetManagedObjects`' answer: object → interface → property → value.

@@ -10,6 +10,7 @@ pub mod client;
 pub mod decode;
 pub mod error;
 pub mod list;
+pub mod pairings;
 pub mod pgn;
 pub mod props;
 pub mod render;

@@ -33,6 +33,8 @@ pub struct IllegalCounts {
 #[serde(rename_all = "PascalCase")]
 pub struct BoardProps {
     pub name: String,
+    pub number: u32,
+    pub variant: String,
     pub port: String,
     pub connected: bool,
     pub serial_number: String,
@@ -102,6 +104,14 @@ impl BoardProps {
         }
         match name {
             "Name" => set_str(&mut self.name, value),
+            "Number" => match value.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) => {
+                    self.number = n;
+                    true
+                }
+                None => false,
+            },
+            "Variant" => set_str(&mut self.variant, value),
             "Port" => set_str(&mut self.port, value),
             "Connected" => set_bool(&mut self.connected, value),
             "SerialNumber" => set_str(&mut self.serial_number, value),

@@ -42,6 +42,10 @@ pub struct SimulateArgs {
     /// Exit once the games are over instead of keeping the board connected until Ctrl-C.
     #[arg(long)]
     pub exit_when_done: bool,
+    /// End each game that has a result (1-0, 0-1, 1/2-1/2) with the DGT result gesture: both
+    /// kings on the centre squares.
+    #[arg(long)]
+    pub result_gesture: bool,
 }
 
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
@@ -164,8 +168,15 @@ async fn play(
         scenario.step(&Step::Pause(2_000)).await?;
         println!("game {}: {}", index + 1, game.title());
         let start = game.start_position()?;
-        if start.board() != scenario.position().board() {
-            anyhow::bail!("games from a set-up position are not supported by simulate");
+        if start != *scenario.position() {
+            // A set-up position, such as a Chess960 start: the players set it up.
+            scenario
+                .step(&Step::SetUp {
+                    position: Box::new(start),
+                    clock: setup,
+                })
+                .await?;
+            scenario.step(&Step::Pause(2_000)).await?;
         }
         for mv in game.moves()? {
             let pos = scenario.position().clone();
@@ -195,6 +206,10 @@ async fn play(
         }
         if let Some(result) = &game.result {
             println!("{result}");
+            if args.result_gesture && result != "*" {
+                println!("result gesture: both kings on the centre squares");
+                scenario.step(&Step::ResultGesture(result.clone())).await?;
+            }
         }
     }
     Ok(())

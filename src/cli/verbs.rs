@@ -55,6 +55,27 @@ pub enum Verb {
         /// The claim's detail as `status` shows it (e.g. the UCI move it depends on).
         detail: Option<String>,
     },
+    /// Record a player's incorrect repetition or fifty-move claim (9.5) with the edition's
+    /// penalty; play goes on (with an intended move, that move must be made next).
+    RejectClaim {
+        /// The board: its name or object id.
+        board: String,
+        /// The claiming player: white or black.
+        player: String,
+        /// threefold-repetition or fifty-moves.
+        kind: String,
+        /// The intended move written with the claim (UCI), if any.
+        detail: Option<String>,
+    },
+    /// Show TEXT on the board's clock for a few seconds, then the times again (up to 8
+    /// characters on a DGT 3000, 6 on an XL): which clock is on which board?
+    ClockMessage {
+        /// The board: its name or object id.
+        board: String,
+        /// Printable ASCII; several words are joined with spaces.
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true)]
+        text: Vec<String>,
+    },
     /// Decide the game: 1-0, 0-1 or 1/2-1/2, with a reason for the record.
     Adjudicate {
         /// The board: its name or object id.
@@ -93,6 +114,8 @@ impl Verb {
             | Verb::Rules { board, .. }
             | Verb::Takeback { board }
             | Verb::AcceptClaim { board, .. }
+            | Verb::RejectClaim { board, .. }
+            | Verb::ClockMessage { board, .. }
             | Verb::Adjudicate { board, .. }
             | Verb::Resolve { board, .. } => board,
         }
@@ -113,6 +136,12 @@ impl Verb {
             Verb::Takeback { .. } => format!("{name}: last move taken back"),
             Verb::AcceptClaim { player, kind, .. } => {
                 format!("{name}: {player}'s {kind} claim accepted")
+            }
+            Verb::RejectClaim { player, kind, .. } => {
+                format!("{name}: {player}'s {kind} claim rejected (9.5); play goes on")
+            }
+            Verb::ClockMessage { text, .. } => {
+                format!("{name}: the clock shows {:?}", text.join(" "))
             }
             Verb::Adjudicate { result, .. } => format!("{name}: adjudicated {result}"),
             Verb::Resolve { moves, .. } if moves.is_empty() => {
@@ -149,6 +178,17 @@ pub async fn run(client: &Client, verb: &Verb) -> Result<(), CtlError> {
                 .accept_claim(player, kind, detail.as_deref().unwrap_or(""))
                 .await
         }
+        Verb::RejectClaim {
+            player,
+            kind,
+            detail,
+            ..
+        } => {
+            proxy
+                .reject_claim(player, kind, detail.as_deref().unwrap_or(""))
+                .await
+        }
+        Verb::ClockMessage { text, .. } => proxy.show_clock_message(&text.join(" ")).await,
         Verb::Adjudicate { result, reason, .. } => {
             proxy.adjudicate(result, &reason.join(" ")).await
         }

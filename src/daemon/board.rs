@@ -5,7 +5,7 @@
 //! A board's failures stay inside its task: an unopenable port, junk on the line or a
 //! vanished device only change its own `Connected` property.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -14,7 +14,8 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::protocol::Command as BoardCommand;
-use crate::session::{BoardRequest, Command, Event, Input, Millis, Session};
+use crate::protocol::clock_channel::{ClockChannel, MessageError, Outcome};
+use crate::session::{BoardRequest, Command, CommandError, Event, Input, Millis, Session};
 
 use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};
@@ -58,6 +59,8 @@ struct Link {
     outbox: VecDeque<Vec<u8>>,
     /// When the next queued command may go out.
     next_write: Millis,
+    /// Clock commands: one in flight, acknowledged, retried once.
+    clock: ClockChannel,
 }
 
 impl Link {
@@ -103,6 +106,8 @@ impl BoardTask {
         let mut open_failures: u32 = 0;
         let mut last_tick: Millis = 0;
         let mut buf = vec![0u8; 4096];
+        // Clock messages waiting for the clock's ack, by request id.
+        let mut clock_waiting: HashMap<u64, ClockReply> = HashMap::new();
         // The next wake-up: every TICK while a link is open; without one only for the next
         // open attempt or the idle session tick, so a rack of unplugged boards costs nothing.
         let mut next_tick = Instant::now();
@@ -130,6 +135,18 @@ impl BoardTask {
                     let Some(request) = request else { break };
                     let now = self.now();
                     tracing::debug!(command = ?request.command, "command");
+                    if let Command::ShowClockMessage(text) = &request.command {
+                        // The serial link's business, not the game's: answered once acked.
+                        match self.clock_message(link.as_mut(), connected, text, now) {
+                            Ok(id) => {
+                                clock_waiting.insert(id, request.reply);
+                            }
+                            Err(e) => {
+                                let _ = request.reply.send(Err(e));
+                            }
+                        }
+                        continue;
+                    }
                     let answer = match self.session.handle(Input::Command(request.command), now) {
                         Ok(events) => {
                             self.commit(events, connected).await;
@@ -176,6 +193,10 @@ impl BoardTask {
                                     events.append(&mut e);
                                 }
                             }
+                            for message in &messages {
+                                l.clock.on_message(message, now);
+                            }
+                            answer_clock(&mut l.clock, &mut clock_waiting);
                             for message in messages {
                                 tracing::trace!(?message, "message");
                                 match self.session.handle(Input::Board(message), now) {
@@ -190,7 +211,10 @@ impl BoardTask {
                         Err(e) => Some(Lost::Io(e)),
                     };
                     if let Some(lost) = lost {
-                        link = None;
+                        if let Some(mut l) = link.take() {
+                            l.clock.reset();
+                            answer_clock(&mut l.clock, &mut clock_waiting);
+                        }
                         connected = false;
                         next_attempt = now + backoff;
                         self.link_lost(&lost, now).await;
@@ -212,8 +236,13 @@ impl BoardTask {
                         }
                     }
                     if let Some(l) = link.as_mut() {
-                        if let Err(lost) = self.watchdog(l, now).await {
-                            link = None;
+                        let result = self.watchdog(l, now).await;
+                        answer_clock(&mut l.clock, &mut clock_waiting);
+                        if let Err(lost) = result {
+                            if let Some(mut l) = link.take() {
+                                l.clock.reset();
+                                answer_clock(&mut l.clock, &mut clock_waiting);
+                            }
                             connected = false;
                             next_attempt = now + backoff;
                             self.link_lost(&lost, now).await;
@@ -269,6 +298,39 @@ impl BoardTask {
         }
     }
 
+    /// Queue a text for the clock display, or say why it cannot be shown.
+    fn clock_message(
+        &self,
+        link: Option<&mut Link>,
+        connected: bool,
+        text: &str,
+        now: Millis,
+    ) -> Result<u64, CommandError> {
+        if self.spec.listen_only {
+            return Err(CommandError::ListenOnly(format!(
+                "board {} is listen_only: eboardd never writes to it, so it cannot show a \
+                 clock message (set listen_only = false to allow it)",
+                self.spec.id
+            )));
+        }
+        let Some(l) = link.filter(|_| connected) else {
+            return Err(CommandError::NoClock(format!(
+                "board {} is not connected, so no clock can be reached",
+                self.spec.id
+            )));
+        };
+        if !self.session.view().clock_connected {
+            return Err(CommandError::NoClock(format!(
+                "no clock reports through board {}; plug the clock into the board and \
+                 switch it on",
+                self.spec.id
+            )));
+        }
+        l.clock
+            .show(text, now)
+            .map_err(|e| CommandError::InvalidArgument(format!("cannot show {text:?}: {e}")))
+    }
+
     /// The link is gone (unplugged, silent, I/O error): say so once, tell the session (no
     /// flag falls by silence while nobody listens) and publish `Connected = false`.
     async fn link_lost(&mut self, lost: &Lost, now: Millis) {
@@ -316,6 +378,7 @@ impl BoardTask {
             last_probe: now,
             outbox: VecDeque::new(),
             next_write: now,
+            clock: ClockChannel::new(),
         };
         if !self.spec.listen_only {
             l.queue_handshake(now + link::OPEN_SETTLE_MS);
@@ -333,6 +396,13 @@ impl BoardTask {
             && let Some(bytes) = l.outbox.pop_front()
         {
             tracing::debug!(bytes = ?bytes, queued = l.outbox.len(), "write");
+            write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
+            l.next_write = now + link::HANDSHAKE_GAP_MS;
+        } else if now >= l.next_write
+            && let Some(bytes) = l.clock.poll_transmit(now)
+        {
+            // Clock commands go out between board commands, never during the handshake.
+            tracing::debug!(bytes = ?bytes, "clock command");
             write(&mut l.stream, &bytes).await.map_err(Lost::Io)?;
             l.next_write = now + link::HANDSHAKE_GAP_MS;
         }
@@ -374,6 +444,28 @@ impl BoardTask {
             .await;
         if !events.is_empty() {
             self.store.after_publish(self.session.view(), &events);
+        }
+    }
+}
+
+/// The reply of a `ShowClockMessage` call.
+type ClockReply = oneshot::Sender<Result<(), CommandError>>;
+
+/// Answer the callers whose clock messages were acknowledged or given up on.
+fn answer_clock(clock: &mut ClockChannel, waiting: &mut HashMap<u64, ClockReply>) {
+    while let Some(outcome) = clock.poll_outcome() {
+        let (id, answer) = match outcome {
+            Outcome::Shown(id) => (id, Ok(())),
+            Outcome::Failed(id, e @ (MessageError::NoAck | MessageError::Refused)) => (
+                id,
+                Err(CommandError::ClockTimeout(format!(
+                    "{e}; check that the clock is switched on and cabled to the board"
+                ))),
+            ),
+            Outcome::Failed(id, e) => (id, Err(CommandError::InvalidArgument(e.to_string()))),
+        };
+        if let Some(reply) = waiting.remove(&id) {
+            let _ = reply.send(answer);
         }
     }
 }

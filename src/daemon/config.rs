@@ -19,7 +19,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::game::{self, TagValueFault};
-use crate::session::{Edition, OrientationSetting, Rules, SessionConfig, WhiteDisplay};
+use crate::session::{Edition, OrientationSetting, Rules, SessionConfig, Variant, WhiteDisplay};
 
 /// Where the daemon looks for its configuration when `--config` is not given.
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/eboardd/eboardd.toml";
@@ -48,6 +48,8 @@ pub struct DaemonConfig {
     pub pgn_dir: Option<PathBuf>,
     /// The event announced the quickplay-finish Guidelines III (fide-2023).
     pub guidelines_iii: bool,
+    /// Default variant for boards that don't set their own.
+    pub variant: Variant,
 }
 
 /// One `[[board]]` table (or one `--port`).
@@ -57,6 +59,10 @@ pub struct BoardConfig {
     pub name: Option<String>,
     /// Serial device path.
     pub port: String,
+    /// Table number (pairings, round files); `None`: not numbered.
+    pub number: Option<u32>,
+    /// Overrides `[daemon] variant`.
+    pub variant: Option<Variant>,
     /// Overrides `[daemon] rules`.
     pub rules: Option<Rules>,
     /// Overrides `[daemon] edition`.
@@ -181,6 +187,7 @@ impl Default for DaemonConfig {
             edition: Edition::Fide2023,
             pgn_dir: None,
             guidelines_iii: false,
+            variant: Variant::Standard,
         }
     }
 }
@@ -211,6 +218,8 @@ impl BoardConfig {
         BoardConfig {
             name: None,
             port: port.to_string(),
+            number: None,
+            variant: None,
             rules: None,
             edition: None,
             white_display: WhiteDisplay::Auto,
@@ -246,6 +255,8 @@ impl BoardConfig {
             orientation: self.orientation,
             time_control: self.time_control.as_ref().map(|tc| tc.to_string()),
             tags: self.tags.clone(),
+            number: self.number.unwrap_or(0),
+            variant: self.variant.unwrap_or(daemon.variant),
         }
     }
 }
@@ -336,6 +347,10 @@ impl Config {
                 );
             }
             config.daemon.guidelines_iii = d.guidelines_iii.unwrap_or(false);
+            if let Some(v) = d.variant {
+                config.daemon.variant = parse_variant(v.get_ref())
+                    .map_err(|m| at(Some(v.span()), field("variant"), m))?;
+            }
         }
 
         for (index, spanned) in raw.board.into_iter().enumerate() {
@@ -359,6 +374,30 @@ impl Config {
                         board.port
                     ),
                 ));
+            }
+            if let Some(number) = b.number {
+                let n = parse_number(*number.get_ref())
+                    .map_err(|m| at(Some(number.span()), field("number"), m))?;
+                if let Some(other) = config.boards.iter().find(|o| o.number == Some(n)) {
+                    let other_line = other
+                        .line
+                        .map_or(String::new(), |l| format!(" at line {l}"));
+                    return Err(at(
+                        Some(number.span()),
+                        field("number"),
+                        format!(
+                            "table number {n} is already used by the board{other_line}; \
+                             each board needs its own"
+                        ),
+                    ));
+                }
+                board.number = Some(n);
+            }
+            if let Some(v) = b.variant {
+                board.variant = Some(
+                    parse_variant(v.get_ref())
+                        .map_err(|m| at(Some(v.span()), field("variant"), m))?,
+                );
             }
             if let Some(rules) = b.rules {
                 board.rules = Some(
@@ -592,6 +631,27 @@ fn parse_dir(dir: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// A table number: a whole number from 1 up (0 means "none" on the bus, so it is not one).
+fn parse_number(n: i64) -> Result<u32, String> {
+    match u32::try_from(n) {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "table number {n} is out of range; expected a whole number from 1 to {}",
+            u32::MAX
+        )),
+    }
+}
+
+fn parse_variant(s: &str) -> Result<Variant, String> {
+    match s {
+        "standard" => Ok(Variant::Standard),
+        "chess960" => Ok(Variant::Chess960),
+        _ => Err(format!(
+            "unknown variant {s:?}; expected \"standard\" or \"chess960\""
+        )),
+    }
+}
+
 fn parse_rules(s: &str) -> Result<Rules, String> {
     match s {
         "standard" => Ok(Rules::Standard),
@@ -814,6 +874,7 @@ struct RawDaemon {
     edition: Option<Spanned<String>>,
     pgn_dir: Option<Spanned<String>>,
     guidelines_iii: Option<bool>,
+    variant: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -821,6 +882,8 @@ struct RawDaemon {
 struct RawBoard {
     name: Option<Spanned<String>>,
     port: Spanned<String>,
+    number: Option<Spanned<i64>>,
+    variant: Option<Spanned<String>>,
     rules: Option<Spanned<String>>,
     edition: Option<Spanned<String>>,
     white_display: Option<Spanned<String>>,

@@ -43,6 +43,9 @@ pub enum BridgeError {
     InvalidArgument(String),
     NothingToTakeBack(String),
     ClaimNotAvailable(String),
+    ListenOnly(String),
+    NoClock(String),
+    ClockTimeout(String),
 }
 
 impl From<CommandError> for BridgeError {
@@ -52,6 +55,9 @@ impl From<CommandError> for BridgeError {
             CommandError::InvalidArgument(m) => BridgeError::InvalidArgument(m),
             CommandError::NothingToTakeBack(m) => BridgeError::NothingToTakeBack(m),
             CommandError::ClaimNotAvailable(m) => BridgeError::ClaimNotAvailable(m),
+            CommandError::ListenOnly(m) => BridgeError::ListenOnly(m),
+            CommandError::NoClock(m) => BridgeError::NoClock(m),
+            CommandError::ClockTimeout(m) => BridgeError::ClockTimeout(m),
         }
     }
 }
@@ -164,9 +170,35 @@ impl BoardObject {
         self.run(Command::ResolveGap(moves)).await
     }
 
+    async fn show_clock_message(&self, text: String) -> Result<(), BridgeError> {
+        self.run(Command::ShowClockMessage(text)).await
+    }
+
+    async fn reject_claim(
+        &self,
+        player: String,
+        kind: String,
+        detail: String,
+    ) -> Result<(), BridgeError> {
+        self.run(Command::RejectClaim {
+            player,
+            kind,
+            detail,
+        })
+        .await
+    }
+
     #[zbus(property)]
     fn name(&self) -> String {
         self.view(|s| s.name.clone())
+    }
+    #[zbus(property)]
+    fn number(&self) -> u32 {
+        self.view(|s| s.view.number)
+    }
+    #[zbus(property)]
+    fn variant(&self) -> String {
+        self.view(|s| s.view.variant.clone())
     }
     #[zbus(property)]
     fn port(&self) -> String {
@@ -416,6 +448,8 @@ pub fn changed_properties<'a>(old: &Snapshot, new: &'a Snapshot) -> Vec<(&'stati
         };
     }
     cmp!("Name", name);
+    cmp_copy!("Number", view.number);
+    cmp!("Variant", view.variant);
     cmp!("Port", port);
     cmp_copy!("Connected", connected);
     cmp!("SerialNumber", view.serial_number);

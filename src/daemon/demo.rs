@@ -3,8 +3,8 @@
 //! this process prints every event as it receives it.
 //!
 //! The script: the bundled game, with one illegal placement shown to the arbiter before the
-//! clock press and then put right; the result recorded as the arbiter would (the game was
-//! decided by resignation); then a short second game in which the players repeat moves and
+//! clock press and then put right; the result shown on the board with the DGT result gesture
+//! (both kings on the centre squares: Black resigned, 1-0); then a short second game in which the players repeat moves and
 //! the threefold-repetition claim offered in `Claims` is accepted through `AcceptClaim`.
 //! The demo exits 0 once the client has seen that game end.
 //!
@@ -238,14 +238,11 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
         }
         scenario.play_move(mv).await?;
     }
-    // Black resigned: the arbiter records it.
+    // Black resigned: the players show the result with the kings on the centre squares.
     scenario.step(&Step::Pause(3_000)).await?;
     let result = game.result.clone().unwrap_or_else(|| "1-0".into());
-    println!("arbiter: Adjudicate({result:?}, \"Black resigned\")");
-    board
-        .call_method("Adjudicate", &(result.as_str(), "Black resigned"))
-        .await
-        .context("Adjudicate")?;
+    println!("players: result gesture {result} (both kings on the centre squares)");
+    scenario.step(&Step::ResultGesture(result)).await?;
     wait_for(&mut seen, "GameEnded", |s| *s == Seen::GameEnded).await?;
 
     // A second game: the players repeat moves; Black claims the threefold repetition.

@@ -20,6 +20,7 @@ pub mod link;
 pub mod logging;
 pub mod pgn_files;
 pub mod recorder;
+pub mod rounds;
 pub mod service;
 pub mod settings;
 pub mod store;

@@ -108,6 +108,10 @@ impl BoardStore {
                 Ok(_) => self.live = view.pgn.clone(),
                 Err(e) => tracing::error!(board = %self.id, "{e}"),
             }
+            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app.
+            if let Err(e) = super::rounds::publish(pgn.dir(), &view.pgn) {
+                tracing::error!(board = %self.id, "{e}");
+            }
         }
         if events.iter().any(|e| matches!(e, Event::GameEnded { .. })) {
             match pgn.write_finished(&self.id, &view.pgn) {

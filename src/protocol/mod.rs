@@ -11,6 +11,7 @@
 //! No tokio, no files, no clock reads here.
 
 pub mod ack;
+pub mod clock_channel;
 pub mod codec;
 pub mod command;
 pub mod decoder;

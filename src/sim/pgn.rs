@@ -31,8 +31,17 @@ impl PgnGame {
                 let parsed: Fen = fen
                     .parse()
                     .with_context(|| format!("bad FEN tag {fen:?}"))?;
+                // Chess960 games (lichess exports them so) name the variant.
+                let mode = if self
+                    .tag("Variant")
+                    .is_some_and(|v| v.to_ascii_lowercase().starts_with("chess960"))
+                {
+                    CastlingMode::Chess960
+                } else {
+                    CastlingMode::Standard
+                };
                 parsed
-                    .into_position(CastlingMode::Standard)
+                    .into_position(mode)
                     .with_context(|| format!("illegal FEN tag position {fen:?}"))
             }
             None => Ok(Chess::default()),

@@ -106,6 +106,16 @@ pub enum Step {
     StartStop,
     /// One of the clock's five buttons (0x31 back, 0x34 minus, 0x33 run, 0x32 plus, 0x35 OK).
     ClockButton(u8),
+    /// The DGT result gesture: the player to move puts his king on a centre square, then the
+    /// opponent his, both left there for longer than the 2 s the host waits. `result` is
+    /// `1-0` (light squares d5/e4), `0-1` (dark d4/e5) or `1/2-1/2` (one of each).
+    ResultGesture(String),
+    /// Set up this start position on the board (a Chess960 start, say) and reset the clock
+    /// to `clock`; the game goes on from it.
+    SetUp {
+        position: Box<Chess>,
+        clock: ClockSetup,
+    },
     /// Set up the start position again and reset the clock to `clock`.
     NewGame {
         clock: ClockSetup,
@@ -281,9 +291,59 @@ impl<'a> Scenario<'a> {
                 self.before_illegal = None;
                 self.clock_started = false;
             }
+            Step::ResultGesture(result) => self.result_gesture(result).await?,
+            Step::SetUp { position, clock } => {
+                self.sim
+                    .act(Action::SetPosition(position.board().clone()))
+                    .await?;
+                self.sim.act(Action::SetClock(*clock)).await?;
+                self.position = (**position).clone();
+                self.history.clear();
+                self.before_illegal = None;
+                self.clock_started = false;
+            }
             Step::Unplug => self.sim.unplug().await?,
             Step::Replug => self.sim.replug().await?,
         }
+        Ok(())
+    }
+
+    async fn result_gesture(&mut self, result: &str) -> anyhow::Result<()> {
+        use shakmaty::Role;
+        let board = self.position.board().clone();
+        let free = |sq: Square| board.piece_at(sq).is_none_or(|p| p.role == Role::King);
+        let pairs: &[(Square, Square)] = match result {
+            "1-0" => &[(Square::E4, Square::D5), (Square::D5, Square::E4)],
+            "0-1" => &[(Square::D4, Square::E5), (Square::E5, Square::D4)],
+            "1/2-1/2" => &[
+                (Square::E4, Square::D4),
+                (Square::D5, Square::E5),
+                (Square::D4, Square::E4),
+                (Square::E5, Square::D5),
+            ],
+            other => anyhow::bail!("{other:?} is not a result (1-0, 0-1, 1/2-1/2)"),
+        };
+        let mover = self.position.turn();
+        let (mine, theirs) = pairs
+            .iter()
+            .copied()
+            .find(|&(a, b)| free(a) && free(b))
+            .context("the centre squares are taken: no room for the result gesture")?;
+        let mut steps = Vec::new();
+        for (color, to) in [(mover, mine), (mover.other(), theirs)] {
+            let from = board.king_of(color).context("no king on the board")?;
+            if from != to {
+                let king = shakmaty::Piece {
+                    color,
+                    role: Role::King,
+                };
+                steps.extend([SensorStep::Lift(from), SensorStep::Place(to, king)]);
+            }
+        }
+        self.think().await;
+        self.hand(&steps).await?;
+        // Left standing past the host's two seconds.
+        self.sim.sleep(3_000).await;
         Ok(())
     }
 

@@ -119,6 +119,9 @@ pub struct BoardStats {
     /// Commands an ordinary chess board does not answer (bus mode, LEDs, EEPROM settings).
     pub ignored_commands: u64,
     pub clock_commands: u64,
+    /// Text messages received for the display (0x0C ASCII and 0x01 XL segments), repeats
+    /// included.
+    pub clock_texts: u64,
     pub acks_sent: u64,
     pub clock_messages_sent: u64,
     pub field_updates_sent: u64,
@@ -566,8 +569,14 @@ impl VirtualBoard {
                         .set_and_run(set.left.as_millis(), set.right.as_millis(), run, now);
                 }
             }
-            ClockCommand::Ascii { text, .. } => self.display_text = Some(text.as_str().to_owned()),
-            ClockCommand::Display(_) => self.display_text = Some("<segments>".into()),
+            ClockCommand::Ascii { text, .. } => {
+                self.stats.clock_texts += 1;
+                self.display_text = Some(text.as_str().to_owned());
+            }
+            ClockCommand::Display(_) => {
+                self.stats.clock_texts += 1;
+                self.display_text = Some("<segments>".into());
+            }
             ClockCommand::End => self.display_text = None,
             // A DGT 3000: version 2.0 in ack2.
             ClockCommand::Version => ack[2] = 0x20,

@@ -45,16 +45,18 @@
 //!
 //! Pure: no I/O and no clock reads; time comes in as milliseconds.
 
+pub mod chess960;
 mod describe;
+pub mod gesture;
 mod search;
 
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, FromSetup, Move, Position, Setup};
+use shakmaty::{Bitboard, Board, Chess, Color, FromSetup, Move, Position, Setup};
 
 pub use crate::board::{Orientation, Placement};
 use crate::protocol::FieldContent;
-use crate::session::{Millis, OrientationSetting};
+use crate::session::{Millis, OrientationSetting, Variant};
 use search::{TwoPly, after, diff, find_move, find_two_ply};
 
 /// Squares whose contents differ between two boards (for the gap search).
@@ -129,6 +131,8 @@ pub struct Tracker {
     corrections: u32,
     /// The start position was announced for this (fresh) game in this orientation.
     announced: Option<Orientation>,
+    /// Which start positions begin a game (standard, or any of Chess960's).
+    variant: Variant,
 }
 
 impl Tracker {
@@ -155,6 +159,21 @@ impl Tracker {
             illegal: None,
             corrections: 0,
             announced: None,
+            variant: Variant::Standard,
+        }
+    }
+
+    /// Which chess the board plays: a Chess960 board starts a game on any of the 960 start
+    /// positions (in shakmaty's Chess960 castling mode).
+    pub fn set_variant(&mut self, variant: Variant) {
+        self.variant = variant;
+    }
+
+    /// The start position of the variant that `board` shows, if any.
+    fn start_of(&self, board: &Board) -> Option<Chess> {
+        match self.variant {
+            Variant::Standard => (*board == Board::new()).then(Chess::default),
+            Variant::Chess960 => chess960::start_position(board),
         }
     }
 
@@ -330,7 +349,7 @@ impl Tracker {
             halfmoves: 0,
             fullmoves: current.fullmoves(),
         };
-        let position = Chess::from_setup(setup, CastlingMode::Standard)
+        let position = Chess::from_setup(setup, current.castles().mode())
             .map_err(|e| AdoptError(e.to_string()))?;
         self.reset(position);
         Ok(self.operator_refresh())
@@ -382,14 +401,13 @@ impl Tracker {
         if self.setting != OrientationSetting::Auto || self.sensed.occupied().count() != 32 {
             return false;
         }
-        let start = Board::new();
-        if self.sensed == start {
+        if self.start_of(&self.sensed).is_some() {
             self.orientation.get_or_insert(Orientation::Normal);
             return false;
         }
         let mut turned = self.sensed.clone();
         turned.rotate_180();
-        if turned != start {
+        if self.start_of(&turned).is_none() {
             return false;
         }
         let switched = self.orientation.is_some();
@@ -404,11 +422,11 @@ impl Tracker {
     /// play, and a repetition claim may follow). A board turned round to the start position
     /// is always a new game.
     fn new_game_on_board(&mut self, turned: bool, ev: &mut Vec<TrackerEvent>) -> bool {
-        if self.sensed != Board::new() {
+        let Some(start) = self.start_of(&self.sensed) else {
             return false;
-        }
+        };
         let o = self.orientation.unwrap_or_default();
-        let root_is_start = self.positions[0] == Chess::default();
+        let root_is_start = self.positions[0] == start;
         let fresh = self.moves.is_empty() && root_is_start;
         let retracts_only_move = self.moves.len() == 1 && root_is_start;
         let pos = self.position();
@@ -421,7 +439,7 @@ impl Tracker {
         {
             return false;
         }
-        self.reset(Chess::default());
+        self.reset(start);
         self.announced = Some(o);
         ev.push(TrackerEvent::GameStarted { orientation: o });
         self.set_sync(true, ev);
@@ -558,7 +576,7 @@ impl Tracker {
     fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), m).to_string();
-        let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+        let uci = UciMove::from_move(m, pos.castles().mode()).to_string();
         let next = after(pos, m);
         self.positions.push(next);
         self.moves.push(m);
@@ -583,7 +601,7 @@ impl Tracker {
         self.window_until = None;
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), mv).to_string();
-        let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
+        let uci = UciMove::from_move(mv, pos.castles().mode()).to_string();
         ev.push(TrackerEvent::MoveRetracted {
             mv,
             san,

@@ -39,13 +39,21 @@ pub(crate) fn find_move(pos: &Chess, target: &Board) -> Option<Move> {
         return None;
     }
     let matches = |m: &Move| after(pos, *m).board() == target;
+    // Chess960 castling changes 2 to 4 squares: the king or the rook may stay where it is,
+    // or the two may swap squares.
+    let castling = || {
+        [CastlingSide::KingSide, CastlingSide::QueenSide]
+            .into_iter()
+            .flat_map(|side| pos.castling_moves(side))
+            .find(matches)
+    };
     match n {
         2 => {
             // A normal move (incl. captures and promotions): its destination holds one of our
             // pieces that was not there before.
             let arrivals = d & target.by_color(us);
             if arrivals.count() != 1 {
-                return None;
+                return castling();
             }
             let to = arrivals.first()?;
             let role = target.role_at(to)?;
@@ -53,13 +61,14 @@ pub(crate) fn find_move(pos: &Chess, target: &Board) -> Option<Move> {
             if role != Role::Pawn && role != Role::King {
                 candidates.extend(pos.san_candidates(Role::Pawn, to));
             }
-            candidates.into_iter().find(matches)
+            candidates.into_iter().find(matches).or_else(castling)
         }
-        3 => pos.en_passant_moves().into_iter().find(matches),
-        _ => [CastlingSide::KingSide, CastlingSide::QueenSide]
+        3 => pos
+            .en_passant_moves()
             .into_iter()
-            .flat_map(|side| pos.castling_moves(side))
-            .find(matches),
+            .find(matches)
+            .or_else(castling),
+        _ => castling(),
     }
 }
 

@@ -27,9 +27,15 @@ pub trait Board {
     fn accept_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn adjudicate(&self, result: &str, reason: &str) -> zbus::Result<()>;
     fn resolve_gap(&self, moves: &[&str]) -> zbus::Result<()>;
+    fn reject_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
+    fn show_clock_message(&self, text: &str) -> zbus::Result<()>;
 
     #[zbus(property)]
     fn name(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn number(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn variant(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn port(&self) -> zbus::Result<String>;
     #[zbus(property)]
