@@ -16,6 +16,7 @@ pub mod arbiter;
 pub mod board;
 pub mod capture;
 pub mod cli;
+pub mod client;
 pub mod daemon;
 pub mod game;
 pub mod protocol;
