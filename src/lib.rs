@@ -14,6 +14,7 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod bridge;
 pub mod capture;
 pub mod cli;
 pub mod client;
