@@ -267,6 +267,8 @@ const EB = (() => {
       "aria-label": "chess diagram" });
     const at = pieces(fen);
     const marked = lastMove ? [lastMove.from, lastMove.to] : [];
+    // Squares where `o.against` (the game position) differs: what the arbiter must fix.
+    const other = o.against ? pieces(o.against) : null;
     for (let r = 0; r < 8; r++) {
       for (let f = 0; f < 8; f++) {
         const file = flip ? 7 - f : f, rank = flip ? r + 1 : 8 - r;
@@ -274,6 +276,7 @@ const EB = (() => {
         const light = (file + rank) % 2 === 1;
         let cls = "sq " + (light ? "light" : "dark");
         if (marked.includes(sq)) cls += " lastmove " + (sq === marked[0] ? "lm-from" : "lm-to");
+        if (other && other[sq] !== at[sq]) cls += " diff";
         root.append(svg("rect", { x: f, y: r, width: 1, height: 1, class: cls, "data-square": sq }));
         const piece = at[sq];
         if (piece) {
@@ -373,7 +376,7 @@ const EB = (() => {
     const c = el("a", { class: "card" + (top ? " " + top : "") + (p.State === "finished" ? " finished" : ""),
       href: "/board/" + id.split("/").map(encodeURIComponent).join("/"), "data-board": id });
     c.append(el("div", { class: "card-head" },
-      el("span", { class: "table", text: num > 0 ? String(num) : "\u2013" }),
+      num > 0 ? el("span", { class: "table", text: String(num) }) : null,
       el("span", { class: "name", text: p.Name || id }),
       el("span", { class: "result", text: resultText(p) || stateText(p) })));
     const row = (side) => el("div", { class: "player " + side + (p.Turn === side && p.State === "playing" ? " to-move" : "") },
@@ -437,9 +440,13 @@ const EB = (() => {
         el("a", { href: "/pgn/" + encodeId(id) + ".pgn", text: "PGN" }),
         el("a", { href: "/overlay/" + encodeId(id), text: "overlay" })));
       const boardBox = el("section", { class: "main-board" }, diagram(p.Fen, b.lastMove, false));
+      // What stands on the board when it differs from the game, next to the clocks where the
+      // arbiter looks first, with the differing squares marked.
       if (p.InSync === false && p.Placement) {
-        boardBox.append(el("h2", { text: "On the board now (sensors)" }),
-          el("div", { class: "sensed" }, diagram(p.Placement, null, false)));
+        side.insertBefore(el("div", { class: "sensed-box" },
+          el("h2", { text: "On the board now (sensors)" }),
+          el("div", { class: "sensed" }, diagram(p.Placement, null, false, { against: p.Fen }))),
+        side.querySelector(".facts"));
       }
       root.append(el("div", { class: "layout" }, boardBox, side));
       banner(root);
