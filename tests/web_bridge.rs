@@ -496,3 +496,34 @@ async fn follows_eboardd_restarting_and_the_bus_going_away() {
             .any(|l| l.contains("source down"))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_port_in_use_is_a_clear_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = within(
+        WAIT,
+        "serve to give up",
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"))
+            .args([
+                "--bus",
+                "unix:path=/nonexistent/bus",
+                "serve",
+                "--listen",
+                &addr,
+            ])
+            .output(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+    // A malformed address is bad usage.
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"))
+        .args(["serve", "--listen", "localhost:http"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

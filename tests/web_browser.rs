@@ -166,6 +166,21 @@ async fn overlay_hall_and_board_pages_render_live_data() {
     browser.screenshot("hall-alert.png").await;
     browser.size(1280, 800).await;
     browser.screenshot("hall-tablet.png").await;
+    browser.size(1920, 1080).await;
+
+    // A board whose cable is pulled is flagged too, and cleared when it is back.
+    rig.sims[0].unplug().await.expect("unplug");
+    let unplugged = "document.querySelector('.card[data-board=\"web_o1\"] .alert.warn')\
+                     ?.textContent.includes('Board disconnected')";
+    browser.wait_for("the disconnected card", unplugged).await;
+    browser.screenshot("hall-disconnected.png").await;
+    rig.sims[0].replug().await.expect("replug");
+    browser
+        .wait_for(
+            "the disconnected alert to clear",
+            "!document.querySelector('.card[data-board=\"web_o1\"] .alert')",
+        )
+        .await;
 
     // --- the arbiter's page for that board ---
     browser.size(1920, 1080).await;
