@@ -34,7 +34,7 @@ async fn set_tags(conn: &zbus::Connection, id: &str, tags: &[(&str, &str)]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overlay_hall_and_board_pages_render_live_data() {
-    let rig = Rig::start(&["web.o1", "web.o2"], &[]).await;
+    let mut rig = Rig::start(&["web.o1", "web.o2"], &[]).await;
     rig.wait_ready(&["web_o1", "web_o2"]).await;
     set_tags(
         &rig.conn,
@@ -54,10 +54,9 @@ async fn overlay_hall_and_board_pages_render_live_data() {
         &[("White", "Ding, Liren"), ("Black", "Gukesh, D")],
     )
     .await;
-    rig.scenario(0)
-        .run(&[moves(&["e4", "e5", "Nf3"])])
-        .await
-        .expect("moves");
+    let sims = std::mem::take(&mut rig.sims);
+    let mut sc = web_support::scenario(&sims[0], 0);
+    sc.run(&[moves(&["e4", "e5", "Nf3"])]).await.expect("moves");
 
     let mut browser = Browser::launch().await;
 
@@ -134,6 +133,22 @@ async fn overlay_hall_and_board_pages_render_live_data() {
         .await;
     assert_eq!(top_plate, true, "White's plate at the top when flipped");
     browser.screenshot("overlay-flipped.png").await;
+
+    // The bridge restarts (its clients keep the page open): the page reconnects by itself and
+    // shows the next move, with no reload.
+    browser.eval("window.__same_page = true").await;
+    let listen = rig.serve.base.trim_start_matches("http://").to_owned();
+    rig.serve.kill().await;
+    rig.serve = web_support::Serve::start_on(&rig.bus.address, &listen, &[]).await;
+    sc.run(&[moves(&["Nc6"])]).await.expect("move");
+    browser
+        .wait_for(
+            "the move made while the bridge restarted",
+            "window.__same_page === true && \
+             document.querySelector('rect.lm-from[data-square=\"b8\"]') && \
+             document.querySelector('rect.lm-to[data-square=\"c6\"]')",
+        )
+        .await;
     browser.background(None).await;
 
     // --- the hall, with an illegal placement standing on web_o2 ---
@@ -144,8 +159,8 @@ async fn overlay_hall_and_board_pages_render_live_data() {
             "document.querySelectorAll('.card').length === 2",
         )
         .await;
-    let mut sc = rig.scenario(1);
-    sc.run(&[Step::IllegalPlacement {
+    let mut sc2 = web_support::scenario(&sims[1], 1);
+    sc2.run(&[Step::IllegalPlacement {
         from: Square::E2,
         to: Square::E5,
     }])
@@ -169,12 +184,12 @@ async fn overlay_hall_and_board_pages_render_live_data() {
     browser.size(1920, 1080).await;
 
     // A board whose cable is pulled is flagged too, and cleared when it is back.
-    rig.sims[0].unplug().await.expect("unplug");
+    sims[0].unplug().await.expect("unplug");
     let unplugged = "document.querySelector('.card[data-board=\"web_o1\"] .alert.warn')\
                      ?.textContent.includes('Board disconnected')";
     browser.wait_for("the disconnected card", unplugged).await;
     browser.screenshot("hall-disconnected.png").await;
-    rig.sims[0].replug().await.expect("replug");
+    sims[0].replug().await.expect("replug");
     browser
         .wait_for(
             "the disconnected alert to clear",
@@ -195,7 +210,7 @@ async fn overlay_hall_and_board_pages_render_live_data() {
     browser.screenshot("board-illegal.png").await;
 
     // Pieces put back: the alert clears by itself.
-    sc.run(&[Step::CorrectIllegal]).await.expect("correct");
+    sc2.run(&[Step::CorrectIllegal]).await.expect("correct");
     browser
         .wait_for(
             "the alert to clear",

@@ -30,8 +30,13 @@ pub struct Serve {
 impl Serve {
     /// Starts `eboardctl --bus <address> serve --listen 127.0.0.1:0` plus `extra`.
     pub async fn start(address: &str, extra: &[&str]) -> Serve {
+        Self::start_on(address, "127.0.0.1:0", extra).await
+    }
+
+    /// The same on a given address (to restart a bridge where its clients expect it).
+    pub async fn start_on(address: &str, listen: &str, extra: &[&str]) -> Serve {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
-        cmd.args(["--bus", address, "serve", "--listen", "127.0.0.1:0"])
+        cmd.args(["--bus", address, "serve", "--listen", listen])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -70,6 +75,14 @@ impl Serve {
 
     pub fn pid(&self) -> u32 {
         self.child.id().expect("serve running")
+    }
+
+    /// Kills the bridge and waits until it is gone.
+    pub async fn kill(&mut self) {
+        self.child.start_kill().expect("kill serve");
+        within(WAIT, "serve to exit", self.child.wait())
+            .await
+            .expect("wait");
     }
 
     /// GET `path`: (status, body).
@@ -222,19 +235,7 @@ impl Rig {
 
     /// A scenario on board `i` with quick, clean handling.
     pub fn scenario(&self, i: usize) -> Scenario<'_> {
-        Scenario::new(
-            &self.sims[i],
-            ScenarioOptions {
-                pace: Pace {
-                    think_ms: (150, 250),
-                    press_ms: (20, 40),
-                    hand_ms: (10, 30),
-                },
-                noise: Noise::Clean,
-                seed: 7 + i as u64,
-                ..ScenarioOptions::default()
-            },
-        )
+        scenario(&self.sims[i], i)
     }
 
     /// Waits until the bridge shows every board connected and in sync.
@@ -272,6 +273,23 @@ impl Rig {
         })
         .await
     }
+}
+
+/// A scenario on a simulated board with quick, clean handling (`seed` varies the hands).
+pub fn scenario(sim: &SimHandle, seed: usize) -> Scenario<'_> {
+    Scenario::new(
+        sim,
+        ScenarioOptions {
+            pace: Pace {
+                think_ms: (150, 250),
+                press_ms: (20, 40),
+                hand_ms: (10, 30),
+            },
+            noise: Noise::Clean,
+            seed: 7 + seed as u64,
+            ..ScenarioOptions::default()
+        },
+    )
 }
 
 /// eboardd on `bus` serving `ports`, once it owns its name.
