@@ -12,7 +12,8 @@
 //!   RSS at the end and its peak (`VmHWM`);
 //! - the delay from the D-Bus signal (the moment the stand-in has sent `MovePlayed`) to the
 //!   SSE event at each client: p50 / p90 / p99 / max over every (move, client);
-//! - moves lost: every client must see every move sent while it was connected.
+//! - moves lost: every client must see every move sent while it was connected (after the
+//!   play, up to 20 s are given for the last ones to arrive).
 //!
 //! ```text
 //! cargo bench --bench web_load                      # 200 boards, 50 clients, 60 s
@@ -30,6 +31,7 @@ mod standin;
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -184,14 +186,16 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let mut tasks = Vec::new();
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(config.clients);
     let stop = Arc::new(tokio::sync::Notify::new());
+    let received = Arc::new(AtomicUsize::new(0));
     for _ in 0..config.clients {
         let url = format!("{base}/api/events");
         let emitted = emitted.clone();
         let ready = ready_tx.clone();
         let stop = stop.clone();
         let http = http.clone();
+        let received = received.clone();
         tasks.push(tokio::spawn(async move {
-            client(http, url, emitted, ready, stop).await
+            client(http, url, emitted, ready, stop, received).await
         }));
     }
     for _ in 0..config.clients {
@@ -209,8 +213,11 @@ async fn run(config: Config) -> anyhow::Result<()> {
         .await?;
     let elapsed = t0.elapsed();
     let cpu1 = cpu_ticks(pid)?;
-    // Time for the last events to arrive.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Time for the last events to arrive: until every client has every move, at most 20 s.
+    let drain = Instant::now() + Duration::from_secs(20);
+    while received.load(Ordering::Relaxed) < played * config.clients && Instant::now() < drain {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     stop.notify_waiters();
     let rss = status_value(pid, "VmRSS").unwrap_or(0);
     let hwm = status_value(pid, "VmHWM").unwrap_or(0);
@@ -271,6 +278,7 @@ async fn client(
     emitted: Emitted,
     ready: tokio::sync::mpsc::Sender<()>,
     stop: Arc<tokio::sync::Notify>,
+    received: Arc<AtomicUsize>,
 ) -> Seen {
     let mut seen = Seen::default();
     let Ok(mut res) = http.get(&url).send().await else {
@@ -295,13 +303,19 @@ async fn client(
         };
         let now = Instant::now();
         buf.extend_from_slice(&chunk);
-        while let Some(end) = buf.windows(2).position(|w| w == b"\n\n") {
-            let block: Vec<u8> = buf.drain(..end + 2).collect();
-            let block = String::from_utf8_lossy(&block);
-            if !block.contains("event: MovePlayed") {
+        // Every complete block in the buffer, then one drain (not one per block).
+        let mut start = 0;
+        while let Some(len) = buf[start..].windows(2).position(|w| w == b"\n\n") {
+            let block = &buf[start..start + len];
+            start += len + 2;
+            // Only moves are timed; the rest is skipped without decoding.
+            let Some(at) = block.windows(18).position(|w| w == b"event: MovePlayed\n") else {
                 continue;
-            }
-            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data:")) else {
+            };
+            let Some(data) = std::str::from_utf8(&block[at..])
+                .ok()
+                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("data:")))
+            else {
                 continue;
             };
             let Ok(v) = serde_json::from_str::<serde_json::Value>(data.trim()) else {
@@ -316,6 +330,8 @@ async fn client(
                     .push(now.saturating_duration_since(*sent).as_micros() as u64);
             }
             seen.moves.push(key);
+            received.fetch_add(1, Ordering::Relaxed);
         }
+        buf.drain(..start);
     }
 }
