@@ -108,6 +108,7 @@ fn expected(prefix: &str) -> Vec<String> {
         format!("{udev}/70-eboardd.rules"),
         format!("{units}/eboardd.service"),
         format!("{units}/eboardd-board@.service"),
+        format!("{units}/eboardd-web.service"),
         format!("{sysusers}/eboardd.conf"),
         format!("{policy}/org.eboardd.Bridge1.conf"),
         format!("{prefix}/share/dbus-1/system-services/org.eboardd.Bridge1.service"),

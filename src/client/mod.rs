@@ -1,0 +1,13 @@
+//! The client side of the D-Bus contract: one model of "the boards as seen on the bus", shared
+//! by the bridges (`eboardctl serve`, `eboardctl relay`) and anything else that follows a hall.
+//!
+//! [`hall`] is the model itself — pure: a stream of [`HallUpdate`]s applied to a [`Hall`].
+//! [`source`] turns the local bus into that stream ([`watch_bus`]); other sources (an MQTT
+//! broker fed by the relays of a hall) produce the same updates, so the consumers do not care
+//! where the boards come from.
+
+pub mod hall;
+pub mod source;
+
+pub use hall::{Hall, HallUpdate, Props, table_order};
+pub use source::watch_bus;

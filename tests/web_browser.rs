@@ -1,0 +1,226 @@
+//! The pages in a real headless Chromium (Debian's `chromium`), fed by `eboardctl serve` from
+//! the real eboardd with simulated boards: the overlay marks the last move's squares and
+//! shows the clocks counting down and the players; the hall shows an alert card for an
+//! illegal placement and clears it when the pieces are put back. Screenshots are left in
+//! `target/web-screenshots/` for people to look at.
+
+mod common;
+mod web_support;
+
+use std::collections::HashMap;
+
+use eboardd::sim::Step;
+use shakmaty::Square;
+use web_support::Rig;
+use web_support::browser::{Browser, screenshot_dir};
+
+fn moves(sans: &[&str]) -> Step {
+    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
+}
+
+/// Sets PGN tags on a board through the contract's `SetTags`.
+async fn set_tags(conn: &zbus::Connection, id: &str, tags: &[(&str, &str)]) {
+    let tags: HashMap<&str, &str> = tags.iter().copied().collect();
+    conn.call_method(
+        Some("org.eboardd.Bridge1"),
+        format!("/org/eboardd/Bridge1/Board/{id}").as_str(),
+        Some("org.eboardd.Bridge1.Board"),
+        "SetTags",
+        &(tags,),
+    )
+    .await
+    .expect("SetTags");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overlay_hall_and_board_pages_render_live_data() {
+    let mut rig = Rig::start(&["web.o1", "web.o2"], &[]).await;
+    rig.wait_ready(&["web_o1", "web_o2"]).await;
+    set_tags(
+        &rig.conn,
+        "web_o1",
+        &[
+            ("White", "Carlsen, Magnus"),
+            ("Black", "Nepomniachtchi, Ian"),
+            ("WhiteElo", "2830"),
+            ("BlackElo", "2795"),
+            ("Event", "City Open"),
+        ],
+    )
+    .await;
+    set_tags(
+        &rig.conn,
+        "web_o2",
+        &[("White", "Ding, Liren"), ("Black", "Gukesh, D")],
+    )
+    .await;
+    let sims = std::mem::take(&mut rig.sims);
+    let mut sc = web_support::scenario(&sims[0], 0);
+    sc.run(&[moves(&["e4", "e5", "Nf3"])]).await.expect("moves");
+
+    let mut browser = Browser::launch().await;
+
+    // --- the overlay ---
+    browser.background(Some((0, 0, 0, 0.0))).await;
+    browser.goto(&rig.serve.url("/overlay/web_o1")).await;
+    browser
+        .wait_for(
+            "the last move marked",
+            "document.querySelector('rect.lm-from[data-square=\"g1\"]') && \
+             document.querySelector('rect.lm-to[data-square=\"f3\"]') && \
+             document.querySelectorAll('rect.lastmove').length === 2 && \
+             document.querySelector('text.piece[data-square=\"f3\"]')?.dataset.piece === 'N'",
+        )
+        .await;
+    browser
+        .wait_for(
+            "the players",
+            "document.querySelector('.plate.white .name')?.textContent === 'Carlsen, Magnus' && \
+             document.querySelector('.plate.black .name')?.textContent === 'Nepomniachtchi, Ian'",
+        )
+        .await;
+    // Black's clock runs after White's Nf3 and its press: it counts down in the page between
+    // the bridge's updates.
+    let clock =
+        |side: &str| format!("Number(document.querySelector('.plate .clock.{side}').dataset.ms)");
+    browser
+        .wait_for(
+            "black's clock running",
+            "document.querySelector('.plate .clock.black').classList.contains('running')",
+        )
+        .await;
+    let first = browser.eval(&clock("black")).await.as_f64().unwrap();
+    assert!(first > 0.0);
+    browser
+        .wait_for(
+            "black's clock to count down",
+            &format!("{} < {first} - 250", clock("black")),
+        )
+        .await;
+    let text = browser
+        .eval("document.querySelector('.plate .clock.white').textContent")
+        .await;
+    assert!(
+        text.as_str().is_some_and(|t| t.contains(':')),
+        "white's clock shows a time: {text}"
+    );
+    let bg = browser
+        .eval("getComputedStyle(document.body).backgroundColor")
+        .await;
+    assert_eq!(bg, "rgba(0, 0, 0, 0)", "the overlay is transparent");
+    let top_left = browser
+        .eval("document.querySelector('rect.sq').dataset.square")
+        .await;
+    assert_eq!(top_left, "a8", "White at the bottom");
+    browser.screenshot("overlay-transparent.png").await;
+    // The same over a dark, video-like background, as OBS would composite it.
+    browser.background(Some((40, 60, 80, 1.0))).await;
+    browser.screenshot("overlay.png").await;
+
+    browser.goto(&rig.serve.url("/overlay/web_o1?flip=1")).await;
+    browser
+        .wait_for(
+            "the flipped diagram",
+            "document.querySelector('rect.lastmove')",
+        )
+        .await;
+    let top_left = browser
+        .eval("document.querySelector('rect.sq').dataset.square")
+        .await;
+    assert_eq!(top_left, "h1", "?flip=1 puts Black at the bottom");
+    let top_plate = browser
+        .eval("document.querySelector('.plate').classList.contains('white')")
+        .await;
+    assert_eq!(top_plate, true, "White's plate at the top when flipped");
+    browser.screenshot("overlay-flipped.png").await;
+
+    // The bridge restarts (its clients keep the page open): the page reconnects by itself and
+    // shows the next move, with no reload.
+    browser.eval("window.__same_page = true").await;
+    let listen = rig.serve.base.trim_start_matches("http://").to_owned();
+    rig.serve.kill().await;
+    rig.serve = web_support::Serve::start_on(&rig.bus.address, &listen, &[]).await;
+    sc.run(&[moves(&["Nc6"])]).await.expect("move");
+    browser
+        .wait_for(
+            "the move made while the bridge restarted",
+            "window.__same_page === true && \
+             document.querySelector('rect.lm-from[data-square=\"b8\"]') && \
+             document.querySelector('rect.lm-to[data-square=\"c6\"]')",
+        )
+        .await;
+    browser.background(None).await;
+
+    // --- the hall, with an illegal placement standing on web_o2 ---
+    browser.goto(&rig.serve.url("/")).await;
+    browser
+        .wait_for(
+            "two cards",
+            "document.querySelectorAll('.card').length === 2",
+        )
+        .await;
+    let mut sc2 = web_support::scenario(&sims[1], 1);
+    sc2.run(&[Step::IllegalPlacement {
+        from: Square::E2,
+        to: Square::E5,
+    }])
+    .await
+    .expect("illegal placement");
+    let alarm = "[...document.querySelectorAll('.card.alarm')].some(c => \
+                 c.dataset.board === 'web_o2' && \
+                 c.querySelector('.alert.alarm')?.textContent.includes('Illegal placement'))";
+    browser.wait_for("the alert card", alarm).await;
+    let order = browser
+        .eval("[...document.querySelectorAll('.card')].map(c => c.dataset.board).join(',')")
+        .await;
+    assert_eq!(order, "web_o1,web_o2", "table order");
+    let quiet = browser
+        .eval("document.querySelector('.card[data-board=\"web_o1\"]').classList.contains('alarm')")
+        .await;
+    assert_eq!(quiet, false, "only the board with the problem is alerted");
+    browser.screenshot("hall-alert.png").await;
+    browser.size(1280, 800).await;
+    browser.screenshot("hall-tablet.png").await;
+    browser.size(1920, 1080).await;
+
+    // A board whose cable is pulled is flagged too, and cleared when it is back.
+    sims[0].unplug().await.expect("unplug");
+    let unplugged = "document.querySelector('.card[data-board=\"web_o1\"] .alert.warn')\
+                     ?.textContent.includes('Board disconnected')";
+    browser.wait_for("the disconnected card", unplugged).await;
+    browser.screenshot("hall-disconnected.png").await;
+    sims[0].replug().await.expect("replug");
+    browser
+        .wait_for(
+            "the disconnected alert to clear",
+            "!document.querySelector('.card[data-board=\"web_o1\"] .alert')",
+        )
+        .await;
+
+    // --- the arbiter's page for that board ---
+    browser.size(1920, 1080).await;
+    browser.goto(&rig.serve.url("/board/web_o2")).await;
+    browser
+        .wait_for(
+            "the pending illegal placement",
+            "document.querySelector('.alert.big.alarm')?.textContent.includes('Illegal placement') && \
+             document.querySelector('.sensed svg')",
+        )
+        .await;
+    browser.screenshot("board-illegal.png").await;
+
+    // Pieces put back: the alert clears by itself.
+    sc2.run(&[Step::CorrectIllegal]).await.expect("correct");
+    browser
+        .wait_for(
+            "the alert to clear",
+            "!document.querySelector('.alert.alarm')",
+        )
+        .await;
+    browser.goto(&rig.serve.url("/board/web_o1")).await;
+    browser
+        .wait_for("the board page", "document.querySelector('ol.moves li')")
+        .await;
+    browser.screenshot("board.png").await;
+    eprintln!("screenshots in {}", screenshot_dir().display());
+}
