@@ -14,8 +14,10 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod bridge;
 pub mod capture;
 pub mod cli;
+pub mod client;
 pub mod daemon;
 pub mod game;
 pub mod protocol;

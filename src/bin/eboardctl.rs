@@ -62,6 +62,9 @@ enum BusCommand {
     Pgn(cli::pgn::PgnArgs),
     #[command(flatten)]
     Verb(cli::verbs::Verb),
+    /// The hall relay: every board of this rig on an MQTT broker (retained state and PGN,
+    /// QoS 1 events with a per-board seq, the rig's status with a Last Will).
+    Relay(cli::relay::RelayArgs),
 }
 
 /// Runs a command that talks to the daemon, on a single-threaded runtime.
@@ -71,6 +74,10 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         .build()
         .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async {
+        // The relay follows the daemon coming and going, so it does not need it at start.
+        if let BusCommand::Relay(args) = &command {
+            return cli::relay::run(globals, args).await;
+        }
         let client = cli::client(globals).await?;
         match &command {
             BusCommand::List => cli::list::run(&client, globals.json).await,
@@ -78,6 +85,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
             BusCommand::Watch(args) => cli::watch::run(&client, globals.json, args).await,
             BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
             BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
+            BusCommand::Relay(_) => unreachable!("handled above"),
         }
     })
 }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod list;
 pub mod pgn;
 pub mod props;
+pub mod relay;
 pub mod render;
 pub mod replay;
 pub mod simulate;
