@@ -42,6 +42,7 @@ INTERFACES := $(wildcard dbus/org.eboardd.Bridge1*.xml)
 
 # The units and the helper name programs by their installed paths.
 SUBST = sed -e 's|/usr/bin/eboardd|$(BINDIR)/eboardd|g' \
+             -e 's|/usr/bin/eboardctl|$(BINDIR)/eboardctl|g' \
              -e 's|/usr/libexec/eboardd/eboardd-board|$(LIBEXECDIR)/eboardd/eboardd-board|g'
 
 .PHONY: all build install uninstall post-install
@@ -63,6 +64,8 @@ install:
 	$(SUBST) systemd/eboardd.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service
 	$(SUBST) systemd/eboardd-board@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
+	$(SUBST) systemd/eboardd-relay.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
 	$(INSTALL) -m 0644 systemd/eboardd.sysusers $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	$(INSTALL) -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	$(INSTALL) -m 0644 dbus/org.eboardd.Bridge1.conf $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
@@ -93,6 +96,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/eboardd
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/70-eboardd.rules
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
 	rm -f $(DESTDIR)$(DBUSSERVICEDIR)/org.eboardd.Bridge1.service
