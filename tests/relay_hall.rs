@@ -3,6 +3,7 @@
 //! `mosquitto` on a loopback port for the hall; MQTT subscribers in the test.
 
 mod common;
+mod ctl_support;
 mod relay_support;
 
 use std::collections::{BTreeMap, HashMap};
@@ -216,6 +217,55 @@ async fn two_rigs_play_and_the_hall_sees_every_move() {
     })
     .await;
 
+    // The hall in eboardctl: one JSON line per event, and the full-screen view in tmux.
+    let url = broker.url();
+    let watch_args = [
+        "--json",
+        "watch",
+        "--mqtt",
+        url.as_str(),
+        "--prefix",
+        "hall",
+    ];
+    let mut watch = ctl_support::Watch::spawn(&rig_a.bus.address, &watch_args);
+    for path in ["rig-a/board_1", "rig-a/board_2", "rig-b/board_1"] {
+        let line = watch
+            .until(&format!("{path} in watch --mqtt"), |l| {
+                l.contains("\"event\":\"Board\"") && l.contains(&format!("\"path\":\"{path}\""))
+            })
+            .await;
+        let rig = path.split('/').next().unwrap();
+        assert!(
+            line.contains(&format!("\"board\":\"{rig}/board-")),
+            "{line}"
+        );
+    }
+    let tmux_dir = tempfile::tempdir().expect("temp dir");
+    let tmux = if ctl_support::have_tmux() {
+        let command: Vec<String> = [
+            ctl_support::eboardctl(),
+            "watch",
+            "--mqtt",
+            &url,
+            "--prefix",
+            "hall",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let tmux = ctl_support::Tmux::start(tmux_dir.path(), 160, 60, &command).await;
+        tmux.until("the hall's panels", |s| {
+            s.contains("rig-a/board-1")
+                && s.contains("rig-a/board-2")
+                && s.contains("rig-b/board-1")
+        })
+        .await;
+        Some(tmux)
+    } else {
+        eprintln!("tmux is not installed: the full-screen part is skipped");
+        None
+    };
+
     let games: [&[&str]; 3] = [
         &[
             "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6",
@@ -257,6 +307,34 @@ async fn two_rigs_play_and_the_hall_sees_every_move() {
     }
     retained_match_daemon(&rig_a, &broker).await;
     retained_match_daemon(&rig_b, &broker).await;
+
+    // watch --mqtt saw every move of every board, in order.
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let total: usize = games.iter().map(|g| g.len()).sum();
+    while seen.values().map(Vec::len).sum::<usize>() < total {
+        let line = watch
+            .until("MovePlayed in watch --mqtt", |l| {
+                l.contains("\"event\":\"MovePlayed\"")
+            })
+            .await;
+        let v: Value = serde_json::from_str(&line).expect("JSON line");
+        let list = seen
+            .entry(v["path"].as_str().expect("path").to_owned())
+            .or_default();
+        assert_eq!(v["ply"], list.len() + 1, "{line}");
+        list.push(v["san"].as_str().expect("san").to_owned());
+    }
+    assert_eq!(seen["rig-a/board_1"], games[0]);
+    assert_eq!(seen["rig-a/board_2"], games[1]);
+    assert_eq!(seen["rig-b/board_1"], games[2]);
+    assert_eq!(watch.interrupt().await, 0);
+    if let Some(tmux) = &tmux {
+        tmux.until("the last moves on screen", |s| {
+            s.contains("5. Nc3 a6") && s.contains("3. Nc3 Bb4") && s.contains("5. O-O Be7")
+        })
+        .await;
+        tmux.send_keys("C-c").await;
+    }
 
     for rig in [&mut rig_a, &mut rig_b] {
         let relay = rig.relay.take().expect("relay");

@@ -78,6 +78,12 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         if let BusCommand::Relay(args) = &command {
             return cli::relay::run(globals, args).await;
         }
+        // `watch --mqtt` follows a hall on a broker, not the local bus.
+        if let BusCommand::Watch(args) = &command
+            && let Some(source) = args.hall_source()?
+        {
+            return cli::watch::hall::run(source, globals.json, args.boards.clone()).await;
+        }
         let client = cli::client(globals).await?;
         match &command {
             BusCommand::List => cli::list::run(&client, globals.json).await,
