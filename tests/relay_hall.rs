@@ -518,3 +518,50 @@ async fn removal_daemon_restart_and_relay_restart() {
     }
     removed.shutdown().await;
 }
+
+/// `mqtts://` with `--ca`: the relay checks the broker's certificate against the given CA and
+/// publishes; without `--ca` (the system store does not know that CA) it refuses the broker,
+/// says why, and keeps trying.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_with_the_brokers_ca() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broker = Broker::start_tls(dir.path()).await;
+    let (tls_port, ca) = broker.tls.clone().expect("TLS listener");
+    let sub = Subscriber::start(broker.port, "tls-test-subscriber", "hall/#", false).await;
+    let rig = Rig::start("rig-t", &["board-1"]).await;
+    let url = format!("mqtts://localhost:{tls_port}");
+    let ca = ca.display().to_string();
+    let trusted = Relay::spawn(
+        &rig.bus.address,
+        rig.dir.path(),
+        &["--mqtt", &url, "--ca", &ca, "--rig", "rig-t", "--prefix", "hall"],
+    );
+    let untrusted = Relay::spawn(
+        &rig.bus.address,
+        rig.dir.path(),
+        &["--mqtt", &url, "--rig", "rig-u", "--prefix", "hall"],
+    );
+    let state = rig.topic("board_1", "state");
+    let got = sub
+        .until("the state over TLS", |got| got.iter().find(|g| g.topic == state).cloned())
+        .await;
+    assert_eq!(got.json()["Name"], "board-1");
+    within(WAIT, "the untrusted relay to say why", async {
+        loop {
+            let log = untrusted.log_text();
+            if log.contains("cannot reach the broker") {
+                assert!(log.contains("ertificate") || log.contains("TLS"), "{log}");
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(
+        !sub.snapshot().iter().any(|g| g.topic.starts_with("hall/rig-u/")),
+        "nothing from the relay that does not trust the broker"
+    );
+    assert_eq!(trusted.stop().await, 0);
+    assert_eq!(untrusted.stop().await, 0);
+    rig.boards[0].1.shutdown().await;
+}

@@ -47,6 +47,9 @@ pub fn free_port() -> u16 {
 /// A mosquitto broker of the test's own, stopped when dropped.
 pub struct Broker {
     pub port: u16,
+    /// A second listener with TLS, when started with [`Broker::start_tls`]: (port, the CA's
+    /// certificate file that signed the broker's certificate for `localhost`).
+    pub tls: Option<(u16, PathBuf)>,
     dir: PathBuf,
     child: Option<Child>,
 }
@@ -56,6 +59,42 @@ impl Broker {
     pub async fn start(dir: &Path) -> Broker {
         let mut b = Broker {
             port: free_port(),
+            tls: None,
+            dir: dir.to_path_buf(),
+            child: None,
+        };
+        b.restart().await;
+        b
+    }
+
+    /// Like [`Broker::start`], plus a TLS listener with a certificate for `localhost` signed
+    /// by a CA made here (with `openssl`).
+    pub async fn start_tls(dir: &Path) -> Broker {
+        let run = |args: &[&str]| {
+            let out = std::process::Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .expect("openssl is installed (Debian package openssl)");
+            assert!(out.status.success(), "openssl {args:?}: {out:?}");
+        };
+        run(&[
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+            "ca.pem", "-days", "2", "-subj", "/CN=eboardd test CA",
+        ]);
+        run(&[
+            "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out",
+            "server.csr", "-subj", "/CN=localhost",
+        ]);
+        std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+            .expect("write san.ext");
+        run(&[
+            "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext",
+        ]);
+        let mut b = Broker {
+            port: free_port(),
+            tls: Some((free_port(), dir.join("ca.pem"))),
             dir: dir.to_path_buf(),
             child: None,
         };
@@ -71,9 +110,19 @@ impl Broker {
     pub async fn restart(&mut self) {
         assert!(self.child.is_none(), "the broker is running already");
         let conf = self.dir.join("mosquitto.conf");
+        let tls = match &self.tls {
+            Some((port, _)) => format!(
+                "listener {port} 127.0.0.1\n\
+                 cafile {dir}/ca.pem\n\
+                 certfile {dir}/server.pem\n\
+                 keyfile {dir}/server.key\n",
+                dir = self.dir.display()
+            ),
+            None => String::new(),
+        };
         std::fs::write(
             &conf,
-            format!(
+            tls + &format!(
                 "listener {port} 127.0.0.1\n\
                  allow_anonymous true\n\
                  persistence true\n\
