@@ -534,7 +534,9 @@ async fn tls_with_the_brokers_ca() {
     let trusted = Relay::spawn(
         &rig.bus.address,
         rig.dir.path(),
-        &["--mqtt", &url, "--ca", &ca, "--rig", "rig-t", "--prefix", "hall"],
+        &[
+            "--mqtt", &url, "--ca", &ca, "--rig", "rig-t", "--prefix", "hall",
+        ],
     );
     let untrusted = Relay::spawn(
         &rig.bus.address,
@@ -543,7 +545,9 @@ async fn tls_with_the_brokers_ca() {
     );
     let state = rig.topic("board_1", "state");
     let got = sub
-        .until("the state over TLS", |got| got.iter().find(|g| g.topic == state).cloned())
+        .until("the state over TLS", |got| {
+            got.iter().find(|g| g.topic == state).cloned()
+        })
         .await;
     assert_eq!(got.json()["Name"], "board-1");
     within(WAIT, "the untrusted relay to say why", async {
@@ -558,10 +562,126 @@ async fn tls_with_the_brokers_ca() {
     })
     .await;
     assert!(
-        !sub.snapshot().iter().any(|g| g.topic.starts_with("hall/rig-u/")),
+        !sub.snapshot()
+            .iter()
+            .any(|g| g.topic.starts_with("hall/rig-u/")),
         "nothing from the relay that does not trust the broker"
     );
     assert_eq!(trusted.stop().await, 0);
     assert_eq!(untrusted.stop().await, 0);
     rig.boards[0].1.shutdown().await;
+}
+
+/// `eboardctl serve --mqtt`: the web bridge's JSON API and PGN from the broker, boards named
+/// `<rig>/<board id>`, current as the games go on, through a relay restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_from_the_broker() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broker = Broker::start(dir.path()).await;
+    let mut rig = Rig::start("rig-s", &["board-1"]).await;
+    rig.ready().await;
+    rig.start_relay(&broker);
+    let port = relay_support::free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let url = broker.url();
+    let mut serve = tokio::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"));
+    serve
+        .args([
+            "serve", "--listen", &listen, "--mqtt", &url, "--prefix", "hall",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true);
+    common::die_with_parent(&mut serve);
+    let _serve = serve.spawn().expect("spawn eboardctl serve");
+    let http = reqwest::Client::new();
+    let base = format!("http://{listen}");
+    // Polls `path` until `pred` accepts its JSON.
+    let until = |path: String, what: &'static str, pred: Box<dyn Fn(&Value) -> bool + Send>| {
+        let http = http.clone();
+        let base = base.clone();
+        async move {
+            within(WAIT, what, async {
+                loop {
+                    if let Ok(r) = http.get(format!("{base}{path}")).send().await
+                        && r.status().is_success()
+                        && let Ok(v) = r.json::<Value>().await
+                        && pred(&v)
+                    {
+                        return v;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            })
+            .await
+        }
+    };
+    let list = until(
+        "/api/boards".into(),
+        "the hall's board in /api/boards",
+        Box::new(|v| v.as_array().is_some_and(|a| a.len() == 1)),
+    )
+    .await;
+    assert_eq!(list[0]["Id"], "rig-s/board_1", "{list}");
+    assert_eq!(list[0]["Name"], "board-1");
+
+    let sim = rig.boards[0].1.clone();
+    let mut s = scenario(&sim, 11);
+    let game = ["d4", "d5", "c4", "e6", "Nc3", "Nf6"];
+    s.run(&[moves(&game)]).await.expect("moves");
+    let board = until(
+        "/api/boards/rig-s/board_1".into(),
+        "the moves in /api/boards/<id>",
+        Box::new(move |v| v["Moves"].as_array().is_some_and(|m| m.len() == 6)),
+    )
+    .await;
+    let seen: Vec<&str> = board["Moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(seen, game);
+    // The PGN the bridge serves is the daemon's Pgn property.
+    within(WAIT, "the PGN from the broker", async {
+        loop {
+            let want = rig.properties().await["board_1"]["Pgn"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let got = http
+                .get(format!("{base}/pgn/rig-s/board_1.pgn"))
+                .send()
+                .await
+                .expect("GET pgn")
+                .text()
+                .await
+                .expect("body");
+            if got.trim_end() == want.trim_end() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    let missing = http
+        .get(format!("{base}/api/boards/rig-x/board_1"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(missing.status(), 404);
+
+    // A relay restart: the bridge keeps the board and follows the new count.
+    assert_eq!(rig.relay.take().expect("relay").stop().await, 0);
+    rig.start_relay(&broker);
+    s.run(&[moves(&["Bg5"])])
+        .await
+        .expect("a move after the relay restart");
+    until(
+        "/api/boards/rig-s/board_1".into(),
+        "the move after the relay restart",
+        Box::new(|v| v["Moves"].as_array().is_some_and(|m| m.len() == 7)),
+    )
+    .await;
+    sim.shutdown().await;
 }

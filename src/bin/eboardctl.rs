@@ -47,6 +47,8 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// Read a capture offline and print the reconstructed game as PGN (`--events`: every event).
     Decode(cli::decode::DecodeArgs),
+    /// The web bridge: pages, JSON, live events and PGN over HTTP (follows the bus by itself).
+    Serve(cli::serve::ServeArgs),
 }
 
 /// The commands that talk to the daemon.
@@ -80,7 +82,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         }
         // `watch --mqtt` follows a hall on a broker, not the local bus.
         if let BusCommand::Watch(args) = &command
-            && let Some(source) = args.hall_source()?
+            && let Some(source) = args.hall.source()?
         {
             return cli::watch::hall::run(source, globals.json, args.boards.clone()).await;
         }
@@ -108,6 +110,7 @@ fn main() {
         Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from),
         Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
         Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
+        Command::Serve(args) => cli::serve::run(&globals, &args),
     };
     if let Err(e) = result {
         eprintln!("eboardctl: {e}");

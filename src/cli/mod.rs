@@ -15,6 +15,7 @@ pub mod props;
 pub mod relay;
 pub mod render;
 pub mod replay;
+pub mod serve;
 pub mod simulate;
 pub mod status;
 pub mod verbs;

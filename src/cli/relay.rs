@@ -33,6 +33,60 @@ pub struct RelayArgs {
     pub max_queued: usize,
 }
 
+/// `--mqtt URL [--prefix P] [--password-file FILE] [--ca FILE]` of the commands that follow a
+/// whole hall on a broker instead of the local bus (`watch`, `serve`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HallArgs {
+    /// Follow every board of a hall on this MQTT broker (what `eboardctl relay` publishes)
+    /// instead of the local bus: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://….
+    #[arg(long, value_name = "URL")]
+    pub mqtt: Option<String>,
+    /// With --mqtt: the relays' topic prefix.
+    #[arg(long, value_name = "P", default_value = DEFAULT_PREFIX, requires = "mqtt")]
+    pub prefix: String,
+    /// With --mqtt: read the broker password from the first line of FILE.
+    #[arg(long, value_name = "FILE", requires = "mqtt")]
+    pub password_file: Option<PathBuf>,
+    /// With --mqtt: trust the CA certificates in this PEM file (mqtts:// only).
+    #[arg(long, value_name = "FILE", requires = "mqtt")]
+    pub ca: Option<PathBuf>,
+}
+
+/// A hall on a broker, checked and ready to follow.
+#[derive(Debug, Clone)]
+pub struct HallSource {
+    pub broker: Broker,
+    pub prefix: String,
+}
+
+impl HallArgs {
+    /// The broker to follow, when `--mqtt` is given. Bad options are usage errors (exit 2),
+    /// found now rather than at the first connection attempt.
+    pub fn source(&self) -> Result<Option<HallSource>, CtlError> {
+        let Some(url) = &self.mqtt else {
+            return Ok(None);
+        };
+        let usage = |e: String| CtlError::Usage(e);
+        topics::check_prefix(&self.prefix).map_err(|e| usage(e.to_string()))?;
+        let broker = Broker::new(url, self.password_file.as_deref(), self.ca.as_deref())
+            .map_err(|e| usage(e.to_string()))?;
+        broker
+            .options("check", None)
+            .map_err(|e| usage(e.to_string()))?;
+        Ok(Some(HallSource {
+            broker,
+            prefix: self.prefix.clone(),
+        }))
+    }
+}
+
+impl HallSource {
+    /// Follows the hall, sending every update to `tx` (see [`crate::client::mqtt`]).
+    pub async fn follow(self, tx: tokio::sync::mpsc::Sender<crate::client::HallUpdate>) {
+        crate::client::mqtt::watch_broker(self.broker, self.prefix, tx).await
+    }
+}
+
 /// The checked options.
 pub fn options(globals: &Globals, args: &RelayArgs) -> Result<RelayOptions, CtlError> {
     let usage = |e: String| CtlError::Usage(e);

@@ -13,9 +13,9 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::bridge::relay::broker::Broker;
 use crate::cli::error::CtlError;
 use crate::cli::props::BoardProps;
+use crate::cli::relay::HallSource;
 use crate::cli::watch::event::{BoardSignal, WatchEvent};
 use crate::cli::watch::model::Model;
 use crate::cli::watch::{TICK, line, screen, terminal, unix_ms};
@@ -102,23 +102,12 @@ impl Adapter {
     }
 }
 
-/// The broker options of `watch --mqtt`.
-#[derive(Debug, Clone)]
-pub struct HallSource {
-    pub broker: Broker,
-    pub prefix: String,
-}
-
 /// Runs `watch --mqtt` until interrupted.
 pub async fn run(source: HallSource, json: bool, boards: Vec<String>) -> Result<(), CtlError> {
     let mut stop = Box::pin(crate::cli::relay::stop_signal()?);
     let label = format!("broker {}", source.broker.url);
     let (tx, mut rx) = mpsc::channel(1024);
-    let feed = tokio::spawn(crate::client::mqtt::watch_broker(
-        source.broker,
-        source.prefix,
-        tx,
-    ));
+    let feed = tokio::spawn(source.follow(tx));
     let mut adapter = Adapter::default();
     let mut model = Model::new(boards);
     let started = Instant::now();

@@ -31,43 +31,8 @@ pub struct WatchArgs {
     /// Boards to watch (names or object ids; `<rig>/<board id>` with --mqtt); all boards when
     /// none is given.
     pub boards: Vec<String>,
-    /// Watch every board of a hall on this MQTT broker (what `eboardctl relay` publishes)
-    /// instead of the local bus: mqtt://[USER[:PASSWORD]@]HOST[:PORT] or mqtts://….
-    #[arg(long, value_name = "URL")]
-    pub mqtt: Option<String>,
-    /// With --mqtt: the relays' topic prefix.
-    #[arg(long, value_name = "P", default_value = crate::bridge::relay::topics::DEFAULT_PREFIX, requires = "mqtt")]
-    pub prefix: String,
-    /// With --mqtt: read the broker password from the first line of FILE.
-    #[arg(long, value_name = "FILE", requires = "mqtt")]
-    pub password_file: Option<std::path::PathBuf>,
-    /// With --mqtt: trust the CA certificates in this PEM file (mqtts:// only).
-    #[arg(long, value_name = "FILE", requires = "mqtt")]
-    pub ca: Option<std::path::PathBuf>,
-}
-
-impl WatchArgs {
-    /// The broker to watch, when `--mqtt` is given (checked: bad options are usage errors).
-    pub fn hall_source(&self) -> Result<Option<hall::HallSource>, CtlError> {
-        let Some(url) = &self.mqtt else {
-            return Ok(None);
-        };
-        crate::bridge::relay::topics::check_prefix(&self.prefix)
-            .map_err(|e| CtlError::Usage(e.to_string()))?;
-        let broker = crate::bridge::relay::broker::Broker::new(
-            url,
-            self.password_file.as_deref(),
-            self.ca.as_deref(),
-        )
-        .map_err(|e| CtlError::Usage(e.to_string()))?;
-        broker
-            .options("check", None)
-            .map_err(|e| CtlError::Usage(e.to_string()))?;
-        Ok(Some(hall::HallSource {
-            broker,
-            prefix: self.prefix.clone(),
-        }))
-    }
+    #[command(flatten)]
+    pub hall: crate::cli::relay::HallArgs,
 }
 
 /// How often the full-screen view is redrawn when nothing happens (for the running clock).

@@ -1,0 +1,216 @@
+//! Fan-out of the feed's events to the live `/api/events` clients.
+//!
+//! One lock guards the feed and the client list, so a client that subscribes gets its replay
+//! and its queue at the same instant: no event falls between the two, none comes twice. Each
+//! client has a bounded queue; a client that does not keep up (its queue is full) is dropped
+//! rather than buffered without bound — its stream ends after what is queued, and a browser
+//! reconnects by itself with `Last-Event-ID` and is replayed from the log.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::mpsc;
+
+use crate::bridge::web::feed::{Event, Feed, Replay};
+use crate::client::HallUpdate;
+
+/// What a new client asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Subscribe {
+    /// Only this board's events (and the source's).
+    pub board: Option<String>,
+    /// `Last-Event-ID`: replay what came after it.
+    pub last_id: Option<u64>,
+    /// Start with a `Snapshot` event (when there is no exact replay).
+    pub snapshot: bool,
+}
+
+/// A subscription: what to send first, then the live queue.
+pub struct Subscription {
+    pub first: Vec<Arc<Event>>,
+    pub live: mpsc::Receiver<Arc<Event>>,
+}
+
+struct Client {
+    board: Option<String>,
+    tx: mpsc::Sender<Arc<Event>>,
+}
+
+impl Client {
+    fn wants(&self, event: &Event) -> bool {
+        match (&self.board, &event.board) {
+            (Some(wanted), Some(board)) => wanted == board,
+            _ => true,
+        }
+    }
+}
+
+struct Inner {
+    feed: Feed,
+    clients: Vec<Client>,
+}
+
+/// The feed plus its live clients.
+pub struct Hub {
+    inner: Mutex<Inner>,
+    queue: usize,
+    dropped: AtomicU64,
+}
+
+impl Hub {
+    /// A hub over `feed` whose clients each queue at most `queue` events.
+    pub fn new(feed: Feed, queue: usize) -> Hub {
+        Hub {
+            inner: Mutex::new(Inner {
+                feed,
+                clients: Vec::new(),
+            }),
+            queue: queue.max(1),
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves plain data behind; keep serving it.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies an update and hands its events to every client that wants them.
+    pub fn publish(&self, update: HallUpdate) {
+        let mut inner = self.lock();
+        let events = inner.feed.apply(update);
+        if events.is_empty() {
+            return;
+        }
+        let before = inner.clients.len();
+        inner.clients.retain(|client| {
+            events
+                .iter()
+                .filter(|e| client.wants(e))
+                .all(|e| client.tx.try_send(e.clone()).is_ok())
+        });
+        let gone = before - inner.clients.len();
+        if gone > 0 {
+            self.dropped.fetch_add(gone as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Registers a client.
+    pub fn subscribe(&self, req: &Subscribe) -> Subscription {
+        let mut inner = self.lock();
+        let board = req.board.as_deref();
+        let wanted = |e: &Arc<Event>| match (board, &e.board) {
+            (Some(w), Some(b)) => w == b,
+            _ => true,
+        };
+        let first = match req.last_id.map(|id| inner.feed.since(id)) {
+            Some(Replay::Events(events)) => events.into_iter().filter(wanted).collect(),
+            // Nothing to resume from, or too much lost: start from the current state if the
+            // client can use it; a plain event consumer gets the log (at least the newest
+            // events) instead.
+            None | Some(Replay::Lost) if req.snapshot => {
+                vec![Arc::new(inner.feed.snapshot_event(board))]
+            }
+            Some(Replay::Lost) => match inner.feed.since(0) {
+                Replay::Events(events) => events.into_iter().filter(wanted).collect(),
+                Replay::Lost => Vec::new(),
+            },
+            None => Vec::new(),
+        };
+        let (tx, live) = mpsc::channel(self.queue);
+        inner.clients.push(Client {
+            board: req.board.clone(),
+            tx,
+        });
+        Subscription { first, live }
+    }
+
+    /// Reads the feed.
+    pub fn read<R>(&self, f: impl FnOnce(&Feed) -> R) -> R {
+        f(&self.lock().feed)
+    }
+
+    /// Live clients now, and how many were dropped for falling behind so far.
+    pub fn clients(&self) -> (usize, u64) {
+        let mut inner = self.lock();
+        // Clients whose stream ended are removed here too, not only at the next event.
+        inner.clients.retain(|c| !c.tx.is_closed());
+        (inner.clients.len(), self.dropped.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn signal(board: &str, ply: u64) -> HallUpdate {
+        HallUpdate::Signal {
+            board: board.into(),
+            member: "MovePlayed".into(),
+            args: json!({"ply": ply}).as_object().unwrap().clone(),
+        }
+    }
+
+    #[test]
+    fn filtered_clients_get_their_board_and_the_source() {
+        let hub = Hub::new(Feed::new(1, 0), 16);
+        let mut sub = hub.subscribe(&Subscribe {
+            board: Some("a".into()),
+            ..Default::default()
+        });
+        hub.publish(signal("b", 1));
+        hub.publish(signal("a", 1));
+        hub.publish(HallUpdate::SourceDown { reason: "x".into() });
+        let got: Vec<(String, Option<String>)> = std::iter::from_fn(|| sub.live.try_recv().ok())
+            .map(|e| (e.member.clone(), e.board.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("MovePlayed".into(), Some("a".into())),
+                ("SourceDown".into(), None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_client_that_falls_behind_is_dropped_and_others_are_not() {
+        let hub = Hub::new(Feed::new(1, 0), 4);
+        let slow = hub.subscribe(&Subscribe::default());
+        let mut fast = hub.subscribe(&Subscribe::default());
+        for ply in 1..=10 {
+            hub.publish(signal("a", ply));
+            while fast.live.try_recv().is_ok() {}
+        }
+        assert_eq!(hub.clients(), (1, 1));
+        // The slow client's stream gives what was queued, then ends.
+        let mut live = slow.live;
+        let queued: Vec<u64> = std::iter::from_fn(|| live.try_recv().ok())
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(queued, [1, 2, 3, 4]);
+        assert!(live.is_closed());
+    }
+
+    #[test]
+    fn resubscribing_with_the_last_id_replays_exactly() {
+        let hub = Hub::new(Feed::new(1, 0), 64);
+        for ply in 1..=5 {
+            hub.publish(signal("a", ply));
+        }
+        let sub = hub.subscribe(&Subscribe {
+            last_id: Some(3),
+            snapshot: true,
+            ..Default::default()
+        });
+        assert_eq!(sub.first.iter().map(|e| e.id).collect::<Vec<_>>(), [4, 5]);
+        let fresh = hub.subscribe(&Subscribe {
+            snapshot: true,
+            ..Default::default()
+        });
+        assert_eq!(fresh.first.len(), 1);
+        assert_eq!(fresh.first[0].member, "Snapshot");
+        assert_eq!(fresh.first[0].id, 5);
+    }
+}

@@ -1,0 +1,151 @@
+//! The web bridge behind `eboardctl serve` (contract section 5): pages for overlays and
+//! arbiters, JSON, Server-Sent Events and PGN over HTTP, read-only.
+//!
+//! Its input is a stream of [`HallUpdate`]s, so any source feeds it: the local bus
+//! ([`crate::client::watch_bus`]) or a broker. [`run`] binds and serves until SIGINT/SIGTERM.
+//!
+//! - [`feed`] (pure): the hall, the last moves, the numbered event log for replays;
+//! - [`hub`]: fan-out to the live event clients, each with a bounded queue;
+//! - [`routes`]: the HTTP surface (axum): pages, `/api/…`, `/pgn/…`, the 405 and 503 rules;
+//! - [`assets`]: the pages, compiled into the binary;
+//! - [`lastmove`] (pure): the squares of each board's last move, for the diagrams.
+//!
+//! Board ids may contain `/` (`<rig>/<board id>` when fed from a broker): every route that
+//! takes an id takes the rest of the path (`/board/rig-a/board_1`).
+
+pub mod assets;
+pub mod feed;
+pub mod hub;
+pub mod lastmove;
+pub mod routes;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+
+use crate::bridge::web::feed::{Feed, MIN_HISTORY};
+use crate::bridge::web::hub::Hub;
+use crate::client::HallUpdate;
+
+/// The contract's default address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7380";
+
+/// How the bridge serves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub listen: SocketAddr,
+    /// Live event streams at once; more get 503. Ordinary requests in flight have the same
+    /// limit, separately.
+    pub max_clients: usize,
+    /// Events queued per live client before it is dropped for falling behind.
+    pub queue: usize,
+    /// Events kept for `Last-Event-ID` replays (at least 10,000).
+    pub history: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            listen: DEFAULT_LISTEN.parse().expect("a valid address"),
+            max_clients: 100,
+            queue: 4096,
+            history: MIN_HISTORY,
+        }
+    }
+}
+
+/// What stops the bridge from serving.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("serving HTTP on {addr}: {source}")]
+    Serve {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("installing a signal handler: {0}")]
+    Signal(std::io::Error),
+}
+
+/// Binds `opts.listen` and serves the hall fed by `rx` until SIGINT or SIGTERM.
+pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), WebError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(WebError::Signal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(WebError::Signal)?;
+    let listener = TcpListener::bind(opts.listen)
+        .await
+        .map_err(|source| WebError::Bind {
+            addr: opts.listen,
+            source,
+        })?;
+    serve(listener, opts, rx, async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+    .await
+}
+
+/// Serves on an already bound listener until `stop` completes. Prints the address it serves
+/// on (a port of 0 is told as the one the system chose).
+pub async fn serve(
+    listener: TcpListener,
+    opts: Options,
+    mut rx: mpsc::Receiver<HallUpdate>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), WebError> {
+    let addr = listener.local_addr().map_err(|source| WebError::Serve {
+        addr: opts.listen,
+        source,
+    })?;
+    // Ids start at the start time in microseconds: ids from an earlier run of the bridge
+    // are then lower than any of this run, and are recognised as not replayable.
+    let first_id = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(1);
+    let hub = Arc::new(Hub::new(Feed::new(first_id, opts.history), opts.queue));
+    let (stopping_tx, stopping) = watch::channel(false);
+    let app = routes::router(hub.clone(), &opts, stopping);
+
+    // The feed task: every update from the source, in order, into the hub.
+    let feeder = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            while let Some(update) = rx.recv().await {
+                match &update {
+                    HallUpdate::SourceDown { reason } => {
+                        eprintln!("eboardctl serve: source down: {reason}")
+                    }
+                    HallUpdate::Snapshot(boards) => {
+                        eprintln!("eboardctl serve: source up: {} boards", boards.len())
+                    }
+                    _ => {}
+                }
+                hub.publish(update);
+            }
+            // The source ended for good: keep serving the hall as last seen.
+        })
+    };
+
+    eprintln!("eboardctl serve: listening on http://{addr}");
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            stop.await;
+            // Live event streams end too, or the graceful shutdown would wait for them.
+            let _ = stopping_tx.send(true);
+        })
+        .await
+        .map_err(|source| WebError::Serve { addr, source });
+    feeder.abort();
+    result
+}

@@ -1,0 +1,312 @@
+//! What the web bridge's tests share: `eboardctl serve` under test on a private bus, an SSE
+//! reader, simulated boards with their daemon, and a headless Chromium driven over the
+//! DevTools protocol ([`browser`]).
+
+#![allow(dead_code)]
+
+pub mod browser;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::common::{Bus, Daemon, WAIT, die_with_parent, within};
+
+/// `eboardctl serve` under test.
+pub struct Serve {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// Every line it printed on stderr so far.
+    pub log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Serve {
+    /// Starts `eboardctl --bus <address> serve --listen 127.0.0.1:0` plus `extra`.
+    pub async fn start(address: &str, extra: &[&str]) -> Serve {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
+        cmd.args(["--bus", address, "serve", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        die_with_parent(&mut cmd);
+        let mut child = cmd.spawn().expect("spawn eboardctl serve");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let base = within(WAIT, "serve to say where it listens", async {
+            loop {
+                let line = lines
+                    .next_line()
+                    .await
+                    .unwrap()
+                    .expect("serve exited before listening");
+                log.lock().unwrap().push(line.clone());
+                if let Some(rest) = line.split("listening on ").nth(1) {
+                    return rest.trim().to_owned();
+                }
+            }
+        })
+        .await;
+        let keep = log.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                keep.lock().unwrap().push(line);
+            }
+        });
+        Serve { child, base, log }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("serve running")
+    }
+
+    /// GET `path`: (status, body).
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let res = within(WAIT, path, reqwest::get(self.url(path)))
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        let status = res.status().as_u16();
+        (status, res.text().await.expect("body"))
+    }
+
+    /// GET `path` as JSON.
+    pub async fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path).await;
+        assert_eq!(status, 200, "GET {path}: {body}");
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("GET {path} not JSON ({e}): {body}"))
+    }
+
+    /// Opens `/api/events` with `query` (e.g. `?board=x`) and an optional `Last-Event-ID`.
+    pub async fn events(&self, query: &str, last_id: Option<u64>) -> Sse {
+        let mut req = reqwest::Client::new().get(self.url(&format!("/api/events{query}")));
+        if let Some(id) = last_id {
+            req = req.header("Last-Event-ID", id.to_string());
+        }
+        let res = within(WAIT, "the event stream", req.send())
+            .await
+            .expect("event stream");
+        assert_eq!(res.status().as_u16(), 200, "event stream refused");
+        assert!(
+            res.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
+        Sse {
+            body: res,
+            buf: Vec::new(),
+        }
+    }
+}
+
+/// One Server-Sent Event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SseEvent {
+    pub id: u64,
+    pub event: String,
+    pub data: Value,
+}
+
+/// An open event stream.
+pub struct Sse {
+    body: reqwest::Response,
+    buf: Vec<u8>,
+}
+
+impl Sse {
+    /// The next event with data (`None` when the stream ended).
+    pub async fn next(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(end) = self.buf.windows(2).position(|w| w == b"\n\n") {
+                // A block ends on ASCII, so it never splits a character.
+                let raw: Vec<u8> = self.buf.drain(..end + 2).collect();
+                let block = String::from_utf8(raw).expect("UTF-8 events");
+                let (mut id, mut event, mut data) = (None, String::from("message"), None);
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("event:") {
+                        event = v.trim().to_owned();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data = Some(serde_json::from_str(v.trim()).expect("data is JSON"));
+                    }
+                }
+                if let (Some(id), Some(data)) = (id, data) {
+                    return Some(SseEvent { id, event, data });
+                }
+                continue;
+            }
+            match self.body.chunk().await {
+                Ok(Some(chunk)) => self.buf.extend_from_slice(&chunk),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Events until one satisfies `pred` (included); panics after [`WAIT`] × 3.
+    pub async fn until(&mut self, what: &str, pred: impl Fn(&SseEvent) -> bool) -> Vec<SseEvent> {
+        within(WAIT * 3, what, async {
+            let mut seen = Vec::new();
+            loop {
+                let ev = self
+                    .next()
+                    .await
+                    .unwrap_or_else(|| panic!("stream ended before {what}"));
+                let done = pred(&ev);
+                seen.push(ev);
+                if done {
+                    return seen;
+                }
+            }
+        })
+        .await
+    }
+}
+
+/// A private bus, simulated boards linked as `dir/<name>`, eboardd serving them, and
+/// `eboardctl serve` on top.
+pub struct Rig {
+    pub sims: Vec<SimHandle>,
+    pub daemon: Daemon,
+    pub serve: Serve,
+    pub bus: Bus,
+    pub conn: zbus::Connection,
+    pub ports: Vec<String>,
+    pub dir: tempfile::TempDir,
+}
+
+impl Rig {
+    pub async fn start(names: &[&str], serve_args: &[&str]) -> Rig {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut sims = Vec::new();
+        let mut ports = Vec::new();
+        for name in names {
+            let link = dir.path().join(name);
+            sims.push(
+                SimBoard::spawn(SimOptions {
+                    link: Some(link.clone()),
+                    speed: 1.0,
+                    ..SimOptions::default()
+                })
+                .await
+                .expect("simulator"),
+            );
+            ports.push(link.display().to_string());
+        }
+        let bus = Bus::start(dir.path()).await;
+        let daemon = spawn_daemon(&bus, dir.path(), &ports).await;
+        let conn = bus.client().await;
+        let serve = Serve::start(&bus.address, serve_args).await;
+        Rig {
+            sims,
+            daemon,
+            serve,
+            bus,
+            conn,
+            ports,
+            dir,
+        }
+    }
+
+    /// A scenario on board `i` with quick, clean handling.
+    pub fn scenario(&self, i: usize) -> Scenario<'_> {
+        Scenario::new(
+            &self.sims[i],
+            ScenarioOptions {
+                pace: Pace {
+                    think_ms: (150, 250),
+                    press_ms: (20, 40),
+                    hand_ms: (10, 30),
+                },
+                noise: Noise::Clean,
+                seed: 7 + i as u64,
+                ..ScenarioOptions::default()
+            },
+        )
+    }
+
+    /// Waits until the bridge shows every board connected and in sync.
+    pub async fn wait_ready(&self, ids: &[&str]) {
+        within(WAIT * 2, "every board connected on the bridge", async {
+            loop {
+                let boards = self.serve.json("/api/boards").await;
+                let ready = ids.iter().all(|id| {
+                    boards.as_array().unwrap().iter().any(|b| {
+                        b["Id"] == *id && b["Connected"] == true && b["ClockConnected"] == true
+                    })
+                });
+                if ready {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+    }
+}
+
+impl Rig {
+    /// Waits until the bridge shows the board connected (after a daemon restart the clock
+    /// reports only once it runs).
+    pub async fn wait_connected(&self, id: &str) {
+        within(WAIT * 2, "the board connected again", async {
+            loop {
+                let (status, body) = self.serve.get(&format!("/api/boards/{id}")).await;
+                if status == 200 && body.contains("\"Connected\":true") {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+    }
+}
+
+/// eboardd on `bus` serving `ports`, once it owns its name.
+pub async fn spawn_daemon(bus: &Bus, dir: &Path, ports: &[String]) -> Daemon {
+    let mut args: Vec<&str> = Vec::new();
+    for p in ports {
+        args.extend(["--port", p.as_str()]);
+    }
+    let mut daemon = Daemon::spawn(bus, dir, &args);
+    daemon.wait_for_name(&bus.client().await).await;
+    daemon
+}
+
+/// Every board's properties as D-Bus gives them (`GetManagedObjects`), as JSON by id.
+pub async fn dbus_boards(conn: &zbus::Connection) -> serde_json::Map<String, Value> {
+    use std::collections::HashMap;
+    type Managed =
+        HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
+    let reply = conn
+        .call_method(
+            Some("org.eboardd.Bridge1"),
+            "/org/eboardd/Bridge1",
+            Some("org.freedesktop.DBus.ObjectManager"),
+            "GetManagedObjects",
+            &(),
+        )
+        .await
+        .expect("GetManagedObjects");
+    let objects: Managed = reply.body().deserialize().expect("a{oa{sa{sv}}}");
+    objects
+        .into_iter()
+        .filter_map(|(path, ifaces)| {
+            let props = ifaces.get("org.eboardd.Bridge1.Board")?;
+            let id = path.as_str().rsplit('/').next()?.to_owned();
+            Some((id, Value::Object(eboardd::cli::props::dict_to_json(props))))
+        })
+        .collect()
+}
