@@ -109,6 +109,7 @@ fn expected(prefix: &str) -> Vec<String> {
         format!("{units}/eboardd.service"),
         format!("{units}/eboardd-board@.service"),
         format!("{units}/eboardd-web.service"),
+        format!("{units}/eboardd-relay.service"),
         format!("{sysusers}/eboardd.conf"),
         format!("{policy}/org.eboardd.Bridge1.conf"),
         format!("{prefix}/share/dbus-1/system-services/org.eboardd.Bridge1.service"),
@@ -158,6 +159,11 @@ fn make_install_places_everything_and_uninstall_removes_it() {
         )));
         assert!(template.contains(&format!(
             "ExecStop={prefix}/libexec/eboardd/eboardd-board detach %I"
+        )));
+        let relay =
+            std::fs::read_to_string(dest.join(units).join("eboardd-relay.service")).expect("unit");
+        assert!(relay.contains(&format!(
+            "ExecStart={prefix}/bin/eboardctl --bus system relay --mqtt ${{EBOARDD_RELAY_MQTT}}"
         )));
         let helper = dest.join(format!("{}/libexec/eboardd/eboardd-board", &prefix[1..]));
         let mode = std::os::unix::fs::PermissionsExt::mode(

@@ -25,13 +25,17 @@ printf '#!/bin/sh\nexit 0\n' >"$work/bin/eboardd"
 cp "$work/bin/eboardd" "$work/bin/eboardctl"
 cp systemd/eboardd-board "$work/bin/eboardd-board"
 chmod 755 "$work/bin/eboardd" "$work/bin/eboardctl" "$work/bin/eboardd-board"
+# The relay's environment file, as an operator writes it.
+mkdir -p "$work/etc"
+printf 'EBOARDD_RELAY_MQTT=mqtt://broker\nEBOARDD_RELAY_ARGS=--rig a\n' >"$work/etc/relay.env"
 for unit in systemd/*.service; do
-  sed -e "s|/usr/bin/eboardd|$work/bin/eboardd|g" \
-      -e "s|/usr/bin/eboardctl|$work/bin/eboardctl|g" \
+  sed -e "s|/usr/bin/eboardctl|$work/bin/eboardctl|g" \
+      -e "s|/usr/bin/eboardd|$work/bin/eboardd|g" \
+      -e "s|/etc/eboardd/relay.env|$work/etc/relay.env|g" \
       -e "s|/usr/libexec/eboardd/eboardd-board|$work/bin/eboardd-board|g" \
       "$unit" >"$work/units/$(basename "$unit")"
 done
-for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service; do
+for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service; do
   out=$(cd "$work/units" && systemd-analyze verify "./$unit" 2>&1) || true
   if [ -n "$out" ]; then
     echo "linux: systemd-analyze verify $unit printed:" >&2
@@ -42,7 +46,7 @@ for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service; d
   fi
 done
 
-for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service; do
+for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service; do
   report=$(cd "$work/units" && systemd-analyze security --offline=true "./$unit" 2>&1) || true
   echo "linux: systemd-analyze security --offline=true $unit (open items):"
   echo "$report" | grep -E '✗|Overall' || echo "$report"

@@ -66,6 +66,9 @@ enum BusCommand {
     Pairings(cli::pairings::PairingsArgs),
     #[command(flatten)]
     Verb(cli::verbs::Verb),
+    /// The hall relay: every board of this rig on an MQTT broker (retained state and PGN,
+    /// QoS 1 events with a per-board seq, the rig's status with a Last Will).
+    Relay(cli::relay::RelayArgs),
 }
 
 /// Runs a command that talks to the daemon, on a single-threaded runtime.
@@ -75,6 +78,16 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         .build()
         .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async {
+        // The relay follows the daemon coming and going, so it does not need it at start.
+        if let BusCommand::Relay(args) = &command {
+            return cli::relay::run(globals, args).await;
+        }
+        // `watch --mqtt` follows a hall on a broker, not the local bus.
+        if let BusCommand::Watch(args) = &command
+            && let Some(source) = args.hall.source()?
+        {
+            return cli::watch::hall::run(source, globals.json, args.boards.clone()).await;
+        }
         let client = cli::client(globals).await?;
         match &command {
             BusCommand::List => cli::list::run(&client, globals.json).await,
@@ -83,6 +96,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
             BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
             BusCommand::Pairings(args) => cli::pairings::run(&client, args).await,
             BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
+            BusCommand::Relay(_) => unreachable!("handled above"),
         }
     })
 }

@@ -1,4 +1,7 @@
 //! The bridges: thin adapters from the client model ([`crate::client`]) to what cannot speak
-//! D-Bus. [`web`] serves pages, JSON, Server-Sent Events and PGN over HTTP.
+//! D-Bus, each a client of the daemon that can crash and restart without touching it.
+//! [`web`] serves pages, JSON, Server-Sent Events and PGN over HTTP; [`relay`] republishes a
+//! rig's boards on an MQTT broker.
 
+pub mod relay;
 pub mod web;

@@ -13,6 +13,7 @@ pub mod list;
 pub mod pairings;
 pub mod pgn;
 pub mod props;
+pub mod relay;
 pub mod render;
 pub mod replay;
 pub mod serve;

@@ -1,4 +1,5 @@
-//! `eboardctl serve`: the web bridge (contract section 5) fed from the local bus.
+//! `eboardctl serve`: the web bridge (contract section 5) fed from the local bus, or with
+//! `--mqtt` from a hall's broker ([`crate::client::mqtt`]).
 //!
 //! The wiring is a source task sending [`HallUpdate`]s into a channel and the bridge reading
 //! it, so another source (a broker) is another task on the same channel.
@@ -22,6 +23,10 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 100, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_clients: u32,
+    /// `--mqtt URL`: serve every board of a hall from its broker (boards named
+    /// `<rig>/<board id>`) instead of the local bus.
+    #[command(flatten)]
+    pub hall: crate::cli::relay::HallArgs,
 }
 
 /// How many updates may wait between the source and the bridge.
@@ -40,9 +45,13 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<(), CtlError> {
         max_clients: args.max_clients as usize,
         ..Options::default()
     };
+    let hall = args.hall.source()?;
     runtime.block_on(async {
         let (tx, rx) = mpsc::channel::<HallUpdate>(UPDATES);
-        tokio::spawn(watch_bus(globals.bus.clone(), tx));
+        match hall {
+            Some(source) => tokio::spawn(source.follow(tx)),
+            None => tokio::spawn(watch_bus(globals.bus.clone(), tx)),
+        };
         web::run(opts, rx)
             .await
             .map_err(|e| CtlError::Other(e.to_string()))

@@ -3,10 +3,11 @@
 //!
 //! [`hall`] is the model itself — pure: a stream of [`HallUpdate`]s applied to a [`Hall`].
 //! [`source`] turns the local bus into that stream ([`watch_bus`]); other sources (an MQTT
-//! broker fed by the relays of a hall) produce the same updates, so the consumers do not care
+//! broker fed by the relays of a hall: [`mqtt`]) produce the same updates, so the consumers do not care
 //! where the boards come from.
 
 pub mod hall;
+pub mod mqtt;
 pub mod source;
 
 pub use hall::{Hall, HallUpdate, Props, table_order};

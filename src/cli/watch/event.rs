@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use zbus::OwnedVariant;
 use zbus::message::{Message, Type};
@@ -13,7 +13,7 @@ use crate::cli::error::BUS_NAME;
 use crate::cli::props::{BOARD_INTERFACE, BoardProps, dict_to_json};
 
 /// A signal of `org.eboardd.Bridge1.Board`, with the contract's argument names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event")]
 pub enum BoardSignal {
     GameStarted {

@@ -8,6 +8,7 @@
 //! nothing goes back in time. It survives the daemon stopping and starting again.
 
 pub mod event;
+pub mod hall;
 pub mod line;
 pub mod model;
 pub mod screen;
@@ -27,8 +28,11 @@ use crate::cli::watch::model::Model;
 /// The arguments of `watch`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WatchArgs {
-    /// Boards to watch (names or object ids); all boards when none is given.
+    /// Boards to watch (names or object ids; `<rig>/<board id>` with --mqtt); all boards when
+    /// none is given.
     pub boards: Vec<String>,
+    #[command(flatten)]
+    pub hall: crate::cli::relay::HallArgs,
 }
 
 /// How often the full-screen view is redrawn when nothing happens (for the running clock).
