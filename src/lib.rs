@@ -18,6 +18,7 @@ pub mod capture;
 pub mod cli;
 pub mod daemon;
 pub mod game;
+pub mod patch;
 pub mod protocol;
 pub mod session;
 pub mod sim;

@@ -15,6 +15,7 @@ pub mod bus;
 pub mod config;
 pub mod dbus;
 pub mod demo;
+pub mod faults;
 pub mod journal;
 pub mod link;
 pub mod logging;
