@@ -9,6 +9,7 @@
 //!
 //! [`main`] is the whole of the `eboardd` binary.
 
+pub mod added;
 pub mod args;
 pub mod board;
 pub mod bus;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod dbus;
 pub mod demo;
 pub mod faults;
+pub mod health;
 pub mod journal;
 pub mod link;
 pub mod logging;
@@ -24,6 +26,7 @@ pub mod recorder;
 pub mod service;
 pub mod settings;
 pub mod store;
+pub mod writer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,9 +39,11 @@ use zbus::fdo::{ObjectManager, RequestNameFlags, RequestNameReply};
 
 use args::Args;
 use dbus::{BUS_NAME, MANAGER_PATH};
+use health::Health;
 use service::{Boards, Manager};
 use settings::Settings;
 use store::StorePaths;
+use writer::{Config as WriterConfig, Writer};
 
 /// Exit code: clean shutdown.
 pub const EXIT_OK: i32 = 0;
@@ -111,7 +116,18 @@ impl Service {
             pgn_dir: settings.pgn_dir.clone(),
             record_dir: settings.record_dir.clone(),
         };
-        let boards = Boards::new(conn.clone(), paths, settings.daemon.clone(), Instant::now());
+        let health = Health::new();
+        let games = settings.state_dir.join("games");
+        let writer = Writer::start(&games, WriterConfig::default(), health.clone())
+            .context("cannot start the journal writer")?;
+        let boards = Boards::new(
+            conn.clone(),
+            paths,
+            settings.daemon.clone(),
+            Instant::now(),
+            writer,
+            health.clone(),
+        );
         let server = conn.object_server();
         // The ObjectManager first, so that every board appears through InterfacesAdded.
         server
@@ -127,6 +143,25 @@ impl Service {
                 tracing::error!(board = %spec.id, "cannot start board: {e}");
             }
         }
+        // Then the boards added with AddBoard before the restart, unless the configuration
+        // now serves their id or port.
+        for spec in boards.remembered() {
+            let taken = settings
+                .boards
+                .iter()
+                .any(|b| b.id == spec.id || b.port == spec.port);
+            if taken {
+                tracing::info!(board = %spec.id, "added board now in the configuration");
+                continue;
+            }
+            match boards.add(spec.clone()).await {
+                Ok(_) => {
+                    tracing::info!(board = %spec.id, port = %spec.port.display(), "added board restored")
+                }
+                Err(e) => tracing::error!(board = %spec.id, "cannot start added board: {e}"),
+            }
+        }
+        announce_storage_problems(&conn, &boards).await?;
         let taken = || {
             anyhow::anyhow!("{BUS_NAME} is already owned on this bus: is another eboardd running?")
         };
@@ -155,6 +190,40 @@ impl Service {
         self.boards.stop_all().await;
         let _ = self.conn.release_name(BUS_NAME).await;
     }
+}
+
+/// Keep the manager's `StorageProblem` announced (`PropertiesChanged`) and retry writing
+/// the list of added boards while that fails.
+async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> anyhow::Result<()> {
+    let iface = conn
+        .object_server()
+        .interface::<_, Manager>(MANAGER_PATH)
+        .await
+        .context("the manager object")?;
+    let mut changes = boards.health().subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let manager = iface.get().await;
+            if let Err(e) = manager
+                .storage_problem_changed(iface.signal_emitter())
+                .await
+            {
+                tracing::debug!("cannot announce StorageProblem: {e}");
+            }
+        }
+    });
+    let weak = Arc::downgrade(boards);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            match weak.upgrade() {
+                Some(b) => b.retry_saving(),
+                None => break,
+            }
+        }
+    });
+    Ok(())
 }
 
 /// The daemon proper: serve until SIGTERM or SIGINT.
