@@ -49,7 +49,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             window: Duration::from_millis(2),
-            group: true,
+            group: false,
             retry: Duration::from_millis(500),
         }
     }

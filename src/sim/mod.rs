@@ -67,6 +67,7 @@
 //! left side down), the Fischer indicator and increment at each press, flag bits at zero.
 
 pub mod clock;
+pub mod feed;
 pub mod handling;
 pub mod pgn;
 pub mod pty;
