@@ -428,8 +428,8 @@ impl Journal {
     /// Forget what was written since the last sync: cut the file back (the lines may be torn,
     /// or not on the device after a failed sync) so they can be written again.
     pub fn cut_back(&mut self) {
+        // Always: a failed write may have landed partly without being counted in `len`.
         if let Some(file) = self.file.as_ref()
-            && self.len != self.synced_len
             && let Err(e) = file.set_len(self.synced_len)
         {
             tracing::warn!(
