@@ -84,6 +84,21 @@ pub struct Journal {
     /// Exclusive lock on `<journal>.lock`, held while the journal is open (`None` only when
     /// the lock file could not be created on a full or read-only disk).
     _lock: Option<Flock<File>>,
+    /// The file's inode: tells the commit log's copies of lines of this file from those of
+    /// a file it replaced.
+    ino: u64,
+    /// Lines written since `synced_len`, for the commit log (see [`super::commit_log`]).
+    chunks: Vec<Chunk>,
+    /// Every written line is on the device in this file itself (not only in the commit log).
+    file_synced: bool,
+}
+
+/// Lines written to a journal and not yet synced: where they went and what they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub ino: u64,
+    pub offset: u64,
+    pub text: String,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +261,9 @@ impl Journal {
             synced_state: (has_game, carried),
             repair: None,
             _lock: lock,
+            ino: 0,
+            chunks: Vec::new(),
+            file_synced: true,
         };
         let mut warning = None;
         if let Some(bad) = &scan.damage {
@@ -326,6 +344,7 @@ impl Journal {
                 self.len = (JOURNAL_HEADER.len() + 1) as u64;
                 self.synced_len = self.len;
             }
+            self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
             self.file = Some(file);
         }
         Ok(saved_copy)
@@ -405,19 +424,40 @@ impl Journal {
 
     /// Flush every written line to the device.
     pub fn sync(&mut self) -> Result<(), JournalError> {
-        if self.len != self.synced_len
-            && let Some(file) = self.file.as_ref()
-        {
-            file.sync_data().map_err(ctx(&self.path, "sync it"))?;
-        }
+        self.sync_file()?;
         self.mark_synced();
         Ok(())
     }
 
-    /// Everything written is on the device (the caller synced the file system).
+    /// `fdatasync` the file itself if lines were written to it since its last sync (even if
+    /// they are durable in the commit log already).
+    pub fn sync_file(&mut self) -> Result<(), JournalError> {
+        if !self.file_synced
+            && let Some(file) = self.file.as_ref()
+        {
+            file.sync_data().map_err(ctx(&self.path, "sync it"))?;
+        }
+        self.file_synced = true;
+        Ok(())
+    }
+
+    /// Whether lines are written to the file that are not synced in it (they may be durable
+    /// through the commit log).
+    pub fn file_unsynced(&self) -> bool {
+        !self.file_synced
+    }
+
+    /// Everything written is on the device (the caller synced it, or a copy of it: the file
+    /// system, the commit log).
     pub fn mark_synced(&mut self) {
         self.synced_len = self.len;
         self.synced_state = (self.has_game, self.carried.clone());
+        self.chunks.clear();
+    }
+
+    /// The lines written since the last sync, for the commit log.
+    pub fn unsynced_chunks(&self) -> &[Chunk] {
+        &self.chunks
     }
 
     /// Whether lines were written since the last sync.
@@ -439,6 +479,7 @@ impl Journal {
         }
         self.len = self.synced_len;
         (self.has_game, self.carried) = self.synced_state.clone();
+        self.chunks.clear();
     }
 
     fn note(&mut self, events: &[Event]) {
@@ -469,6 +510,12 @@ impl Journal {
         }
         file.write_all(text.as_bytes())
             .map_err(ctx(&self.path, "append to it"))?;
+        self.chunks.push(Chunk {
+            ino: self.ino,
+            offset: self.len,
+            text: text.clone(),
+        });
+        self.file_synced = false;
         self.len += text.len() as u64;
         self.note(events);
         Ok(())
@@ -506,7 +553,9 @@ impl Journal {
             }
         };
         // From the rename on the new file is the journal, whatever happens next.
+        self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
         self.file = Some(file);
+        self.file_synced = true;
         self.len = text.len() as u64;
         self.has_game = false;
         self.note(events);
@@ -528,7 +577,7 @@ pub fn is_storage_fault(e: &io::Error) -> bool {
 impl Drop for Journal {
     fn drop(&mut self) {
         // Best effort: the appends already reached the kernel, this only covers a power cut.
-        let _ = self.sync();
+        let _ = self.sync_file();
     }
 }
 

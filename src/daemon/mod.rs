@@ -13,6 +13,7 @@ pub mod added;
 pub mod args;
 pub mod board;
 pub mod bus;
+pub mod commit_log;
 pub mod config;
 pub mod dbus;
 pub mod demo;
