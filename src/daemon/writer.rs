@@ -444,30 +444,36 @@ impl Thread {
             None => {}
         }
         // 5. Close the journals that asked for it, once nothing is held: synced in their
-        // own file first, so the commit log no longer needs to hold their lines.
-        let stats = self.stats.clone();
-        let mut closed_unsynced = false;
-        self.slots.retain(|_, slot| {
-            if !slot.close_requested {
-                return true;
+        // own file first, so the commit log no longer needs to hold their lines, and dropped
+        // (lock released) before the answer, so the board can be served again at once.
+        let closing: Vec<Key> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| s.close_requested)
+            .map(|(k, _)| *k)
+            .collect();
+        for key in closing {
+            let slot = self.slots.get_mut(&key).expect("closing slot");
+            let reply = slot.closing.take();
+            if !slot.pending.is_empty() {
+                if let Some(reply) = reply {
+                    let _ = reply.send(false);
+                }
+                continue;
             }
-            let empty = slot.pending.is_empty();
-            if let Some(reply) = slot.closing.take() {
-                let _ = reply.send(empty);
-            }
-            if !empty {
-                return true;
-            }
+            let mut slot = self.slots.remove(&key).expect("closing slot");
             if slot.journal.file_unsynced() {
-                stats.syncs.fetch_add(1, Ordering::Relaxed);
+                self.stats.syncs.fetch_add(1, Ordering::Relaxed);
                 if let Err(e) = slot.journal.sync_file() {
                     tracing::warn!(board = %slot.id, "{e}");
-                    closed_unsynced = true;
+                    self.closed_unsynced = true;
                 }
             }
-            false
-        });
-        self.closed_unsynced |= closed_unsynced;
+            drop(slot.journal);
+            if let Some(reply) = reply {
+                let _ = reply.send(true);
+            }
+        }
         // 6. Now and then: sync every journal file and empty the commit log.
         if self.log.as_ref().is_some_and(|l| l.wants_checkpoint()) {
             self.checkpoint();
