@@ -229,6 +229,9 @@ async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> a
 
 /// The daemon proper: serve until SIGTERM or SIGINT.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    // Watch the signals before the name is owned: a client that sees the name may stop us
+    // at once, and SIGTERM's default action would not flush the journals.
+    let termination = termination_signals()?;
     let conn = bus::connect(&settings.bus).await?;
     let service = Service::start(conn, &settings).await?;
     tracing::info!(
@@ -242,7 +245,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let bus_gone = watch_bus(&service.conn).await?;
     tokio::select! {
-        signal = wait_for_termination() => {
+        signal = termination => {
             tracing::info!("{}: shutting down", signal?);
             let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
             service.shutdown().await;
@@ -291,11 +294,19 @@ where
 
 /// Wait for SIGTERM or SIGINT; returns which one came.
 pub async fn wait_for_termination() -> anyhow::Result<&'static str> {
+    termination_signals()?.await
+}
+
+/// Start watching SIGTERM and SIGINT now; the future resolves with the one that came.
+pub fn termination_signals()
+-> anyhow::Result<impl Future<Output = anyhow::Result<&'static str>> + use<>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
-    Ok(tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+    Ok(async move {
+        Ok(tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        })
     })
 }
