@@ -16,6 +16,7 @@ use crate::arbiter::{
     Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen_in, unexchanged_promotion,
 };
 use crate::game::Game;
+use crate::patch::{self, Patch};
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
@@ -253,10 +254,33 @@ pub enum RecordFact {
     Comment {
         text: String,
     },
-    /// The whole game record after a change: what [`Session::restore`] rebuilds from.
+    /// The whole game record: journalled when a game begins (and after a restore); what
+    /// [`Session::restore`] starts from.
     Snapshot {
         game: Game,
     },
+    /// What changed in the game record since the previous `Snapshot` or `Patch` (see
+    /// [`crate::patch`]): the journal grows by a move's worth per move.
+    Patch {
+        patch: Patch,
+    },
+}
+
+/// Whether an event goes into the journal. The journal holds what [`Session::restore`]
+/// needs: game starts, the game record (snapshots and patches) and the settings (tags,
+/// rules). The other events (the contract's signals, accepted claims, penalties) are views of
+/// the game record and would only make the journal bigger.
+pub fn is_journalled(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::GameStarted { .. }
+            | Event::Record(
+                RecordFact::Snapshot { .. }
+                    | RecordFact::Patch { .. }
+                    | RecordFact::Tags { .. }
+                    | RecordFact::Rules { .. }
+            )
+    )
 }
 
 /// The session's state as the contract's `org.eboardd.Bridge1.Board` properties show it
@@ -312,8 +336,11 @@ pub struct Session {
     /// A completed illegal move whose position still stands on the board: if the opponent
     /// presses with it standing, he moved on without claiming and the illegal move stands.
     standing_illegal: Option<(Color, String)>,
-    /// The game record as last journalled, to emit a snapshot only when it changed.
+    /// The game record as last journalled, to emit a record only when it changed.
     journalled: RecordSignature,
+    /// The record as the journal has it, which the next patch is computed from (`None`:
+    /// the next record is a whole snapshot).
+    journalled_game: Option<Game>,
     /// The record the view's PGN text and move list were rendered from.
     view_text: Option<TextSignature>,
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
@@ -347,6 +374,7 @@ impl Session {
             lever_left_down: None,
             standing_illegal: None,
             journalled: RecordSignature::default(),
+            journalled_game: None,
             view_text: None,
             clock_live: true,
             gap: gap::GapState::default(),
@@ -359,11 +387,15 @@ impl Session {
     }
 
     /// Rebuild a session from its journalled events (oldest first): the last game snapshot
-    /// and the last rules change win. Events that cannot be applied are skipped.
+    /// with the patches after it, and the last rules change win. Events that cannot be
+    /// applied are skipped (a patch that does not fit, and the patches after it until the
+    /// next snapshot).
     pub fn restore(config: SessionConfig, journal: &[Event]) -> Self {
         let mut s = Session::new(config);
         let mut cfg = arbiter_config(&s.config);
         let mut game = None;
+        // A patch did not fit: the record is as of the patch before, until a snapshot.
+        let mut patch_failed = false;
         for event in journal {
             match event {
                 Event::GameStarted { fen } => {
@@ -374,7 +406,16 @@ impl Session {
                 }
                 Event::Record(RecordFact::Snapshot { game: g }) => {
                     s.started = true;
+                    patch_failed = false;
                     game = Some(g.clone());
+                }
+                Event::Record(RecordFact::Patch { patch }) => {
+                    if let Some(g) = game.as_mut().filter(|_| !patch_failed)
+                        && let Err(e) = patch.apply(g)
+                    {
+                        tracing::warn!(%e, "journalled game record patch skipped");
+                        patch_failed = true;
+                    }
                 }
                 Event::Record(RecordFact::Tags { tags }) => {
                     s.config.tags = tags.clone();
@@ -882,19 +923,39 @@ impl Session {
         }
     }
 
-    /// Journal the game record whenever it changed, before the events that announce it.
-    /// Clock stamps alone do not count (see [`RecordSignature`]): they ride with the next
-    /// snapshot, which saves a synced write per clock press.
+    /// Journal the game record whenever it changed, after the events of the same input (a
+    /// `GameStarted` resets the record on restore, so the record must follow it). Clock
+    /// stamps alone do not count (see [`RecordSignature`]): they ride with the next record,
+    /// which saves a synced write per clock press.
+    ///
+    /// A new game (and the first change after a restore) gets a whole snapshot; every other
+    /// change a [`Patch`] from the record as journalled, checked by applying it: if it does
+    /// not rebuild the record exactly, a snapshot is journalled instead.
     fn journal_snapshot(&mut self, out: &mut Vec<Event>) {
         let signature = RecordSignature::of(self.arbiter.game(), self.arbiter.position());
-        if self.journalled == signature {
+        let game_started = out.iter().any(|e| matches!(e, Event::GameStarted { .. }));
+        if self.journalled == signature && !game_started {
             return;
         }
         self.journalled = signature;
-        if self.started {
-            let game = self.arbiter.game().clone();
-            out.insert(0, Event::Record(RecordFact::Snapshot { game }));
+        if !self.started {
+            return;
         }
+        let game = self.arbiter.game();
+        let patched = match self.journalled_game.as_mut() {
+            Some(base) if !game_started => {
+                let patch = patch::diff(base, game);
+                (patch.apply(base).is_ok() && base == game).then_some(patch)
+            }
+            _ => None,
+        };
+        out.push(Event::Record(match patched {
+            Some(patch) => RecordFact::Patch { patch },
+            None => {
+                self.journalled_game = Some(game.clone());
+                RecordFact::Snapshot { game: game.clone() }
+            }
+        }));
     }
 
     fn refresh_view(&mut self) {

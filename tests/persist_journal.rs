@@ -194,3 +194,228 @@ fn kill_9_loses_no_acknowledged_event() {
          {torn_seen} torn tails added by hand"
     );
 }
+
+// ----- the journal writer (group commit) with the records of real games -----------------
+
+const WRITER_CHILD_ENV: &str = "EBOARDD_TEST_WRITER_CHILD";
+const WRITER_GROUP_ENV: &str = "EBOARDD_TEST_WRITER_GROUP";
+const BOARDS: usize = 3;
+
+/// The journalled records of board `b`'s game, one batch per input that caused any, with
+/// the moves the game has after each batch.
+fn board_game(b: usize) -> Vec<(Vec<Event>, Vec<String>)> {
+    use eboardd::session::is_journalled;
+    use eboardd::sim::feed::{Feeder, long_game};
+    let mut feeder = Feeder::new(board_config(b), 100 + b as u64);
+    let mut batches = vec![(feeder.start(), Vec::new())];
+    for mv in long_game(120, 100 + b as u64) {
+        let events = feeder.play(mv);
+        batches.push((events, feeder.session.view().moves.clone()));
+    }
+    batches
+        .into_iter()
+        .map(|(batch, moves)| {
+            let batch: Vec<Event> = batch.into_iter().filter(is_journalled).collect();
+            (batch, moves)
+        })
+        .filter(|(batch, _)| !batch.is_empty())
+        .collect()
+}
+
+fn board_records(b: usize) -> Vec<Vec<Event>> {
+    board_game(b).into_iter().map(|(batch, _)| batch).collect()
+}
+
+fn board_config(b: usize) -> eboardd::session::SessionConfig {
+    eboardd::session::SessionConfig {
+        name: format!("w{b}"),
+        ..Default::default()
+    }
+}
+
+/// The child's side: restore every board, check it holds a prefix of its game's records, and
+/// go on appending the rest through one writer, acknowledging each durable append.
+#[test]
+fn writer_child() {
+    let Some(dir) = std::env::var_os(WRITER_CHILD_ENV) else {
+        return; // a normal test run: nothing to do
+    };
+    let group = std::env::var_os(WRITER_GROUP_ENV).is_some();
+    let dir = std::path::PathBuf::from(dir);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        use eboardd::daemon::writer::{Config, Outcome, Writer};
+        let games = dir.join("games");
+        std::fs::create_dir_all(&games).unwrap();
+        let writer = Writer::start(
+            &games,
+            Config {
+                group,
+                ..Config::default()
+            },
+            eboardd::daemon::health::Health::new(),
+        )
+        .unwrap();
+        let (acks, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let mut tasks = Vec::new();
+        for b in 0..BOARDS {
+            let path = journal_path(&dir, &format!("w{b}"));
+            let (journal, restored, _) = Journal::open(&path).unwrap();
+            let batches = board_records(b);
+            let flat: Vec<Event> = batches.iter().flatten().cloned().collect();
+            assert_eq!(restored, flat[..restored.len()], "board {b}: not a prefix");
+            // Go on from the first batch not entirely on file (a kill may have cut one).
+            let mut done = 0;
+            let mut next = 0;
+            while next < batches.len() && done + batches[next].len() <= restored.len() {
+                done += batches[next].len();
+                next += 1;
+            }
+            let rest_of_cut: Vec<Event> = flat[restored.len()..done.max(restored.len())].to_vec();
+            let key = writer.register(&format!("w{b}"), journal);
+            let writer = writer.clone();
+            let acks = acks.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut on_file = restored.len();
+                let mut pending = Vec::new();
+                if !rest_of_cut.is_empty() {
+                    pending.push(rest_of_cut);
+                }
+                pending.extend(batches[next..].iter().cloned());
+                for batch in pending {
+                    let n = batch.len();
+                    assert_eq!(writer.append(key, batch).await, Outcome::Durable);
+                    on_file += n;
+                    acks.send(format!("ack {b} {on_file}")).unwrap();
+                }
+                acks.send(format!("done {b}")).unwrap();
+            }));
+        }
+        drop(acks);
+        let mut out = std::io::stdout().lock();
+        while let Some(line) = rx.recv().await {
+            use std::io::Write;
+            writeln!(out, "{line}").unwrap();
+            out.flush().unwrap();
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn kill_9_through_the_writer_loses_no_durable_record() {
+    use eboardd::session::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut rng = SmallRng::seed_from_u64(0x77726974);
+    let flat: Vec<Vec<Event>> = (0..BOARDS)
+        .map(|b| board_records(b).into_iter().flatten().collect())
+        .collect();
+    let mut acked = [0usize; BOARDS];
+    let mut rounds = 0;
+    let mut finished = false;
+    while !finished {
+        rounds += 1;
+        assert!(rounds < 200, "the games never finished");
+        let mut cmd = Command::new(&exe);
+        cmd.args(["writer_child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(WRITER_CHILD_ENV, dir.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if rounds % 2 == 0 {
+            cmd.env(WRITER_GROUP_ENV, "1");
+        }
+        let mut child = cmd.spawn().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let kill_after = rng.random_range(1..40);
+        let mut seen = 0;
+        let mut done = 0;
+        let mut other = Vec::new();
+        let note =
+            |line: &str, acked: &mut [usize; BOARDS], done: &mut usize, other: &mut Vec<String>| {
+                // libtest's own "test writer_child ... " may share the line.
+                let parts: Vec<&str> = line.split_whitespace().collect();
+                let at = parts
+                    .iter()
+                    .position(|p| *p == "ack" || *p == "done")
+                    .unwrap_or(parts.len());
+                match &parts[at..] {
+                    ["ack", b, n] => {
+                        let b: usize = b.parse().unwrap();
+                        acked[b] = acked[b].max(n.parse().unwrap());
+                    }
+                    ["done", _] => *done += 1,
+                    _ => other.push(line.to_owned()),
+                }
+            };
+        while seen < kill_after && done < BOARDS {
+            let Some(Ok(line)) = lines.next() else {
+                let mut err = String::new();
+                use std::io::Read;
+                let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+                panic!(
+                    "child ended early in round {rounds}:\n{err}\n{}",
+                    other.join("\n")
+                );
+            };
+            note(&line, &mut acked, &mut done, &mut other);
+            seen += 1;
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        for line in lines.map_while(Result::ok) {
+            note(&line, &mut acked, &mut done, &mut other);
+        }
+        finished = done == BOARDS;
+
+        for (b, want) in flat.iter().enumerate() {
+            let path = journal_path(dir.path(), &format!("w{b}"));
+            let (journal, restored, _) = Journal::open(&path).unwrap();
+            drop(journal);
+            assert!(
+                restored.len() >= acked[b],
+                "round {rounds}, board {b}: {} records on file, {} acknowledged",
+                restored.len(),
+                acked[b]
+            );
+            assert_eq!(restored, want[..restored.len()], "board {b}: not a prefix");
+            // And the session rebuilt from it has the moves of the whole batches on file
+            // (a batch cut by the kill was not acknowledged, and adds at most its own move).
+            let session = Session::restore(board_config(b), &restored);
+            let moves = &session.view().moves;
+            let game = board_game(b);
+            let mut covered = 0;
+            let mut whole = Vec::new();
+            let mut next = None;
+            for (batch, after) in &game {
+                if covered + batch.len() <= restored.len() {
+                    covered += batch.len();
+                    whole = after.clone();
+                } else {
+                    next = Some(after.clone());
+                    break;
+                }
+            }
+            assert!(
+                *moves == whole || Some(moves) == next.as_ref(),
+                "round {rounds}, board {b}: restored {moves:?}, on file {whole:?}"
+            );
+        }
+    }
+    // The whole games are on file in the end, and restore to every move.
+    for (b, want) in flat.iter().enumerate() {
+        let path = journal_path(dir.path(), &format!("w{b}"));
+        let (_, restored, _) = Journal::open(&path).unwrap();
+        assert_eq!(&restored, want);
+        let session = eboardd::session::Session::restore(board_config(b), &restored);
+        assert_eq!(session.view().moves.len(), 120, "board {b}");
+    }
+    println!("{rounds} kills through the writer, {BOARDS} boards, every durable record kept");
+}

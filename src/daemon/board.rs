@@ -21,6 +21,16 @@ use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};
 use super::settings::BoardSpec;
 use super::store::BoardStore;
+use super::writer::Outcome;
+
+/// Why a board task is told to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The daemon shuts down: everything stays as it is for the next start.
+    Shutdown,
+    /// `RemoveBoard`: the board is no longer served; its live PGN leaves `live/`.
+    Removed,
+}
 
 /// How often the session gets a `Tick` (settling, flag fall on a silent clock) and the
 /// watchdog looks at the line.
@@ -97,7 +107,7 @@ impl BoardTask {
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<CommandRequest>,
-        mut stop: oneshot::Receiver<()>,
+        mut stop: oneshot::Receiver<Stop>,
     ) {
         let mut link: Option<Link> = None;
         let mut connected = false;
@@ -111,6 +121,7 @@ impl BoardTask {
         // The next wake-up: every TICK while a link is open; without one only for the next
         // open attempt or the idle session tick, so a rack of unplugged boards costs nothing.
         let mut next_tick = Instant::now();
+        let mut removed = false;
         tracing::info!(port = %self.spec.port.display(), listen_only = self.spec.listen_only, "serving board");
         // The journal is the truth: rewrite the live PGN of a restored game.
         self.store.after_publish(self.session.view(), &[]);
@@ -130,7 +141,10 @@ impl BoardTask {
                 }
             };
             tokio::select! {
-                _ = &mut stop => break,
+                why = &mut stop => {
+                    removed = why == Ok(Stop::Removed);
+                    break;
+                }
                 request = commands.recv() => {
                     let Some(request) = request else { break };
                     let now = self.now();
@@ -223,6 +237,7 @@ impl BoardTask {
                 _ = tokio::time::sleep_until(wake) => {
                     let now = self.now();
                     next_tick = Instant::now() + TICK;
+                    self.store.retry(self.session.view());
                     // Without a link nothing is settling on the board: time-based rules
                     // (a flag falling on a clock nobody hears) only need a tick a second.
                     if link.is_some() || now.saturating_sub(last_tick) >= IDLE_TICK_MS {
@@ -271,7 +286,10 @@ impl BoardTask {
                 }
             }
         }
-        self.store.flush();
+        self.store.flush().await;
+        if removed {
+            self.store.retire();
+        }
         tracing::info!("board stopped");
     }
 
@@ -433,10 +451,11 @@ impl BoardTask {
                     _ => tracing::info!(event = ?e, "event"),
                 }
             }
-            if let Err(e) = self.store.append(&events) {
+            if let Outcome::Held(problem) = self.store.append(&events).await {
                 // Publishing anyway: hiding the game from the arbiter would not make the
-                // journal any better.
-                tracing::error!("cannot journal events: {e:#}");
+                // journal any better. The records are written when the disk allows; the
+                // problem is logged once and shown as the manager's StorageProblem.
+                tracing::debug!("journal records held in memory: {problem}");
             }
         }
         self.publisher

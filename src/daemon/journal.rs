@@ -50,7 +50,10 @@ use nix::fcntl::{Flock, FlockArg};
 use crate::session::{Event, RecordFact};
 
 /// First line of every journal file.
-pub const JOURNAL_HEADER: &str = "# eboardd-journal 1";
+pub const JOURNAL_HEADER: &str = "# eboardd-journal 2";
+/// The first line of journals written before game-record patches (still read: they are the
+/// same records, with a whole snapshot per change).
+pub const JOURNAL_HEADER_V1: &str = "# eboardd-journal 1";
 const HEADER_PREFIX: &str = "# eboardd-journal ";
 
 /// Where a board's journal lives in the state directory.
@@ -62,16 +65,52 @@ pub fn journal_path(state_dir: &Path, board_id: &str) -> PathBuf {
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
-    file: File,
+    /// Open for appending; `None` until the file could be created (a full or read-only disk
+    /// at start: the journal is then created by the first write that succeeds).
+    file: Option<File>,
+    /// Bytes of good records in the file: where the next append goes.
+    len: u64,
+    /// Bytes known to be on the device; a failed write or sync cuts the file back to this.
+    synced_len: u64,
     /// The journal holds a `GameStarted`: the next one rotates.
     has_game: bool,
     /// What a rotation would carry over (see [`carry_over`]).
     carried: Vec<Event>,
-    /// Lines were written since the last `fdatasync`.
-    unsynced: bool,
-    /// Exclusive lock on `<journal>.lock`, held while the journal is open.
-    _lock: Flock<File>,
+    /// `has_game` and `carried` as of `synced_len`, restored when the file is cut back.
+    synced_state: (bool, Vec<Event>),
+    /// Damage found at open that is still to be cut off: the copy of the damaged file could
+    /// not be kept yet (a full disk), and nothing is cut before it is.
+    repair: Option<PendingRepair>,
+    /// Exclusive lock on `<journal>.lock`, held while the journal is open (`None` only when
+    /// the lock file could not be created on a full or read-only disk).
+    _lock: Option<Flock<File>>,
+    /// The file's inode: tells the commit log's copies of lines of this file from those of
+    /// a file it replaced.
+    ino: u64,
+    /// Lines written since `synced_len`, for the commit log (see [`super::commit_log`]).
+    chunks: Vec<Chunk>,
+    /// Every written line is on the device in this file itself (not only in the commit log).
+    file_synced: bool,
 }
+
+/// Lines written to a journal and not yet synced: where they went and what they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub ino: u64,
+    pub offset: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone)]
+struct PendingRepair {
+    good_end: u64,
+    /// A copy of the whole file is kept first (corruption, not a torn tail).
+    keep_copy: bool,
+}
+
+/// What [`Journal::write`] made durable on its way (rotations sync the finished game and
+/// the new file), as a count of the events given, from the first.
+pub type Durable = usize;
 
 /// Damage found (and repaired) when opening a journal. Never fatal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,10 +218,18 @@ impl Journal {
     /// Open (or create) a journal, restoring its records.
     ///
     /// Returns the journal ready for appends, the events it holds (oldest first; feed them to
-    /// `Session::restore`) and a warning if damage was found and cut off.
+    /// `Session::restore`) and a warning if damage was found. Damage is cut off (after keeping
+    /// a copy of a corrupt file) when there is room for it; on a full or read-only disk the
+    /// file is left as it is, the good records are returned all the same, and the repair is
+    /// done by the first write that succeeds. Fails only when the journal cannot be read or
+    /// locked, or was written by a newer version.
     pub fn open(path: &Path) -> Result<(Journal, Vec<Event>, Option<Warning>), JournalError> {
         let dir = parent_dir(path);
-        fs::create_dir_all(&dir).map_err(ctx(path, "create its directory"))?;
+        if let Err(e) = fs::create_dir_all(&dir)
+            && !is_storage_fault(&e)
+        {
+            return Err(ctx(path, "create its directory")(e));
+        }
         let lock = lock(path)?;
         // A rotation interrupted before its rename leaves this behind; the journal is intact.
         let _ = fs::remove_file(tmp_path(path));
@@ -194,65 +241,60 @@ impl Journal {
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(ctx(path, "open it")(e)),
-        }
+        };
         let scan = scan(&bytes).map_err(|message| {
             ctx(path, "read it")(io::Error::new(io::ErrorKind::InvalidData, message))
         })?;
 
+        let has_game = scan
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GameStarted { .. }));
+        let carried = carry_over(&scan.events);
+        let mut journal = Journal {
+            path: path.to_path_buf(),
+            file: None,
+            len: scan.good_end as u64,
+            synced_len: scan.good_end as u64,
+            has_game,
+            carried: carried.clone(),
+            synced_state: (has_game, carried),
+            repair: None,
+            _lock: lock,
+            ino: 0,
+            chunks: Vec::new(),
+            file_synced: true,
+        };
         let mut warning = None;
         if let Some(bad) = &scan.damage {
-            let dropped = (bytes.len() - scan.good_end) as u64;
-            let saved_copy = if bad.kind == Damage::Corrupt {
-                let copy = free_name(path, "corrupt");
-                fs::write(&copy, &bytes).map_err(ctx(path, "keep a copy of the damaged file"))?;
-                Some(copy)
-            } else {
-                None
-            };
-            let f = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(ctx(path, "open it to cut off the damage"))?;
-            f.set_len(scan.good_end as u64)
-                .and_then(|_| f.sync_all())
-                .map_err(ctx(path, "cut off the damage"))?;
+            let keep_copy = bad.kind == Damage::Corrupt;
+            journal.repair = Some(PendingRepair {
+                good_end: scan.good_end as u64,
+                keep_copy,
+            });
             warning = Some(Warning {
                 path: path.to_path_buf(),
                 kind: bad.kind,
                 line: bad.line,
                 kept: scan.events.len(),
-                dropped_bytes: dropped,
-                saved_copy,
+                dropped_bytes: (bytes.len() - scan.good_end) as u64,
+                saved_copy: None,
                 reason: bad.reason.clone(),
             });
         }
-
-        let needs_header = scan.good_end == 0;
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(ctx(path, "open it for appending"))?;
-        if needs_header {
-            // Empty, new, or not even a complete header survived: start the file afresh.
-            file.set_len(0)
-                .and_then(|_| file.write_all(format!("{JOURNAL_HEADER}\n").as_bytes()))
-                .and_then(|_| file.sync_all())
-                .map_err(ctx(path, "write its header"))?;
-            sync_dir(&dir).map_err(ctx(path, "sync its directory"))?;
+        // Make the file ready for appends now if the disk lets us; otherwise the first
+        // write that succeeds does it (the caller learns of the problem from that write).
+        match journal.ready() {
+            Ok(copy) => {
+                if let Some(w) = warning.as_mut() {
+                    w.saved_copy = copy;
+                }
+            }
+            Err(e) if is_storage_fault(&e.source) => {
+                tracing::warn!("{e}; the journal is kept in memory until it can be written");
+            }
+            Err(e) => return Err(e),
         }
-
-        let journal = Journal {
-            path: path.to_path_buf(),
-            file,
-            has_game: scan
-                .events
-                .iter()
-                .any(|e| matches!(e, Event::GameStarted { .. })),
-            carried: carry_over(&scan.events),
-            unsynced: false,
-            _lock: lock,
-        };
         Ok((journal, scan.events, warning))
     }
 
@@ -261,16 +303,92 @@ impl Journal {
         &self.path
     }
 
+    /// Cut off damage found at open, create the file and its header: whatever is still to
+    /// do before the first append. Returns the copy of a corrupt file, when one was made.
+    fn ready(&mut self) -> Result<Option<PathBuf>, JournalError> {
+        let path = self.path.clone();
+        let mut saved_copy = None;
+        if let Some(repair) = self.repair.clone() {
+            super::faults::check().map_err(ctx(&path, "cut off the damage"))?;
+            if repair.keep_copy {
+                let copy = free_name(&path, "corrupt");
+                if let Err(e) = fs::copy(&path, &copy).and_then(|_| File::open(&copy)?.sync_all()) {
+                    let _ = fs::remove_file(&copy);
+                    return Err(ctx(&path, "keep a copy of the damaged file")(e));
+                }
+                saved_copy = Some(copy);
+            }
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .map_err(ctx(&path, "open it to cut off the damage"))?;
+            f.set_len(repair.good_end)
+                .and_then(|_| f.sync_all())
+                .map_err(ctx(&path, "cut off the damage"))?;
+            self.repair = None;
+        }
+        if self.file.is_none() {
+            super::faults::check().map_err(ctx(&path, "open it for appending"))?;
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(ctx(&path, "open it for appending"))?;
+            if self.len == 0 {
+                // Empty, new, or not even a complete header survived: start the file afresh.
+                file.set_len(0)
+                    .and_then(|_| file.write_all(format!("{JOURNAL_HEADER}\n").as_bytes()))
+                    .and_then(|_| file.sync_all())
+                    .map_err(ctx(&path, "write its header"))?;
+                sync_dir(&parent_dir(&path)).map_err(ctx(&path, "sync its directory"))?;
+                self.len = (JOURNAL_HEADER.len() + 1) as u64;
+                self.synced_len = self.len;
+            }
+            self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
+            self.file = Some(file);
+        }
+        Ok(saved_copy)
+    }
+
     /// Append one event (see [`Journal::append_all`]).
     pub fn append(&mut self, event: &Event) -> Result<(), JournalError> {
         self.append_all(std::slice::from_ref(event))
     }
 
-    /// Append the events one input caused, in one write, synced if any of them is part of the
-    /// game record. A `GameStarted` while a game is on file rotates the journal first.
+    /// Append the events one input caused, synced if any of them is part of the game record
+    /// ([`needs_sync`]). A `GameStarted` while a game is on file rotates the journal first.
     pub fn append_all(&mut self, events: &[Event]) -> Result<(), JournalError> {
-        let mut rest = events;
-        while !rest.is_empty() {
+        self.write(events).map_err(|(_, e)| e)?;
+        if events.iter().any(needs_sync) {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Write the events without syncing them (the caller syncs, maybe for many journals at
+    /// once: [`super::writer`]); a `GameStarted` while a game is on file rotates the journal
+    /// first. On success every event is written and the returned prefix is durable already.
+    ///
+    /// On failure the file is cut back to its last synced length, so a failed write never
+    /// leaves a torn record in front of later ones, and the error comes with the prefix of
+    /// `events` that is durable all the same; the rest must be written again.
+    pub fn write(&mut self, events: &[Event]) -> Result<Durable, (Durable, JournalError)> {
+        let mut durable = 0;
+        let result = self.write_inner(events, &mut durable);
+        match result {
+            Ok(()) => Ok(durable),
+            Err(e) => {
+                self.cut_back();
+                Err((durable, e))
+            }
+        }
+    }
+
+    fn write_inner(&mut self, events: &[Event], durable: &mut usize) -> Result<(), JournalError> {
+        self.ready()?;
+        let mut done = 0;
+        while done < events.len() {
+            let rest = &events[done..];
             // Everything up to the next rotating GameStarted goes to the current file.
             let split = rest
                 .iter()
@@ -285,7 +403,7 @@ impl Journal {
                 .unwrap_or(rest.len());
             if split > 0 {
                 self.write_lines(&rest[..split])?;
-                rest = &rest[split..];
+                done += split;
                 continue;
             }
             // rest[0] is a GameStarted with a game on file: rotate with it and what follows
@@ -294,19 +412,74 @@ impl Journal {
                 .iter()
                 .position(|e| matches!(e, Event::GameStarted { .. }))
                 .map_or(rest.len(), |p| p + 1);
+            // The finished game is made durable first: what came before is safe from here.
+            self.sync()?;
+            *durable = done;
             self.rotate(&rest[..end])?;
-            rest = &rest[end..];
+            done += end;
+            *durable = done;
         }
         Ok(())
     }
 
-    /// Flush every written line to the device (on shutdown, or periodically).
+    /// Flush every written line to the device.
     pub fn sync(&mut self) -> Result<(), JournalError> {
-        if self.unsynced {
-            self.file.sync_data().map_err(ctx(&self.path, "sync it"))?;
-            self.unsynced = false;
-        }
+        self.sync_file()?;
+        self.mark_synced();
         Ok(())
+    }
+
+    /// `fdatasync` the file itself if lines were written to it since its last sync (even if
+    /// they are durable in the commit log already).
+    pub fn sync_file(&mut self) -> Result<(), JournalError> {
+        if !self.file_synced
+            && let Some(file) = self.file.as_ref()
+        {
+            file.sync_data().map_err(ctx(&self.path, "sync it"))?;
+        }
+        self.file_synced = true;
+        Ok(())
+    }
+
+    /// Whether lines are written to the file that are not synced in it (they may be durable
+    /// through the commit log).
+    pub fn file_unsynced(&self) -> bool {
+        !self.file_synced
+    }
+
+    /// Everything written is on the device (the caller synced it, or a copy of it: the file
+    /// system, the commit log).
+    pub fn mark_synced(&mut self) {
+        self.synced_len = self.len;
+        self.synced_state = (self.has_game, self.carried.clone());
+        self.chunks.clear();
+    }
+
+    /// The lines written since the last sync, for the commit log.
+    pub fn unsynced_chunks(&self) -> &[Chunk] {
+        &self.chunks
+    }
+
+    /// Whether lines were written since the last sync.
+    pub fn unsynced(&self) -> bool {
+        self.len != self.synced_len
+    }
+
+    /// Forget what was written since the last sync: cut the file back (the lines may be torn,
+    /// or not on the device after a failed sync) so they can be written again.
+    pub fn cut_back(&mut self) {
+        // Always: a failed write may have landed partly without being counted in `len`.
+        if let Some(file) = self.file.as_ref()
+            && let Err(e) = file.set_len(self.synced_len)
+        {
+            tracing::warn!(
+                "game journal {}: cannot cut back a failed write: {e}",
+                self.path.display()
+            );
+        }
+        self.len = self.synced_len;
+        (self.has_game, self.carried) = self.synced_state.clone();
+        self.chunks.clear();
     }
 
     fn note(&mut self, events: &[Event]) {
@@ -326,56 +499,85 @@ impl Journal {
 
     fn write_lines(&mut self, events: &[Event]) -> Result<(), JournalError> {
         let text = encode_lines(events).map_err(ctx(&self.path, "encode an event"))?;
-        self.file
-            .write_all(text.as_bytes())
-            .map_err(ctx(&self.path, "append to it"))?;
-        self.unsynced = true;
-        if events.iter().any(needs_sync) {
-            self.sync()?;
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| ctx(&self.path, "append to it")(io::ErrorKind::NotFound.into()))?;
+        if let Err(fault) = super::faults::check() {
+            // As a full disk does: part of the write lands, then the error.
+            let _ = file.write_all(&text.as_bytes()[..text.len() / 2]);
+            return Err(ctx(&self.path, "append to it")(fault));
         }
+        file.write_all(text.as_bytes())
+            .map_err(ctx(&self.path, "append to it"))?;
+        self.chunks.push(Chunk {
+            ino: self.ino,
+            offset: self.len,
+            text: text.clone(),
+        });
+        self.file_synced = false;
+        self.len += text.len() as u64;
         self.note(events);
         Ok(())
     }
 
     /// Archive the current file and start a new one with the carried-over settings and
-    /// `events` (which begin with the new `GameStarted`).
+    /// `events` (which begin with the new `GameStarted`). The current file is synced.
     fn rotate(&mut self, events: &[Event]) -> Result<(), JournalError> {
         let path = self.path.clone();
         let dir = parent_dir(&path);
-        // Anything batched but unsynced belongs to the archived game: make it durable first.
-        self.sync()?;
+        super::faults::check().map_err(ctx(&path, "archive the finished game"))?;
         archive(&path).map_err(ctx(&path, "archive the finished game"))?;
 
         let tmp = tmp_path(&path);
         let _ = fs::remove_file(&tmp);
         let mut text = format!("{JOURNAL_HEADER}\n");
-        let carried = std::mem::take(&mut self.carried);
-        text.push_str(&encode_lines(&carried).map_err(ctx(&path, "encode an event"))?);
+        text.push_str(&encode_lines(&self.carried).map_err(ctx(&path, "encode an event"))?);
         text.push_str(&encode_lines(events).map_err(ctx(&path, "encode an event"))?);
-        let mut file = OpenOptions::new()
+        let written = OpenOptions::new()
             .create_new(true)
             .append(true)
             .open(&tmp)
-            .map_err(ctx(&path, "create the next game's journal"))?;
-        file.write_all(text.as_bytes())
-            .and_then(|_| file.sync_data())
-            .map_err(ctx(&path, "write the next game's journal"))?;
-        fs::rename(&tmp, &path).map_err(ctx(&path, "replace it with the next game's journal"))?;
-        sync_dir(&dir).map_err(ctx(&path, "sync its directory"))?;
-
-        self.file = file;
-        self.unsynced = false;
+            .and_then(|mut file| {
+                super::faults::check()?;
+                file.write_all(text.as_bytes())?;
+                file.sync_data()?;
+                fs::rename(&tmp, &path)?;
+                Ok(file)
+            });
+        let file = match written {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                return Err(ctx(&path, "write the next game's journal")(e));
+            }
+        };
+        // From the rename on the new file is the journal, whatever happens next.
+        self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
+        self.file = Some(file);
+        self.file_synced = true;
+        self.len = text.len() as u64;
         self.has_game = false;
-        self.carried = carried;
         self.note(events);
+        self.mark_synced();
+        sync_dir(&dir).map_err(ctx(&path, "sync its directory"))?;
         Ok(())
     }
+}
+
+/// Whether an error means the disk (not the journal) is the problem: full, read-only, over
+/// quota, failing. The daemon then keeps the records in memory and tries again.
+pub fn is_storage_fault(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(nix::libc::ENOSPC | nix::libc::EROFS | nix::libc::EDQUOT | nix::libc::EIO)
+    )
 }
 
 impl Drop for Journal {
     fn drop(&mut self) {
         // Best effort: the appends already reached the kernel, this only covers a power cut.
-        let _ = self.sync();
+        let _ = self.sync_file();
     }
 }
 
@@ -417,26 +619,46 @@ fn archive(path: &Path) -> io::Result<PathBuf> {
 
 /// Take the journal's lock file, so that two processes (or two tasks for one board) never
 /// write the same journal. The kernel drops the lock when its holder dies, even by `kill -9`.
-fn lock(path: &Path) -> Result<Flock<File>, JournalError> {
+///
+/// On a full or read-only disk an existing lock file is opened read-only (a lock needs no
+/// write access); when there is none and none can be made, the journal goes unlocked rather
+/// than keeping the board from being served.
+fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
-    let file = OpenOptions::new()
+    let name = PathBuf::from(name);
+    let file = match OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(PathBuf::from(name))
-        .map_err(ctx(path, "create its lock file"))?;
-    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
-        let source = if errno == Errno::EWOULDBLOCK {
-            io::Error::new(
-                io::ErrorKind::WouldBlock,
-                "it is in use by another eboardd process serving the same board",
-            )
-        } else {
-            io::Error::from(errno)
-        };
-        ctx(path, "lock it")(source)
-    })
+        .open(&name)
+    {
+        Ok(f) => f,
+        Err(e) if is_storage_fault(&e) => match File::open(&name) {
+            Ok(f) => f,
+            Err(_) => {
+                tracing::warn!(
+                    "game journal {}: no lock file and none can be made ({e}); not locked",
+                    path.display()
+                );
+                return Ok(None);
+            }
+        },
+        Err(e) => return Err(ctx(path, "create its lock file")(e)),
+    };
+    Flock::lock(file, FlockArg::LockExclusiveNonblock)
+        .map(Some)
+        .map_err(|(_, errno)| {
+            let source = if errno == Errno::EWOULDBLOCK {
+                io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "it is in use by another eboardd process serving the same board",
+                )
+            } else {
+                io::Error::from(errno)
+            };
+            ctx(path, "lock it")(source)
+        })
 }
 
 fn parent_dir(path: &Path) -> PathBuf {
@@ -529,7 +751,7 @@ fn scan(bytes: &[u8]) -> Result<Scan, String> {
         let verdict = if !complete {
             Err("incomplete line".to_string())
         } else if line_no == 1 {
-            if line == JOURNAL_HEADER.as_bytes() {
+            if line == JOURNAL_HEADER.as_bytes() || line == JOURNAL_HEADER_V1.as_bytes() {
                 Ok(None)
             } else if line.starts_with(HEADER_PREFIX.as_bytes()) {
                 return Err(format!(
@@ -774,12 +996,12 @@ mod tests {
         drop(j);
         assert_eq!(Journal::open(&path).unwrap().1, vec![started(1)]);
 
-        fs::write(&path, "# eboardd-journal 2\nwhatever\n").unwrap();
+        fs::write(&path, "# eboardd-journal 9\nwhatever\n").unwrap();
         let e = Journal::open(&path).unwrap_err();
         assert!(e.to_string().contains("another version"), "{e}");
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
-            "# eboardd-journal 2\nwhatever\n"
+            "# eboardd-journal 9\nwhatever\n"
         );
     }
 

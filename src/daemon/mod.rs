@@ -9,12 +9,16 @@
 //!
 //! [`main`] is the whole of the `eboardd` binary.
 
+pub mod added;
 pub mod args;
 pub mod board;
 pub mod bus;
+pub mod commit_log;
 pub mod config;
 pub mod dbus;
 pub mod demo;
+pub mod faults;
+pub mod health;
 pub mod journal;
 pub mod link;
 pub mod logging;
@@ -24,6 +28,7 @@ pub mod rounds;
 pub mod service;
 pub mod settings;
 pub mod store;
+pub mod writer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,9 +41,11 @@ use zbus::fdo::{ObjectManager, RequestNameFlags, RequestNameReply};
 
 use args::Args;
 use dbus::{BUS_NAME, MANAGER_PATH};
+use health::Health;
 use service::{Boards, Manager};
 use settings::Settings;
 use store::StorePaths;
+use writer::{Config as WriterConfig, Writer};
 
 /// Exit code: clean shutdown.
 pub const EXIT_OK: i32 = 0;
@@ -111,7 +118,18 @@ impl Service {
             pgn_dir: settings.pgn_dir.clone(),
             record_dir: settings.record_dir.clone(),
         };
-        let boards = Boards::new(conn.clone(), paths, settings.daemon.clone(), Instant::now());
+        let health = Health::new();
+        let games = settings.state_dir.join("games");
+        let writer = Writer::start(&games, WriterConfig::default(), health.clone())
+            .context("cannot start the journal writer")?;
+        let boards = Boards::new(
+            conn.clone(),
+            paths,
+            settings.daemon.clone(),
+            Instant::now(),
+            writer,
+            health.clone(),
+        );
         let server = conn.object_server();
         // The ObjectManager first, so that every board appears through InterfacesAdded.
         server
@@ -127,6 +145,25 @@ impl Service {
                 tracing::error!(board = %spec.id, "cannot start board: {e}");
             }
         }
+        // Then the boards added with AddBoard before the restart, unless the configuration
+        // now serves their id or port.
+        for spec in boards.remembered() {
+            let taken = settings
+                .boards
+                .iter()
+                .any(|b| b.id == spec.id || b.port == spec.port);
+            if taken {
+                tracing::info!(board = %spec.id, "added board now in the configuration");
+                continue;
+            }
+            match boards.add(spec.clone()).await {
+                Ok(_) => {
+                    tracing::info!(board = %spec.id, port = %spec.port.display(), "added board restored")
+                }
+                Err(e) => tracing::error!(board = %spec.id, "cannot start added board: {e}"),
+            }
+        }
+        announce_storage_problems(&conn, &boards).await?;
         let taken = || {
             anyhow::anyhow!("{BUS_NAME} is already owned on this bus: is another eboardd running?")
         };
@@ -157,8 +194,45 @@ impl Service {
     }
 }
 
+/// Keep the manager's `StorageProblem` announced (`PropertiesChanged`) and retry writing
+/// the list of added boards while that fails.
+async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> anyhow::Result<()> {
+    let iface = conn
+        .object_server()
+        .interface::<_, Manager>(MANAGER_PATH)
+        .await
+        .context("the manager object")?;
+    let mut changes = boards.health().subscribe();
+    tokio::spawn(async move {
+        while changes.changed().await.is_ok() {
+            let manager = iface.get().await;
+            if let Err(e) = manager
+                .storage_problem_changed(iface.signal_emitter())
+                .await
+            {
+                tracing::debug!("cannot announce StorageProblem: {e}");
+            }
+        }
+    });
+    let weak = Arc::downgrade(boards);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            match weak.upgrade() {
+                Some(b) => b.retry_saving(),
+                None => break,
+            }
+        }
+    });
+    Ok(())
+}
+
 /// The daemon proper: serve until SIGTERM or SIGINT.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    // Watch the signals before the name is owned: a client that sees the name may stop us
+    // at once, and SIGTERM's default action would not flush the journals.
+    let termination = termination_signals()?;
     let conn = bus::connect(&settings.bus).await?;
     let service = Service::start(conn, &settings).await?;
     tracing::info!(
@@ -172,7 +246,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let bus_gone = watch_bus(&service.conn).await?;
     tokio::select! {
-        signal = wait_for_termination() => {
+        signal = termination => {
             tracing::info!("{}: shutting down", signal?);
             let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
             service.shutdown().await;
@@ -221,11 +295,19 @@ where
 
 /// Wait for SIGTERM or SIGINT; returns which one came.
 pub async fn wait_for_termination() -> anyhow::Result<&'static str> {
+    termination_signals()?.await
+}
+
+/// Start watching SIGTERM and SIGINT now; the future resolves with the one that came.
+pub fn termination_signals()
+-> anyhow::Result<impl Future<Output = anyhow::Result<&'static str>> + use<>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
     let mut int = signal(SignalKind::interrupt()).context("cannot watch SIGINT")?;
-    Ok(tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
+    Ok(async move {
+        Ok(tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        })
     })
 }

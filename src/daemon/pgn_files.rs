@@ -78,6 +78,7 @@ impl PgnFiles {
         let path = self.live_path(board_id);
         check_id(board_id).map_err(ctx(&path, "use this board id"))?;
         let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
+        super::faults::check().map_err(ctx(&tmp, "write the new game text"))?;
         // No fsync: readers need the atomic rename, not durability. The journal is what
         // survives a crash, and the daemon rewrites every live file from it at start. A sync
         // here cost two synced writes per move on the board task (measured: the p99 outliers).
@@ -93,6 +94,32 @@ impl PgnFiles {
         match fs::remove_file(&path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(ctx(&path, "remove it")(e)),
             _ => Ok(()),
+        }
+    }
+
+    /// Move a board's live PGN out of `live/` (the board is no longer served) into
+    /// `removed/<board id>-<N>.pgn` under the first free N, so folder pollers stop showing it
+    /// and the game text is still there. Returns where it went; nothing to move is fine.
+    pub fn retire_live(&self, board_id: &str) -> Result<Option<PathBuf>, PgnFileError> {
+        let path = self.live_path(board_id);
+        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        if !path.exists() {
+            return Ok(None);
+        }
+        let dir = self.dir.join("removed");
+        fs::create_dir_all(&dir).map_err(ctx(&dir, "create the directory"))?;
+        let mut n = 1u32;
+        loop {
+            let target = dir.join(format!("{board_id}-{n}.pgn"));
+            // A link never replaces an existing file, unlike a rename.
+            match fs::hard_link(&path, &target) {
+                Ok(()) => {
+                    fs::remove_file(&path).map_err(ctx(&path, "remove it"))?;
+                    return Ok(Some(target));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
+                Err(e) => return Err(ctx(&target, "move the live game here")(e)),
+            }
         }
     }
 
@@ -114,6 +141,7 @@ impl PgnFiles {
         check_id(board_id).map_err(ctx(&first, "use this board id"))?;
         let text = with_newline(pgn);
         let tmp = self.dir.join(format!(".{board_id}.finished.tmp"));
+        super::faults::check().map_err(ctx(&tmp, "write the game text"))?;
         let mut written = false;
         let mut n = 1u32;
         let result = loop {

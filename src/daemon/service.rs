@@ -16,13 +16,16 @@ use zbus::{ObjectPath, OwnedObjectPath};
 
 use crate::session::Session;
 
-use super::board::BoardTask;
+use super::added::AddedBoards;
+use super::board::{BoardTask, Stop};
 use super::config::{DaemonConfig, port_file_name};
 use super::dbus::{
     BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, Snapshot, board_path,
 };
+use super::health::{Health, Source};
 use super::settings::{BoardSpec, spec_for_port};
 use super::store::{BoardStore, StorePaths};
+use super::writer::Writer;
 
 /// How long a stopping board may take to flush before it is abandoned.
 const STOP_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -30,7 +33,7 @@ const STOP_TIMEOUT: Duration = Duration::from_millis(1500);
 /// A running board.
 struct Running {
     spec: BoardSpec,
-    stop: oneshot::Sender<()>,
+    stop: oneshot::Sender<Stop>,
     task: JoinHandle<()>,
 }
 
@@ -41,6 +44,10 @@ pub struct Boards {
     defaults: DaemonConfig,
     epoch: Instant,
     running: Mutex<BTreeMap<String, Running>>,
+    writer: Writer,
+    health: Health,
+    /// Boards added with `AddBoard`, remembered across restarts.
+    added: std::sync::Mutex<AddedBoards>,
 }
 
 impl Boards {
@@ -49,14 +56,71 @@ impl Boards {
         paths: StorePaths,
         defaults: DaemonConfig,
         epoch: Instant,
+        writer: Writer,
+        health: Health,
     ) -> Arc<Self> {
+        let added = AddedBoards::load(&paths.state_dir);
         Arc::new(Boards {
             conn,
             paths,
             defaults,
             epoch,
             running: Mutex::new(BTreeMap::new()),
+            writer,
+            health,
+            added: std::sync::Mutex::new(added),
         })
+    }
+
+    /// The storage health the manager's `StorageProblem` shows.
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+
+    /// The boards added with `AddBoard` before the last restart.
+    pub fn remembered(&self) -> Vec<BoardSpec> {
+        self.added_list().specs()
+    }
+
+    fn added_list(&self) -> std::sync::MutexGuard<'_, AddedBoards> {
+        self.added.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Remember (`Some`) or forget (`None`) an added board, and write the list.
+    fn remember(&self, id: &str, spec: Option<&BoardSpec>) {
+        let mut list = self.added_list();
+        match spec {
+            Some(spec) => list.add(spec),
+            None => {
+                list.remove(id);
+            }
+        }
+        self.save_added(&mut list);
+    }
+
+    fn save_added(&self, list: &mut AddedBoards) {
+        match list.save() {
+            Ok(()) => self.health.report(Source::BoardList, None),
+            Err(e) => {
+                let dir = list
+                    .path()
+                    .parent()
+                    .unwrap_or(&self.paths.state_dir)
+                    .to_path_buf();
+                self.health.report(
+                    Source::BoardList,
+                    Some(super::health::describe("state directory", &dir, &e)),
+                );
+            }
+        }
+    }
+
+    /// Write the list of added boards if an earlier write failed (called periodically).
+    pub fn retry_saving(&self) {
+        let mut list = self.added_list();
+        if list.dirty() {
+            self.save_added(&mut list);
+        }
     }
 
     /// Start serving a board: restore its game, register its object, spawn its task.
@@ -81,12 +145,13 @@ impl Boards {
             BridgeError::InvalidArgument(format!("bad board id {:?}: {e}", spec.id))
         })?;
 
-        let (store, journal) = BoardStore::open(&self.paths, &spec.id).map_err(|e| {
-            BridgeError::ZBus(zbus::Error::Failure(format!(
-                "cannot open the saved game of board {:?}: {e:#}",
-                spec.id
-            )))
-        })?;
+        let (store, journal) = BoardStore::open(&self.paths, &spec.id, &self.writer, &self.health)
+            .map_err(|e| {
+                BridgeError::ZBus(zbus::Error::Failure(format!(
+                    "cannot open the saved game of board {:?}: {e:#}",
+                    spec.id
+                )))
+            })?;
         let session = if journal.is_empty() {
             Session::new(spec.session.clone())
         } else {
@@ -134,7 +199,8 @@ impl Boards {
         let r = self.running.lock().await.remove(id).ok_or_else(|| {
             BridgeError::InvalidArgument(format!("no board is served at {}", board_path(id)))
         })?;
-        stop(r).await;
+        stop(r, Stop::Removed).await;
+        self.remember(id, None);
         self.conn
             .object_server()
             .remove::<BoardObject, _>(board_path(id).as_str())
@@ -149,7 +215,7 @@ impl Boards {
         let tasks: Vec<(String, JoinHandle<()>)> = all
             .into_values()
             .map(|r| {
-                let _ = r.stop.send(());
+                let _ = r.stop.send(Stop::Shutdown);
                 (r.spec.id, r.task)
             })
             .collect();
@@ -184,9 +250,9 @@ impl Boards {
     }
 }
 
-async fn stop(r: Running) {
+async fn stop(r: Running, why: Stop) {
     let id = r.spec.id.clone();
-    let _ = r.stop.send(());
+    let _ = r.stop.send(why);
     let mut task = r.task;
     if tokio::time::timeout(STOP_TIMEOUT, &mut task).await.is_err() {
         tracing::warn!(board = %id, "board did not stop in time; abandoning it");
@@ -212,10 +278,18 @@ impl Manager {
         env!("CARGO_PKG_VERSION").to_owned()
     }
 
+    /// Empty while the state and PGN directories take every write; otherwise what fails.
+    #[zbus(property)]
+    fn storage_problem(&self) -> String {
+        self.boards.health().summary()
+    }
+
     async fn add_board(&self, port: String) -> Result<OwnedObjectPath, BridgeError> {
         let spec = self.boards.spec_for_port(&port)?;
         tracing::info!(port = %port, id = %spec.id, "AddBoard");
-        self.boards.add(spec).await
+        let path = self.boards.add(spec.clone()).await?;
+        self.boards.remember(&spec.id, Some(&spec));
+        Ok(path)
     }
 
     async fn remove_board(&self, board: OwnedObjectPath) -> Result<(), BridgeError> {

@@ -1,20 +1,29 @@
-//! Per-board persistence seen from the board task: the game journal (written before any
-//! event is published), the `--record` raw-input writer and the PGN files.
+//! Per-board persistence seen from the board task: the game journal (records written before
+//! any event is published, through the shared [`Writer`]), the `--record` raw-input writer
+//! and the PGN files.
 //!
 //! The board task only talks to [`BoardStore`]; the file formats live in [`super::journal`],
-//! [`super::recorder`] and [`super::pgn_files`]. Failures of the recorder and the PGN files
-//! are logged and never stop the board; a journal that cannot be opened keeps the board
-//! from starting (its game could not be kept).
+//! [`super::recorder`] and [`super::pgn_files`]. Failures of the recorder are logged and
+//! never stop the board. Failures of the journal and the PGN files (a full, read-only or
+//! failing disk) never stop it either: the game goes on from memory, the problem is reported
+//! to [`Health`] (the manager's `StorageProblem`), and what could not be written — journal
+//! records, the live PGN, a finished game — is written as soon as the disk takes it again.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::session::{Event, View};
+use crate::session::{Event, View, is_journalled};
 
+use super::health::{self, Health, Source};
 use super::journal::{Journal, journal_path};
-use super::pgn_files::PgnFiles;
+use super::pgn_files::{PgnFileError, PgnFiles};
 use super::recorder::Recorder;
+use super::writer::{Key, Outcome, Writer};
+
+/// How often PGN files that could not be written are tried again.
+const PGN_RETRY: Duration = Duration::from_secs(1);
 
 /// Where a board's files go.
 #[derive(Debug, Clone)]
@@ -27,56 +36,84 @@ pub struct StorePaths {
 /// One board's persistent state.
 pub struct BoardStore {
     id: String,
-    journal: Journal,
+    writer: Writer,
+    key: Key,
+    health: Health,
     recorder: Option<Recorder>,
     pgn: Option<PgnFiles>,
+    pgn_dir: Option<PathBuf>,
     /// The live PGN text last written, to skip rewriting an unchanged file.
     live: String,
+    /// Finished games not yet written (the disk refused them).
+    finished: Vec<String>,
+    /// The PGN files failed; when they were last tried.
+    pgn_failing: Option<Instant>,
 }
 
 impl BoardStore {
-    /// Open (or create) the board's journal and return it with the events it holds, oldest
-    /// first, for [`crate::session::Session::restore`].
-    pub fn open(paths: &StorePaths, id: &str) -> anyhow::Result<(BoardStore, Vec<Event>)> {
+    /// Open (or create) the board's journal, hand it to the writer and return the store with
+    /// the events the journal holds, oldest first, for [`crate::session::Session::restore`].
+    pub fn open(
+        paths: &StorePaths,
+        id: &str,
+        writer: &Writer,
+        health: &Health,
+    ) -> anyhow::Result<(BoardStore, Vec<Event>)> {
         let path = journal_path(&paths.state_dir, id);
         let (journal, events, warning) = Journal::open(&path)
             .with_context(|| format!("cannot open the journal {}", path.display()))?;
         if let Some(w) = warning {
-            tracing::warn!(board = %id, "journal damage repaired: {w}");
+            tracing::warn!(board = %id, "journal damage found: {w}");
         }
+        let key = writer.register(id, journal);
         let recorder = paths.record_dir.as_ref().and_then(|dir| {
             Recorder::create(dir, id)
                 .inspect(|r| tracing::info!(board = %id, file = %r.path().display(), "recording serial input"))
                 .inspect_err(|e| tracing::error!(board = %id, "cannot record: {e}"))
                 .ok()
         });
-        let pgn = paths.pgn_dir.as_ref().and_then(|dir| {
-            PgnFiles::new(dir)
-                .inspect_err(|e| tracing::error!(board = %id, "no PGN files: {e}"))
-                .ok()
-        });
-        let store = BoardStore {
+        let mut store = BoardStore {
             id: id.to_owned(),
-            journal,
+            writer: writer.clone(),
+            key,
+            health: health.clone(),
             recorder,
-            pgn,
+            pgn: None,
+            pgn_dir: paths.pgn_dir.clone(),
             live: String::new(),
+            finished: Vec::new(),
+            pgn_failing: None,
         };
+        store.open_pgn();
         Ok((store, events))
     }
 
-    /// Append events to the journal; returns once they are durable (synced when they are
-    /// part of the game record).
-    pub fn append(&mut self, events: &[Event]) -> anyhow::Result<()> {
-        // An fsync may take a while on a slow card: let the runtime move other boards away.
-        let journal = &mut self.journal;
-        let result = match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(|| journal.append_all(events))
+    /// The PGN directory, once it can be made.
+    fn open_pgn(&mut self) -> Option<&PgnFiles> {
+        if self.pgn.is_none()
+            && let Some(dir) = self.pgn_dir.as_ref()
+        {
+            match PgnFiles::new(dir) {
+                Ok(p) => self.pgn = Some(p),
+                Err(e) => self.pgn_failed(&e),
             }
-            _ => journal.append_all(events),
-        };
-        result.with_context(|| format!("journal {}", self.journal.path().display()))
+        }
+        self.pgn.as_ref()
+    }
+
+    /// Journal what of `events` the journal keeps ([`is_journalled`]); returns once it is
+    /// durable, or at once when the disk refused it (then it is held and written later, and
+    /// the events are published all the same: hiding the game would not help anyone).
+    pub async fn append(&mut self, events: &[Event]) -> Outcome {
+        let records: Vec<Event> = events
+            .iter()
+            .filter(|e| is_journalled(e))
+            .cloned()
+            .collect();
+        if records.is_empty() {
+            return Outcome::Durable;
+        }
+        self.writer.append(self.key, records).await
     }
 
     /// Record one `read()` of raw serial input (`--record`), at `at_ms` since the recorder
@@ -99,34 +136,98 @@ impl BoardStore {
 
     /// After events were published: refresh the live PGN, store a finished game.
     pub fn after_publish(&mut self, view: &View, events: &[Event]) {
-        let Some(pgn) = self.pgn.as_ref() else { return };
-        if view.pgn.is_empty() {
+        if self.pgn_dir.is_none() || view.pgn.is_empty() {
             return;
         }
-        if view.pgn != self.live {
-            match pgn.write_live(&self.id, &view.pgn) {
+        if events.iter().any(|e| matches!(e, Event::GameEnded { .. })) {
+            self.finished.push(view.pgn.clone());
+        }
+        self.write_pgn(view);
+    }
+
+    /// Try again what the disk refused (called on the board's ticks; does something at
+    /// most every [`PGN_RETRY`] while PGN files fail).
+    pub fn retry(&mut self, view: &View) {
+        if let Some(at) = self.pgn_failing
+            && at.elapsed() >= PGN_RETRY
+        {
+            self.write_pgn(view);
+        }
+    }
+
+    fn write_pgn(&mut self, view: &View) {
+        let id = self.id.clone();
+        let Some(pgn) = self.open_pgn().cloned() else {
+            self.pgn_failing = Some(Instant::now());
+            return;
+        };
+        let mut failed = None;
+        if view.pgn != self.live && !view.pgn.is_empty() {
+            match pgn.write_live(&id, &view.pgn) {
                 Ok(_) => self.live = view.pgn.clone(),
-                Err(e) => tracing::error!(board = %self.id, "{e}"),
+                Err(e) => failed = Some(e),
             }
             // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app.
             if let Err(e) = super::rounds::publish(pgn.dir(), &view.pgn) {
                 tracing::error!(board = %self.id, "{e}");
             }
         }
-        if events.iter().any(|e| matches!(e, Event::GameEnded { .. })) {
-            match pgn.write_finished(&self.id, &view.pgn) {
+        while failed.is_none()
+            && let Some(text) = self.finished.first()
+        {
+            match pgn.write_finished(&id, text) {
                 Ok(path) => {
-                    tracing::info!(board = %self.id, file = %path.display(), "finished game written")
+                    tracing::info!(board = %id, file = %path.display(), "finished game written");
+                    self.finished.remove(0);
                 }
-                Err(e) => tracing::error!(board = %self.id, "{e}"),
+                Err(e) => failed = Some(e),
+            }
+        }
+        match failed {
+            Some(e) => self.pgn_failed(&e),
+            None => {
+                if self.pgn_failing.take().is_some() {
+                    self.health.report(Source::Pgn(id), None);
+                }
             }
         }
     }
 
-    /// Make everything durable (shutdown).
-    pub fn flush(&mut self) {
-        if let Err(e) = self.journal.sync() {
-            tracing::error!(board = %self.id, "cannot sync the journal: {e}");
+    fn pgn_failed(&mut self, e: &PgnFileError) {
+        if self.pgn_failing.is_none() {
+            tracing::warn!(board = %self.id, "{e}");
+        }
+        self.pgn_failing = Some(Instant::now());
+        let dir = self.pgn_dir.clone().unwrap_or_default();
+        self.health.report(
+            Source::Pgn(self.id.clone()),
+            Some(health::describe("PGN directory", &dir, &e.source)),
+        );
+    }
+
+    /// The board is no longer served: move its live PGN out of `live/`.
+    pub fn retire(&mut self) {
+        self.health.report(Source::Pgn(self.id.clone()), None);
+        let Some(pgn) = self.open_pgn().cloned() else {
+            return;
+        };
+        match pgn.retire_live(&self.id) {
+            Ok(Some(to)) => {
+                tracing::info!(board = %self.id, file = %to.display(), "live PGN moved out of live/")
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(board = %self.id, "{e}"),
+        }
+    }
+
+    /// Make everything durable and close the journal (shutdown, board removed).
+    pub async fn flush(&mut self) {
+        if !self.writer.close(self.key).await {
+            tracing::error!(
+                board = %self.id,
+                "journal records are still held in memory; they are written as soon as the \
+                 disk takes them"
+            );
         }
         if let Some(r) = self.recorder.as_mut()
             && let Err(e) = r.sync()

@@ -68,6 +68,7 @@
 
 pub mod clock;
 pub mod eeprom;
+pub mod feed;
 pub mod handling;
 pub mod pgn;
 pub mod pty;

@@ -126,14 +126,34 @@ impl Daemon {
         Self::spawn_raw(dir, &full)
     }
 
+    /// [`Daemon::spawn`] with extra environment variables.
+    pub fn spawn_env(bus: &Bus, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Daemon {
+        let state = dir.join("state");
+        let mut full: Vec<String> = vec![
+            "--bus".into(),
+            bus.address.clone(),
+            "--state-dir".into(),
+            state.display().to_string(),
+            "--log-format".into(),
+            "text".into(),
+        ];
+        full.extend(args.iter().map(|s| s.to_string()));
+        Self::spawn_raw_env(dir, &full, env)
+    }
+
     /// Start the binary with exactly these arguments.
     pub fn spawn_raw(dir: &Path, args: &[String]) -> Daemon {
+        Self::spawn_raw_env(dir, args, &[])
+    }
+
+    fn spawn_raw_env(dir: &Path, args: &[String], env: &[(&str, &str)]) -> Daemon {
         let stderr_path = dir.join(format!("eboardd-{}.log", unique()));
         let log = std::fs::File::create(&stderr_path).unwrap();
         let mut cmd = Command::new(eboardd());
         cmd.args(args)
             .env("RUST_LOG", "eboardd=debug,info")
             .env_remove("NOTIFY_SOCKET")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

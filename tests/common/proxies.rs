@@ -12,6 +12,8 @@ pub trait Manager {
     fn remove_board(&self, board: &zbus::ObjectPath<'_>) -> zbus::Result<()>;
     #[zbus(property)]
     fn version(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn storage_problem(&self) -> zbus::Result<String>;
 }
 
 #[zbus::proxy(

@@ -1,0 +1,218 @@
+//! The boards added at runtime with `AddBoard`, remembered across restarts until
+//! `RemoveBoard`: `<state_dir>/boards.json`, replaced atomically (temporary file, sync,
+//! rename) on every change.
+//!
+//! Each entry keeps the board's id, port and the settings it was added with (the `[daemon]`
+//! defaults of that time); what operators change later (tags, rules) is in the board's
+//! journal. At start the daemon serves the configured boards first and then these, skipping
+//! any whose id or port the configuration now uses. A file that cannot be read is set aside
+//! (`boards.json.unreadable-N`) rather than overwritten, and named in the log.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::SessionConfig;
+
+use super::settings::BoardSpec;
+
+/// The file's name in the state directory.
+pub const FILE_NAME: &str = "boards.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    port: String,
+    #[serde(default)]
+    listen_only: bool,
+    session: SessionConfig,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct FileFormat {
+    version: u32,
+    boards: Vec<Entry>,
+}
+
+/// The remembered boards.
+#[derive(Debug)]
+pub struct AddedBoards {
+    path: PathBuf,
+    entries: Vec<Entry>,
+    /// The last change is not on disk yet.
+    dirty: bool,
+}
+
+impl AddedBoards {
+    /// Read the list in `state_dir` (none yet is an empty list).
+    pub fn load(state_dir: &Path) -> AddedBoards {
+        let path = state_dir.join(FILE_NAME);
+        let entries = match fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<FileFormat>(&bytes) {
+                Ok(f) if f.version == 1 => f.boards,
+                Ok(f) => {
+                    tracing::error!(
+                        "{}: written by another version (format {}); the boards in it are not \
+                         served and the file is left alone",
+                        path.display(),
+                        f.version
+                    );
+                    return AddedBoards {
+                        // Never overwrite it: changes go nowhere until it is moved away.
+                        path: PathBuf::new(),
+                        entries: Vec::new(),
+                        dirty: false,
+                    };
+                }
+                Err(e) => {
+                    let aside = set_aside(&path);
+                    tracing::error!(
+                        "{}: unreadable ({e}); set aside as {}, no added boards restored",
+                        path.display(),
+                        aside.display()
+                    );
+                    Vec::new()
+                }
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => {
+                tracing::error!("{}: cannot read it ({e})", path.display());
+                Vec::new()
+            }
+        };
+        AddedBoards {
+            path,
+            entries,
+            dirty: false,
+        }
+    }
+
+    /// The remembered boards, in the order they were added.
+    pub fn specs(&self) -> Vec<BoardSpec> {
+        self.entries
+            .iter()
+            .map(|e| BoardSpec {
+                id: e.id.clone(),
+                port: PathBuf::from(&e.port),
+                listen_only: e.listen_only,
+                session: e.session.clone(),
+            })
+            .collect()
+    }
+
+    /// Remember a board (replacing an entry with the same id).
+    pub fn add(&mut self, spec: &BoardSpec) {
+        self.entries.retain(|e| e.id != spec.id);
+        self.entries.push(Entry {
+            id: spec.id.clone(),
+            port: spec.port.to_string_lossy().into_owned(),
+            listen_only: spec.listen_only,
+            session: spec.session.clone(),
+        });
+        self.dirty = true;
+    }
+
+    /// Forget a board; whether it was remembered.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let before = self.entries.len();
+        self.entries.retain(|e| e.id != id);
+        let removed = self.entries.len() != before;
+        self.dirty |= removed;
+        removed
+    }
+
+    /// Whether a change still has to be written.
+    pub fn dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Write the list if it changed.
+    pub fn save(&mut self) -> io::Result<()> {
+        if !self.dirty || self.path.as_os_str().is_empty() {
+            self.dirty = false;
+            return Ok(());
+        }
+        super::faults::check()?;
+        let text = serde_json::to_string_pretty(&FileFormat {
+            version: 1,
+            boards: self.entries.clone(),
+        })?;
+        let mut tmp = self.path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        let result = File::create(&tmp)
+            .and_then(|mut f| {
+                f.write_all(text.as_bytes())?;
+                f.write_all(b"\n")?;
+                f.sync_data()
+            })
+            .and_then(|_| fs::rename(&tmp, &self.path))
+            .and_then(|_| match self.path.parent() {
+                Some(dir) => File::open(dir)?.sync_all(),
+                None => Ok(()),
+            });
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        } else {
+            self.dirty = false;
+        }
+        result
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn set_aside(path: &Path) -> PathBuf {
+    let mut n = 1;
+    loop {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".unreadable-{n}"));
+        let aside = PathBuf::from(name);
+        if !aside.exists() {
+            let _ = fs::rename(path, &aside);
+            return aside;
+        }
+        n += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::config::DaemonConfig;
+    use crate::daemon::settings::spec_for_port;
+
+    #[test]
+    fn boards_are_remembered_until_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let daemon = DaemonConfig::default();
+        let mut list = AddedBoards::load(dir.path());
+        assert!(list.specs().is_empty());
+        let a = spec_for_port("/dev/eboard/by-path/usb-1", &daemon);
+        let b = spec_for_port("/dev/ttyACM3", &daemon);
+        list.add(&a);
+        list.add(&b);
+        list.save().unwrap();
+        let again = AddedBoards::load(dir.path());
+        assert_eq!(again.specs(), vec![a.clone(), b.clone()]);
+        list.remove(&a.id);
+        list.save().unwrap();
+        assert_eq!(AddedBoards::load(dir.path()).specs(), vec![b]);
+        assert!(!list.remove("nothing"));
+    }
+
+    #[test]
+    fn an_unreadable_file_is_set_aside_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(FILE_NAME), "{ not json").unwrap();
+        let list = AddedBoards::load(dir.path());
+        assert!(list.specs().is_empty());
+        let aside = dir.path().join("boards.json.unreadable-1");
+        assert_eq!(fs::read_to_string(aside).unwrap(), "{ not json");
+    }
+}

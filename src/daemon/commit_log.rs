@@ -1,0 +1,297 @@
+//! The commit log: group commit for many journal files with one `fdatasync`.
+//!
+//! The journal writer ([`super::writer`]) writes each board's lines to its own journal file
+//! without syncing it, appends a copy of the same lines (with the file's inode and the offset
+//! they went to) to this one shared file, and syncs only this file: one `fdatasync` makes
+//! every board's lines of the group durable. The journal files themselves are synced now and
+//! then (a checkpoint: [`CHECKPOINT_BYTES`] of log or [`CHECKPOINT_EVERY`]), after which the
+//! log is emptied; so the log stays small and restore reads the journals as before.
+//!
+//! After a power cut, [`recover`] (run before any journal is opened) puts back into each
+//! journal the lines the log holds that did not reach its file. A `kill -9` loses nothing the
+//! kernel already had; the log only matters when the machine itself went down.
+//!
+//! `<games dir>/commit.log`, UTF-8 text:
+//!
+//! ```text
+//! # eboardd-commit-log 1
+//! <crc32 of the rest, 8 hex digits> <board id> <inode> <offset> <the journal line>
+//! ```
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::journal::{Chunk, crc32};
+
+/// First line of the log.
+pub const HEADER: &str = "# eboardd-commit-log 1";
+/// Empty the log (after syncing every journal) once it holds this much.
+pub const CHECKPOINT_BYTES: u64 = 4 << 20;
+/// ... or this long after the last checkpoint, whichever comes first.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(300);
+
+/// Where the log of a games directory is.
+pub fn log_path(games_dir: &Path) -> PathBuf {
+    games_dir.join("commit.log")
+}
+
+/// The open log.
+pub struct CommitLog {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    since: Instant,
+}
+
+impl CommitLog {
+    /// Open the log, empty (call [`recover`] first).
+    pub fn create(games_dir: &Path) -> io::Result<CommitLog> {
+        super::faults::check()?;
+        fs::create_dir_all(games_dir)?;
+        let path = log_path(games_dir);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        file.set_len(0)?;
+        file.write_all(format!("{HEADER}\n").as_bytes())?;
+        file.sync_all()?;
+        File::open(games_dir)?.sync_all()?;
+        Ok(CommitLog {
+            path,
+            file,
+            len: (HEADER.len() + 1) as u64,
+            since: Instant::now(),
+        })
+    }
+
+    /// Append copies of the chunks of every board and sync the log: when this returns `Ok`,
+    /// all of them are durable. On failure the log is cut back to what it was.
+    pub fn commit(&mut self, chunks: &[(&str, &Chunk)]) -> io::Result<()> {
+        let mut text = String::new();
+        for (id, chunk) in chunks {
+            let mut offset = chunk.offset;
+            for line in chunk.text.split_inclusive('\n') {
+                let body = format!(
+                    "{id} {} {offset} {}",
+                    chunk.ino,
+                    line.trim_end_matches('\n')
+                );
+                text.push_str(&format!("{:08x} {body}\n", crc32(body.as_bytes())));
+                offset += line.len() as u64;
+            }
+        }
+        let result = super::faults::check()
+            .and_then(|_| self.file.write_all_at(text.as_bytes(), self.len))
+            .and_then(|_| self.file.sync_data());
+        match result {
+            Ok(()) => {
+                self.len += text.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                let _ = self.file.set_len(self.len);
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether it is time to sync the journals and empty the log.
+    pub fn wants_checkpoint(&self) -> bool {
+        self.len > (HEADER.len() + 1) as u64
+            && (self.len >= CHECKPOINT_BYTES || self.since.elapsed() >= CHECKPOINT_EVERY)
+    }
+
+    /// Empty the log: every journal it covers has been synced.
+    pub fn reset(&mut self) -> io::Result<()> {
+        self.file.set_len((HEADER.len() + 1) as u64)?;
+        self.file.sync_data()?;
+        self.len = (HEADER.len() + 1) as u64;
+        self.since = Instant::now();
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// What [`recover`] did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// Journal lines put back, per board.
+    pub lines: BTreeMap<String, usize>,
+}
+
+/// Put back into each journal under `games_dir` the lines the log holds beyond what reached
+/// the journal's file (a power cut after the log was synced, before the journals were).
+/// Lines of a file that has since been replaced (another inode) are skipped. A torn or bad
+/// log line ends the log there. The journals touched are synced; the log is left for
+/// [`CommitLog::create`] to empty.
+pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
+    let mut bytes = Vec::new();
+    match File::open(log_path(games_dir)) {
+        Ok(mut f) => {
+            f.read_to_end(&mut bytes)?;
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Recovered::default()),
+        Err(e) => return Err(e),
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines = text.split_inclusive('\n');
+    match lines.next() {
+        Some(h) if h.trim_end() == HEADER => {}
+        Some(h) if h.ends_with('\n') && h.starts_with("# eboardd-commit-log ") => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("written by another version ({:?})", h.trim_end()),
+            ));
+        }
+        _ => return Ok(Recovered::default()),
+    }
+    // board id -> (inode, offset, journal line with its newline), in log order.
+    let mut entries: BTreeMap<String, Vec<(u64, u64, String)>> = BTreeMap::new();
+    for line in lines {
+        let Some(body) = line.strip_suffix('\n') else {
+            break; // torn
+        };
+        let Some((sum, rest)) = body.split_once(' ') else {
+            break;
+        };
+        if u32::from_str_radix(sum, 16).ok() != Some(crc32(rest.as_bytes())) {
+            break;
+        }
+        let mut parts = rest.splitn(4, ' ');
+        let (Some(id), Some(ino), Some(offset), Some(jline)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            break;
+        };
+        let (Ok(ino), Ok(offset)) = (ino.parse(), offset.parse()) else {
+            break;
+        };
+        entries
+            .entry(id.to_owned())
+            .or_default()
+            .push((ino, offset, format!("{jline}\n")));
+    }
+    let mut recovered = Recovered::default();
+    for (id, list) in entries {
+        let path = super::journal::journal_path(games_dir.parent().unwrap_or(games_dir), &id);
+        let Ok(file) = OpenOptions::new().read(true).write(true).open(&path) else {
+            continue;
+        };
+        let meta = file.metadata()?;
+        let mut len = meta.len();
+        let mut put_back = 0;
+        for (ino, offset, line) in list.iter().filter(|(ino, ..)| *ino == meta.ino()) {
+            let _ = ino;
+            let end = offset + line.len() as u64;
+            if end <= len {
+                let mut have = vec![0u8; line.len()];
+                file.read_exact_at(&mut have, *offset)?;
+                if have == line.as_bytes() {
+                    continue;
+                }
+            } else if *offset > len {
+                tracing::warn!(
+                    "commit log: {} ends at {len}, the log continues it at {offset}; not \
+                     guessing what is between",
+                    path.display()
+                );
+                break;
+            }
+            file.set_len(*offset)?;
+            file.write_all_at(line.as_bytes(), *offset)?;
+            len = end;
+            put_back += 1;
+        }
+        if put_back > 0 {
+            file.sync_data()?;
+            tracing::warn!(
+                board = %id,
+                lines = put_back,
+                "journal lines put back from the commit log (the machine went down before \
+                 the journal itself was synced)"
+            );
+            recovered.lines.insert(id, put_back);
+        }
+    }
+    Ok(recovered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::journal::{Journal, encode_lines, journal_path};
+    use crate::session::Event;
+
+    fn ev(n: u32) -> Event {
+        Event::Record(crate::session::RecordFact::Tags {
+            tags: vec![("Round".into(), n.to_string())],
+        })
+    }
+
+    #[test]
+    fn lines_lost_from_a_journal_are_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = dir.path().join("games");
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        let mut log = CommitLog::create(&games).unwrap();
+        j.write(&[ev(1)]).unwrap();
+        let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
+        log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
+            .unwrap();
+        j.mark_synced();
+        j.write(&[ev(2)]).unwrap();
+        let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
+        log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
+            .unwrap();
+        j.mark_synced();
+        drop(j);
+        let full = fs::read(&path).unwrap();
+        // The machine went down: the journal lost its last line and a half (the page cache),
+        // the log (synced) has them.
+        let second = encode_lines(&[ev(2)]).unwrap();
+        let cut = full.len() - second.len() - 5;
+        fs::write(&path, &full[..cut]).unwrap();
+        let r = recover(&games).unwrap();
+        assert_eq!(r.lines.get("b1"), Some(&2));
+        assert_eq!(fs::read(&path).unwrap(), full);
+        // Recovering again changes nothing.
+        assert!(recover(&games).unwrap().lines.is_empty());
+        let (_, events, w) = Journal::open(&path).unwrap();
+        assert_eq!(events, vec![ev(1), ev(2)]);
+        assert!(w.is_none());
+        // A torn log line ends the log; an emptied log recovers nothing.
+        let mut log = CommitLog::create(&games).unwrap();
+        log.reset().unwrap();
+        assert!(recover(&games).unwrap().lines.is_empty());
+    }
+
+    #[test]
+    fn lines_of_a_replaced_file_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = dir.path().join("games");
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        let mut log = CommitLog::create(&games).unwrap();
+        j.write(&[ev(1)]).unwrap();
+        let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
+        log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
+            .unwrap();
+        drop(j);
+        // Replaced by another file (as a rotation does): its inode differs.
+        let other = dir.path().join("other");
+        fs::write(&other, "# eboardd-journal 2\n").unwrap();
+        fs::rename(&other, &path).unwrap();
+        assert!(recover(&games).unwrap().lines.is_empty());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "# eboardd-journal 2\n");
+    }
+}

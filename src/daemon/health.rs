@@ -1,0 +1,151 @@
+//! Storage health: whether the state and PGN directories take every write, as the manager's
+//! `StorageProblem` property shows it (contract section 2).
+//!
+//! Every part that writes (the journal writer, each board's PGN files, the remembered board
+//! list) reports here under its own [`Source`]: the problem it has now, or `None` once its
+//! writes succeed again. The property is the summary of all current problems, empty when
+//! there are none. The log gets one error when a problem begins and one line when storage
+//! works again — once per episode, not once per failed write.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::watch;
+
+/// Who reports a problem.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Source {
+    /// The game journals (every board's, through the one writer).
+    Journal,
+    /// One board's PGN files.
+    Pgn(String),
+    /// The list of boards added with `AddBoard`.
+    BoardList,
+}
+
+/// Shared by everything that writes; cheap to clone.
+#[derive(Clone)]
+pub struct Health {
+    problems: Arc<Mutex<BTreeMap<Source, String>>>,
+    summary: watch::Sender<String>,
+}
+
+impl Default for Health {
+    fn default() -> Self {
+        Health::new()
+    }
+}
+
+impl Health {
+    pub fn new() -> Health {
+        Health {
+            problems: Arc::new(Mutex::new(BTreeMap::new())),
+            summary: watch::channel(String::new()).0,
+        }
+    }
+
+    /// Report what `source` has now: `Some(problem)` while its writes fail, `None` when they
+    /// succeed.
+    pub fn report(&self, source: Source, problem: Option<String>) {
+        let mut problems = self.problems.lock().unwrap_or_else(|p| p.into_inner());
+        let before = problems.get(&source).cloned();
+        match problem {
+            Some(p) => {
+                if before.is_none() {
+                    tracing::error!(
+                        "storage problem: {p}; serving from memory and retrying until it can \
+                         be written"
+                    );
+                }
+                problems.insert(source, p);
+            }
+            None => {
+                if let Some(p) = before {
+                    tracing::info!("storage works again (was: {p}); everything held is written");
+                    problems.remove(&source);
+                }
+            }
+        }
+        let summary = summarize(&problems);
+        self.summary.send_if_modified(|s| {
+            if *s == summary {
+                false
+            } else {
+                *s = summary;
+                true
+            }
+        });
+    }
+
+    /// The `StorageProblem` text now: empty when every write succeeds.
+    pub fn summary(&self) -> String {
+        self.summary.borrow().clone()
+    }
+
+    /// Changes of [`Health::summary`].
+    pub fn subscribe(&self) -> watch::Receiver<String> {
+        self.summary.subscribe()
+    }
+}
+
+/// One line for all current problems; the same problem of several boards' PGN files is said
+/// once.
+fn summarize(problems: &BTreeMap<Source, String>) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in problems.values() {
+        if !parts.contains(&p.as_str()) {
+            parts.push(p);
+        }
+    }
+    parts.join("; ")
+}
+
+/// What a failed write of `what` under `dir` means, for the `StorageProblem` text: disk
+/// full, read-only, I/O error, or the error itself.
+pub fn describe(what: &str, dir: &Path, error: &io::Error) -> String {
+    let kind = match error.raw_os_error() {
+        Some(nix::libc::ENOSPC) => "disk full",
+        Some(nix::libc::EDQUOT) => "disk quota exceeded",
+        Some(nix::libc::EROFS) => "read-only",
+        Some(nix::libc::EIO) => "I/O error",
+        _ => "write failed",
+    };
+    format!("{what} {}: {kind} ({error})", dir.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_are_summarized_and_cleared() {
+        let h = Health::new();
+        let mut rx = h.subscribe();
+        assert_eq!(h.summary(), "");
+        let full = io::Error::from_raw_os_error(nix::libc::ENOSPC);
+        let p = describe("state directory", Path::new("/s"), &full);
+        assert!(p.starts_with("state directory /s: disk full"), "{p}");
+        h.report(Source::Journal, Some(p.clone()));
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(rx.borrow_and_update().clone(), p);
+        let ro = describe(
+            "PGN directory",
+            Path::new("/p"),
+            &io::Error::from_raw_os_error(nix::libc::EROFS),
+        );
+        h.report(Source::Pgn("a".into()), Some(ro.clone()));
+        h.report(Source::Pgn("b".into()), Some(ro.clone()));
+        assert_eq!(h.summary(), format!("{p}; {ro}"));
+        h.report(Source::Journal, None);
+        h.report(Source::Pgn("a".into()), None);
+        assert_eq!(h.summary(), ro);
+        h.report(Source::Pgn("b".into()), None);
+        assert_eq!(h.summary(), "");
+        // Reporting "fine" again changes nothing.
+        rx.borrow_and_update();
+        h.report(Source::Journal, None);
+        assert!(!rx.has_changed().unwrap());
+    }
+}

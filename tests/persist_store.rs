@@ -1,0 +1,361 @@
+//! The state directory end to end, with the `eboardd` binary on a private bus and a simulated
+//! board: a disk that fills up during a game (a real small tmpfs when run as root, the
+//! daemon's fault injector otherwise), journals of the version-1 format, and boards added
+//! with `AddBoard` across restarts and removals.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use common::events::{Ev, Events, sans_of};
+use common::proxies::{self, ManagerProxy};
+use common::sim::{corpus_games, sim_board};
+use common::{Daemon, Setup, WAIT, code, within};
+use eboardd::sim::{BoardOptions, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+
+const SPEED: f64 = 10.0;
+
+fn quick(seed: u64) -> ScenarioOptions {
+    ScenarioOptions {
+        pace: Pace::quick(),
+        seed,
+        ..ScenarioOptions::default()
+    }
+}
+
+async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
+    sim.wait_for_update_mode(WAIT)
+        .await
+        .expect("the daemon puts the board in update mode");
+    events
+        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .await;
+}
+
+async fn wait_moves(events: &Events, want: &[String]) {
+    events
+        .wait_until(&format!("{} moves", want.len()), |all| sans_of(all) == want)
+        .await;
+}
+
+/// Every value the manager's `StorageProblem` takes, collected in the background.
+fn watch_storage_problem(conn: &zbus::Connection) -> Arc<Mutex<Vec<String>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let conn = conn.clone();
+    let out = seen.clone();
+    tokio::spawn(async move {
+        let manager = ManagerProxy::new(&conn).await.unwrap();
+        let mut changes = manager.receive_storage_problem_changed().await;
+        while let Some(change) = common::next(&mut changes).await {
+            if let Ok(v) = change.get().await {
+                out.lock().unwrap().push(v);
+            }
+        }
+    });
+    seen
+}
+
+/// Wait until the collected `StorageProblem` values satisfy `pred`.
+async fn wait_problem(
+    seen: &Arc<Mutex<Vec<String>>>,
+    what: &str,
+    pred: impl Fn(&[String]) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + WAIT * 2;
+    loop {
+        if pred(&seen.lock().unwrap()) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}; StorageProblem went {:?}",
+            seen.lock().unwrap()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// How the disk is made to refuse writes.
+enum Disk {
+    /// The daemon's fault injector: a file it reads before each write.
+    Injected { file: PathBuf },
+    /// A small tmpfs mounted on the state directory, filled by another file.
+    Tmpfs { mount: PathBuf, filler: PathBuf },
+}
+
+impl Disk {
+    fn fill(&self) {
+        match self {
+            Disk::Injected { file } => std::fs::write(file, "ENOSPC").unwrap(),
+            Disk::Tmpfs { filler, .. } => {
+                let mut f = std::fs::File::create(filler).unwrap();
+                let chunk = vec![0xA5u8; 4096];
+                loop {
+                    match f.write_all(&chunk) {
+                        Ok(()) => {}
+                        Err(e) if e.raw_os_error() == Some(nix::libc::ENOSPC) => break,
+                        Err(e) => panic!("filling the tmpfs: {e}"),
+                    }
+                }
+                // Every last page, so that the daemon's next write needs one.
+                let one = [0u8; 1];
+                while f.write_all(&one).is_ok() {}
+            }
+        }
+    }
+
+    fn free(&self) {
+        match self {
+            Disk::Injected { file } => std::fs::write(file, "").unwrap(),
+            Disk::Tmpfs { filler, .. } => std::fs::remove_file(filler).unwrap(),
+        }
+    }
+
+    /// The daemon's extra environment.
+    fn env(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Disk::Injected { file } => vec![(
+                eboardd::daemon::faults::FAULTS_ENV,
+                file.display().to_string(),
+            )],
+            Disk::Tmpfs { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Drop for Disk {
+    fn drop(&mut self) {
+        if let Disk::Tmpfs { mount, .. } = self {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(mount)
+                .status();
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { nix::libc::geteuid() == 0 }
+}
+
+/// A 256 KiB tmpfs on `dir/state`, when this process may mount one.
+fn tmpfs(dir: &Path) -> Result<Disk, String> {
+    if !is_root() {
+        return Err("not root".into());
+    }
+    let mount = dir.join("state");
+    std::fs::create_dir_all(&mount).unwrap();
+    let out = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k,mode=0755", "eboardd-test"])
+        .arg(&mount)
+        .output()
+        .map_err(|e| format!("cannot run mount: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "mount failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(Disk::Tmpfs {
+        filler: mount.join("filler"),
+        mount,
+    })
+}
+
+/// The walk-through: moves, the disk fills up, moves, space comes back, moves,
+/// `kill -9`, restart: every move is there, and the problem was on the bus meanwhile.
+async fn full_disk_during_a_game(dir: tempfile::TempDir, disk: Disk) {
+    let game = corpus_games(1, 60..=120).remove(0);
+    let sans = game.sans.clone();
+    let sim = sim_board(dir.path(), "full", SPEED, BoardOptions::default()).await;
+    let port = sim.path().display().to_string();
+    let env = disk.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let bus = common::Bus::start(dir.path()).await;
+    let mut daemon = Daemon::spawn_env(&bus, dir.path(), &["--port", &port], &env);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let problems = watch_storage_problem(&conn);
+    let mut events = Events::start(&conn, "full").await;
+    ready_to_play(&sim, &mut events).await;
+    let mut sc = Scenario::new(&sim, quick(21));
+
+    // 1. Moves while the disk takes everything.
+    sc.run(&[Step::Moves(sans[..12].to_vec())]).await.unwrap();
+    wait_moves(&events, &sans[..12]).await;
+    assert!(problems.lock().unwrap().iter().all(|p| p.is_empty()));
+
+    // 2. The disk fills up: the moves keep coming on the bus, and the bus says so.
+    disk.fill();
+    sc.run(&[Step::Moves(sans[12..44].to_vec())]).await.unwrap();
+    wait_moves(&events, &sans[..44]).await;
+    wait_problem(&problems, "the journal's problem on the bus", |seen| {
+        seen.iter()
+            .any(|p| p.contains("disk full") && p.contains("journal records"))
+    })
+    .await;
+
+    // 3. Space comes back: the daemon catches up by itself and says so.
+    disk.free();
+    wait_problem(&problems, "StorageProblem empty again", |seen| {
+        seen.last().is_some_and(|p| p.is_empty())
+    })
+    .await;
+    sc.run(&[Step::Moves(sans[44..56].to_vec())]).await.unwrap();
+    wait_moves(&events, &sans[..56]).await;
+    let b = proxies::fresh(&conn, "full").await;
+    let before = b.moves().await.unwrap();
+    assert_eq!(before, sans[..56].to_vec());
+    let log = daemon.stderr();
+    assert_eq!(
+        log.matches("storage problem: state directory").count(),
+        1,
+        "one error per episode in the log:\n{log}"
+    );
+
+    // 4. kill -9 and restart: every move is back.
+    daemon.signal(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(code(daemon.wait(WAIT).await), 128 + 9);
+    let mut again = Daemon::spawn_env(&bus, dir.path(), &["--port", &port], &env);
+    again.wait_for_name(&conn).await;
+    let b = proxies::fresh(&conn, "full").await;
+    assert_eq!(
+        b.moves().await.unwrap(),
+        before,
+        "restored after the restart; the first daemon's log:\n{log}\nthe second's:\n{}",
+        again.stderr()
+    );
+    let manager = ManagerProxy::new(&conn).await.unwrap();
+    assert_eq!(manager.storage_problem().await.unwrap(), "");
+    // The journal has no damage to report: nothing journalled was hurt by the failed writes.
+    assert!(
+        !again.stderr().contains("journal damage"),
+        "{}",
+        again.stderr()
+    );
+    drop(disk);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_disk_with_the_fault_injector() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("faults");
+    full_disk_during_a_game(dir, Disk::Injected { file }).await;
+}
+
+/// On a real (tmpfs) filesystem when run as root, as CI does; without root the fault
+/// injector stands in for the small filesystem, and the test says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_disk_on_a_small_filesystem() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = match tmpfs(dir.path()) {
+        Ok(d) => d,
+        Err(why) => {
+            assert!(
+                !(std::env::var_os("CI").is_some() && is_root()),
+                "CI runs as root and must be able to mount a tmpfs: {why}"
+            );
+            eprintln!("full_disk_on_a_small_filesystem: {why}: using the fault injector");
+            Disk::Injected {
+                file: dir.path().join("faults"),
+            }
+        }
+    };
+    full_disk_during_a_game(dir, disk).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_1_journal_still_restores() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/journal-v1");
+    let games = dir.path().join("state/games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::copy(
+        fixture.join("games/board_1.journal"),
+        games.join("board_1.journal"),
+    )
+    .unwrap();
+    let expected = std::fs::read_to_string(fixture.join("board_1.expected.pgn")).unwrap();
+    // No device behind the port: the board is served from its journal alone.
+    let port = dir.path().join("board_1").display().to_string();
+    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let b = proxies::fresh(&s.conn, "board_1").await;
+    let moves = b.moves().await.unwrap();
+    assert_eq!(
+        moves.join(" "),
+        "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6"
+    );
+    assert_eq!(b.rules().await.unwrap(), "rapid");
+    assert_eq!(b.pgn().await.unwrap(), expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn added_boards_come_back_after_a_restart_until_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim_board(dir.path(), "added1", SPEED, BoardOptions::default()).await;
+    let port = sim.path().display().to_string();
+    let mut s = Setup::start_in(dir, &[]).await;
+    let manager = ManagerProxy::new(&s.conn).await.unwrap();
+    let mut events = Events::start(&s.conn, "added1").await;
+    let path = manager.add_board(&port).await.unwrap();
+    assert_eq!(path.as_str(), "/org/eboardd/Bridge1/Board/added1");
+    ready_to_play(&sim, &mut events).await;
+    let b = proxies::board(&s.conn, "added1").await;
+    b.set_rules("blitz").await.unwrap();
+    let first: Vec<String> = ["e4", "c5", "Nf3", "d6"].map(String::from).to_vec();
+    let mut sc = Scenario::new(&sim, quick(5));
+    sc.run(&[Step::Moves(first.clone())]).await.unwrap();
+    wait_moves(&events, &first).await;
+
+    // kill -9, then a plain restart with no --port: the added board is served again.
+    s.daemon.signal(nix::sys::signal::Signal::SIGKILL);
+    assert_eq!(code(s.daemon.wait(WAIT).await), 128 + 9);
+    let mut again = Daemon::spawn(&s.bus, s.dir.path(), &[]);
+    again.wait_for_name(&s.conn).await;
+    let b = proxies::fresh(&s.conn, "added1").await;
+    assert_eq!(b.moves().await.unwrap(), first);
+    assert_eq!(b.port().await.unwrap(), port);
+    assert_eq!(b.rules().await.unwrap(), "blitz");
+    let live = s.dir.path().join("state/pgn/live/added1.pgn");
+    within(WAIT, "the live PGN rewritten", async {
+        while !live.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+
+    // RemoveBoard: gone from the bus, its live PGN out of live/, and not back after a restart.
+    let manager = ManagerProxy::new(&s.conn).await.unwrap();
+    manager
+        .remove_board(&zbus::ObjectPath::try_from("/org/eboardd/Bridge1/Board/added1").unwrap())
+        .await
+        .unwrap();
+    assert!(!live.exists(), "the live PGN left live/");
+    let moved = s.dir.path().join("state/pgn/removed/added1-1.pgn");
+    let text = std::fs::read_to_string(&moved).expect("the live PGN moved to removed/");
+    assert!(
+        text.contains("1. e4 c5 2. Nf3 d6") || text.contains("1. e4"),
+        "{text}"
+    );
+    again.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(code(again.wait(WAIT).await), 0);
+    let mut third = Daemon::spawn(&s.bus, s.dir.path(), &[]);
+    third.wait_for_name(&s.conn).await;
+    let om = zbus::fdo::ObjectManagerProxy::builder(&s.conn)
+        .destination("org.eboardd.Bridge1")
+        .path("/org/eboardd/Bridge1")
+        .build()
+        .await
+        .unwrap();
+    let objects = om.get_managed_objects().await.unwrap();
+    assert!(
+        objects.keys().all(|p| !p.as_str().ends_with("/added1")),
+        "a removed board stays removed: {:?}",
+        objects.keys().collect::<Vec<_>>()
+    );
+    // Its game is kept in the state directory all the same.
+    assert!(s.dir.path().join("state/games/added1.journal").exists());
+}
