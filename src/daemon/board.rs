@@ -21,7 +21,7 @@ use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};
 use super::settings::BoardSpec;
 use super::store::BoardStore;
-use super::writer::Outcome;
+use super::writer::Outcome as WriteOutcome;
 
 /// Why a board task is told to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,7 +451,7 @@ impl BoardTask {
                     _ => tracing::info!(event = ?e, "event"),
                 }
             }
-            if let Outcome::Held(problem) = self.store.append(&events).await {
+            if let WriteOutcome::Held(problem) = self.store.append(&events).await {
                 // Publishing anyway: hiding the game from the arbiter would not make the
                 // journal any better. The records are written when the disk allows; the
                 // problem is logged once and shown as the manager's StorageProblem.
