@@ -46,6 +46,7 @@
 //! Pure: no I/O and no clock reads; time comes in as milliseconds.
 
 mod describe;
+pub mod hold;
 mod search;
 
 use shakmaty::san::SanPlus;
@@ -61,6 +62,17 @@ use search::{TwoPly, after, diff, find_move, find_two_ply};
 pub const SCAN_LAG_MS: Millis = 250;
 /// How long an unexplained placement must stand still before it is reported as illegal.
 pub const ILLEGAL_SETTLE_MS: Millis = 600;
+/// A move the board has shown, unchanged, for this long is final (contract section 2).
+pub const FINAL_STILL_MS: Millis = 2_000;
+pub use hold::DWELL_MS;
+
+/// A move the board shows while the hand may still be moving on (see [`hold`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Held {
+    mv: Move,
+    /// When the board began to show it.
+    since: Millis,
+}
 
 /// What the tracker reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +138,17 @@ pub struct Tracker {
     corrections: u32,
     /// The start position was announced for this (fresh) game in this orientation.
     announced: Option<Orientation>,
+    /// A move shown but not yet published (see [`hold`]).
+    held: Option<Held>,
+    /// How long a held move waits on an unchanged board ([`DWELL_MS`] by default).
+    dwell: Millis,
+    /// The provisional move could still have been moving on when it was published (the dwell
+    /// ran out, or the opponent touched the board while it was held): the opponent's touch
+    /// does not make it final, only the press, a still board or the opponent's move do.
+    unsettled: bool,
+    /// A move the operator took back while the board still showed it: it is not played again
+    /// by itself before the board has shown the position before it.
+    taken_back: Option<Move>,
 }
 
 impl Tracker {
@@ -152,7 +175,63 @@ impl Tracker {
             illegal: None,
             corrections: 0,
             announced: None,
+            held: None,
+            dwell: DWELL_MS,
+            unsettled: false,
+            taken_back: None,
         }
+    }
+
+    /// Use `dwell` ms instead of [`DWELL_MS`] for held moves (0: publish at once).
+    pub fn with_dwell(mut self, dwell: Millis) -> Tracker {
+        self.dwell = dwell;
+        self
+    }
+
+    /// How many of the last moves are not final yet (0 or 1): the mover may still correct it.
+    /// Broadcast outputs leave these out (contract section 2).
+    pub fn pending_plies(&self) -> usize {
+        usize::from(self.provisional && !self.moves.is_empty())
+    }
+
+    /// The move the board shows but the tracker holds back, if any.
+    pub fn held(&self) -> Option<Move> {
+        self.held.map(|h| h.mv)
+    }
+
+    /// Make the last move final now (the game ended on it).
+    pub fn make_final(&mut self) {
+        self.provisional = false;
+        self.window_until = None;
+        self.unsettled = false;
+    }
+
+    /// When the tracker next needs [`Tracker::on_tick`] if nothing else happens: a held move's
+    /// dwell, the end of the press window, the still board that makes a move final, or an
+    /// unexplained placement settling. `None`: nothing is waiting on time.
+    pub fn next_wakeup(&self) -> Option<Millis> {
+        let mut next: Option<Millis> = None;
+        let mut at = |t: Millis| next = Some(next.map_or(t, |n: Millis| n.min(t)));
+        if let Some(h) = self.held {
+            at(h.since.saturating_add(self.dwell));
+        }
+        if self.provisional {
+            match self.window_until {
+                Some(w) => at(w.saturating_add(1)),
+                None if self.in_sync && self.held.is_none() => {
+                    at(self.last_change.saturating_add(FINAL_STILL_MS))
+                }
+                None => {}
+            }
+        }
+        if !self.in_sync && self.have_board && !self.settled_checked && self.held.is_none() {
+            let mut t = self.last_change.saturating_add(ILLEGAL_SETTLE_MS);
+            if let Some(p) = self.last_press {
+                t = t.max(p.saturating_add(SCAN_LAG_MS));
+            }
+            at(t);
+        }
+        next
     }
 
     /// The validated game position.
@@ -227,6 +306,13 @@ impl Tracker {
     /// The clock lever changed: the mover says the move is done. The last move becomes final
     /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update).
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.settle_final(now);
+        let mut ev = Vec::new();
+        // The press ends a hold at once: the mover says the move is done.
+        if let Some(h) = self.held.take() {
+            self.play(h.mv, &mut ev);
+            self.set_sync(true, &mut ev);
+        }
         self.last_press = Some(now);
         self.settled_checked = false;
         // Only a move the board shows is made final: a press while the board is still out of
@@ -235,13 +321,24 @@ impl Tracker {
         if self.provisional && self.window_until.is_none() && self.in_sync {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
-        Vec::new()
+        ev
     }
 
     /// Time passes with no board change (call it a few times a second): accepts explanations
     /// that wait for a settled board and reports an illegal placement that has settled.
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
         let mut ev = Vec::new();
+        self.settle_final(now);
+        if let Some(h) = self.held
+            && now >= h.since.saturating_add(self.dwell)
+        {
+            // The hand rested long enough: publish, but an opponent's touch does not yet
+            // make it final (the hand may still move on while the opponent starts his reply).
+            self.held = None;
+            self.play(h.mv, &mut ev);
+            self.unsettled = true;
+            self.set_sync(true, &mut ev);
+        }
         self.check_illegal(now, &mut ev);
         ev
     }
@@ -268,12 +365,17 @@ impl Tracker {
                 available: self.moves.len(),
             });
         }
+        let mut last = None;
         for _ in 0..plies {
-            self.moves.pop();
+            last = self.moves.pop();
             self.positions.pop();
         }
         self.provisional = false;
         self.window_until = None;
+        self.held = None;
+        // Until the board shows the position before it, a board still showing the move taken
+        // back must not bring it back.
+        self.taken_back = last.filter(|_| plies == 1);
         Ok(self.operator_refresh())
     }
 
@@ -281,6 +383,16 @@ impl Tracker {
     /// stands and play continues). Castling rights survive only where king and rook are still
     /// on their squares; there is no en passant square.
     pub fn adopt_placement(&mut self, turn: Color) -> Result<Vec<TrackerEvent>, AdoptError> {
+        self.adopt_board(self.sensed.clone(), turn)
+    }
+
+    /// Make `board` the position with `turn` to move (see [`Tracker::adopt_placement`]); the
+    /// sensed board is then compared with it as usual.
+    pub fn adopt_board(
+        &mut self,
+        board: Board,
+        turn: Color,
+    ) -> Result<Vec<TrackerEvent>, AdoptError> {
         let current = self.position();
         let mut castling_rights = Bitboard::EMPTY;
         for color in Color::ALL {
@@ -288,9 +400,9 @@ impl Tracker {
                 if let Some(rook) = current.castles().rook(color, side) {
                     let king_home = current.board().king_of(color);
                     let rook_piece = shakmaty::Role::Rook.of(color);
-                    if self.sensed.piece_at(rook) == Some(rook_piece)
+                    if board.piece_at(rook) == Some(rook_piece)
                         && king_home.is_some_and(|k| {
-                            self.sensed.piece_at(k) == Some(shakmaty::Role::King.of(color))
+                            board.piece_at(k) == Some(shakmaty::Role::King.of(color))
                                 && k.rank() == color.backrank()
                         })
                     {
@@ -300,7 +412,7 @@ impl Tracker {
             }
         }
         let setup = Setup {
-            board: self.sensed.clone(),
+            board,
             promoted: Bitboard::EMPTY,
             pockets: None,
             turn,
@@ -316,6 +428,23 @@ impl Tracker {
         Ok(self.operator_refresh())
     }
 
+    /// The one legal move from the game position whose result the board shows now, if any.
+    pub fn move_shown(&self) -> Option<Move> {
+        find_move(self.position(), &self.sensed)
+    }
+
+    /// Play `m` (legal in the game position) as a move seen on the board.
+    pub fn play_shown(&mut self, m: Move) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        if self.position().is_legal(m) {
+            self.held = None;
+            self.play(m, &mut ev);
+            let sync = self.sensed == *self.position().board();
+            self.set_sync(sync, &mut ev);
+        }
+        ev
+    }
+
     // ---- internals ----
 
     fn reset(&mut self, position: Chess) {
@@ -324,6 +453,74 @@ impl Tracker {
         self.moves.clear();
         self.provisional = false;
         self.window_until = None;
+        self.held = None;
+        self.unsettled = false;
+        self.taken_back = None;
+    }
+
+    /// Make the provisional move final when its time has come: the press window closed, or
+    /// the board has shown it unchanged for [`FINAL_STILL_MS`]. Called before each input is
+    /// looked at, with the time of that input.
+    fn settle_final(&mut self, now: Millis) {
+        if !self.provisional {
+            return;
+        }
+        let window_closed = self.window_until.is_some_and(|t| now > t);
+        let still = self.in_sync
+            && self.held.is_none()
+            && now.saturating_sub(self.last_change) >= FINAL_STILL_MS;
+        if window_closed || still {
+            self.make_final();
+        }
+    }
+
+    /// The board changed only where the side to move has pieces: the opponent of the last
+    /// mover has touched the board.
+    fn opponent_touched(&self, shown: &Chess) -> bool {
+        let changed = diff(shown.board(), &self.sensed);
+        changed.any() && (changed & !shown.board().by_color(shown.turn())).is_empty()
+    }
+
+    /// Before a change is explained: a held move ends when the opponent touches the board
+    /// (it is published; the hand may still be on its piece, so it stays correctable) and is
+    /// dropped otherwise (the board is read afresh). A complete provisional move touched by
+    /// the opponent is final.
+    fn end_hold_or_make_final(&mut self, ev: &mut Vec<TrackerEvent>) {
+        if let Some(h) = self.held.take() {
+            let shown = after(self.position(), h.mv);
+            // Lifting a piece that a continuation captures is the mover's hand, not the
+            // opponent's.
+            let victims = hold::continuations(self.position(), h.mv)
+                .into_iter()
+                .filter(|m| m.is_capture())
+                .fold(Bitboard::EMPTY, |b, m| b | Bitboard::from(m.to()));
+            if self.opponent_touched(&shown)
+                && (diff(shown.board(), &self.sensed) & victims).is_empty()
+            {
+                self.play(h.mv, ev);
+                self.unsettled = true;
+            }
+            return;
+        }
+        if self.provisional
+            && !self.unsettled
+            && self.window_until.is_none()
+            && self.opponent_touched(self.position())
+        {
+            self.make_final();
+        }
+    }
+
+    /// Publish `m`, or hold it when the hand may still be moving on. Returns whether it was
+    /// published.
+    fn play_or_hold(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        if self.dwell > 0 && hold::may_go_on(self.position(), m) {
+            self.held = Some(Held { mv: m, since: now });
+            false
+        } else {
+            self.play(m, ev);
+            true
+        }
     }
 
     /// After an operator change: only sync and illegal state follow; the board is re-read at
@@ -345,6 +542,7 @@ impl Tracker {
     }
 
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.settle_final(now);
         self.last_change = now;
         self.settled_checked = false;
         let mut ev = Vec::new();
@@ -352,6 +550,7 @@ impl Tracker {
         if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
+        self.end_hold_or_make_final(&mut ev);
         self.reconcile(now, &mut ev);
         ev
     }
@@ -417,6 +616,10 @@ impl Tracker {
             self.set_sync(true, ev);
             return;
         }
+        if self.held.is_some() {
+            self.set_sync(false, ev);
+            return;
+        }
         if self.orientation.is_none() && self.try_reversed(now, ev) {
             return;
         }
@@ -452,11 +655,16 @@ impl Tracker {
     fn explain(&mut self, now: Millis, settled: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         let pos = self.position();
         if *pos.board() == self.sensed {
+            // The board shows the position before an operator's takeback: it may be played
+            // again from now on.
+            self.taken_back = None;
             return true;
         }
         if let Some(m) = find_move(pos, &self.sensed) {
-            self.play(m, ev);
-            return true;
+            if self.taken_back == Some(m) {
+                return false;
+            }
+            return self.play_or_hold(m, now, ev);
         }
         let provisional = self.provisional_now(now) && !self.moves.is_empty();
         let n = self.positions.len();
@@ -464,8 +672,7 @@ impl Tracker {
             let prev = &self.positions[n - 2];
             if let Some(m) = find_move(prev, &self.sensed) {
                 self.retract(true, ev);
-                self.play(m, ev);
-                return true;
+                return self.play_or_hold(m, now, ev);
             }
         }
         // A takeback to an earlier position of this game (most recent first). Taking a move
@@ -503,8 +710,7 @@ impl Tracker {
                 if visible {
                     self.retract(true, ev);
                     self.play(a, ev);
-                    self.play(b, ev);
-                    return true;
+                    return self.play_or_hold(b, now, ev);
                 }
             }
         }
@@ -521,8 +727,7 @@ impl Tracker {
             && (!provisional || b.from() != landed_on || !(b.is_capture() && b.to() == a.to()))
         {
             self.play(a, ev);
-            self.play(b, ev);
-            return true;
+            return self.play_or_hold(b, now, ev);
         }
         // A piece dragged through a repeated position passes over boards of this game too:
         // several plies back only once the board has settled.
@@ -543,6 +748,7 @@ impl Tracker {
         self.positions.push(next);
         self.moves.push(m);
         self.provisional = true;
+        self.unsettled = false;
         // A press that came before this move was seen belongs to the opponent's move (or, when
         // the clock overtook this move's last update, to this one: then the window simply
         // stays open until the next press or the reply, which costs nothing).
@@ -561,6 +767,7 @@ impl Tracker {
         }
         self.provisional = false;
         self.window_until = None;
+        self.unsettled = false;
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), mv).to_string();
         let uci = UciMove::from_move(mv, CastlingMode::Standard).to_string();
@@ -585,7 +792,7 @@ impl Tracker {
     /// Report the standing placement as illegal if it has settled and is not a move in
     /// progress (or the clock was pressed on it).
     fn check_illegal(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
-        if self.in_sync || !self.have_board {
+        if self.in_sync || !self.have_board || self.held.is_some() {
             return;
         }
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
@@ -603,6 +810,9 @@ impl Tracker {
         self.settled_checked = true;
         if self.explain(now, true, ev) {
             self.set_sync(true, ev);
+            return;
+        }
+        if self.held.is_some() {
             return;
         }
         if self.in_progress(now) {
