@@ -25,9 +25,11 @@ use crate::session::Millis;
 
 /// How long a held move waits, with the board unchanged, before it is published anyway.
 /// Chosen from the dwell benchmark (`cargo bench --bench dwell`, figures in BENCHMARKS.md):
-/// the smallest value that keeps corrections at or under 5 per 1,000 plies of the generator
-/// and 1 over the real captures, with the p99 latency under 250 ms.
-pub const DWELL_MS: Millis = 150;
+/// the smallest value measured that keeps corrections under 5 per 1,000 plies of the
+/// generator, with the p99 latency (last sensor change to `MovePlayed`) at 250 ms. Below it
+/// a hand sliding at 40-250 ms a square outruns the dwell; above it latency grows and only
+/// hesitations longer than the dwell are saved.
+pub const DWELL_MS: Millis = 250;
 
 /// The moves by which the hand that made `mv` in `pos` could still be moving on (empty: the
 /// move is complete as far as the board can tell). `mv` must be legal in `pos`.

@@ -474,11 +474,14 @@ impl Tracker {
         }
     }
 
-    /// The board changed only where the side to move has pieces: the opponent of the last
-    /// mover has touched the board.
+    /// The board changed only where the side to move has pieces, and none of them now holds
+    /// a piece of the last mover: the opponent of the last mover has touched the board (a
+    /// piece of the mover set on an opponent's square is the mover capturing).
     fn opponent_touched(&self, shown: &Chess) -> bool {
         let changed = diff(shown.board(), &self.sensed);
-        changed.any() && (changed & !shown.board().by_color(shown.turn())).is_empty()
+        let theirs = shown.board().by_color(shown.turn());
+        let mover = self.sensed.by_color(!shown.turn());
+        changed.any() && (changed & !theirs).is_empty() && (changed & mover).is_empty()
     }
 
     /// Before a change is explained: a held move ends when the opponent touches the board
