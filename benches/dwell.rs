@@ -230,8 +230,32 @@ fn capture_game(n: u32, dwell: u64) -> Tally {
     }
     let mut d = Driver::new(dwell);
     let mut lever: Option<bool> = None;
+    let trace = std::env::var_os("EBOARDD_DWELL_TRACE").is_some();
+    let mut last_field = 0u64;
+    let mut last_press = 0u64;
     for (m, &t) in messages.iter().zip(&times) {
         d.advance(t);
+        if trace && matches!(m, Message::FieldUpdate { .. }) {
+            let before = d.tracker.corrections();
+            let gap = t - last_field;
+            last_field = t;
+            if let Message::FieldUpdate { field, content } = m {
+                let ev = d.tracker.clone().on_field_update(*field, *content, d.now);
+                if ev.iter().any(|e| {
+                    matches!(
+                        e,
+                        TrackerEvent::MoveRetracted {
+                            correction: true,
+                            ..
+                        }
+                    )
+                }) {
+                    println!(
+                        "capture {n} dwell {dwell}: correction {before}+1 at {t} ms, {gap} ms after the previous field update, last press at {last_press} ms: {ev:?}"
+                    );
+                }
+            }
+        }
         let ev = match m {
             Message::BoardDump(fields) => {
                 let ev = d.tracker.on_board_dump(fields, d.now);
@@ -248,6 +272,7 @@ fn capture_game(n: u32, dwell: u64) -> Tally {
                 let pressed = lever.is_some_and(|was| was != down);
                 lever = Some(down);
                 if pressed {
+                    last_press = d.now;
                     d.tracker.on_clock_press(d.now)
                 } else {
                     Vec::new()
