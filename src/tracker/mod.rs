@@ -11,14 +11,22 @@
 //!   read); a takeback of several plies (only once the board has settled: a piece dragged
 //!   through a repeated position passes over earlier boards of the game). Two plies are accepted only when exactly one
 //!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
-//!   A move is published as soon as the board shows it: there is no settle delay.
-//! - The last move stays *provisional* until the opponent's move is published or the clock is
-//!   pressed with the board showing it. While it is, a board that shows a different move by
-//!   the same player from the same position replaces it (retract + play, counted in
-//!   [`Tracker::corrections`]): this is how a slide through a legal square, the rook half of
-//!   a rook-first castling, or a piece set down and moved on ends where it is finally
-//!   released. A clock message can overtake the last field update of the move it ends, so
-//!   corrections stay allowed for [`SCAN_LAG_MS`] after a press.
+//! - A move is published as soon as the board shows it, unless the same hand may still be
+//!   moving on ([`hold`]: a slider or pawn whose line goes on, a castling half, a piece set
+//!   beside a victim). Such a move is *held* — not published, the board out of sync — until
+//!   the next change (which is read afresh), the clock press or the opponent's touch (which
+//!   publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
+//!   [`Tracker::next_wakeup`] says when).
+//! - The last move stays *provisional* until it is final: the press window closed
+//!   ([`SCAN_LAG_MS`] after the clock was pressed with the board showing it: a clock message
+//!   can overtake the last field update of the move it ends), the opponent touched the board,
+//!   the board stood still for [`FINAL_STILL_MS`], or the opponent's move was published. A
+//!   move published by the dwell (or by the opponent's touch while it was held) may still be
+//!   moving on, so the opponent's touch alone does not make it final. While it is
+//!   provisional, a board that shows a different move by the same player from the same
+//!   position replaces it (retract + play, counted in [`Tracker::corrections`]): a piece set
+//!   down for longer than the dwell and moved on ends where it is finally released.
+//!   [`Tracker::pending_plies`] tells broadcast outputs what is not final yet.
 //! - Explanations that only empty squares (a recapture on the same square by the same kind
 //!   of piece, read as one board) look like pieces in hand: they wait until the board has
 //!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]).
@@ -34,11 +42,15 @@
 //!   clock was pressed with pieces still in hand is for the caller to judge from
 //!   [`Tracker::in_sync`].
 //!
-//! Known limit: while the correction window is open (the reply started before the mover's
-//! clock press, or there is no clock), a quick reply read together with the rest of a slide
-//! ("e7-e6-e5 while White already plays Nf3") and "move, reply, the first piece moved on
-//! again" leave the same boards; the shorter story is preferred, which is occasionally wrong
-//! (about 1 game in 500 of the quick-reply test).
+//! - After an operator takeback, a board still showing the move taken back does not bring it
+//!   back: only once the board has shown the position before it is that move a move again.
+//!
+//! Known limit: a quick reply read together with the rest of a slide ("e7-e6-e5 while White
+//! already plays Nf3") and "move, reply, the first piece moved on again" leave the same
+//! boards. Held moves avoid the question in nearly every case (e6 is never published while
+//! the pawn may go on); it remains when e6 stood longer than the dwell and the reply started
+//! before the press. Then the shorter story is preferred (no game of the quick-reply test is
+//! wrong while in sync).
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
