@@ -685,19 +685,35 @@ fn slide_finished_while_the_reply_starts_is_two_plies_with_no_correction() {
 }
 
 #[test]
-fn slide_finished_while_the_reply_starts_is_a_correction_and_a_reply() {
-    // The same with a pause on e6 longer than the dwell: e6 was published, and is corrected.
-    let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
-    rig.lift("e7");
-    assert!(played(&rig.place("e6", 'p')).is_empty());
-    assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["e7e6"]);
-    rig.lift("e6");
-    rig.lift("g1");
-    rig.place("e5", 'p');
-    let ev = rig.place("f3", 'N');
-    assert_eq!(played(&ev), ["e7e5", "g1f3"]);
-    assert_eq!(moves_of(&rig), ["e7e5", "g1f3"]);
-    assert_eq!(rig.tracker.corrections(), 1);
+fn slide_finished_while_the_reply_starts_waits_for_the_next_move_to_tell_the_stories_apart() {
+    // The same with a pause on e6 longer than the dwell: e6 was published. The board then
+    // reads "...e5, Nf3" (e6 corrected, and the reply) as well as "...e6, Nf3, ...e6-e5":
+    // nothing is picked, the board stays out of sync and nothing is reported as illegal.
+    let start = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    for (next_from, next_to, piece, story) in [
+        // Black moves next: e6 was corrected to e5 and Nf3 answered it.
+        ("b8", "c6", 'n', vec!["e7e5", "g1f3", "b8c6"]),
+        // White moves next: Nf3 answered e6, then the pawn went on to e5.
+        ("b1", "c3", 'N', vec!["e7e6", "g1f3", "e6e5", "b1c3"]),
+    ] {
+        let mut rig = Rig::at(start);
+        rig.lift("e7");
+        assert!(played(&rig.place("e6", 'p')).is_empty());
+        assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["e7e6"]);
+        rig.lift("e6");
+        rig.lift("g1");
+        rig.place("e5", 'p');
+        let ev = rig.place("f3", 'N');
+        assert!(played(&ev).is_empty(), "{ev:?}");
+        assert!(!rig.tracker.in_sync());
+        assert!(illegal(&rig.wait(3_000)).is_empty());
+        assert_eq!(moves_of(&rig), ["e7e6"]);
+        rig.lift(next_from);
+        rig.place(next_to, piece);
+        rig.wait(eboardd::tracker::DWELL_MS);
+        assert_eq!(moves_of(&rig), story);
+        assert!(rig.tracker.in_sync());
+    }
 }
 
 #[test]

@@ -161,6 +161,16 @@ pub struct Tracker {
     /// A move the operator took back while the board still showed it: it is not played again
     /// by itself before the board has shown the position before it.
     taken_back: Option<Move>,
+    /// Two stories explain the board: the provisional move replaced and answered (`short`,
+    /// from the position before it), or answered and then moved on (`long`, from the
+    /// position). Nothing is picked until the next move tells them apart.
+    ambiguous: Option<Ambiguous>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ambiguous {
+    short: (Move, Move),
+    long: (Move, Move),
 }
 
 impl Tracker {
@@ -191,6 +201,7 @@ impl Tracker {
             dwell: DWELL_MS,
             unsettled: false,
             taken_back: None,
+            ambiguous: None,
         }
     }
 
@@ -236,7 +247,12 @@ impl Tracker {
                 None => {}
             }
         }
-        if !self.in_sync && self.have_board && !self.settled_checked && self.held.is_none() {
+        if !self.in_sync
+            && self.have_board
+            && !self.settled_checked
+            && self.held.is_none()
+            && self.ambiguous.is_none()
+        {
             let mut t = self.last_change.saturating_add(ILLEGAL_SETTLE_MS);
             if let Some(p) = self.last_press {
                 t = t.max(p.saturating_add(SCAN_LAG_MS));
@@ -385,6 +401,7 @@ impl Tracker {
         self.provisional = false;
         self.window_until = None;
         self.held = None;
+        self.ambiguous = None;
         // Until the board shows the position before it, a board still showing the move taken
         // back must not bring it back.
         self.taken_back = last.filter(|_| plies == 1);
@@ -468,6 +485,7 @@ impl Tracker {
         self.held = None;
         self.unsettled = false;
         self.taken_back = None;
+        self.ambiguous = None;
     }
 
     /// Make the provisional move final when its time has come: the press window closed, or
@@ -631,7 +649,7 @@ impl Tracker {
             self.set_sync(true, ev);
             return;
         }
-        if self.held.is_some() {
+        if self.held.is_some() || self.ambiguous.is_some() {
             self.set_sync(false, ev);
             return;
         }
@@ -673,7 +691,11 @@ impl Tracker {
             // The board shows the position before an operator's takeback: it may be played
             // again from now on.
             self.taken_back = None;
+            self.ambiguous = None;
             return true;
+        }
+        if let Some(amb) = self.ambiguous {
+            return self.resolve_ambiguous(amb, now, ev);
         }
         if let Some(m) = find_move(pos, &self.sensed) {
             if self.taken_back == Some(m) {
@@ -723,6 +745,16 @@ impl Tracker {
                 let landed = diff(prev.board(), placed.board()) & placed.board().occupied();
                 let visible = (diff(placed.board(), &self.sensed) & landed).is_empty();
                 if visible {
+                    // "Move, reply, the first piece moved on" leaves the same board: then
+                    // nothing is picked, the board stays out of sync until the next move
+                    // tells the stories apart.
+                    if let TwoPly::One(c, d) = find_two_ply(self.position(), &self.sensed, None) {
+                        self.ambiguous = Some(Ambiguous {
+                            short: (a, b),
+                            long: (c, d),
+                        });
+                        return false;
+                    }
                     self.retract(true, ev);
                     self.play(a, ev);
                     return self.play_or_hold(b, now, ev);
@@ -753,6 +785,38 @@ impl Tracker {
             return true;
         }
         false
+    }
+
+    /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of
+    /// them settles it (that story, then the move). Anything else keeps waiting.
+    fn resolve_ambiguous(
+        &mut self,
+        amb: Ambiguous,
+        now: Millis,
+        ev: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let n = self.positions.len();
+        let prev = &self.positions[n - 2];
+        let short_end = after(&after(prev, amb.short.0), amb.short.1);
+        let long_end = after(&after(self.position(), amb.long.0), amb.long.1);
+        let by_short = find_move(&short_end, &self.sensed);
+        let by_long = find_move(&long_end, &self.sensed);
+        match (by_short, by_long) {
+            (Some(m), None) => {
+                self.ambiguous = None;
+                self.retract(true, ev);
+                self.play(amb.short.0, ev);
+                self.play(amb.short.1, ev);
+                self.play_or_hold(m, now, ev)
+            }
+            (None, Some(m)) => {
+                self.ambiguous = None;
+                self.play(amb.long.0, ev);
+                self.play(amb.long.1, ev);
+                self.play_or_hold(m, now, ev)
+            }
+            _ => false,
+        }
     }
 
     fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
@@ -807,7 +871,7 @@ impl Tracker {
     /// Report the standing placement as illegal if it has settled and is not a move in
     /// progress (or the clock was pressed on it).
     fn check_illegal(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
-        if self.in_sync || !self.have_board || self.held.is_some() {
+        if self.in_sync || !self.have_board || self.held.is_some() || self.ambiguous.is_some() {
             return;
         }
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
