@@ -45,12 +45,12 @@
 //! - After an operator takeback, a board still showing the move taken back does not bring it
 //!   back: only once the board has shown the position before it is that move a move again.
 //!
-//! Known limit: a quick reply read together with the rest of a slide ("e7-e6-e5 while White
-//! already plays Nf3") and "move, reply, the first piece moved on again" leave the same
-//! boards. Held moves avoid the question in nearly every case (e6 is never published while
-//! the pawn may go on); it remains when e6 stood longer than the dwell and the reply started
-//! before the press. Then the shorter story is preferred (no game of the quick-reply test is
-//! wrong while in sync).
+//! - A quick reply read together with the rest of a slide ("e7-e6-e5 while White already
+//!   plays Nf3") and "move, reply, the first piece moved on again" leave the same boards.
+//!   Held moves avoid the question in nearly every case (e6 is not published while the pawn
+//!   may go on); where it remains (e6 stood longer than the dwell), neither story is picked:
+//!   the board stays out of sync, with no illegal report, until the next move fits exactly
+//!   one of them.
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
