@@ -101,6 +101,21 @@ fn clean_comment(c: &str) -> String {
     c.replace('}', ")").replace(['\n', '\r'], " ")
 }
 
+/// A comment as a sentence: capital first letter, a full stop at the end unless it ends
+/// with one already, so that several comments after one move read as separate sentences.
+fn sentence(c: &str) -> String {
+    let c = clean_comment(c.trim());
+    let mut chars = c.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return c,
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 /// Whether `name` is a PGN tag name: a letter, then letters, digits or `_`.
 pub fn is_tag_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -256,12 +271,13 @@ impl Game {
 
     /// Starts a new segment from `fen` (an illegal move stood; see the module doc).
     pub fn continue_from(&mut self, fen: &str, note: &str) {
+        let note = note.trim().trim_end_matches('.');
         self.comment(format!(
-            "{note}; game continues in the next record from FEN {fen}"
+            "{note}. The game continues in the next record, from FEN {fen}"
         ));
         self.segments.push(Segment {
             start_fen: fen.to_string(),
-            intro: vec![format!("Continued after: {note}")],
+            intro: vec![format!("Continued after the previous record. {note}")],
             moves: Vec::new(),
         });
     }
@@ -292,6 +308,23 @@ impl Game {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The PGN text without the last `pending` moves (moves not final yet, contract section
+    /// 2: broadcast outputs carry only final moves). Only the current segment's moves can be
+    /// pending; their comments stay, on the move before.
+    pub fn pgn_final(&self, pending: usize) -> String {
+        if pending == 0 || self.current_moves().is_empty() {
+            return self.pgn();
+        }
+        let mut shown = self.clone();
+        for _ in 0..pending {
+            if shown.current().moves.is_empty() {
+                break;
+            }
+            shown.pop_move();
+        }
+        shown.pgn()
     }
 
     /// The whole game as PGN text (one PGN game per segment, separated by a blank line),
@@ -343,7 +376,7 @@ impl Game {
 
         let mut tokens: Vec<String> = Vec::new();
         for c in &seg.intro {
-            tokens.push(format!("{{{}}}", clean_comment(c)));
+            tokens.push(format!("{{{}}}", sentence(c)));
         }
         let (mut white, mut number) = fen_turn_and_number(&seg.start_fen);
         let mut need_number = true;
@@ -359,7 +392,7 @@ impl Game {
             if let Some(ms) = clk_ms {
                 comment.push(format!("[%clk {}]", clk(ms)));
             }
-            comment.extend(m.comments.iter().map(|c| clean_comment(c)));
+            comment.extend(m.comments.iter().map(|c| sentence(c)));
             need_number = !m.comments.is_empty();
             if !comment.is_empty() {
                 tokens.push(format!("{{{}}}", comment.join(" ")));
@@ -440,7 +473,7 @@ mod tests {
         assert!(pgn.lines().all(|l| l.len() <= 79));
         let flat = pgn.replace('\n', " ");
         assert!(
-            flat.contains("1. e4 {[%clk 0:03:01]} e5 {[%clk 0:02:55] Illegal move by White: Ke1-e3 {x)} 2. Nf3 {[%clk 0:02:50]} {checkmate} 1-0"),
+            flat.contains("1. e4 {[%clk 0:03:01]} e5 {[%clk 0:02:55] Illegal move by White: Ke1-e3 {x).} 2. Nf3 {[%clk 0:02:50]} {checkmate} 1-0"),
             "{pgn}"
         );
         assert!(pgn.trim_end().ends_with("1-0"));

@@ -336,6 +336,8 @@ pub struct Session {
     /// A completed illegal move whose position still stands on the board: if the opponent
     /// presses with it standing, he moved on without claiming and the illegal move stands.
     standing_illegal: Option<(Color, String)>,
+    /// The board the completed illegal move left (before the opponent's reply).
+    illegal_board: Option<shakmaty::Board>,
     /// The game record as last journalled, to emit a record only when it changed.
     journalled: RecordSignature,
     /// The record as the journal has it, which the next patch is computed from (`None`:
@@ -373,6 +375,7 @@ impl Session {
             firmware_version: String::new(),
             lever_left_down: None,
             standing_illegal: None,
+            illegal_board: None,
             journalled: RecordSignature::default(),
             journalled_game: None,
             view_text: None,
@@ -512,6 +515,24 @@ impl Session {
         self.tracker.corrections()
     }
 
+    /// When the session next needs an [`Input::Tick`] if nothing else arrives (a held move's
+    /// dwell, a move becoming final, a placement settling), quinn-proto style: the caller
+    /// sleeps until then instead of polling fast. `None`: nothing waits on time.
+    pub fn next_wakeup(&self) -> Option<Millis> {
+        self.tracker.next_wakeup()
+    }
+
+    /// How many of the record's last moves are not final yet (contract section 2): they are
+    /// in `Moves` and `MovePlayed`, but not in the `Pgn` text and the PGN files.
+    pub fn pending_plies(&self) -> usize {
+        if self.arbiter.is_finished() {
+            return 0;
+        }
+        self.tracker
+            .pending_plies()
+            .min(self.arbiter.game().current_moves().len())
+    }
+
     // ----- board input -----------------------------------------------------------------
 
     fn on_message(&mut self, message: Message, now: Millis, out: &mut Vec<Event>) {
@@ -561,7 +582,7 @@ impl Session {
                 let tracked = self.tracker.on_clock_press(now);
                 self.apply_tracker(tracked, now, out);
                 if self.standing_illegal.is_some() {
-                    self.illegal_move_stands(out);
+                    self.illegal_move_stands(now, out);
                 }
             }
         } else {
@@ -573,14 +594,21 @@ impl Session {
 
     /// The opponent pressed while the completed illegal move still stood on the board: he
     /// moved on without claiming (A.5.2). Play continues from the board as it stands.
-    fn illegal_move_stands(&mut self, out: &mut Vec<Event>) {
+    fn illegal_move_stands(&mut self, now: Millis, out: &mut Vec<Event>) {
         let Some((offender, description)) = self.standing_illegal.take() else {
             return;
         };
         if self.tracker.in_sync() || self.arbiter.is_finished() {
             return;
         }
-        // After the offender's illegal move and the opponent's reply, the offender is to move.
+        // The game goes on from the position the illegal move left, the opponent to move,
+        // and his reply (what the board shows now) is the continuation's first move. Only
+        // when no single move explains the board is it taken as it stands, offender to move.
+        if let Some(board) = self.illegal_board.take()
+            && self.continue_after_illegal(board, offender, &description, now, out)
+        {
+            return;
+        }
         match self.tracker.adopt_placement(offender) {
             Ok(tracked) => {
                 let ruled = self
@@ -596,6 +624,35 @@ impl Session {
                 tracing::warn!(error = %e, "an illegal move stands but the board cannot be read as a position");
             }
         }
+    }
+
+    /// The illegal move stands: open the continuation from `board` (what the illegal move
+    /// left) with the opponent of `offender` to move, then play his reply the board shows.
+    /// Returns false, changing nothing, when the board is not that position plus one legal
+    /// move.
+    fn continue_after_illegal(
+        &mut self,
+        board: shakmaty::Board,
+        offender: Color,
+        description: &str,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        let mut trial = self.tracker.clone();
+        if trial.adopt_board(board, !offender).is_err() {
+            return false;
+        }
+        let Some(reply) = trial.move_shown() else {
+            return false;
+        };
+        self.tracker = trial;
+        let ruled = self
+            .arbiter
+            .illegal_move_stands(self.tracker.position().clone(), description);
+        self.apply_arbiter(ruled, out);
+        let tracked = self.tracker.play_shown(reply);
+        self.apply_tracker(tracked, now, out);
+        true
     }
 
     fn apply_tracker(&mut self, events: Vec<TrackerEvent>, now: Millis, out: &mut Vec<Event>) {
@@ -690,6 +747,7 @@ impl Session {
                         "white" => Some((Color::White, description.clone())),
                         _ => Some((Color::Black, description.clone())),
                     };
+                    self.illegal_board = Some(self.tracker.placement().to_board());
                     // A press with no move, or a 7.5.2 promotion that stands as a queen,
                     // leaves no illegal position on the board.
                     if self.tracker.in_sync() || self.tracker.position() != self.arbiter.position()
@@ -706,10 +764,14 @@ impl Session {
                 ArbiterEvent::GameEnded {
                     result,
                     termination,
-                } => out.push(Event::GameEnded {
-                    result,
-                    termination,
-                }),
+                } => {
+                    // The game ended on its last move: nothing can correct it any more.
+                    self.tracker.make_final();
+                    out.push(Event::GameEnded {
+                        result,
+                        termination,
+                    })
+                }
                 ArbiterEvent::Penalty {
                     beneficiary,
                     ms,
@@ -961,7 +1023,9 @@ impl Session {
     fn refresh_view(&mut self) {
         // The PGN text and the SAN list are the costly parts of the view: rebuild them only
         // when the record changed, not on every tick and clock reading.
-        let text_signature = TextSignature::of(self.arbiter.game(), self.arbiter.position());
+        let pending = self.pending_plies();
+        let text_signature =
+            TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
         let (pgn, moves) = if self.view_text.as_ref() == Some(&text_signature) {
             (
                 std::mem::take(&mut self.view.pgn),
@@ -969,7 +1033,11 @@ impl Session {
             )
         } else {
             self.view_text = Some(text_signature);
-            (self.arbiter.game().pgn(), self.arbiter.game().san_moves())
+            // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
+            (
+                self.arbiter.game().pgn_final(pending),
+                self.arbiter.game().san_moves(),
+            )
         };
         let arbiter = &self.arbiter;
         let placement = self
@@ -1056,15 +1124,18 @@ impl RecordSignature {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct TextSignature {
     record: RecordSignature,
+    /// Moves left out of the PGN text because they are not final yet.
+    pending: usize,
     last_clk_ms: Option<u64>,
     /// A hash of the tags (no allocation per input).
     tags: u64,
 }
 
 impl TextSignature {
-    fn of(game: &Game, position: &Chess) -> Self {
+    fn of(game: &Game, position: &Chess, pending: usize) -> Self {
         TextSignature {
             record: RecordSignature::of(game, position),
+            pending,
             last_clk_ms: game.current_moves().last().and_then(|m| m.clk_ms),
             tags: {
                 use std::hash::{Hash, Hasher};

@@ -198,6 +198,9 @@ fn restore_from_the_journal_gives_the_same_game() {
     rig.clock();
     rig.dump(&Placement::start());
     play(&mut rig, "e4 e5 Nf3 Nc6 Bb5", 3);
+    // A restored session cannot correct the last move any more: let it become final (the
+    // board still for 2 s) so that both show it in the PGN.
+    rig.step(SensorStep::Pause(eboardd::tracker::FINAL_STILL_MS));
     assert!(
         rig.events
             .iter()

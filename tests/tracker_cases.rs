@@ -99,35 +99,34 @@ fn castling_king_first() {
 }
 
 #[test]
-fn castling_king_dragged_over_f1_is_corrected() {
+fn castling_king_dragged_over_f1_is_held_not_corrected() {
     let mut rig = Rig::at(CASTLE);
     rig.lift("e1");
-    assert_eq!(played(&rig.place("f1", 'K')), ["e1f1"]);
+    // Kf1 is legal, but the king is one step towards g1 while O-O is legal: held.
+    assert!(played(&rig.place("f1", 'K')).is_empty());
+    assert_eq!(rig.tracker.held().map(|m| m.to()), Some(sq("f1")));
     rig.lift("f1");
     rig.place("g1", 'K');
     rig.lift("h1");
     let ev = rig.place("f1", 'R');
     assert_eq!(played(&ev), ["e1g1"]);
-    assert_eq!(retracted(&ev), 1);
+    assert_eq!(retracted(&rig.events), 0);
     assert_eq!(moves_of(&rig), ["e1g1"]);
-    assert_eq!(rig.tracker.corrections(), 1);
+    assert_eq!(rig.tracker.corrections(), 0);
 }
 
 #[test]
-fn castling_rook_first_is_corrected_once() {
+fn castling_rook_first_is_held_until_the_king_completes_it() {
     let mut rig = Rig::at(CASTLE);
     rig.lift("a1");
-    // The rook's half alone is a legal move and is published...
-    assert_eq!(played(&rig.place("d1", 'R')), ["a1d1"]);
+    // The rook's half alone is a legal move, but its king and the right stand: held.
+    assert!(played(&rig.place("d1", 'R')).is_empty());
     rig.lift("e1");
     let ev = rig.place("c1", 'K');
-    // ...and replaced when the king completes the castling.
-    assert!(
-        matches!(&ev[0], TrackerEvent::MoveRetracted { correction: true, uci, .. } if uci == "a1d1")
-    );
     assert_eq!(played(&ev), ["e1c1"]);
+    assert_eq!(retracted(&rig.events), 0);
     assert_eq!(moves_of(&rig), ["e1c1"]);
-    assert_eq!(rig.tracker.corrections(), 1);
+    assert_eq!(rig.tracker.corrections(), 0);
 }
 
 #[test]
@@ -228,9 +227,13 @@ fn slide_over_intermediate_squares_is_one_move() {
     rig.lift("a3");
     rig.place("a5", 'R');
     rig.lift("a4");
+    // Every square on the way was held (the line goes on), so nothing was corrected; a5 is
+    // held too until the dwell passes.
+    assert!(played(&rig.events).is_empty());
+    rig.wait(eboardd::tracker::DWELL_MS);
     assert_eq!(moves_of(&rig), ["a1a5"]);
-    // Each legal square the rook was seen alone on was published, then corrected.
-    assert_eq!(rig.tracker.corrections() as usize, retracted(&rig.events));
+    assert_eq!(played(&rig.events), ["a1a5"]);
+    assert_eq!(rig.tracker.corrections(), 0);
     assert!(rig.tracker.in_sync());
 }
 
@@ -238,17 +241,20 @@ fn slide_over_intermediate_squares_is_one_move() {
 fn set_down_then_moved_on_ends_where_released() {
     let mut rig = Rig::at("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
     rig.lift("a1");
-    assert_eq!(played(&rig.place("a3", 'R')), ["a1a3"]);
-    rig.wait(1500);
+    assert!(
+        played(&rig.place("a3", 'R')).is_empty(),
+        "held: the line goes on"
+    );
+    // Left there past the dwell: published, and still the mover's to correct.
+    assert_eq!(played(&rig.wait(1500)), ["a1a3"]);
     rig.lift("a3");
     let ev = rig.place("a7", 'R');
+    assert!(played(&ev).is_empty(), "a7 is held (a8 is empty)");
+    let ev = rig.wait(eboardd::tracker::DWELL_MS);
     assert_eq!(played(&ev), ["a1a7"]);
+    assert_eq!(retracted(&rig.events), 1);
     assert_eq!(moves_of(&rig), ["a1a7"]);
     assert_eq!(rig.tracker.corrections(), 1);
-    // The opponent answers: now White's rook is final.
-    rig.lift("e8");
-    rig.place("d8", 'k');
-    assert_eq!(moves_of(&rig), ["a1a7", "e8d8"]);
 }
 
 #[test]
@@ -656,22 +662,58 @@ fn slide_through_a_repeated_position_is_not_a_takeback() {
     rig.place("c5", 'b');
     rig.lift("c5");
     rig.place("b6", 'b');
+    // b6 is held (a7 is empty) until the dwell passes.
+    rig.wait(eboardd::tracker::DWELL_MS);
     assert_eq!(moves_of(&rig), ["c5b6", "a1a8", "b6e3", "a8a1", "e3b6"]);
+    assert_eq!(rig.tracker.corrections(), 0);
 }
 
 #[test]
-fn slide_finished_while_the_reply_starts_is_a_correction_and_a_reply() {
-    // 1. e4, then Black pushes e7 over e6 to e5 while White already lifts the knight.
+fn slide_finished_while_the_reply_starts_is_two_plies_with_no_correction() {
+    // 1. e4, then Black pushes e7 over e6 to e5 while White already lifts the knight: e6 was
+    // held (the pawn may go on), so nothing is corrected.
     let mut rig = Rig::at("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
     rig.lift("e7");
-    assert_eq!(played(&rig.place("e6", 'p')), ["e7e6"]);
+    assert!(played(&rig.place("e6", 'p')).is_empty());
     rig.lift("e6");
     rig.lift("g1");
     rig.place("e5", 'p');
     let ev = rig.place("f3", 'N');
     assert_eq!(played(&ev), ["e7e5", "g1f3"]);
     assert_eq!(moves_of(&rig), ["e7e5", "g1f3"]);
-    assert_eq!(rig.tracker.corrections(), 1);
+    assert_eq!(rig.tracker.corrections(), 0);
+}
+
+#[test]
+fn slide_finished_while_the_reply_starts_waits_for_the_next_move_to_tell_the_stories_apart() {
+    // The same with a pause on e6 longer than the dwell: e6 was published. The board then
+    // reads "...e5, Nf3" (e6 corrected, and the reply) as well as "...e6, Nf3, ...e6-e5":
+    // nothing is picked, the board stays out of sync and nothing is reported as illegal.
+    let start = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    for (next_from, next_to, piece, story) in [
+        // Black moves next: e6 was corrected to e5 and Nf3 answered it.
+        ("b8", "c6", 'n', vec!["e7e5", "g1f3", "b8c6"]),
+        // White moves next: Nf3 answered e6, then the pawn went on to e5.
+        ("b1", "c3", 'N', vec!["e7e6", "g1f3", "e6e5", "b1c3"]),
+    ] {
+        let mut rig = Rig::at(start);
+        rig.lift("e7");
+        assert!(played(&rig.place("e6", 'p')).is_empty());
+        assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["e7e6"]);
+        rig.lift("e6");
+        rig.lift("g1");
+        rig.place("e5", 'p');
+        let ev = rig.place("f3", 'N');
+        assert!(played(&ev).is_empty(), "{ev:?}");
+        assert!(!rig.tracker.in_sync());
+        assert!(illegal(&rig.wait(3_000)).is_empty());
+        assert_eq!(moves_of(&rig), ["e7e6"]);
+        rig.lift(next_from);
+        rig.place(next_to, piece);
+        rig.wait(eboardd::tracker::DWELL_MS);
+        assert_eq!(moves_of(&rig), story);
+        assert!(rig.tracker.in_sync());
+    }
 }
 
 #[test]
@@ -680,16 +722,21 @@ fn piece_in_hand_during_a_slide_is_not_read_as_a_sacrifice() {
     // the board then equals "...Qd1 Rcxd1" after Rc1, which is not guessed.
     let mut rig = Rig::at("7k/3q4/8/8/8/8/8/R3K3 w - - 0 1");
     rig.lift("a1");
-    assert_eq!(played(&rig.place("c1", 'R')), ["a1c1"]);
+    assert!(
+        played(&rig.place("c1", 'R')).is_empty(),
+        "held: the line goes on"
+    );
     rig.lift("c1");
     rig.lift("d7");
     let ev = rig.place("d1", 'R');
     assert!(played(&ev).is_empty(), "{ev:?}");
     rig.wait(3000);
-    assert_eq!(moves_of(&rig), ["a1c1"]);
+    assert!(moves_of(&rig).is_empty());
     // The queen lands: rook to d1 (corrected) and the queen's move.
     let ev = rig.place("f5", 'q');
-    assert_eq!(played(&ev), ["a1d1", "d7f5"]);
+    assert_eq!(played(&ev), ["a1d1"]);
+    // The queen's line goes on (g4 is empty): held for the dwell.
+    assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["d7f5"]);
 }
 
 #[test]

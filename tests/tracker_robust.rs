@@ -90,6 +90,8 @@ fn mid_game_position_on_a_turned_board_is_recognised() {
     assert_eq!(rig.tracker.orientation(), Some(Orientation::Reversed));
     rig.lift("f1");
     rig.place("b5", 'B');
+    // The bishop's line goes on to a6: held for the dwell.
+    rig.wait(eboardd::tracker::DWELL_MS);
     assert_eq!(rig.game_uci(), ["f1b5"]);
 }
 

@@ -128,7 +128,17 @@ impl BoardTask {
 
         loop {
             let wake = if link.is_some() {
-                next_tick
+                // The session says when it next needs time to pass (a held move's dwell, a
+                // move becoming final): wake then rather than at the next periodic tick.
+                match self.session.next_wakeup() {
+                    // (Never sooner than a millisecond from now: a deadline the tick
+                    // does not clear must not spin.)
+                    Some(at) => next_tick.min(
+                        (self.epoch + Duration::from_millis(at))
+                            .max(Instant::now() + Duration::from_millis(1)),
+                    ),
+                    None => next_tick,
+                }
             } else {
                 let idle = self.epoch + Duration::from_millis(last_tick + IDLE_TICK_MS);
                 let attempt = self.epoch + Duration::from_millis(next_attempt);
@@ -236,7 +246,9 @@ impl BoardTask {
                 }
                 _ = tokio::time::sleep_until(wake) => {
                     let now = self.now();
-                    next_tick = Instant::now() + TICK;
+                    if Instant::now() >= next_tick {
+                        next_tick = Instant::now() + TICK;
+                    }
                     self.store.retry(self.session.view());
                     // Without a link nothing is settling on the board: time-based rules
                     // (a flag falling on a clock nobody hears) only need a tick a second.
@@ -461,9 +473,9 @@ impl BoardTask {
         self.publisher
             .publish(&events, self.session.view(), connected)
             .await;
-        if !events.is_empty() {
-            self.store.after_publish(self.session.view(), &events);
-        }
+        // A move becoming final changes the PGN with no event of its own (a tick, a press):
+        // the store rewrites the live file whenever the text changed.
+        self.store.after_publish(self.session.view(), &events);
     }
 }
 

@@ -38,6 +38,11 @@
 //!   first lift read before the move's last placement (a fast reply the scan reads together
 //!   with the move).
 //!
+//! Time passes between sensor changes as it does for hands (`Pause` steps): thinking before
+//! the move, the hand's travel between lifting a piece and setting it down, the squares of a
+//! slide, the pause before the press. The real captures (`tests/sim_capture_like.rs`) check
+//! that the variants are the orders of events real hands produce.
+//!
 //! Variants drawn in noisy mode (each with tests below):
 //! - order: lift then place, or the new square reported before the old one empties;
 //! - captures: the victim removed first, removed after the attacker is lifted, or replaced in
@@ -50,8 +55,11 @@
 //!   then swapped (with or without an empty-square reading in between); every promotion role
 //!   comes from the move itself, so underpromotion is covered by the caller's move choice;
 //! - sliding pieces (rook, bishop, queen, pawn double step) dragged over intermediate squares,
-//!   with the next square sometimes read before the previous one empties;
-//! - a slider set down on an intermediate square, left there a moment, then moved on;
+//!   the scan seeing most of them, 40-250 ms a square (mostly quick), with the next square
+//!   sometimes read before the previous one empties, and now and then a pause on a square in
+//!   the middle of the slide;
+//! - a slider set down on an intermediate square, released, left there a moment, then picked
+//!   up again and moved on;
 //! - adjustments: a piece of the mover lifted and put back on its square, before the move or
 //!   after the clock press.
 
@@ -104,9 +112,19 @@ pub struct Handling {
 }
 
 /// Probability that a noisy slider move shows intermediate squares.
-const P_SLIDE: f64 = 0.2;
-/// Probability that a noisy slider move is set down on the way and moved on.
-const P_SET_DOWN: f64 = 0.03;
+const P_SLIDE: f64 = 0.25;
+/// Probability that the scan sees the piece on a square it slides over.
+const P_SEEN: f64 = 0.85;
+/// Time the hand takes per square of a slide: 40-250 ms, mostly quick.
+const SQUARE_MS: (u64, u64) = (40, 250);
+/// Probability that a slide pauses on one square in its middle (a hesitation), and how long
+/// (shorter than a placement takes to count as illegal: the hand is still on the piece).
+const P_SLIDE_PAUSE: f64 = 0.02;
+const SLIDE_PAUSE_MS: (u64, u64) = (250, 550);
+/// Probability that a noisy slider move is set down on the way, released and moved on.
+const P_SET_DOWN: f64 = 0.006;
+/// The hand's travel between lifting a piece and setting it down elsewhere.
+const TRAVEL_MS: (u64, u64) = (120, 600);
 /// Probability of an adjustment before or after a noisy move.
 const P_ADJUST: f64 = 0.05;
 /// Probability that a captured piece touches a neighbouring square on its way off.
@@ -321,11 +339,17 @@ impl Handling {
             return out;
         }
         if !path.is_empty() && self.rng.random_bool(P_SLIDE) {
-            // The scan sees the piece on some of the squares it passes over.
+            // The scan sees the piece on most of the squares it passes over.
             let visible: Vec<Square> = path
                 .into_iter()
-                .filter(|_| self.rng.random_bool(0.6))
+                .filter(|_| self.rng.random_bool(P_SEEN))
                 .collect();
+            // A hesitation on one square of the slide, now and then.
+            let hesitate = if !visible.is_empty() && self.rng.random_bool(P_SLIDE_PAUSE) {
+                Some(visible[self.rng.random_range(0..visible.len())])
+            } else {
+                None
+            };
             out.push(SensorStep::Lift(from));
             let mut previous: Option<Square> = None;
             for sq in visible.iter().copied().chain(std::iter::once(to)) {
@@ -343,14 +367,31 @@ impl Handling {
                     out.push(SensorStep::Lift(prev));
                 }
                 previous = (sq != to).then_some(sq);
-                out.push(SensorStep::Pause(self.rng.random_range(20..120)));
+                if sq == to {
+                    break;
+                }
+                let ms = if hesitate == Some(sq) {
+                    self.rng.random_range(SLIDE_PAUSE_MS.0..SLIDE_PAUSE_MS.1)
+                } else {
+                    self.square_ms()
+                };
+                out.push(SensorStep::Pause(ms));
             }
             return out;
         }
         out.push(SensorStep::Lift(from));
-        self.pause(&mut out);
+        out.push(SensorStep::Pause(
+            self.rng.random_range(TRAVEL_MS.0..TRAVEL_MS.1),
+        ));
         out.push(SensorStep::Place(to, landed));
         out
+    }
+
+    /// Time for one square of a slide: 40-250 ms, skewed towards the quick end (the square
+    /// of a uniform draw).
+    fn square_ms(&mut self) -> u64 {
+        let u: f64 = self.rng.random();
+        SQUARE_MS.0 + ((SQUARE_MS.1 - SQUARE_MS.0) as f64 * u * u) as u64
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -11,14 +11,22 @@
 //!   read); a takeback of several plies (only once the board has settled: a piece dragged
 //!   through a repeated position passes over earlier boards of the game). Two plies are accepted only when exactly one
 //!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
-//!   A move is published as soon as the board shows it: there is no settle delay.
-//! - The last move stays *provisional* until the opponent's move is published or the clock is
-//!   pressed with the board showing it. While it is, a board that shows a different move by
-//!   the same player from the same position replaces it (retract + play, counted in
-//!   [`Tracker::corrections`]): this is how a slide through a legal square, the rook half of
-//!   a rook-first castling, or a piece set down and moved on ends where it is finally
-//!   released. A clock message can overtake the last field update of the move it ends, so
-//!   corrections stay allowed for [`SCAN_LAG_MS`] after a press.
+//! - A move is published as soon as the board shows it, unless the same hand may still be
+//!   moving on ([`hold`]: a slider or pawn whose line goes on, a castling half, a piece set
+//!   beside a victim). Such a move is *held* — not published, the board out of sync — until
+//!   the next change (which is read afresh), the clock press or the opponent's touch (which
+//!   publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
+//!   [`Tracker::next_wakeup`] says when).
+//! - The last move stays *provisional* until it is final: the press window closed
+//!   ([`SCAN_LAG_MS`] after the clock was pressed with the board showing it: a clock message
+//!   can overtake the last field update of the move it ends), the opponent touched the board,
+//!   the board stood still for [`FINAL_STILL_MS`], or the opponent's move was published. A
+//!   move published by the dwell (or by the opponent's touch while it was held) may still be
+//!   moving on, so the opponent's touch alone does not make it final. While it is
+//!   provisional, a board that shows a different move by the same player from the same
+//!   position replaces it (retract + play, counted in [`Tracker::corrections`]): a piece set
+//!   down for longer than the dwell and moved on ends where it is finally released.
+//!   [`Tracker::pending_plies`] tells broadcast outputs what is not final yet.
 //! - Explanations that only empty squares (a recapture on the same square by the same kind
 //!   of piece, read as one board) look like pieces in hand: they wait until the board has
 //!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]).
@@ -34,11 +42,15 @@
 //!   clock was pressed with pieces still in hand is for the caller to judge from
 //!   [`Tracker::in_sync`].
 //!
-//! Known limit: while the correction window is open (the reply started before the mover's
-//! clock press, or there is no clock), a quick reply read together with the rest of a slide
-//! ("e7-e6-e5 while White already plays Nf3") and "move, reply, the first piece moved on
-//! again" leave the same boards; the shorter story is preferred, which is occasionally wrong
-//! (about 1 game in 500 of the quick-reply test).
+//! - After an operator takeback, a board still showing the move taken back does not bring it
+//!   back: only once the board has shown the position before it is that move a move again.
+//!
+//! - A quick reply read together with the rest of a slide ("e7-e6-e5 while White already
+//!   plays Nf3") and "move, reply, the first piece moved on again" leave the same boards.
+//!   Held moves avoid the question in nearly every case (e6 is not published while the pawn
+//!   may go on); where it remains (e6 stood longer than the dwell), neither story is picked:
+//!   the board stays out of sync, with no illegal report, until the next move fits exactly
+//!   one of them.
 //!
 //! Orientation: with [`OrientationSetting::Auto`] the board's orientation is learnt from the
 //! start position (either way round), or from a board matching the game position.
@@ -48,6 +60,7 @@
 pub mod chess960;
 mod describe;
 pub mod gesture;
+pub mod hold;
 mod search;
 
 use shakmaty::san::SanPlus;
@@ -66,6 +79,17 @@ pub(crate) use search::diff as search_diff;
 pub const SCAN_LAG_MS: Millis = 250;
 /// How long an unexplained placement must stand still before it is reported as illegal.
 pub const ILLEGAL_SETTLE_MS: Millis = 600;
+/// A move the board has shown, unchanged, for this long is final (contract section 2).
+pub const FINAL_STILL_MS: Millis = 2_000;
+pub use hold::DWELL_MS;
+
+/// A move the board shows while the hand may still be moving on (see [`hold`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Held {
+    mv: Move,
+    /// When the board began to show it.
+    since: Millis,
+}
 
 /// What the tracker reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +157,27 @@ pub struct Tracker {
     announced: Option<Orientation>,
     /// Which start positions begin a game (standard, or any of Chess960's).
     variant: Variant,
+    /// A move shown but not yet published (see [`hold`]).
+    held: Option<Held>,
+    /// How long a held move waits on an unchanged board ([`DWELL_MS`] by default).
+    dwell: Millis,
+    /// The provisional move could still have been moving on when it was published (the dwell
+    /// ran out, or the opponent touched the board while it was held): the opponent's touch
+    /// does not make it final, only the press, a still board or the opponent's move do.
+    unsettled: bool,
+    /// A move the operator took back while the board still showed it: it is not played again
+    /// by itself before the board has shown the position before it.
+    taken_back: Option<Move>,
+    /// Two stories explain the board: the provisional move replaced and answered (`short`,
+    /// from the position before it), or answered and then moved on (`long`, from the
+    /// position). Nothing is picked until the next move tells them apart.
+    ambiguous: Option<Ambiguous>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ambiguous {
+    short: (Move, Move),
+    long: (Move, Move),
 }
 
 impl Tracker {
@@ -160,6 +205,11 @@ impl Tracker {
             corrections: 0,
             announced: None,
             variant: Variant::Standard,
+            held: None,
+            dwell: DWELL_MS,
+            unsettled: false,
+            taken_back: None,
+            ambiguous: None,
         }
     }
 
@@ -175,6 +225,63 @@ impl Tracker {
             Variant::Standard => (*board == Board::new()).then(Chess::default),
             Variant::Chess960 => chess960::start_position(board),
         }
+    }
+
+    /// Use `dwell` ms instead of [`DWELL_MS`] for held moves (0: publish at once).
+    pub fn with_dwell(mut self, dwell: Millis) -> Tracker {
+        self.dwell = dwell;
+        self
+    }
+
+    /// How many of the last moves are not final yet (0 or 1): the mover may still correct it.
+    /// Broadcast outputs leave these out (contract section 2).
+    pub fn pending_plies(&self) -> usize {
+        usize::from(self.provisional && !self.moves.is_empty())
+    }
+
+    /// The move the board shows but the tracker holds back, if any.
+    pub fn held(&self) -> Option<Move> {
+        self.held.map(|h| h.mv)
+    }
+
+    /// Make the last move final now (the game ended on it).
+    pub fn make_final(&mut self) {
+        self.provisional = false;
+        self.window_until = None;
+        self.unsettled = false;
+    }
+
+    /// When the tracker next needs [`Tracker::on_tick`] if nothing else happens: a held move's
+    /// dwell, the end of the press window, the still board that makes a move final, or an
+    /// unexplained placement settling. `None`: nothing is waiting on time.
+    pub fn next_wakeup(&self) -> Option<Millis> {
+        let mut next: Option<Millis> = None;
+        let mut at = |t: Millis| next = Some(next.map_or(t, |n: Millis| n.min(t)));
+        if let Some(h) = self.held {
+            at(h.since.saturating_add(self.dwell));
+        }
+        if self.provisional {
+            match self.window_until {
+                Some(w) => at(w.saturating_add(1)),
+                None if self.in_sync && self.held.is_none() => {
+                    at(self.last_change.saturating_add(FINAL_STILL_MS))
+                }
+                None => {}
+            }
+        }
+        if !self.in_sync
+            && self.have_board
+            && !self.settled_checked
+            && self.held.is_none()
+            && self.ambiguous.is_none()
+        {
+            let mut t = self.last_change.saturating_add(ILLEGAL_SETTLE_MS);
+            if let Some(p) = self.last_press {
+                t = t.max(p.saturating_add(SCAN_LAG_MS));
+            }
+            at(t);
+        }
+        next
     }
 
     /// The validated game position.
@@ -266,6 +373,13 @@ impl Tracker {
     /// The clock lever changed: the mover says the move is done. The last move becomes final
     /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update).
     pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.settle_final(now);
+        let mut ev = Vec::new();
+        // The press ends a hold at once: the mover says the move is done.
+        if let Some(h) = self.held.take() {
+            self.play(h.mv, &mut ev);
+            self.set_sync(true, &mut ev);
+        }
         self.last_press = Some(now);
         self.settled_checked = false;
         // Only a move the board shows is made final: a press while the board is still out of
@@ -274,13 +388,24 @@ impl Tracker {
         if self.provisional && self.window_until.is_none() && self.in_sync {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
-        Vec::new()
+        ev
     }
 
     /// Time passes with no board change (call it a few times a second): accepts explanations
     /// that wait for a settled board and reports an illegal placement that has settled.
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
         let mut ev = Vec::new();
+        self.settle_final(now);
+        if let Some(h) = self.held
+            && now >= h.since.saturating_add(self.dwell)
+        {
+            // The hand rested long enough: publish, but an opponent's touch does not yet
+            // make it final (the hand may still move on while the opponent starts his reply).
+            self.held = None;
+            self.play(h.mv, &mut ev);
+            self.unsettled = true;
+            self.set_sync(true, &mut ev);
+        }
         self.check_illegal(now, &mut ev);
         ev
     }
@@ -307,12 +432,18 @@ impl Tracker {
                 available: self.moves.len(),
             });
         }
+        let mut last = None;
         for _ in 0..plies {
-            self.moves.pop();
+            last = self.moves.pop();
             self.positions.pop();
         }
         self.provisional = false;
         self.window_until = None;
+        self.held = None;
+        self.ambiguous = None;
+        // Until the board shows the position before it, a board still showing the move taken
+        // back must not bring it back.
+        self.taken_back = last.filter(|_| plies == 1);
         Ok(self.operator_refresh())
     }
 
@@ -320,6 +451,16 @@ impl Tracker {
     /// stands and play continues). Castling rights survive only where king and rook are still
     /// on their squares; there is no en passant square.
     pub fn adopt_placement(&mut self, turn: Color) -> Result<Vec<TrackerEvent>, AdoptError> {
+        self.adopt_board(self.sensed.clone(), turn)
+    }
+
+    /// Make `board` the position with `turn` to move (see [`Tracker::adopt_placement`]); the
+    /// sensed board is then compared with it as usual.
+    pub fn adopt_board(
+        &mut self,
+        board: Board,
+        turn: Color,
+    ) -> Result<Vec<TrackerEvent>, AdoptError> {
         let current = self.position();
         let mut castling_rights = Bitboard::EMPTY;
         for color in Color::ALL {
@@ -327,9 +468,9 @@ impl Tracker {
                 if let Some(rook) = current.castles().rook(color, side) {
                     let king_home = current.board().king_of(color);
                     let rook_piece = shakmaty::Role::Rook.of(color);
-                    if self.sensed.piece_at(rook) == Some(rook_piece)
+                    if board.piece_at(rook) == Some(rook_piece)
                         && king_home.is_some_and(|k| {
-                            self.sensed.piece_at(k) == Some(shakmaty::Role::King.of(color))
+                            board.piece_at(k) == Some(shakmaty::Role::King.of(color))
                                 && k.rank() == color.backrank()
                         })
                     {
@@ -339,7 +480,7 @@ impl Tracker {
             }
         }
         let setup = Setup {
-            board: self.sensed.clone(),
+            board,
             promoted: Bitboard::EMPTY,
             pockets: None,
             turn,
@@ -355,6 +496,23 @@ impl Tracker {
         Ok(self.operator_refresh())
     }
 
+    /// The one legal move from the game position whose result the board shows now, if any.
+    pub fn move_shown(&self) -> Option<Move> {
+        find_move(self.position(), &self.sensed)
+    }
+
+    /// Play `m` (legal in the game position) as a move seen on the board.
+    pub fn play_shown(&mut self, m: Move) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        if self.position().is_legal(m) {
+            self.held = None;
+            self.play(m, &mut ev);
+            let sync = self.sensed == *self.position().board();
+            self.set_sync(sync, &mut ev);
+        }
+        ev
+    }
+
     // ---- internals ----
 
     fn reset(&mut self, position: Chess) {
@@ -363,6 +521,78 @@ impl Tracker {
         self.moves.clear();
         self.provisional = false;
         self.window_until = None;
+        self.held = None;
+        self.unsettled = false;
+        self.taken_back = None;
+        self.ambiguous = None;
+    }
+
+    /// Make the provisional move final when its time has come: the press window closed, or
+    /// the board has shown it unchanged for [`FINAL_STILL_MS`]. Called before each input is
+    /// looked at, with the time of that input.
+    fn settle_final(&mut self, now: Millis) {
+        if !self.provisional {
+            return;
+        }
+        let window_closed = self.window_until.is_some_and(|t| now > t);
+        let still = self.in_sync
+            && self.held.is_none()
+            && now.saturating_sub(self.last_change) >= FINAL_STILL_MS;
+        if window_closed || still {
+            self.make_final();
+        }
+    }
+
+    /// The board changed only where the side to move has pieces, and none of them now holds
+    /// a piece of the last mover: the opponent of the last mover has touched the board (a
+    /// piece of the mover set on an opponent's square is the mover capturing).
+    fn opponent_touched(&self, shown: &Chess) -> bool {
+        let changed = diff(shown.board(), &self.sensed);
+        let theirs = shown.board().by_color(shown.turn());
+        let mover = self.sensed.by_color(!shown.turn());
+        changed.any() && (changed & !theirs).is_empty() && (changed & mover).is_empty()
+    }
+
+    /// Before a change is explained: a held move ends when the opponent touches the board
+    /// (it is published; the hand may still be on its piece, so it stays correctable) and is
+    /// dropped otherwise (the board is read afresh). A complete provisional move touched by
+    /// the opponent is final.
+    fn end_hold_or_make_final(&mut self, ev: &mut Vec<TrackerEvent>) {
+        if let Some(h) = self.held.take() {
+            let shown = after(self.position(), h.mv);
+            // Lifting a piece that a continuation captures is the mover's hand, not the
+            // opponent's.
+            let victims = hold::continuations(self.position(), h.mv)
+                .into_iter()
+                .filter(|m| m.is_capture())
+                .fold(Bitboard::EMPTY, |b, m| b | Bitboard::from(m.to()));
+            if self.opponent_touched(&shown)
+                && (diff(shown.board(), &self.sensed) & victims).is_empty()
+            {
+                self.play(h.mv, ev);
+                self.unsettled = true;
+            }
+            return;
+        }
+        if self.provisional
+            && !self.unsettled
+            && self.window_until.is_none()
+            && self.opponent_touched(self.position())
+        {
+            self.make_final();
+        }
+    }
+
+    /// Publish `m`, or hold it when the hand may still be moving on. Returns whether it was
+    /// published.
+    fn play_or_hold(&mut self, m: Move, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        if self.dwell > 0 && hold::may_go_on(self.position(), m) {
+            self.held = Some(Held { mv: m, since: now });
+            false
+        } else {
+            self.play(m, ev);
+            true
+        }
     }
 
     /// After an operator change: only sync and illegal state follow; the board is re-read at
@@ -384,6 +614,7 @@ impl Tracker {
     }
 
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.settle_final(now);
         self.last_change = now;
         self.settled_checked = false;
         let mut ev = Vec::new();
@@ -391,6 +622,7 @@ impl Tracker {
         if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
+        self.end_hold_or_make_final(&mut ev);
         self.reconcile(now, &mut ev);
         ev
     }
@@ -455,6 +687,10 @@ impl Tracker {
             self.set_sync(true, ev);
             return;
         }
+        if self.held.is_some() || self.ambiguous.is_some() {
+            self.set_sync(false, ev);
+            return;
+        }
         if self.orientation.is_none() && self.try_reversed(now, ev) {
             return;
         }
@@ -490,11 +726,20 @@ impl Tracker {
     fn explain(&mut self, now: Millis, settled: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         let pos = self.position();
         if *pos.board() == self.sensed {
+            // The board shows the position before an operator's takeback: it may be played
+            // again from now on.
+            self.taken_back = None;
+            self.ambiguous = None;
             return true;
         }
+        if let Some(amb) = self.ambiguous {
+            return self.resolve_ambiguous(amb, now, ev);
+        }
         if let Some(m) = find_move(pos, &self.sensed) {
-            self.play(m, ev);
-            return true;
+            if self.taken_back == Some(m) {
+                return false;
+            }
+            return self.play_or_hold(m, now, ev);
         }
         let provisional = self.provisional_now(now) && !self.moves.is_empty();
         let n = self.positions.len();
@@ -502,8 +747,7 @@ impl Tracker {
             let prev = &self.positions[n - 2];
             if let Some(m) = find_move(prev, &self.sensed) {
                 self.retract(true, ev);
-                self.play(m, ev);
-                return true;
+                return self.play_or_hold(m, now, ev);
             }
         }
         // A takeback to an earlier position of this game (most recent first). Taking a move
@@ -539,10 +783,19 @@ impl Tracker {
                 let landed = diff(prev.board(), placed.board()) & placed.board().occupied();
                 let visible = (diff(placed.board(), &self.sensed) & landed).is_empty();
                 if visible {
+                    // "Move, reply, the first piece moved on" leaves the same board: then
+                    // nothing is picked, the board stays out of sync until the next move
+                    // tells the stories apart.
+                    if let TwoPly::One(c, d) = find_two_ply(self.position(), &self.sensed, None) {
+                        self.ambiguous = Some(Ambiguous {
+                            short: (a, b),
+                            long: (c, d),
+                        });
+                        return false;
+                    }
                     self.retract(true, ev);
                     self.play(a, ev);
-                    self.play(b, ev);
-                    return true;
+                    return self.play_or_hold(b, now, ev);
                 }
             }
         }
@@ -559,8 +812,7 @@ impl Tracker {
             && (!provisional || b.from() != landed_on || !(b.is_capture() && b.to() == a.to()))
         {
             self.play(a, ev);
-            self.play(b, ev);
-            return true;
+            return self.play_or_hold(b, now, ev);
         }
         // A piece dragged through a repeated position passes over boards of this game too:
         // several plies back only once the board has settled.
@@ -573,6 +825,38 @@ impl Tracker {
         false
     }
 
+    /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of
+    /// them settles it (that story, then the move). Anything else keeps waiting.
+    fn resolve_ambiguous(
+        &mut self,
+        amb: Ambiguous,
+        now: Millis,
+        ev: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let n = self.positions.len();
+        let prev = &self.positions[n - 2];
+        let short_end = after(&after(prev, amb.short.0), amb.short.1);
+        let long_end = after(&after(self.position(), amb.long.0), amb.long.1);
+        let by_short = find_move(&short_end, &self.sensed);
+        let by_long = find_move(&long_end, &self.sensed);
+        match (by_short, by_long) {
+            (Some(m), None) => {
+                self.ambiguous = None;
+                self.retract(true, ev);
+                self.play(amb.short.0, ev);
+                self.play(amb.short.1, ev);
+                self.play_or_hold(m, now, ev)
+            }
+            (None, Some(m)) => {
+                self.ambiguous = None;
+                self.play(amb.long.0, ev);
+                self.play(amb.long.1, ev);
+                self.play_or_hold(m, now, ev)
+            }
+            _ => false,
+        }
+    }
+
     fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), m).to_string();
@@ -581,6 +865,7 @@ impl Tracker {
         self.positions.push(next);
         self.moves.push(m);
         self.provisional = true;
+        self.unsettled = false;
         // A press that came before this move was seen belongs to the opponent's move (or, when
         // the clock overtook this move's last update, to this one: then the window simply
         // stays open until the next press or the reply, which costs nothing).
@@ -599,6 +884,7 @@ impl Tracker {
         }
         self.provisional = false;
         self.window_until = None;
+        self.unsettled = false;
         let pos = self.position();
         let san = SanPlus::from_move(pos.clone(), mv).to_string();
         let uci = UciMove::from_move(mv, pos.castles().mode()).to_string();
@@ -623,7 +909,7 @@ impl Tracker {
     /// Report the standing placement as illegal if it has settled and is not a move in
     /// progress (or the clock was pressed on it).
     fn check_illegal(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
-        if self.in_sync || !self.have_board {
+        if self.in_sync || !self.have_board || self.held.is_some() || self.ambiguous.is_some() {
             return;
         }
         if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
@@ -641,6 +927,9 @@ impl Tracker {
         self.settled_checked = true;
         if self.explain(now, true, ev) {
             self.set_sync(true, ev);
+            return;
+        }
+        if self.held.is_some() {
             return;
         }
         if self.in_progress(now) {

@@ -189,6 +189,25 @@ impl Rig {
         ev
     }
 
+    /// Let `ms` pass as the daemon does: a tick whenever the tracker asked to be woken
+    /// within that time, and one at its end.
+    pub fn pass(&mut self, ms: u64) -> Vec<TrackerEvent> {
+        let end = self.now + ms;
+        let mut out = Vec::new();
+        while let Some(at) = self
+            .tracker
+            .next_wakeup()
+            .filter(|&t| t > self.now && t < end)
+        {
+            self.now = at;
+            out.extend(self.tracker.on_tick(at));
+        }
+        self.now = end;
+        out.extend(self.tracker.on_tick(end));
+        self.events.extend(out.clone());
+        out
+    }
+
     /// Feed handling steps; returns the events they caused.
     pub fn steps(&mut self, steps: &[SensorStep]) -> Vec<TrackerEvent> {
         let mut out = Vec::new();
@@ -196,13 +215,7 @@ impl Rig {
             match *step {
                 SensorStep::Lift(s) => out.extend(self.field(s, None)),
                 SensorStep::Place(s, p) => out.extend(self.field(s, Some(p))),
-                SensorStep::Pause(ms) => {
-                    // Time passing is what a daemon's periodic tick reports.
-                    self.now += ms;
-                    let ev = self.tracker.on_tick(self.now);
-                    self.events.extend(ev.clone());
-                    out.extend(ev);
-                }
+                SensorStep::Pause(ms) => out.extend(self.pass(ms)),
                 SensorStep::Press => {
                     let ev = self.tracker.on_clock_press(self.now);
                     self.events.extend(ev.clone());
