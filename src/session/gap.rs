@@ -668,7 +668,9 @@ impl Session {
             let mut next: Chess = self.tracker.position().clone();
             next.play_unchecked(m);
             let fields = Placement::from_board(next.board()).to_wire(o);
-            let tracked = self.tracker.on_board_dump(&fields, now);
+            let mut tracked = self.tracker.on_board_dump(&fields, now);
+            // A recovered move is complete (play went on after it): never held.
+            tracked.extend(self.tracker.release_held());
             let before = out.len();
             self.apply_tracker(tracked, now, out);
             if self.tracker.position() != &next {

@@ -391,6 +391,17 @@ impl Tracker {
         ev
     }
 
+    /// Publish a held move now: the caller knows the move is complete (a move recovered after
+    /// a gap, read from a board on which play has already gone on).
+    pub fn release_held(&mut self) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        if let Some(h) = self.held.take() {
+            self.play(h.mv, &mut ev);
+            self.set_sync(true, &mut ev);
+        }
+        ev
+    }
+
     /// Time passes with no board change (call it a few times a second): accepts explanations
     /// that wait for a settled board and reports an illegal placement that has settled.
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
