@@ -262,6 +262,11 @@ async fn two_rigs_play_and_the_hall_sees_every_move() {
         .await;
         Some(tmux)
     } else {
+        // CI installs tmux: there a missing tmux is a failure, not a skip.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is not installed, and CI must run the full-screen part"
+        );
         eprintln!("tmux is not installed: the full-screen part is skipped");
         None
     };
