@@ -16,40 +16,6 @@ use eboardd::sim::{BoardOptions, ClockSetup, Noise, Pace, Scenario, ScenarioOpti
 use rand::{Rng, SeedableRng};
 use shakmaty::{CastlingMode, EnPassantMode, Position};
 
-/// The back rank of Chess960 start position `n` (Scharnagl's numbering).
-fn back_rank(mut n: usize) -> String {
-    let mut rank = [' '; 8];
-    rank[(n % 4) * 2 + 1] = 'B';
-    n /= 4;
-    rank[(n % 4) * 2] = 'B';
-    n /= 4;
-    let empty = |rank: &[char; 8]| -> Vec<usize> { (0..8).filter(|&i| rank[i] == ' ').collect() };
-    let q = n % 6;
-    n /= 6;
-    rank[empty(&rank)[q]] = 'Q';
-    const KNIGHTS: [(usize, usize); 10] = [
-        (0, 1),
-        (0, 2),
-        (0, 3),
-        (0, 4),
-        (1, 2),
-        (1, 3),
-        (1, 4),
-        (2, 3),
-        (2, 4),
-        (3, 4),
-    ];
-    let (a, b) = KNIGHTS[n];
-    let e = empty(&rank);
-    rank[e[a]] = 'N';
-    rank[e[b]] = 'N';
-    let e = empty(&rank);
-    rank[e[0]] = 'R';
-    rank[e[1]] = 'K';
-    rank[e[2]] = 'R';
-    rank.iter().collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_chess960_start_positions_through_a_pty() {
     let dir = tempfile::tempdir().unwrap();
@@ -92,7 +58,9 @@ async fn fifty_chess960_start_positions_through_a_pty() {
     let mut castled = 0;
     for game in 0..50 {
         let n = rng.random_range(0..960);
-        let white = back_rank(n);
+        let white = eboardd::sim::chess960::back_rank(n)
+            .iter()
+            .collect::<String>();
         let fen = format!(
             "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w - - 0 1",
             white.to_lowercase()

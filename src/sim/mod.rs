@@ -66,6 +66,7 @@
 //! right display, 6–8 left, status bit 3 = left running, bit 4 = right running, bit 1 lever
 //! left side down), the Fischer indicator and increment at each press, flag bits at zero.
 
+pub mod chess960;
 pub mod clock;
 pub mod eeprom;
 pub mod feed;
