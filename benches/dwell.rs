@@ -19,9 +19,9 @@ use std::collections::HashMap;
 
 use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::{Decoder, Message};
-use eboardd::session::OrientationSetting;
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use eboardd::tracker::{Tracker, TrackerEvent};
+use eboardd::vocab::OrientationSetting;
 use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Move, Position};
 

@@ -9,9 +9,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use eboardd::board::{Orientation, Placement};
-use eboardd::session::OrientationSetting;
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use eboardd::tracker::Tracker;
+use eboardd::vocab::OrientationSetting;
 use shakmaty::{Chess, Position};
 
 /// One input to the tracker, precomputed so the benchmark measures the tracker only.

@@ -26,3 +26,4 @@ pub mod protocol;
 pub mod session;
 pub mod sim;
 pub mod tracker;
+pub mod vocab;

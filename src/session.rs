@@ -20,72 +20,11 @@ use crate::patch::{self, Patch};
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
+use crate::vocab::{
+    CommandError, Edition, Millis, OrientationSetting, Rules, Variant, WhiteDisplay,
+};
 
 pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
-
-/// Milliseconds on the caller's monotonic clock. Only differences matter.
-pub type Millis = u64;
-
-/// Rules of play (contract section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rules {
-    #[default]
-    Standard,
-    Rapid,
-    Blitz,
-}
-
-/// Which edition of the FIDE Laws applies (contract section 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum Edition {
-    #[default]
-    #[serde(rename = "fide-2023")]
-    Fide2023,
-    #[serde(rename = "fide-2005")]
-    Fide2005,
-}
-
-/// Which half of the clock display (seen from its front) shows White's time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum WhiteDisplay {
-    Left,
-    Right,
-    #[default]
-    Auto,
-}
-
-/// Which chess the board plays (contract sections 2 and 3, `variant`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Variant {
-    #[default]
-    Standard,
-    /// Fischer random: any of the 960 start positions; castling by Chess960 rules.
-    #[serde(rename = "chess960")]
-    Chess960,
-}
-
-impl Variant {
-    /// The contract's name: `standard` or `chess960`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Standard => "standard",
-            Variant::Chess960 => "chess960",
-        }
-    }
-}
-
-/// Board orientation setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum OrientationSetting {
-    Normal,
-    Reversed,
-    #[default]
-    Auto,
-}
 
 /// Everything a session needs to know about its board, from the configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -160,32 +99,6 @@ pub enum Command {
         kind: String,
         detail: String,
     },
-}
-
-/// Why a command was refused; maps 1:1 to the contract's named D-Bus errors.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CommandError {
-    /// `org.eboardd.Bridge1.Error.InvalidFen`
-    #[error("{0}")]
-    InvalidFen(String),
-    /// `org.eboardd.Bridge1.Error.InvalidArgument`
-    #[error("{0}")]
-    InvalidArgument(String),
-    /// `org.eboardd.Bridge1.Error.NothingToTakeBack`
-    #[error("{0}")]
-    NothingToTakeBack(String),
-    /// `org.eboardd.Bridge1.Error.ClaimNotAvailable`
-    #[error("{0}")]
-    ClaimNotAvailable(String),
-    /// `org.eboardd.Bridge1.Error.ListenOnly`: the board is configured never to be written to.
-    #[error("{0}")]
-    ListenOnly(String),
-    /// `org.eboardd.Bridge1.Error.NoClock`: no clock answers through the board.
-    #[error("{0}")]
-    NoClock(String),
-    /// `org.eboardd.Bridge1.Error.ClockTimeout`: the clock did not acknowledge, even twice.
-    #[error("{0}")]
-    ClockTimeout(String),
 }
 
 /// What a session reports. The variants named after contract signals carry exactly the
@@ -1054,11 +967,11 @@ impl Session {
         };
         self.view = View {
             number: self.config.number,
-            variant: self.config.variant.name().into(),
+            variant: self.config.variant.to_string(),
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
-            rules: rules_name(self.config.rules).into(),
-            edition: edition_name(self.config.edition).into(),
+            rules: self.config.rules.to_string(),
+            edition: self.config.edition.to_string(),
             state: state.into(),
             turn: color_name(arbiter.position().turn()).into(),
             moves,
@@ -1180,19 +1093,4 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
         tags.push(("TimeControl".into(), tc.clone()));
     }
     tags
-}
-
-pub fn rules_name(rules: Rules) -> &'static str {
-    match rules {
-        Rules::Standard => "standard",
-        Rules::Rapid => "rapid",
-        Rules::Blitz => "blitz",
-    }
-}
-
-pub fn edition_name(edition: Edition) -> &'static str {
-    match edition {
-        Edition::Fide2023 => "fide-2023",
-        Edition::Fide2005 => "fide-2005",
-    }
 }

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use eboardd::arbiter::claims::{History, key, position_claims, uci};
 use eboardd::arbiter::{automatic_end_of, parse_fen, unwinnable};
-use eboardd::session::Edition;
+use eboardd::vocab::Edition;
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};

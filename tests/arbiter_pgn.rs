@@ -4,7 +4,7 @@
 
 use eboardd::arbiter::{Arbiter, ArbiterConfig};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
-use eboardd::session::WhiteDisplay;
+use eboardd::vocab::WhiteDisplay;
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Move, Position};
 

@@ -4,7 +4,7 @@
 
 use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
-use eboardd::session::{Edition, Rules, WhiteDisplay};
+use eboardd::vocab::{Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};

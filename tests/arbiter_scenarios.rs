@@ -6,7 +6,7 @@
 use eboardd::arbiter::clock::Display;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen, unexchanged_promotion};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
-use eboardd::session::{CommandError, Edition, Rules, WhiteDisplay};
+use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 

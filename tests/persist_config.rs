@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use eboardd::daemon::config::{Bus, Config, ConfigError, ErrorOrigin, Overrides, Period};
-use eboardd::session::{Edition, OrientationSetting, Rules, WhiteDisplay};
+use eboardd::vocab::{Edition, OrientationSetting, Rules, WhiteDisplay};
 use proptest::prelude::*;
 
 const EXAMPLE: &str = include_str!("../eboardd.toml.example");
@@ -351,25 +351,16 @@ fn table_numbers_and_variants() {
     let setups = c.board_setups();
     assert_eq!(setups[0].session.number, 1);
     assert_eq!(setups[1].session.number, 0, "no number: 0 on the bus");
-    assert_eq!(
-        setups[0].session.variant,
-        eboardd::session::Variant::Standard
-    );
+    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Standard);
     let c = parse(
         "[daemon]\nvariant = \"chess960\"\n[[board]]\nport = \"/dev/a\"\nnumber = 7\n\
          [[board]]\nport = \"/dev/b\"\nvariant = \"standard\"\n",
     )
     .unwrap();
     let setups = c.board_setups();
-    assert_eq!(
-        setups[0].session.variant,
-        eboardd::session::Variant::Chess960
-    );
+    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Chess960);
     assert_eq!(setups[0].session.number, 7);
-    assert_eq!(
-        setups[1].session.variant,
-        eboardd::session::Variant::Standard
-    );
+    assert_eq!(setups[1].session.variant, eboardd::vocab::Variant::Standard);
 }
 
 #[test]

@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use eboardd::daemon::journal::{Damage, Journal, carry_over, encode_lines, journal_path};
-use eboardd::session::{Edition, Event, RecordFact, Rules};
+use eboardd::session::{Event, RecordFact};
+use eboardd::vocab::{Edition, Rules};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

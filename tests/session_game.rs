@@ -2,8 +2,9 @@
 
 use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
-use eboardd::session::{Command, CommandError, Event, Input, RecordFact, Session, SessionConfig};
+use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
+use eboardd::vocab::CommandError;
 use shakmaty::san::San;
 use shakmaty::{Chess, Position, Square};
 
@@ -680,7 +681,7 @@ fn chess960_games_from_fifty_start_positions_come_out_exact() {
             Orientation::Reversed
         };
         let config = SessionConfig {
-            variant: eboardd::session::Variant::Chess960,
+            variant: eboardd::vocab::Variant::Chess960,
             ..config()
         };
         let mut rig = Rig::new(config, orientation);

@@ -3,9 +3,11 @@
 //! loss, daemon restarts and lost frames while players go on moving: every move is recovered
 //! or left to the arbiter, and nobody is accused.
 
-use eboardd::session::{Command, CommandError, Event, SessionConfig};
+use eboardd::session::{Command, Event, SessionConfig};
+
 use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, Noise};
+use eboardd::vocab::CommandError;
 use shakmaty::{Color, Piece, Role, Square};
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \

@@ -13,12 +13,12 @@ use std::time::Duration;
 
 use eboardd::board::Orientation;
 use eboardd::protocol::{ClockTimes, Decoder, Message};
-use eboardd::session::OrientationSetting;
 use eboardd::sim::{
     BoardOptions, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard, SimOptions,
     parse_games, play_game,
 };
 use eboardd::tracker::{Tracker, TrackerEvent};
+use eboardd::vocab::OrientationSetting;
 use shakmaty::{CastlingMode, Chess};
 use sim_support::{Collector, open_port};
 use tokio::io::AsyncWriteExt;

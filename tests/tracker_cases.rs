@@ -4,8 +4,8 @@
 mod tracker_common;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::session::OrientationSetting;
 use eboardd::tracker::{ILLEGAL_SETTLE_MS, Tracker, TrackerEvent};
+use eboardd::vocab::OrientationSetting;
 use shakmaty::{Chess, Color, Position};
 use tracker_common::*;
 

@@ -4,9 +4,9 @@
 mod tracker_common;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::session::OrientationSetting;
 use eboardd::sim::handling::{Handling, Noise};
 use eboardd::tracker::{Tracker, TrackerEvent};
+use eboardd::vocab::OrientationSetting;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Chess, Position};

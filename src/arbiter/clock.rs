@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::message::{ClockTimes, DisplayTime};
-use crate::session::{Millis, WhiteDisplay};
+use crate::vocab::{Millis, WhiteDisplay};
 use shakmaty::Color;
 
 /// A physical half of the clock, seen from its front.

@@ -7,7 +7,7 @@ use super::{
     Arbiter, ArbiterEvent, capitalise, color_name, ordinal, parse_color, unwinnable, win_for,
 };
 use crate::game::Penalty;
-use crate::session::{CommandError, Edition, Rules};
+use crate::vocab::{CommandError, Edition, Rules};
 
 impl Arbiter {
     // ----- commands ---------------------------------------------------------------------

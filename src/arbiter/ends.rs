@@ -4,7 +4,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::claims::History;
 use super::{unwinnable, win_for};
-use crate::session::Edition;
+use crate::vocab::Edition;
 
 /// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
 /// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to

@@ -10,7 +10,7 @@ use super::{
     unwinnable, win_for,
 };
 use crate::protocol::message::ClockTimes;
-use crate::session::{Edition, Millis, Rules};
+use crate::vocab::{Edition, Millis, Rules};
 
 impl Arbiter {
     // ----- clock ------------------------------------------------------------------------

@@ -73,7 +73,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
 
 use crate::game::{Game, MoveRecord};
-use crate::session::{CommandError, Edition, Millis, Rules, WhiteDisplay};
+use crate::vocab::{CommandError, Edition, Millis, Rules, WhiteDisplay};
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
 use timecontrol::TimeControl;

@@ -19,7 +19,7 @@ use shakmaty::{Color, Move, Position};
 use super::claims::uci_in;
 use super::{Arbiter, ArbiterEvent, capitalise, color_name, parse_color};
 use crate::game::Penalty;
-use crate::session::{CommandError, Edition, Rules};
+use crate::vocab::{CommandError, Edition, Rules};
 
 /// The move a claimant must make after an incorrect claim, and whether he has made another.
 #[derive(Debug, Clone, PartialEq, Eq)]

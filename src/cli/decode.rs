@@ -15,8 +15,8 @@ use shakmaty::{Chess, Color};
 
 use crate::capture::{self, Chunk};
 use crate::protocol::{Decoder, Message};
-use crate::session::{Millis, OrientationSetting};
 use crate::tracker::{Tracker, TrackerEvent};
+use crate::vocab::{Millis, OrientationSetting};
 
 /// Arguments of `eboardctl decode`.
 #[derive(Debug, Clone, clap::Args)]

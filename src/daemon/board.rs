@@ -15,7 +15,8 @@ use tokio_serial::SerialStream;
 
 use crate::protocol::Command as BoardCommand;
 use crate::protocol::clock_channel::{ClockChannel, MessageError, Outcome};
-use crate::session::{BoardRequest, Command, CommandError, Event, Input, Millis, Session};
+use crate::session::{BoardRequest, Command, Event, Input, Session};
+use crate::vocab::{CommandError, Millis};
 
 use super::dbus::{CommandRequest, Publisher};
 use super::link::{self, Reader};

@@ -19,7 +19,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::game::{self, TagValueFault};
-use crate::session::{Edition, OrientationSetting, Rules, SessionConfig, Variant, WhiteDisplay};
+use crate::session::SessionConfig;
+use crate::vocab::{Edition, OrientationSetting, Rules, UnknownWord, Variant, WhiteDisplay};
 
 /// Where the daemon looks for its configuration when `--config` is not given.
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/eboardd/eboardd.toml";
@@ -643,56 +644,23 @@ fn parse_number(n: i64) -> Result<u32, String> {
 }
 
 fn parse_variant(s: &str) -> Result<Variant, String> {
-    match s {
-        "standard" => Ok(Variant::Standard),
-        "chess960" => Ok(Variant::Chess960),
-        _ => Err(format!(
-            "unknown variant {s:?}; expected \"standard\" or \"chess960\""
-        )),
-    }
+    s.parse().map_err(|e: UnknownWord| e.to_string())
 }
 
 fn parse_rules(s: &str) -> Result<Rules, String> {
-    match s {
-        "standard" => Ok(Rules::Standard),
-        "rapid" => Ok(Rules::Rapid),
-        "blitz" => Ok(Rules::Blitz),
-        _ => Err(format!(
-            "unknown rules {s:?}; expected \"standard\", \"rapid\" or \"blitz\""
-        )),
-    }
+    s.parse().map_err(|e: UnknownWord| e.to_string())
 }
 
 fn parse_edition(s: &str) -> Result<Edition, String> {
-    match s {
-        "fide-2023" => Ok(Edition::Fide2023),
-        "fide-2005" => Ok(Edition::Fide2005),
-        _ => Err(format!(
-            "unknown edition {s:?}; expected \"fide-2023\" or \"fide-2005\""
-        )),
-    }
+    s.parse().map_err(|e: UnknownWord| e.to_string())
 }
 
 fn parse_white_display(s: &str) -> Result<WhiteDisplay, String> {
-    match s {
-        "left" => Ok(WhiteDisplay::Left),
-        "right" => Ok(WhiteDisplay::Right),
-        "auto" => Ok(WhiteDisplay::Auto),
-        _ => Err(format!(
-            "unknown white_display {s:?}; expected \"left\", \"right\" or \"auto\""
-        )),
-    }
+    s.parse().map_err(|e: UnknownWord| e.to_string())
 }
 
 fn parse_orientation(s: &str) -> Result<OrientationSetting, String> {
-    match s {
-        "normal" => Ok(OrientationSetting::Normal),
-        "reversed" => Ok(OrientationSetting::Reversed),
-        "auto" => Ok(OrientationSetting::Auto),
-        _ => Err(format!(
-            "unknown orientation {s:?}; expected \"normal\", \"reversed\" or \"auto\""
-        )),
-    }
+    s.parse().map_err(|e: UnknownWord| e.to_string())
 }
 
 impl FromStr for Bus {

@@ -17,7 +17,9 @@ use zbus::Variant as Value;
 use zbus::object_server::SignalEmitter;
 use zbus::{interface, names::InterfaceName};
 
-use crate::session::{Command, CommandError, Event, View};
+use crate::session::{Command, Event, View};
+
+use crate::vocab::CommandError;
 
 /// The board interface's name.
 pub const BOARD_INTERFACE: &str = "org.eboardd.Bridge1.Board";

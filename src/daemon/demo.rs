@@ -20,11 +20,13 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 use tokio::sync::mpsc;
 use zbus::{Connection, MatchRule, MessageStream, Proxy};
 
-use crate::session::{Rules, SessionConfig};
+use crate::session::SessionConfig;
+
 use crate::sim::{
     ClockSetup, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step,
     default_game,
 };
+use crate::vocab::Rules;
 
 use super::args::Args;
 use super::bus::PrivateBus;

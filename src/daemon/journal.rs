@@ -819,7 +819,7 @@ pub fn crc32(data: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{Edition, Rules};
+    use crate::vocab::{Edition, Rules};
 
     fn mv(ply: u32) -> Event {
         Event::MovePlayed {

@@ -18,8 +18,8 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::board::{Orientation, Placement};
 use crate::protocol::{EeEvent, FieldContent};
-use crate::session::Millis;
 use crate::tracker::{Tracker, TrackerEvent};
+use crate::vocab::Millis;
 
 /// A pause between two logged field changes without the fast bit (longer than a settle).
 const PAUSE_MS: Millis = 700;
@@ -202,8 +202,8 @@ pub fn mover(first: Color, k: usize) -> Color {
 mod tests {
     use super::*;
     use crate::protocol::DisplayTime;
-    use crate::session::OrientationSetting;
     use crate::sim::eeprom::Eeprom;
+    use crate::vocab::OrientationSetting;
     use shakmaty::san::San;
     use shakmaty::{Board, Square};
 

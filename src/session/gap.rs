@@ -20,12 +20,13 @@
 use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Color, Move, Position};
 
-use super::{CommandError, Event, Millis, Session};
+use super::{Event, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
 use crate::gap::{memory, search};
 use crate::protocol::{ClockTimes, EeEvent, FieldContent, Message};
 use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
+use crate::vocab::{CommandError, Millis};
 
 /// How long the board's memory may take to arrive (a real board needs about 8 s at 9600
 /// baud) before the search is used instead.

@@ -6,7 +6,8 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::board::{Orientation, Placement};
 use crate::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
-use crate::session::{Event, Input, Millis, Session, SessionConfig};
+use crate::session::{Event, Input, Session, SessionConfig};
+use crate::vocab::Millis;
 
 use super::handling::{Handling, Noise, SensorStep};
 

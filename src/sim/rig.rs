@@ -17,8 +17,9 @@ use super::handling::{Handling, Noise, SensorStep};
 use super::virtual_board::{BoardOptions, VirtualBoard};
 use crate::protocol::{ClockCommand, Command, Decoder, Message};
 use crate::session::{
-    BoardRequest, Command as SessionCommand, CommandError, Event, Input, Session, SessionConfig,
+    BoardRequest, Command as SessionCommand, Event, Input, Session, SessionConfig,
 };
+use crate::vocab::CommandError;
 
 /// How often the session gets a tick (as the daemon's board task does).
 pub const TICK_MS: u64 = 100;

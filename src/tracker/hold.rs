@@ -21,7 +21,7 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use crate::session::Millis;
+use crate::vocab::Millis;
 
 /// How long a held move waits, with the board unchanged, before it is published anyway.
 /// Chosen from the dwell benchmark (`cargo bench --bench dwell`, figures in BENCHMARKS.md):

@@ -69,7 +69,7 @@ use shakmaty::{Bitboard, Board, Chess, Color, FromSetup, Move, Position, Setup};
 
 pub use crate::board::{Orientation, Placement};
 use crate::protocol::FieldContent;
-use crate::session::{Millis, OrientationSetting, Variant};
+use crate::vocab::{Millis, OrientationSetting, Variant};
 use search::{TwoPly, after, diff, find_move, find_two_ply};
 
 /// Squares whose contents differ between two boards (for the gap search).

@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::session::OrientationSetting;
 use eboardd::sim::handling::{Handling, SensorStep};
 use eboardd::tracker::{Tracker, TrackerEvent};
+use eboardd::vocab::OrientationSetting;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
