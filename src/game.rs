@@ -16,6 +16,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::vocab::{GameResult, Player, Termination};
+
 /// The FEN of the standard start position.
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -45,8 +47,8 @@ pub struct Segment {
 /// A time penalty or bonus given by the arbiter rules (7.5.5, 9.5.3, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Penalty {
-    /// The player who receives the time (`white`/`black`).
-    pub beneficiary: String,
+    /// The player who receives the time.
+    pub beneficiary: Player,
     pub ms: u64,
     pub reason: String,
 }
@@ -57,10 +59,10 @@ pub struct Game {
     /// Tags other than Result, SetUp and FEN, in the order given.
     pub tags: Vec<(String, String)>,
     pub segments: Vec<Segment>,
-    /// `*`, `1-0`, `0-1`, `1/2-1/2`.
-    pub result: String,
-    /// Contract termination string, empty while playing.
-    pub termination: String,
+    pub result: GameResult,
+    /// Why the game ended; none while playing (written as an empty string).
+    #[serde(with = "crate::vocab::termination_serde::word")]
+    pub termination: Option<Termination>,
     pub penalties: Vec<Penalty>,
     /// Arbiter decisions and accepted claims, in order, as sentences.
     pub decisions: Vec<String>,
@@ -80,13 +82,23 @@ fn roster_default(tag: &str) -> &'static str {
 }
 
 /// PGN `Termination` tag value for a contract termination.
-fn pgn_termination(t: &str) -> &'static str {
+fn pgn_termination(t: Option<Termination>) -> &'static str {
+    let Some(t) = t else {
+        return "unterminated";
+    };
     match t {
-        "" => "unterminated",
-        "time-forfeit" | "flag-fall-draw" | "both-flags-fallen" => "time forfeit",
-        "illegal-move" => "rules infraction",
-        "adjudication" => "adjudication",
-        _ => "normal",
+        Termination::TimeForfeit | Termination::FlagFallDraw | Termination::BothFlagsFallen => {
+            "time forfeit"
+        }
+        Termination::IllegalMove => "rules infraction",
+        Termination::Adjudication => "adjudication",
+        Termination::Checkmate
+        | Termination::Stalemate
+        | Termination::DeadPosition
+        | Termination::FivefoldRepetition
+        | Termination::SeventyfiveMoves
+        | Termination::Claim
+        | Termination::ResultGesture => "normal",
     }
 }
 
@@ -190,8 +202,8 @@ impl Game {
                 intro: Vec::new(),
                 moves: Vec::new(),
             }],
-            result: "*".into(),
-            termination: String::new(),
+            result: GameResult::Ongoing,
+            termination: None,
             penalties: Vec::new(),
             decisions: Vec::new(),
             illegal_moves: (0, 0),
@@ -298,9 +310,10 @@ impl Game {
         self.decisions.push(text);
     }
 
-    pub fn set_result(&mut self, result: &str, termination: &str) {
-        self.result = result.to_string();
-        self.termination = termination.to_string();
+    /// Sets the result and why (`None`: the game is open again).
+    pub fn set_result(&mut self, result: GameResult, termination: Option<Termination>) {
+        self.result = result;
+        self.termination = termination;
     }
 
     fn tag_value(&self, name: &str) -> Option<&str> {
@@ -337,16 +350,20 @@ impl Game {
                 out.push('\n');
             }
             let last = i + 1 == n;
-            let result = if last { self.result.as_str() } else { "*" };
+            let result = if last {
+                self.result
+            } else {
+                GameResult::Ongoing
+            };
             self.write_segment(&mut out, seg, result, last);
         }
         out
     }
 
-    fn write_segment(&self, out: &mut String, seg: &Segment, result: &str, last: bool) {
+    fn write_segment(&self, out: &mut String, seg: &Segment, result: GameResult, last: bool) {
         for tag in ROSTER {
             let v = if tag == "Result" {
-                result
+                result.as_str()
             } else {
                 self.tag_value(tag).unwrap_or(roster_default(tag))
             };
@@ -367,7 +384,7 @@ impl Game {
             out.push_str(&format!("[FEN \"{}\"]\n", escape_tag(&seg.start_fen)));
         }
         let term = if last {
-            pgn_termination(&self.termination)
+            pgn_termination(self.termination)
         } else {
             "unterminated"
         };
@@ -402,8 +419,8 @@ impl Game {
             }
             white = !white;
         }
-        if last && !self.termination.is_empty() {
-            tokens.push(format!("{{{}}}", clean_comment(&self.termination)));
+        if last && let Some(t) = self.termination {
+            tokens.push(format!("{{{}}}", clean_comment(t.as_str())));
         }
         tokens.push(result.to_string());
         wrap_tokens(out, &tokens);
@@ -464,7 +481,7 @@ mod tests {
         g.push_move(mv("e5", "e7e5", 181_000, 175_500));
         g.comment("Illegal move by White: Ke1-e3 {x}");
         g.push_move(mv("Nf3", "g1f3", 170_000, 177_000));
-        g.set_result("1-0", "checkmate");
+        g.set_result(GameResult::WhiteWins, Some(Termination::Checkmate));
         let pgn = g.pgn();
         assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n"));
         assert!(pgn.contains("[White \"A \\\"x\\\"\"]"));
@@ -521,7 +538,7 @@ mod tests {
         assert!(g.pop_move().is_some());
         assert_eq!(g.current_moves()[0].comments, vec!["penalty".to_string()]);
         g.continue_from("4k3/8/8/8/8/8/8/4K3 w - - 0 1", "illegal move stood");
-        g.set_result("1/2-1/2", "dead-position");
+        g.set_result(GameResult::Draw, Some(Termination::DeadPosition));
         let pgn = g.pgn();
         assert_eq!(pgn.matches("[Event ").count(), 2);
         assert_eq!(pgn.matches("[Result \"*\"]").count(), 1);

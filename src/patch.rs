@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, MoveRecord, Penalty, Segment};
+use crate::vocab::{GameResult, Termination};
 
 /// The difference between two game records (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -33,9 +34,13 @@ pub struct Patch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<(String, String)>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub termination: Option<String>,
+    pub result: Option<GameResult>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::vocab::termination_serde::change"
+    )]
+    pub termination: Option<Option<Termination>>,
     /// Penalties: keep the first `n`, then append these.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub penalties: Option<(usize, Vec<Penalty>)>,
@@ -89,10 +94,10 @@ pub fn diff(old: &Game, new: &Game) -> Patch {
         patch.tags = Some(new.tags.clone());
     }
     if old.result != new.result {
-        patch.result = Some(new.result.clone());
+        patch.result = Some(new.result);
     }
     if old.termination != new.termination {
-        patch.termination = Some(new.termination.clone());
+        patch.termination = Some(new.termination);
     }
     if old.penalties != new.penalties {
         let n = common_prefix(&old.penalties, &new.penalties);
@@ -184,11 +189,11 @@ impl Patch {
         if let Some(tags) = &self.tags {
             game.tags = tags.clone();
         }
-        if let Some(r) = &self.result {
-            game.result = r.clone();
+        if let Some(r) = self.result {
+            game.result = r;
         }
-        if let Some(t) = &self.termination {
-            game.termination = t.clone();
+        if let Some(t) = self.termination {
+            game.termination = t;
         }
         if let Some((n, more)) = &self.penalties {
             game.penalties.truncate(*n);
@@ -274,9 +279,9 @@ mod tests {
         d.comment("illegal move stood");
         d.continue_from("8/8/8/8/8/8/8/K1k5 w - - 0 1", "goes on");
         d.push_move(mv("Kb1", None));
-        d.set_result("1-0", "adjudication");
+        d.set_result(GameResult::WhiteWins, Some(Termination::Adjudication));
         d.add_penalty(Penalty {
-            beneficiary: "white".into(),
+            beneficiary: crate::vocab::Player::White,
             ms: 120_000,
             reason: "7.5.5".into(),
         });

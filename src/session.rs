@@ -21,7 +21,8 @@ use crate::protocol::{ClockTimes, Message};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::{
-    CommandError, Edition, Millis, OrientationSetting, Rules, Variant, WhiteDisplay,
+    ClaimKind, CommandError, Edition, GameResult, Millis, OrientationSetting, Player, Rules,
+    Termination, Variant, WhiteDisplay,
 };
 
 pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
@@ -76,15 +77,15 @@ pub enum Command {
     NewGame,
     SetPosition(String),
     SetTags(Vec<(String, String)>),
-    SetRules(String),
+    SetRules(Rules),
     TakeBack,
     AcceptClaim {
-        player: String,
-        kind: String,
+        player: Player,
+        kind: ClaimKind,
         detail: String,
     },
     Adjudicate {
-        result: String,
+        result: GameResult,
         reason: String,
     },
     /// The moves made during a gap, in UCI, as the arbiter knows them; none: continue from
@@ -95,10 +96,67 @@ pub enum Command {
     ShowClockMessage(String),
     /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
     RejectClaim {
-        player: String,
-        kind: String,
+        player: Player,
+        kind: ClaimKind,
         detail: String,
     },
+}
+
+/// The commands whose arguments are contract words, from the strings a caller sent: the
+/// edge (the D-Bus layer) parses them here, once, with the contract's refusals.
+impl Command {
+    /// `SetRules(rules)`; an unknown rule set is an invalid argument.
+    pub fn set_rules(rules: &str) -> Result<Command, CommandError> {
+        rules.parse().map(Command::SetRules).map_err(|_| {
+            CommandError::InvalidArgument(format!(
+                "`{rules}` is not a rule set; use standard, rapid or blitz"
+            ))
+        })
+    }
+
+    /// `AcceptClaim(player, kind, detail)`; a player or kind that does not exist names no
+    /// claim in `Claims`, so it is refused as not available.
+    pub fn accept_claim(player: &str, kind: &str, detail: String) -> Result<Command, CommandError> {
+        let unavailable = |e: crate::vocab::UnknownWord| {
+            CommandError::ClaimNotAvailable(format!(
+                "{e}; the Claims property lists the claims that can be accepted"
+            ))
+        };
+        Ok(Command::AcceptClaim {
+            player: player.parse().map_err(unavailable)?,
+            kind: kind.parse().map_err(unavailable)?,
+            detail,
+        })
+    }
+
+    /// `RejectClaim(player, kind, detail)`; an unknown player or kind is an invalid argument.
+    pub fn reject_claim(player: &str, kind: &str, detail: String) -> Result<Command, CommandError> {
+        let player = player.parse().map_err(|_| {
+            CommandError::InvalidArgument(format!("`{player}` is not white or black"))
+        })?;
+        let kind = kind.parse().map_err(|_| {
+            CommandError::InvalidArgument(format!(
+                "`{kind}` is not a claim 9.5 penalises; an incorrect claim is a \
+                 threefold-repetition or fifty-moves claim"
+            ))
+        })?;
+        Ok(Command::RejectClaim {
+            player,
+            kind,
+            detail,
+        })
+    }
+
+    /// `Adjudicate(result, reason)`; a string that is no result is an invalid argument (and
+    /// so is `*`, which the arbiter refuses).
+    pub fn adjudicate(result: &str, reason: String) -> Result<Command, CommandError> {
+        let result = result.parse().map_err(|_| {
+            CommandError::InvalidArgument(format!(
+                "`{result}` is not a result; use 1-0, 0-1 or 1/2-1/2"
+            ))
+        })?;
+        Ok(Command::Adjudicate { result, reason })
+    }
 }
 
 /// What a session reports. The variants named after contract signals carry exactly the
@@ -123,21 +181,21 @@ pub enum Event {
         fen: String,
     },
     IllegalPlacement {
-        player: String,
+        player: Player,
         description: String,
         placement: String,
     },
     IllegalMoveCompleted {
-        player: String,
+        player: Player,
         count: u32,
         description: String,
     },
     FlagFell {
-        player: String,
+        player: Player,
     },
     GameEnded {
-        result: String,
-        termination: String,
+        result: GameResult,
+        termination: Termination,
     },
     /// Game-record facts that are not contract signals but must survive a restart
     /// (tags, rules, accepted claims, penalties, arbiter decisions, board identity).
@@ -156,12 +214,12 @@ pub enum RecordFact {
         edition: Edition,
     },
     ClaimAccepted {
-        player: String,
-        kind: String,
+        player: Player,
+        kind: ClaimKind,
         detail: String,
     },
     Penalty {
-        player: String,
+        player: Player,
         description: String,
     },
     Comment {
@@ -265,7 +323,7 @@ pub struct Session {
     gap: gap::GapState,
     /// Both kings on the centre squares since then, showing this result (the result
     /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
-    gesture: Option<(Millis, &'static str)>,
+    gesture: Option<(Millis, GameResult)>,
     view: View,
 }
 
@@ -598,7 +656,7 @@ impl Session {
                     let queen_move = self.unexchanged_promotion(turn);
                     let placement = self.tracker.placement().board_fen();
                     out.push(Event::IllegalPlacement {
-                        player: color_name(turn).into(),
+                        player: turn.into(),
                         description: description.clone(),
                         placement,
                     });
@@ -656,10 +714,7 @@ impl Session {
                     count,
                     description,
                 } => {
-                    self.standing_illegal = match player.as_str() {
-                        "white" => Some((Color::White, description.clone())),
-                        _ => Some((Color::Black, description.clone())),
-                    };
+                    self.standing_illegal = Some((player.into(), description.clone()));
                     self.illegal_board = Some(self.tracker.placement().to_board());
                     // A press with no move, or a 7.5.2 promotion that stands as a queen,
                     // leaves no illegal position on the board.
@@ -774,8 +829,8 @@ impl Session {
                 out.push(Event::Record(RecordFact::Tags { tags: merged }));
             }
             Command::SetRules(rules) => {
-                self.arbiter.set_rules_str(&rules)?;
-                self.config.rules = self.arbiter.config().rules;
+                self.arbiter.set_rules(rules);
+                self.config.rules = rules;
                 out.push(Event::Record(RecordFact::Rules {
                     rules: self.config.rules,
                     edition: self.config.edition,
@@ -803,13 +858,13 @@ impl Session {
                 detail,
             } => {
                 let was_finished = self.arbiter.is_finished();
-                let ruled = self.arbiter.accept_claim(&player, &kind, &detail)?;
+                let ruled = self.arbiter.accept_claim(player, kind, &detail)?;
                 self.apply_arbiter(ruled, out);
                 // A claim by an intended move (9.2 b, 9.3 b) plays it in the record.
                 self.follow_record_on_board(was_finished);
             }
             Command::Adjudicate { result, reason } => {
-                let ruled = self.arbiter.adjudicate(&result, &reason)?;
+                let ruled = self.arbiter.adjudicate(result, &reason)?;
                 self.apply_arbiter(ruled, out);
             }
             Command::ResolveGap(moves) => self.resolve_gap(moves, now, out)?,
@@ -823,7 +878,7 @@ impl Session {
                 kind,
                 detail,
             } => {
-                let ruled = self.arbiter.reject_claim(&player, &kind, &detail)?;
+                let ruled = self.arbiter.reject_claim(player, kind, &detail)?;
                 self.apply_arbiter(ruled, out);
             }
         }
@@ -832,7 +887,7 @@ impl Session {
 
     /// What the board shows by the result gesture, if anything: the result, and whether the
     /// record's last move is the gesture's first king move (legal, so it was played).
-    fn gesture_on_board(&self) -> Option<(&'static str, bool)> {
+    fn gesture_on_board(&self) -> Option<(GameResult, bool)> {
         let sensed = self.tracker.placement().to_board();
         // The last move a king's step onto a centre square: the gesture's first half, which
         // leaves the record (checked first, as the board after it matches too).
@@ -980,12 +1035,18 @@ impl Session {
             white_time_ms: arbiter.white_ms(),
             black_time_ms: arbiter.black_ms(),
             clock_running: arbiter.clock_running().into(),
-            claims: arbiter.claims(),
+            claims: arbiter
+                .claims()
+                .into_iter()
+                .map(|(player, kind, detail)| (player.to_string(), kind.to_string(), detail))
+                .collect(),
             pending_illegal: arbiter.pending_illegal().into(),
             illegal_moves: arbiter.illegal_counts(),
             gap: self.gap.text().to_owned(),
-            result: arbiter.result().into(),
-            termination: arbiter.termination().into(),
+            result: arbiter.result().to_string(),
+            termination: arbiter
+                .termination()
+                .map_or_else(String::new, |t| t.to_string()),
             fen,
             placement,
             in_sync,
@@ -1003,8 +1064,8 @@ struct RecordSignature {
     /// The position reached (a correction replaces a move without changing the count).
     position: u64,
     segments: usize,
-    result: String,
-    termination: String,
+    result: GameResult,
+    termination: Option<Termination>,
     penalties: usize,
     decisions: usize,
     illegal_moves: (u32, u32),
@@ -1023,8 +1084,8 @@ impl RecordSignature {
                 .zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal)
                 .0,
             segments: game.segments.len(),
-            result: game.result.clone(),
-            termination: game.termination.clone(),
+            result: game.result,
+            termination: game.termination,
             penalties: game.penalties.len(),
             decisions: game.decisions.len(),
             illegal_moves: game.illegal_moves,

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use eboardd::arbiter::claims::{History, key, position_claims, uci};
 use eboardd::arbiter::{automatic_end_of, parse_fen, unwinnable};
-use eboardd::vocab::Edition;
+use eboardd::vocab::{Edition, GameResult, Termination};
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
@@ -49,10 +49,10 @@ fn ours(pos: &Chess, h: &History) -> Verdicts {
     let c = position_claims(pos, h);
     let outcome = automatic_end_of(pos, h, Edition::Fide2023).map(|(r, t)| {
         let name = match t {
-            "dead-position" => "insufficient_material",
-            "seventyfive-moves" => "seventyfive_moves",
-            "fivefold-repetition" => "fivefold_repetition",
-            other => other,
+            Termination::DeadPosition => "insufficient_material",
+            Termination::SeventyfiveMoves => "seventyfive_moves",
+            Termination::FivefoldRepetition => "fivefold_repetition",
+            other => other.as_str(),
         };
         (name.to_string(), r.to_string())
     });
@@ -230,7 +230,7 @@ fn cha_dead_positions_python_chess_misses() {
     let h = History::new(&pos);
     assert_eq!(
         automatic_end_of(&pos, &h, Edition::Fide2023),
-        Some(("1/2-1/2", "dead-position"))
+        Some((GameResult::Draw, Termination::DeadPosition))
     );
 }
 
@@ -303,7 +303,11 @@ fn claims_property_matches_the_oracle_on_edge_cases() {
                     expected.insert((stm.to_string(), f.clone(), m));
                 }
             }
-            let got: BTreeSet<_> = a.claims().into_iter().collect();
+            let got: BTreeSet<_> = a
+                .claims()
+                .into_iter()
+                .map(|(p, k, d)| (p.to_string(), k.to_string(), d))
+                .collect();
             assert_eq!(got, expected, "{} ply {ply}", g["name"]);
             compared += 1;
             if ply < moves.len() {

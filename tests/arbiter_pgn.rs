@@ -262,7 +262,7 @@ fn corpus_games_export_and_reparse_to_the_same_moves_with_clk() {
             back.tags.iter().find(|(k, _)| k == "White").map(|(_, v)| v),
             white
         );
-        assert_eq!(back.result, a.result());
+        assert_eq!(back.result, a.result().as_str());
         replayed += 1;
         plies += accepted;
     }

@@ -6,7 +6,8 @@
 use eboardd::arbiter::clock::Display;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen, unexchanged_promotion};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
-use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
+use eboardd::session::Command;
+use eboardd::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
@@ -196,7 +197,61 @@ impl Sim {
             .find(|(p, k, _)| p == player && k == kind)
             .map(|(_, _, d)| d)
             .unwrap_or_default();
-        self.a.accept_claim(player, kind, &detail)
+        accept_words(&mut self.a, player, kind, &detail)
+    }
+}
+
+/// The claims as the contract spells them.
+fn claims(a: &Arbiter) -> Vec<(String, String, String)> {
+    a.claims()
+        .into_iter()
+        .map(|(p, k, d)| (p.to_string(), k.to_string(), d))
+        .collect()
+}
+
+/// `AcceptClaim` with the words as a caller sends them: parsed as the D-Bus edge parses them.
+fn accept_words(
+    a: &mut Arbiter,
+    player: &str,
+    kind: &str,
+    detail: &str,
+) -> Result<Vec<ArbiterEvent>, CommandError> {
+    match Command::accept_claim(player, kind, detail.into())? {
+        Command::AcceptClaim {
+            player,
+            kind,
+            detail,
+        } => a.accept_claim(player, kind, &detail),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `RejectClaim` with the words as a caller sends them.
+fn reject_words(
+    a: &mut Arbiter,
+    player: &str,
+    kind: &str,
+    detail: &str,
+) -> Result<Vec<ArbiterEvent>, CommandError> {
+    match Command::reject_claim(player, kind, detail.into())? {
+        Command::RejectClaim {
+            player,
+            kind,
+            detail,
+        } => a.reject_claim(player, kind, &detail),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `Adjudicate` with the words as a caller sends them.
+fn adjudicate_words(
+    a: &mut Arbiter,
+    result: &str,
+    reason: &str,
+) -> Result<Vec<ArbiterEvent>, CommandError> {
+    match Command::adjudicate(result, reason.into())? {
+        Command::Adjudicate { result, reason } => a.adjudicate(result, &reason),
+        other => panic!("{other:?}"),
     }
 }
 
@@ -205,7 +260,7 @@ fn ended(ev: &[ArbiterEvent]) -> Option<(String, String)> {
         ArbiterEvent::GameEnded {
             result,
             termination,
-        } => Some((result.clone(), termination.clone())),
+        } => Some((result.to_string(), termination.to_string())),
         _ => None,
     })
 }
@@ -214,7 +269,7 @@ fn penalty(ev: &[ArbiterEvent]) -> Option<(String, u64)> {
     ev.iter().find_map(|e| match e {
         ArbiterEvent::Penalty {
             beneficiary, ms, ..
-        } => Some((beneficiary.clone(), *ms)),
+        } => Some((beneficiary.to_string(), *ms)),
         _ => None,
     })
 }
@@ -223,7 +278,7 @@ fn completed(ev: &[ArbiterEvent]) -> Vec<(String, u32)> {
     ev.iter()
         .filter_map(|e| match e {
             ArbiterEvent::IllegalMoveCompleted { player, count, .. } => {
-                Some((player.clone(), *count))
+                Some((player.to_string(), *count))
             }
             _ => None,
         })
@@ -288,7 +343,7 @@ fn illegal_move_completed_by_the_press_opens_the_claim() {
             );
             assert_eq!(s.a.illegal_counts(), (1, 0));
             assert_eq!(s.a.pending_illegal(), "");
-            assert!(s.a.claims().contains(&(
+            assert!(claims(&s.a).contains(&(
                 "black".into(),
                 "illegal-move".into(),
                 "Ke1-e3".into()
@@ -506,7 +561,7 @@ fn flag_fall_2023_ends_at_once_win_or_draw_by_mating_material() {
         s.wait(20_000);
         let ev = s.take_events();
         assert!(ev.contains(&ArbiterEvent::FlagFell {
-            player: "white".into()
+            player: Player::White
         }));
         assert_eq!(
             ended(&ev),
@@ -536,7 +591,7 @@ fn flag_fall_2005_rapid_blitz_is_a_claim_standard_ends() {
         s.wait(20_000);
         let ev = s.take_events();
         assert!(ev.contains(&ArbiterEvent::FlagFell {
-            player: "white".into()
+            player: Player::White
         }));
         assert_eq!(ended(&ev), None);
         assert!(s.has_claim("black", "win-on-time"));
@@ -585,7 +640,10 @@ fn both_flags() {
     s.running = Some(Display::Right);
     s.wait(11_000);
     assert_eq!(s.a.result(), "0-1");
-    assert_eq!(s.a.termination(), "time-forfeit");
+    assert_eq!(
+        s.a.termination().map_or("", Termination::as_str),
+        "time-forfeit"
+    );
     // 2023: both shown in one reading (order unknown) is a draw.
     let mut s = opened(Rules::Blitz, Edition::Fide2023, 10_000);
     s.flag = [true, true];
@@ -614,7 +672,10 @@ fn checkmate_made_before_the_flag_stands() {
         s.take_events().is_empty(),
         "no FlagFell after the game ended"
     );
-    assert_eq!(s.a.termination(), "checkmate");
+    assert_eq!(
+        s.a.termination().map_or("", Termination::as_str),
+        "checkmate"
+    );
 }
 
 #[test]
@@ -687,12 +748,12 @@ fn fivefold_is_automatic_in_2023_only_threefold_is_a_claim() {
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
     s.start(Color::White);
     shuffle(&mut s, 2);
-    assert!(
-        s.a.claims()
-            .contains(&("white".into(), "threefold-repetition".into(), String::new()))
-    );
+    assert!(claims(&s.a).contains(&("white".into(), "threefold-repetition".into(), String::new())));
     shuffle(&mut s, 2);
-    assert_eq!(s.a.termination(), "fivefold-repetition");
+    assert_eq!(
+        s.a.termination().map_or("", Termination::as_str),
+        "fivefold-repetition"
+    );
 
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2005), None, 600_000, 0);
     s.start(Color::White);
@@ -713,7 +774,11 @@ fn seventyfive_moves_automatic_in_2023_only() {
         s.start(Color::White);
         assert!(s.has_claim("white", "fifty-moves"));
         s.play("c2c3", 500);
-        assert_eq!(s.a.termination(), term, "{e:?}");
+        assert_eq!(
+            s.a.termination().map_or("", Termination::as_str),
+            term,
+            "{e:?}"
+        );
     }
 }
 
@@ -728,7 +793,10 @@ fn dead_position_is_automatic_in_both_editions() {
         );
         s.start(Color::White);
         s.play("e1d2", 500);
-        assert_eq!(s.a.termination(), "dead-position");
+        assert_eq!(
+            s.a.termination().map_or("", Termination::as_str),
+            "dead-position"
+        );
         assert_eq!(s.a.result(), "1/2-1/2");
     }
 }
@@ -740,21 +808,16 @@ fn intended_move_claims_and_wrong_claims() {
     for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
         s.play(m, 500);
     }
-    assert!(
-        s.a.claims()
-            .contains(&("black".into(), "threefold-repetition".into(), "f6g8".into()))
-    );
+    assert!(claims(&s.a).contains(&("black".into(), "threefold-repetition".into(), "f6g8".into())));
     assert!(matches!(
-        s.a.accept_claim("black", "threefold-repetition", "f6h5"),
+        accept_words(&mut s.a, "black", "threefold-repetition", "f6h5"),
         Err(CommandError::ClaimNotAvailable(_))
     ));
     assert!(matches!(
-        s.a.accept_claim("white", "threefold-repetition", "f6g8"),
+        accept_words(&mut s.a, "white", "threefold-repetition", "f6g8"),
         Err(CommandError::ClaimNotAvailable(_))
     ));
-    let ev =
-        s.a.accept_claim("black", "threefold-repetition", "f6g8")
-            .expect("claim");
+    let ev = accept_words(&mut s.a, "black", "threefold-repetition", "f6g8").expect("claim");
     assert_eq!(ended(&ev), Some(("1/2-1/2".into(), "claim".into())));
     assert!(s.a.game().pgn().contains("intended move f6g8"));
 }
@@ -785,7 +848,10 @@ fn takeback_pops_the_move_and_reopens_a_position_end() {
     for m in ["f2f3", "e7e5", "g2g4", "d8h4"] {
         s.play(m, 500);
     }
-    assert_eq!(s.a.termination(), "checkmate");
+    assert_eq!(
+        s.a.termination().map_or("", Termination::as_str),
+        "checkmate"
+    );
     s.a.take_back().expect("takeback");
     assert_eq!(s.a.result(), "*");
     assert_eq!(s.a.game().san_moves().len(), 3);
@@ -816,10 +882,10 @@ fn illegal_move_that_stands_starts_a_readable_segment() {
 fn adjudication_and_resignation_draw_5_1_2() {
     let mut s = opened(Rules::Standard, Edition::Fide2023, 600_000);
     assert!(matches!(
-        s.a.adjudicate("2-0", "x"),
+        adjudicate_words(&mut s.a, "2-0", "x"),
         Err(CommandError::InvalidArgument(_))
     ));
-    let ev = s.a.adjudicate("1-0", "Black resigned").expect("ok");
+    let ev = adjudicate_words(&mut s.a, "1-0", "Black resigned").expect("ok");
     assert_eq!(ended(&ev), Some(("1-0".into(), "adjudication".into())));
 
     let mut s = Sim::new(
@@ -828,7 +894,7 @@ fn adjudication_and_resignation_draw_5_1_2() {
         600_000,
         0,
     );
-    let ev = s.a.adjudicate("0-1", "White resigned").expect("ok");
+    let ev = adjudicate_words(&mut s.a, "0-1", "White resigned").expect("ok");
     assert_eq!(
         ended(&ev),
         Some(("1/2-1/2".into(), "adjudication".into())),
@@ -932,9 +998,7 @@ fn rejected_claim_2023_gives_the_opponent_two_minutes_one_in_rapid() {
         let mut s = Sim::new(cfg(rules, Edition::Fide2023), None, 600_000, 0);
         s.start(Color::White);
         s.play("e2e4", 500);
-        let ev =
-            s.a.reject_claim("black", "threefold-repetition", "")
-                .expect("reject");
+        let ev = reject_words(&mut s.a, "black", "threefold-repetition", "").expect("reject");
         assert_eq!(penalty(&ev), Some(("white".into(), ms)), "{rules:?}");
         assert_eq!(s.a.result(), "*", "play goes on");
         let pgn = s.a.game().pgn().replace('\n', " ");
@@ -952,9 +1016,7 @@ fn rejected_claim_2005_three_minutes_and_half_the_claimants_time() {
     s.start(Color::White);
     s.play("e2e4", 500);
     s.wait(100_000); // Black thinks: 500 s left
-    let ev =
-        s.a.reject_claim("black", "fifty-moves", "")
-            .expect("reject");
+    let ev = reject_words(&mut s.a, "black", "fifty-moves", "").expect("reject");
     assert_eq!(penalty(&ev), Some(("white".into(), 180_000)));
     let pgn = s.a.game().pgn().replace('\n', " ");
     assert!(
@@ -965,8 +1027,7 @@ fn rejected_claim_2005_three_minutes_and_half_the_claimants_time() {
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2005), None, 50_000, 0);
     s.start(Color::White);
     s.play("e2e4", 500);
-    s.a.reject_claim("black", "threefold-repetition", "")
-        .expect("reject");
+    reject_words(&mut s.a, "black", "threefold-repetition", "").expect("reject");
     assert!(
         s.a.game()
             .decisions
@@ -985,12 +1046,22 @@ fn a_correct_claim_or_a_bad_argument_is_refused() {
         Err(CommandError::InvalidArgument(m)) => m,
         other => panic!("{other:?}"),
     };
-    let m = refused(s.a.reject_claim("black", "threefold-repetition", "f6g8"));
+    let m = refused(reject_words(
+        &mut s.a,
+        "black",
+        "threefold-repetition",
+        "f6g8",
+    ));
     assert!(m.contains("correct") && m.contains("AcceptClaim"), "{m}");
-    refused(s.a.reject_claim("purple", "threefold-repetition", ""));
-    refused(s.a.reject_claim("black", "win-on-time", ""));
-    refused(s.a.reject_claim("white", "threefold-repetition", ""));
-    refused(s.a.reject_claim("black", "threefold-repetition", "e2e4"));
+    refused(reject_words(&mut s.a, "purple", "threefold-repetition", ""));
+    refused(reject_words(&mut s.a, "black", "win-on-time", ""));
+    refused(reject_words(&mut s.a, "white", "threefold-repetition", ""));
+    refused(reject_words(
+        &mut s.a,
+        "black",
+        "threefold-repetition",
+        "e2e4",
+    ));
     assert!(
         s.a.game().penalties.is_empty(),
         "nothing recorded for a refusal"
@@ -1003,8 +1074,7 @@ fn the_intended_move_must_be_made_next() {
         let mut s = Sim::new(cfg(Rules::Standard, edition), None, 600_000, 0);
         knights_dance(&mut s);
         // Black claims with ...Nh5 (which would not repeat): incorrect.
-        s.a.reject_claim("black", "threefold-repetition", "f6h5")
-            .expect("reject");
+        reject_words(&mut s.a, "black", "threefold-repetition", "f6h5").expect("reject");
         assert_eq!(s.a.intended_move(), Some((Color::Black, "f6h5")));
         s.take_events();
         // He plays ...Ng8 instead and presses: an illegal move, White may claim it.
@@ -1024,8 +1094,7 @@ fn the_intended_move_must_be_made_next() {
     // Made as intended: nothing happens, the obligation is met.
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
     knights_dance(&mut s);
-    s.a.reject_claim("black", "threefold-repetition", "f6h5")
-        .expect("reject");
+    reject_words(&mut s.a, "black", "threefold-repetition", "f6h5").expect("reject");
     s.take_events();
     s.play("f6h5", 500);
     assert!(
@@ -1037,8 +1106,7 @@ fn the_intended_move_must_be_made_next() {
     // A wrong move taken back before the press leaves the obligation standing.
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
     knights_dance(&mut s);
-    s.a.reject_claim("black", "threefold-repetition", "f6h5")
-        .expect("reject");
+    reject_words(&mut s.a, "black", "threefold-repetition", "f6h5").expect("reject");
     s.mv("f6g8");
     s.a.on_retract(s.now);
     assert_eq!(s.a.intended_move(), Some((Color::Black, "f6h5")));

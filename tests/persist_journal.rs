@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use eboardd::daemon::journal::{Damage, Journal, carry_over, encode_lines, journal_path};
 use eboardd::session::{Event, RecordFact};
-use eboardd::vocab::{Edition, Rules};
+use eboardd::vocab::{Edition, GameResult, Player, Rules, Termination};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -38,13 +38,13 @@ fn event(i: u64) -> Event {
             edition: Edition::Fide2005,
         }),
         _ if i % 13 == 3 => Event::IllegalPlacement {
-            player: "white".into(),
+            player: Player::White,
             description: format!("placement {i}"),
             placement: "8/8/8/8/8/8/8/8".into(),
         },
         _ if i % 37 == 36 => Event::GameEnded {
-            result: "1-0".into(),
-            termination: format!("checkmate {i}"),
+            result: GameResult::WhiteWins,
+            termination: Termination::ALL[i as usize % Termination::ALL.len()],
         },
         _ => Event::MovePlayed {
             ply,

@@ -4,7 +4,7 @@ use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
 use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
-use eboardd::vocab::CommandError;
+use eboardd::vocab::{ClaimKind, CommandError, GameResult, Player, Rules};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position, Square};
 
@@ -253,7 +253,7 @@ fn an_illegal_placement_is_alerted_before_the_press_and_completed_by_it() {
             player,
             description,
             ..
-        } => Some((player.clone(), description.clone())),
+        } => Some((*player, description.clone())),
         _ => None,
     });
     let (player, description) = alert.expect("an IllegalPlacement before the press");
@@ -307,7 +307,7 @@ fn commands_are_refused_with_the_contract_errors() {
         Err(CommandError::InvalidArgument(_))
     ));
     assert!(matches!(
-        s.handle(Input::Command(Command::SetRules("bullet".into())), now),
+        edge(&mut s, Command::set_rules("bullet"), now),
         Err(CommandError::InvalidArgument(_))
     ));
     assert!(matches!(
@@ -317,8 +317,8 @@ fn commands_are_refused_with_the_contract_errors() {
     assert!(matches!(
         s.handle(
             Input::Command(Command::AcceptClaim {
-                player: "white".into(),
-                kind: "threefold-repetition".into(),
+                player: Player::White,
+                kind: ClaimKind::ThreefoldRepetition,
                 detail: String::new()
             }),
             now
@@ -326,11 +326,23 @@ fn commands_are_refused_with_the_contract_errors() {
         Err(CommandError::ClaimNotAvailable(_))
     ));
     assert!(matches!(
-        s.handle(
-            Input::Command(Command::Adjudicate {
-                result: "2-0".into(),
-                reason: String::new()
-            }),
+        edge(&mut s, Command::adjudicate("2-0", String::new()), now),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    // `*` is a result word but no decision: the arbiter refuses it.
+    assert!(matches!(
+        edge(&mut s, Command::adjudicate("*", String::new()), now),
+        Err(CommandError::InvalidArgument(_))
+    ));
+    // An unknown player or kind names no available claim; for RejectClaim it is invalid.
+    assert!(matches!(
+        edge(&mut s, Command::accept_claim("purple", "fifty-moves", String::new()), now),
+        Err(CommandError::ClaimNotAvailable(m)) if m.contains("\"white\" or \"black\"")
+    ));
+    assert!(matches!(
+        edge(
+            &mut s,
+            Command::reject_claim("white", "resign", String::new()),
             now
         ),
         Err(CommandError::InvalidArgument(_))
@@ -357,13 +369,13 @@ fn operator_commands_drive_the_game() {
     )
     .unwrap();
     assert!(s.view().pgn.contains("[White \"Carlsen\"]"));
-    s.handle(Input::Command(Command::SetRules("blitz".into())), 0)
+    s.handle(Input::Command(Command::SetRules(Rules::Blitz)), 0)
         .unwrap();
     assert_eq!(s.view().rules, "blitz");
     let ev = s
         .handle(
             Input::Command(Command::Adjudicate {
-                result: "1-0".into(),
+                result: GameResult::WhiteWins,
                 reason: "Black resigned".into(),
             }),
             0,
@@ -452,11 +464,7 @@ fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
     let events = rig
         .session
         .handle(
-            Input::Command(Command::AcceptClaim {
-                player: claim.0,
-                kind: claim.1,
-                detail: claim.2,
-            }),
+            Input::Command(Command::accept_claim(&claim.0, &claim.1, claim.2).unwrap()),
             rig.now,
         )
         .unwrap();
@@ -558,7 +566,7 @@ fn ended(rig: &Rig) -> Option<(String, String)> {
         Event::GameEnded {
             result,
             termination,
-        } => Some((result.clone(), termination.clone())),
+        } => Some((result.to_string(), termination.to_string())),
         _ => None,
     })
 }
@@ -764,4 +772,13 @@ fn chess960_games_from_fifty_start_positions_come_out_exact() {
         castles[0] > 5 && castles[1] > 5,
         "both castlings played: {castles:?}"
     );
+}
+
+/// A command as a caller's words: parsed as the D-Bus edge parses them, then handled.
+fn edge(
+    s: &mut Session,
+    command: Result<Command, CommandError>,
+    now: u64,
+) -> Result<Vec<Event>, CommandError> {
+    s.handle(Input::Command(command?), now)
 }

@@ -3,11 +3,9 @@
 
 use shakmaty::Color;
 
-use super::{
-    Arbiter, ArbiterEvent, capitalise, color_name, ordinal, parse_color, unwinnable, win_for,
-};
+use super::{Arbiter, ArbiterEvent, color_name, ordinal, unwinnable, win_for};
 use crate::game::Penalty;
-use crate::vocab::{CommandError, Edition, Rules};
+use crate::vocab::{ClaimKind, CommandError, Edition, GameResult, Player, Rules, Termination};
 
 impl Arbiter {
     // ----- commands ---------------------------------------------------------------------
@@ -15,14 +13,14 @@ impl Arbiter {
     /// `AcceptClaim`: applies a claim listed in [`Arbiter::claims`].
     pub fn accept_claim(
         &mut self,
-        player: &str,
-        kind: &str,
+        player: Player,
+        kind: ClaimKind,
         detail: &str,
     ) -> Result<Vec<ArbiterEvent>, CommandError> {
         let available = self
             .claims()
             .iter()
-            .any(|(p, k, d)| p == player && k == kind && d == detail);
+            .any(|(p, k, d)| *p == player && *k == kind && d == detail);
         if !available {
             return Err(CommandError::ClaimNotAvailable(format!(
                 "{player} has no `{kind}` claim{} right now; the Claims property lists the \
@@ -34,33 +32,30 @@ impl Arbiter {
                 }
             )));
         }
-        let claimant = parse_color(player).ok_or_else(|| {
-            CommandError::InvalidArgument(format!("`{player}` is not white or black"))
-        })?;
+        let claimant = Color::from(player);
         let mut ev = vec![ArbiterEvent::ClaimAccepted {
-            player: player.into(),
-            kind: kind.into(),
+            player,
+            kind,
             detail: detail.into(),
         }];
-        let what = match (kind, detail) {
-            (k, "") => k.replace('-', " "),
-            (k, d) => format!("{} with the intended move {d}", k.replace('-', " ")),
+        let what = match detail {
+            "" => kind.spoken(),
+            d => format!("{} with the intended move {d}", kind.spoken()),
         };
         self.game
-            .add_decision(format!("{} claims {what}: accepted", capitalise(player)));
+            .add_decision(format!("{} claims {what}: accepted", player.capitalised()));
         match kind {
-            "threefold-repetition" | "fifty-moves" | "quickplay-finish" => {
-                self.end("1/2-1/2", "claim", &mut ev);
+            ClaimKind::ThreefoldRepetition | ClaimKind::FiftyMoves | ClaimKind::QuickplayFinish => {
+                self.end(GameResult::Draw, Termination::Claim, &mut ev);
             }
-            "win-on-time" => {
+            ClaimKind::WinOnTime => {
                 if unwinnable::cannot_mate(self.position(), claimant) {
-                    self.end("1/2-1/2", "flag-fall-draw", &mut ev);
+                    self.end(GameResult::Draw, Termination::FlagFallDraw, &mut ev);
                 } else {
-                    self.end(win_for(claimant), "time-forfeit", &mut ev);
+                    self.end(win_for(claimant), Termination::TimeForfeit, &mut ev);
                 }
             }
-            "illegal-move" => self.apply_illegal_claim(claimant, &mut ev),
-            _ => {}
+            ClaimKind::IllegalMove => self.apply_illegal_claim(claimant, &mut ev),
         }
         Ok(ev)
     }
@@ -80,9 +75,9 @@ impl Arbiter {
         };
         if loses {
             if unwinnable::cannot_mate(self.position(), claimant) {
-                self.end("1/2-1/2", "illegal-move", ev);
+                self.end(GameResult::Draw, Termination::IllegalMove, ev);
             } else {
-                self.end(win_for(claimant), "illegal-move", ev);
+                self.end(win_for(claimant), Termination::IllegalMove, ev);
             }
             return;
         }
@@ -96,12 +91,12 @@ impl Arbiter {
             color_name(w.offender)
         );
         self.game.add_penalty(Penalty {
-            beneficiary: color_name(claimant).into(),
+            beneficiary: claimant.into(),
             ms,
             reason: reason.clone(),
         });
         ev.push(ArbiterEvent::Penalty {
-            beneficiary: color_name(claimant).into(),
+            beneficiary: claimant.into(),
             ms,
             reason,
         });
@@ -111,18 +106,13 @@ impl Arbiter {
     /// draw under `fide-2023` when the winner cannot mate (5.1.2).
     pub fn adjudicate(
         &mut self,
-        result: &str,
+        result: GameResult,
         reason: &str,
     ) -> Result<Vec<ArbiterEvent>, CommandError> {
-        let winner = match result {
-            "1-0" => Some(Color::White),
-            "0-1" => Some(Color::Black),
-            "1/2-1/2" => None,
-            other => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "`{other}` is not a result; use 1-0, 0-1 or 1/2-1/2"
-                )));
-            }
+        let Some(winner) = result.winner() else {
+            return Err(CommandError::InvalidArgument(format!(
+                "`{result}` is not a result; use 1-0, 0-1 or 1/2-1/2"
+            )));
         };
         if reason.contains(['\n', '\r']) {
             return Err(CommandError::InvalidArgument(
@@ -134,9 +124,9 @@ impl Arbiter {
         if let Some(w) = winner
             && resignation
             && self.cfg.edition == Edition::Fide2023
-            && unwinnable::cannot_mate(self.position(), w)
+            && unwinnable::cannot_mate(self.position(), w.into())
         {
-            result = "1/2-1/2";
+            result = GameResult::Draw;
         }
         let mut ev = Vec::new();
         self.game.add_decision(format!(
@@ -148,30 +138,14 @@ impl Arbiter {
             }
         ));
         // An adjudication may also correct a finished game.
-        self.game.set_result("*", "");
-        self.end(result, "adjudication", &mut ev);
+        self.game.set_result(GameResult::Ongoing, None);
+        self.end(result, Termination::Adjudication, &mut ev);
         Ok(ev)
     }
 
     /// `SetRules`.
     pub fn set_rules(&mut self, rules: Rules) {
         self.cfg.rules = rules;
-    }
-
-    /// `SetRules` from its contract string.
-    pub fn set_rules_str(&mut self, rules: &str) -> Result<(), CommandError> {
-        let r = match rules {
-            "standard" => Rules::Standard,
-            "rapid" => Rules::Rapid,
-            "blitz" => Rules::Blitz,
-            other => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "`{other}` is not a rule set; use standard, rapid or blitz"
-                )));
-            }
-        };
-        self.set_rules(r);
-        Ok(())
     }
 
     /// `SetTags`: replaces the game's tags (Result, SetUp and FEN are the record's own).

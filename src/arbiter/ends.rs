@@ -4,7 +4,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::claims::History;
 use super::{unwinnable, win_for};
-use crate::vocab::Edition;
+use crate::vocab::{Edition, GameResult, Termination};
 
 /// 7.5.2 helper for the session: the queen promotion whose placement `board` shows, except
 /// that the mover's pawn was left on the last rank instead of being exchanged. Pass it to
@@ -37,28 +37,28 @@ pub fn automatic_end_of(
     pos: &Chess,
     history: &History,
     edition: Edition,
-) -> Option<(&'static str, &'static str)> {
+) -> Option<(GameResult, Termination)> {
     if pos.is_checkmate() {
-        return Some((win_for(pos.turn().other()), "checkmate"));
+        return Some((win_for(pos.turn().other()), Termination::Checkmate));
     }
     // The material rule first, then stalemate, then the exact (CHA) dead-position test: the
     // labels then match python-chess wherever it has one (K+B v K stalemated is
     // `dead-position`, a stalemate with mating material left is `stalemate`).
     if pos.is_insufficient_material() {
-        return Some(("1/2-1/2", "dead-position"));
+        return Some((GameResult::Draw, Termination::DeadPosition));
     }
     if pos.is_stalemate() {
-        return Some(("1/2-1/2", "stalemate"));
+        return Some((GameResult::Draw, Termination::Stalemate));
     }
     if unwinnable::is_dead_fast(pos) {
-        return Some(("1/2-1/2", "dead-position"));
+        return Some((GameResult::Draw, Termination::DeadPosition));
     }
     if edition == Edition::Fide2023 {
         if pos.halfmoves() >= 150 {
-            return Some(("1/2-1/2", "seventyfive-moves"));
+            return Some((GameResult::Draw, Termination::SeventyfiveMoves));
         }
         if history.current_count(pos) >= 5 {
-            return Some(("1/2-1/2", "fivefold-repetition"));
+            return Some((GameResult::Draw, Termination::FivefoldRepetition));
         }
     }
     None

@@ -4,6 +4,7 @@
 use shakmaty::Chess;
 
 use super::{Arbiter, ArbiterEvent};
+use crate::vocab::{GameResult, Termination};
 
 impl Arbiter {
     /// The position before the last move of the current segment, if there is a last move.
@@ -12,17 +13,17 @@ impl Arbiter {
         (n >= 2).then(|| &self.positions[n - 2])
     }
 
-    /// The kings on the centre squares ended the game with `result` (`1-0`, `0-1`,
-    /// `1/2-1/2`); nothing happens when the game is already over.
-    pub fn result_gesture(&mut self, result: &str) -> Vec<ArbiterEvent> {
+    /// The kings on the centre squares ended the game with `result`; nothing happens when
+    /// the game is already over (or `result` is no end).
+    pub fn result_gesture(&mut self, result: GameResult) -> Vec<ArbiterEvent> {
         let mut ev = Vec::new();
-        if self.is_finished() || !matches!(result, "1-0" | "0-1" | "1/2-1/2") {
+        if self.is_finished() || !result.is_finished() {
             return ev;
         }
         self.game.add_decision(format!(
             "{result} shown on the board: both kings on the centre squares (result gesture)"
         ));
-        self.end(result, "result-gesture", &mut ev);
+        self.end(result, Termination::ResultGesture, &mut ev);
         ev
     }
 }

@@ -6,11 +6,10 @@ use shakmaty::{Color, Position};
 
 use super::clock::Display;
 use super::{
-    Arbiter, ArbiterEvent, PRESS_GRACE_MS, Window, capitalise, color_name, idx, ordinal,
-    unwinnable, win_for,
+    Arbiter, ArbiterEvent, PRESS_GRACE_MS, Window, color_name, idx, ordinal, unwinnable, win_for,
 };
 use crate::protocol::message::ClockTimes;
-use crate::vocab::{Edition, Millis, Rules};
+use crate::vocab::{Edition, GameResult, Millis, Player, Rules, Termination};
 
 impl Arbiter {
     // ----- clock ------------------------------------------------------------------------
@@ -170,7 +169,7 @@ impl Arbiter {
             times,
         });
         ev.push(ArbiterEvent::IllegalMoveCompleted {
-            player: color_name(offender).into(),
+            player: offender.into(),
             count,
             description,
         });
@@ -183,11 +182,9 @@ impl Arbiter {
             return;
         }
         for &c in fallen {
-            ev.push(ArbiterEvent::FlagFell {
-                player: color_name(c).into(),
-            });
+            ev.push(ArbiterEvent::FlagFell { player: c.into() });
             self.game
-                .comment(format!("{} flag fell", capitalise(color_name(c))));
+                .comment(format!("{} flag fell", Player::from(c).capitalised()));
         }
         let both_now = self.clock.fallen(Color::White) && self.clock.fallen(Color::Black);
         let claimed_fall =
@@ -195,7 +192,7 @@ impl Arbiter {
         if both_now && (fallen.len() == 2 || claimed_fall) {
             // 2005 10.4/B8: draw. 2023: the first fall decides, but a reading showing both
             // at once does not tell which was first (Guidelines III.3.1: draw).
-            self.end("1/2-1/2", "both-flags-fallen", ev);
+            self.end(GameResult::Draw, Termination::BothFlagsFallen, ev);
             return;
         }
         if claimed_fall {
@@ -209,20 +206,25 @@ impl Arbiter {
     pub(super) fn flag_decision(&mut self, flagged: Color, ev: &mut Vec<ArbiterEvent>) {
         let winner = flagged.other();
         if unwinnable::cannot_mate(self.position(), winner) {
-            self.end("1/2-1/2", "flag-fall-draw", ev);
+            self.end(GameResult::Draw, Termination::FlagFallDraw, ev);
         } else {
-            self.end(win_for(winner), "time-forfeit", ev);
+            self.end(win_for(winner), Termination::TimeForfeit, ev);
         }
     }
 
-    pub(super) fn end(&mut self, result: &str, termination: &str, ev: &mut Vec<ArbiterEvent>) {
-        self.game.set_result(result, termination);
+    pub(super) fn end(
+        &mut self,
+        result: GameResult,
+        termination: Termination,
+        ev: &mut Vec<ArbiterEvent>,
+    ) {
+        self.game.set_result(result, Some(termination));
         self.window = None;
         self.pending = None;
         self.unexplained_press = None;
         ev.push(ArbiterEvent::GameEnded {
-            result: result.into(),
-            termination: termination.into(),
+            result,
+            termination,
         });
     }
 }

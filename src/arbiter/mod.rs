@@ -73,7 +73,9 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
 
 use crate::game::{Game, MoveRecord};
-use crate::vocab::{CommandError, Edition, Millis, Rules, WhiteDisplay};
+use crate::vocab::{
+    ClaimKind, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
+};
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
 use timecontrol::TimeControl;
@@ -96,20 +98,20 @@ pub struct ArbiterConfig {
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum ArbiterEvent {
     IllegalMoveCompleted {
-        player: String,
+        player: Player,
         count: u32,
         description: String,
     },
     FlagFell {
-        player: String,
+        player: Player,
     },
     GameEnded {
-        result: String,
-        termination: String,
+        result: GameResult,
+        termination: Termination,
     },
     /// Time to add to `beneficiary`'s clock (the arbiter sets it; the clock reading follows).
     Penalty {
-        beneficiary: String,
+        beneficiary: Player,
         ms: u64,
         reason: String,
     },
@@ -121,8 +123,8 @@ pub enum ArbiterEvent {
     },
     /// An accepted claim (journal/record fact).
     ClaimAccepted {
-        player: String,
-        kind: String,
+        player: Player,
+        kind: ClaimKind,
         detail: String,
     },
 }
@@ -135,19 +137,8 @@ pub fn color_name(c: Color) -> &'static str {
     }
 }
 
-fn parse_color(s: &str) -> Option<Color> {
-    match s {
-        "white" => Some(Color::White),
-        "black" => Some(Color::Black),
-        _ => None,
-    }
-}
-
-fn win_for(c: Color) -> &'static str {
-    match c {
-        Color::White => "1-0",
-        Color::Black => "0-1",
-    }
+fn win_for(c: Color) -> GameResult {
+    GameResult::win_for(c.into())
 }
 
 fn ordinal(n: u32) -> String {
@@ -321,16 +312,17 @@ impl Arbiter {
         &self.game
     }
 
-    pub fn result(&self) -> &str {
-        &self.game.result
+    pub fn result(&self) -> GameResult {
+        self.game.result
     }
 
-    pub fn termination(&self) -> &str {
-        &self.game.termination
+    /// Why the game ended; `None` while it is on.
+    pub fn termination(&self) -> Option<Termination> {
+        self.game.termination
     }
 
     pub fn is_finished(&self) -> bool {
-        self.game.result != "*"
+        self.game.result.is_finished()
     }
 
     pub fn illegal_counts(&self) -> (u32, u32) {
@@ -363,50 +355,46 @@ impl Arbiter {
         &self.clock
     }
 
-    /// The claims available right now: (player, kind, detail), as the contract spells them.
-    pub fn claims(&self) -> Vec<(String, String, String)> {
+    /// The claims available right now: (player, kind, detail).
+    pub fn claims(&self) -> Vec<(Player, ClaimKind, String)> {
         let mut out = Vec::new();
         if self.is_finished() {
             return out;
         }
-        let stm = color_name(self.position().turn()).to_string();
+        let stm = Player::from(self.position().turn());
         let pc = &self.position_claims;
         if pc.threefold_now {
-            out.push((stm.clone(), "threefold-repetition".into(), String::new()));
+            out.push((stm, ClaimKind::ThreefoldRepetition, String::new()));
         }
         for &m in &pc.threefold_intended {
             out.push((
-                stm.clone(),
-                "threefold-repetition".into(),
+                stm,
+                ClaimKind::ThreefoldRepetition,
                 uci_in(self.position(), m),
             ));
         }
         if pc.fifty_now {
-            out.push((stm.clone(), "fifty-moves".into(), String::new()));
+            out.push((stm, ClaimKind::FiftyMoves, String::new()));
         }
         for &m in &pc.fifty_intended {
-            out.push((
-                stm.clone(),
-                "fifty-moves".into(),
-                uci_in(self.position(), m),
-            ));
+            out.push((stm, ClaimKind::FiftyMoves, uci_in(self.position(), m)));
         }
         if let Some(w) = &self.window {
             out.push((
-                color_name(w.offender.other()).into(),
-                "illegal-move".into(),
+                w.offender.other().into(),
+                ClaimKind::IllegalMove,
                 w.description.clone(),
             ));
         }
         if self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard {
             for c in [Color::White, Color::Black] {
                 if self.clock.fallen(c.other()) && !self.clock.fallen(c) {
-                    out.push((color_name(c).into(), "win-on-time".into(), String::new()));
+                    out.push((c.into(), ClaimKind::WinOnTime, String::new()));
                 }
             }
         }
         if self.quickplay_available() {
-            out.push((stm, "quickplay-finish".into(), String::new()));
+            out.push((stm, ClaimKind::QuickplayFinish, String::new()));
         }
         out
     }
@@ -522,15 +510,8 @@ impl Arbiter {
         self.intended_retracted();
         // A game ended by the position itself is reopened; a flag, a claim or a decision
         // does not depend on the last move and stands.
-        if matches!(
-            self.game.termination.as_str(),
-            "checkmate"
-                | "stalemate"
-                | "dead-position"
-                | "fivefold-repetition"
-                | "seventyfive-moves"
-        ) {
-            self.game.set_result("*", "");
+        if self.game.termination.is_some_and(Termination::by_position) {
+            self.game.set_result(GameResult::Ongoing, None);
         }
         self.refresh_claims();
         true
@@ -628,7 +609,7 @@ impl Arbiter {
     // ----- automatic ends ---------------------------------------------------------------
 
     /// The automatic end the current position calls for (see [`automatic_end_of`]).
-    pub fn automatic_end(&self) -> Option<(&'static str, &'static str)> {
+    pub fn automatic_end(&self) -> Option<(GameResult, Termination)> {
         automatic_end_of(self.position(), &self.history, self.cfg.edition)
     }
 
@@ -648,14 +629,6 @@ impl Arbiter {
     /// The repetition and fifty-move claims of the current position, by the Laws alone.
     pub fn position_claims(&self) -> &PositionClaims {
         &self.position_claims
-    }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 

@@ -17,9 +17,9 @@
 use shakmaty::{Color, Move, Position};
 
 use super::claims::uci_in;
-use super::{Arbiter, ArbiterEvent, capitalise, color_name, parse_color};
+use super::{Arbiter, ArbiterEvent};
 use crate::game::Penalty;
-use crate::vocab::{CommandError, Edition, Rules};
+use crate::vocab::{ClaimKind, CommandError, Edition, Player, Rules};
 
 /// The move a claimant must make after an incorrect claim, and whether he has made another.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,21 +30,17 @@ pub(super) struct Intended {
     wrong: Option<String>,
 }
 
-const REJECTABLE: [&str; 2] = ["threefold-repetition", "fifty-moves"];
-
 impl Arbiter {
     /// `RejectClaim`: a player's incorrect repetition or fifty-move claim (9.5).
     pub fn reject_claim(
         &mut self,
-        player: &str,
-        kind: &str,
+        player: Player,
+        kind: ClaimKind,
         detail: &str,
     ) -> Result<Vec<ArbiterEvent>, CommandError> {
         let invalid = |m: String| Err(CommandError::InvalidArgument(m));
-        let Some(claimant) = parse_color(player) else {
-            return invalid(format!("`{player}` is not white or black"));
-        };
-        if !REJECTABLE.contains(&kind) {
+        let claimant = Color::from(player);
+        if !kind.rejectable() {
             return invalid(format!(
                 "`{kind}` is not a claim 9.5 penalises; an incorrect claim is a \
                  threefold-repetition or fifty-moves claim"
@@ -73,7 +69,7 @@ impl Arbiter {
         if self
             .claims()
             .iter()
-            .any(|(p, k, d)| p == player && k == kind && d == detail)
+            .any(|(p, k, d)| *p == player && *k == kind && d == detail)
         {
             return invalid(format!(
                 "{player}'s {kind} claim{} is correct (it is in Claims): accept it with \
@@ -85,8 +81,8 @@ impl Arbiter {
         let mut ev = Vec::new();
         self.game.add_decision(format!(
             "{} claims {}{}: incorrect (9.5)",
-            capitalise(player),
-            kind.replace('-', " "),
+            player.capitalised(),
+            kind.spoken(),
             with_move(detail)
         ));
         let (bonus, article) = match (self.cfg.edition, self.cfg.rules) {
@@ -94,17 +90,14 @@ impl Arbiter {
             (Edition::Fide2023, _) => (60_000, "9.5.3.2, A.3"),
             (Edition::Fide2005, _) => (180_000, "9.5b"),
         };
-        let reason = format!(
-            "incorrect {} claim by {player} ({article})",
-            kind.replace('-', " ")
-        );
+        let reason = format!("incorrect {} claim by {player} ({article})", kind.spoken());
         self.game.add_penalty(Penalty {
-            beneficiary: color_name(opponent).into(),
+            beneficiary: opponent.into(),
             ms: bonus,
             reason: reason.clone(),
         });
         ev.push(ArbiterEvent::Penalty {
-            beneficiary: color_name(opponent).into(),
+            beneficiary: opponent.into(),
             ms: bonus,
             reason,
         });
@@ -127,7 +120,7 @@ impl Arbiter {
         if !detail.is_empty() {
             self.game.add_decision(format!(
                 "{} must now play the intended move {detail} (9.5.3.1)",
-                capitalise(player)
+                player.capitalised()
             ));
             self.intended = Some(Intended {
                 player: claimant,

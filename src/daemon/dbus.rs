@@ -143,7 +143,7 @@ impl BoardObject {
     }
 
     async fn set_rules(&self, rules: String) -> Result<(), BridgeError> {
-        self.run(Command::SetRules(rules)).await
+        self.run(Command::set_rules(&rules)?).await
     }
 
     async fn take_back(&self) -> Result<(), BridgeError> {
@@ -156,16 +156,12 @@ impl BoardObject {
         kind: String,
         detail: String,
     ) -> Result<(), BridgeError> {
-        self.run(Command::AcceptClaim {
-            player,
-            kind,
-            detail,
-        })
-        .await
+        self.run(Command::accept_claim(&player, &kind, detail)?)
+            .await
     }
 
     async fn adjudicate(&self, result: String, reason: String) -> Result<(), BridgeError> {
-        self.run(Command::Adjudicate { result, reason }).await
+        self.run(Command::adjudicate(&result, reason)?).await
     }
 
     async fn resolve_gap(&self, moves: Vec<String>) -> Result<(), BridgeError> {
@@ -182,12 +178,8 @@ impl BoardObject {
         kind: String,
         detail: String,
     ) -> Result<(), BridgeError> {
-        self.run(Command::RejectClaim {
-            player,
-            kind,
-            detail,
-        })
-        .await
+        self.run(Command::reject_claim(&player, &kind, detail)?)
+            .await
     }
 
     #[zbus(property)]
@@ -416,17 +408,17 @@ impl Publisher {
                 player,
                 description,
                 placement,
-            } => BoardObject::illegal_placement(e, player, description, placement).await,
+            } => BoardObject::illegal_placement(e, player.as_str(), description, placement).await,
             Event::IllegalMoveCompleted {
                 player,
                 count,
                 description,
-            } => BoardObject::illegal_move_completed(e, player, *count, description).await,
-            Event::FlagFell { player } => BoardObject::flag_fell(e, player).await,
+            } => BoardObject::illegal_move_completed(e, player.as_str(), *count, description).await,
+            Event::FlagFell { player } => BoardObject::flag_fell(e, player.as_str()).await,
             Event::GameEnded {
                 result,
                 termination,
-            } => BoardObject::game_ended(e, result, termination).await,
+            } => BoardObject::game_ended(e, result.as_str(), termination.as_str()).await,
             Event::Record(_) => Ok(()),
         }
     }

@@ -10,6 +10,8 @@
 
 use shakmaty::{Board, Color, Role, Square};
 
+use crate::vocab::GameResult;
+
 /// How long both kings must stay on the centre squares.
 pub const GESTURE_HOLD_MS: u64 = 2_000;
 
@@ -17,7 +19,7 @@ const CENTRE: [Square; 4] = [Square::D4, Square::D5, Square::E4, Square::E5];
 
 /// The result the sensed board shows by the gesture, if `sensed` is `game` with both kings
 /// moved to centre squares (a king already there may stay).
-pub fn gesture_result(sensed: &Board, game: &Board) -> Option<&'static str> {
+pub fn gesture_result(sensed: &Board, game: &Board) -> Option<GameResult> {
     let white = sole_king(sensed, Color::White)?;
     let black = sole_king(sensed, Color::Black)?;
     if !CENTRE.contains(&white) || !CENTRE.contains(&black) {
@@ -46,9 +48,9 @@ pub fn gesture_result(sensed: &Board, game: &Board) -> Option<&'static str> {
         }
     }
     Some(match (white.is_light(), black.is_light()) {
-        (true, true) => "1-0",
-        (false, false) => "0-1",
-        _ => "1/2-1/2",
+        (true, true) => GameResult::WhiteWins,
+        (false, false) => GameResult::BlackWins,
+        (true, false) | (false, true) => GameResult::Draw,
     })
 }
 
@@ -80,7 +82,11 @@ mod tests {
             ("8/8/8/4k3/3K4/8/8/R7", "0-1"),     // e5 + d4: dark
             ("8/8/8/3k4/3K4/8/8/R7", "1/2-1/2"), // d5 light, d4 dark
         ] {
-            assert_eq!(gesture_result(&board(fen), &game), Some(result), "{fen}");
+            assert_eq!(
+                gesture_result(&board(fen), &game).map(GameResult::as_str),
+                Some(result),
+                "{fen}"
+            );
         }
         // One king in the centre, or a piece missing, or a piece moved: no gesture.
         assert_eq!(gesture_result(&board("8/8/4k3/8/4K3/8/8/R7"), &game), None);
@@ -90,7 +96,7 @@ mod tests {
         let game = board("8/8/4k3/8/4K3/8/8/R7");
         assert_eq!(
             gesture_result(&board("8/8/8/3k4/4K3/8/8/R7"), &game),
-            Some("1-0")
+            Some(GameResult::WhiteWins)
         );
     }
 }
