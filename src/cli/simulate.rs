@@ -206,9 +206,10 @@ async fn play(
         }
         if let Some(result) = &game.result {
             println!("{result}");
-            if args.result_gesture && result != "*" {
+            let result: crate::vocab::GameResult = result.parse()?;
+            if args.result_gesture && result.is_finished() {
                 println!("result gesture: both kings on the centre squares");
-                scenario.step(&Step::ResultGesture(result.clone())).await?;
+                scenario.step(&Step::ResultGesture(result)).await?;
             }
         }
     }

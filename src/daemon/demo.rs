@@ -242,7 +242,7 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
     }
     // Black resigned: the players show the result with the kings on the centre squares.
     scenario.step(&Step::Pause(3_000)).await?;
-    let result = game.result.clone().unwrap_or_else(|| "1-0".into());
+    let result: crate::vocab::GameResult = game.result.as_deref().unwrap_or("1-0").parse()?;
     println!("players: result gesture {result} (both kings on the centre squares)");
     scenario.step(&Step::ResultGesture(result)).await?;
     wait_for(&mut seen, "GameEnded", |s| *s == Seen::GameEnded).await?;

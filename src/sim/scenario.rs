@@ -109,7 +109,7 @@ pub enum Step {
     /// The DGT result gesture: the player to move puts his king on a centre square, then the
     /// opponent his, both left there for longer than the 2 s the host waits. `result` is
     /// `1-0` (light squares d5/e4), `0-1` (dark d4/e5) or `1/2-1/2` (one of each).
-    ResultGesture(String),
+    ResultGesture(crate::vocab::GameResult),
     /// Set up this start position on the board (a Chess960 start, say) and reset the clock
     /// to `clock`; the game goes on from it.
     SetUp {
@@ -291,7 +291,7 @@ impl<'a> Scenario<'a> {
                 self.before_illegal = None;
                 self.clock_started = false;
             }
-            Step::ResultGesture(result) => self.result_gesture(result).await?,
+            Step::ResultGesture(result) => self.result_gesture(*result).await?,
             Step::SetUp { position, clock } => {
                 self.sim
                     .act(Action::SetPosition(position.board().clone()))
@@ -308,20 +308,21 @@ impl<'a> Scenario<'a> {
         Ok(())
     }
 
-    async fn result_gesture(&mut self, result: &str) -> anyhow::Result<()> {
+    async fn result_gesture(&mut self, result: crate::vocab::GameResult) -> anyhow::Result<()> {
+        use crate::vocab::GameResult;
         use shakmaty::Role;
         let board = self.position.board().clone();
         let free = |sq: Square| board.piece_at(sq).is_none_or(|p| p.role == Role::King);
         let pairs: &[(Square, Square)] = match result {
-            "1-0" => &[(Square::E4, Square::D5), (Square::D5, Square::E4)],
-            "0-1" => &[(Square::D4, Square::E5), (Square::E5, Square::D4)],
-            "1/2-1/2" => &[
+            GameResult::WhiteWins => &[(Square::E4, Square::D5), (Square::D5, Square::E4)],
+            GameResult::BlackWins => &[(Square::D4, Square::E5), (Square::E5, Square::D4)],
+            GameResult::Draw => &[
                 (Square::E4, Square::D4),
                 (Square::D5, Square::E5),
                 (Square::D4, Square::E4),
                 (Square::E5, Square::D5),
             ],
-            other => anyhow::bail!("{other:?} is not a result (1-0, 0-1, 1/2-1/2)"),
+            GameResult::Ongoing => anyhow::bail!("`*` is no result to show (1-0, 0-1, 1/2-1/2)"),
         };
         let mover = self.position.turn();
         let (mine, theirs) = pairs
