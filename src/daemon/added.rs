@@ -193,8 +193,8 @@ mod tests {
         let daemon = DaemonConfig::default();
         let mut list = AddedBoards::load(dir.path());
         assert!(list.specs().is_empty());
-        let a = spec_for_port("/dev/eboard/by-path/usb-1", &daemon);
-        let b = spec_for_port("/dev/ttyACM3", &daemon);
+        let a = spec_for_port("/nonexistent/eboard/by-path/usb-1", &daemon).unwrap();
+        let b = spec_for_port("/nonexistent/ttyACM3", &daemon).unwrap();
         list.add(&a);
         list.add(&b);
         list.save().unwrap();
