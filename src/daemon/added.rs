@@ -215,4 +215,28 @@ mod tests {
         let aside = dir.path().join("boards.json.unreadable-1");
         assert_eq!(fs::read_to_string(aside).unwrap(), "{ not json");
     }
+
+    #[test]
+    fn a_time_control_is_kept_as_its_pgn_string() {
+        let dir = tempfile::tempdir().unwrap();
+        // As written before the time control was a type: the PGN string.
+        let old = r#"{"version":1,"boards":[{"id":"a","port":"/nonexistent/a","listen_only":false,
+            "session":{"name":"a","rules":"standard","edition":"fide-2023","guidelines_iii":false,
+            "white_display":"auto","orientation":"auto","time_control":"40/5400+30:1800+30",
+            "tags":[],"number":0,"variant":"standard"}}]}"#;
+        fs::write(dir.path().join(FILE_NAME), old).unwrap();
+        let mut list = AddedBoards::load(dir.path());
+        let specs = list.specs();
+        assert_eq!(
+            specs[0].session.time_control,
+            Some("40/5400+30:1800+30".parse().unwrap())
+        );
+        list.add(&specs[0]);
+        list.save().unwrap();
+        let text = fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+        assert!(
+            text.contains(r#""time_control": "40/5400+30:1800+30""#),
+            "{text}"
+        );
+    }
 }
