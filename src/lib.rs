@@ -15,6 +15,7 @@
 pub mod arbiter;
 pub mod board;
 pub mod bridge;
+pub mod bus_choice;
 pub mod capture;
 pub mod cli;
 pub mod client;

@@ -37,8 +37,8 @@ pub struct SessionConfig {
     pub guidelines_iii: bool,
     pub white_display: WhiteDisplay,
     pub orientation: OrientationSetting,
-    /// PGN TimeControl-style periods, e.g. `40/5400+30:1800+30`.
-    pub time_control: Option<String>,
+    /// PGN TimeControl-style periods, e.g. `40/5400+30:1800+30` (stored as that string).
+    pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
     /// Tags for every game on this board (Event, Round, White, Black, ...).
     pub tags: Vec<(String, String)>,
     /// The table number (`number` in the configuration; 0: none).
@@ -1151,7 +1151,7 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
     if let Some(tc) = &config.time_control
         && !tags.iter().any(|(n, _)| n == "TimeControl")
     {
-        tags.push(("TimeControl".into(), tc.clone()));
+        tags.push(("TimeControl".into(), tc.to_string()));
     }
     tags
 }

@@ -195,7 +195,7 @@ fn corpus_games_export_and_reparse_to_the_same_moves_with_clk() {
             .unwrap_or_else(|e| panic!("corpus game {n}: {e}"));
         let cfg = ArbiterConfig {
             white_display: WhiteDisplay::Left,
-            time_control: Some("5400+30".into()),
+            time_control: Some("5400+30".parse().unwrap()),
             ..ArbiterConfig::default()
         };
         let tags: Vec<(String, String)> = g

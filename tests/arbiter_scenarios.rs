@@ -727,7 +727,7 @@ fn quickplay_finish_by_edition() {
     // A configured increment excludes it too.
     let mut c = cfg(Rules::Standard, Edition::Fide2023);
     c.guidelines_iii = true;
-    c.time_control = Some("100+5".into());
+    c.time_control = Some("100+5".parse().unwrap());
     let mut s = Sim::new(c, None, 100_000, 0);
     s.start(Color::White);
     assert!(!s.has_claim("white", "quickplay-finish"));
@@ -962,7 +962,7 @@ fn auto_white_display_learned_even_when_the_first_report_is_late() {
 #[test]
 fn illegal_press_increment_is_noted_for_the_arbiter() {
     let mut c = cfg(Rules::Blitz, Edition::Fide2023);
-    c.time_control = Some("180+2".into());
+    c.time_control = Some("180+2".parse().unwrap());
     let mut s = Sim::new(c, None, 180_000, 2_000);
     s.start(Color::White);
     s.play("e2e4", 2_000);

@@ -193,3 +193,116 @@ async fn malformed_calls_are_refused_and_harmless() {
     assert_eq!(b.result().await.unwrap(), "*");
     assert_eq!(manager.version().await.unwrap(), env!("CARGO_PKG_VERSION"));
 }
+
+/// Ends the processes a shell started for a test (by their ids), also when the test fails.
+struct Pids(Vec<i32>);
+
+impl Drop for Pids {
+    fn drop(&mut self) {
+        for pid in &self.0 {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(*pid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+}
+
+/// The README's second recipe on a machine without a session bus, as it says to run it: in a
+/// shell started by `dbus-run-session`, a simulated board on a pty link, `eboardd --bus
+/// session --port LINK --state-dir DIR`, and a client with `--bus session` in that same
+/// session answers with the board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_recipe_works_under_dbus_run_session() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = dir.path().join("runtime");
+    std::fs::create_dir(&runtime).unwrap();
+    let link = dir.path().join("dgt0");
+    let state = dir.path().join("eb");
+    let eboardctl = env!("CARGO_BIN_EXE_eboardctl");
+    // The recipe's lines, with the simulator's id and the session's address told to the test.
+    let script = r#"
+        "$1" simulate --link "$3" &
+        printf '%s %s\n' "$!" "$DBUS_SESSION_BUS_ADDRESS"
+        exec "$2" --bus session --port "$3" --state-dir "$4"
+    "#;
+    let mut cmd = tokio::process::Command::new("dbus-run-session");
+    cmd.args(["--", "sh", "-c", script, "sh", eboardctl, common::eboardd()])
+        .arg(&link)
+        .arg(&state)
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    common::die_with_parent(&mut cmd);
+    let mut session = cmd.spawn().expect("dbus-run-session (Debian package dbus)");
+    let mut out = BufReader::new(session.stdout.take().unwrap());
+    let mut line = String::new();
+    within(WAIT, "the session's address", out.read_line(&mut line))
+        .await
+        .unwrap();
+    let (sim, address) = line.trim().split_once(' ').expect("pid and address");
+    let mut pids = Pids(vec![sim.parse().unwrap()]);
+    let conn = zbus::connection::Builder::address(address)
+        .build()
+        .await
+        .unwrap();
+    let dbus = zbus::fdo::DBusProxy::new(&conn).await.unwrap();
+    let mut owners = dbus.receive_name_owner_changed().await.unwrap();
+    if !dbus
+        .name_has_owner("org.eboardd.Bridge1".try_into().unwrap())
+        .await
+        .unwrap()
+    {
+        within(WAIT, "eboardd on the session bus", async {
+            loop {
+                let s = next(&mut owners).await.unwrap();
+                let args = s.args().unwrap();
+                if args.name().as_str() == "org.eboardd.Bridge1" && args.new_owner().is_some() {
+                    return;
+                }
+            }
+        })
+        .await;
+    }
+    let owner = dbus
+        .get_connection_unix_process_id("org.eboardd.Bridge1".try_into().unwrap())
+        .await
+        .unwrap();
+    pids.0.push(owner as i32);
+    let b = proxies::board(&conn, "dgt0").await;
+    let mut connected = b.receive_connected_changed().await;
+    common::wait_property(&mut connected, "the simulated board connected", |c| *c).await;
+
+    // A client in that session (`--bus session` finds it through the environment).
+    let status = tokio::process::Command::new(eboardctl)
+        .args(["--bus", "session", "status", "dgt0"])
+        .env("DBUS_SESSION_BUS_ADDRESS", address)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .stdin(std::process::Stdio::null())
+        .output();
+    let status = within(WAIT, "eboardctl status", status).await.unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(text.contains("dgt0"), "{text}");
+
+    // SIGTERM to eboardd ends the session cleanly: it exits 0, and so does dbus-run-session.
+    let daemon = pids.0.pop().unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(daemon),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let exit = within(WAIT, "dbus-run-session to end", session.wait())
+        .await
+        .unwrap();
+    assert!(exit.success(), "{exit}");
+}

@@ -244,3 +244,56 @@ async fn ready_is_notified_once_the_name_is_owned() {
     let b = common::proxies::fresh(&conn, "n").await;
     assert_eq!(b.port().await.unwrap(), "/nonexistent/n");
 }
+
+/// `--bus session` on a machine without a session bus (over SSH, a headless rig): exit 1 with a
+/// message that says how to get one, from eboardd and from eboardctl alike.
+#[tokio::test]
+async fn no_session_bus_says_how_to_get_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = dir.path().join("runtime");
+    std::fs::create_dir(&runtime).unwrap();
+    let state = dir.path().join("state");
+    for (program, args) in [
+        (
+            common::eboardd(),
+            vec![
+                "--bus",
+                "session",
+                "--port",
+                "/nonexistent/dgt0",
+                "--state-dir",
+                state.to_str().unwrap(),
+            ],
+        ),
+        (
+            env!("CARGO_BIN_EXE_eboardctl"),
+            vec!["--bus", "session", "list"],
+        ),
+    ] {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(&args)
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .env_remove("DISPLAY")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true);
+        common::die_with_parent(&mut cmd);
+        let out = common::within(Duration::from_secs(20), program, cmd.output())
+            .await
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{program}: {err}");
+        assert!(
+            err.contains("no session bus") && err.contains("dbus-run-session -- bash"),
+            "{program}: names the way out: {err}"
+        );
+        assert!(
+            err.contains(&runtime.join("bus").display().to_string()),
+            "{program}: says where it looked: {err}"
+        );
+    }
+    assert!(
+        std::fs::read_dir(&runtime).unwrap().next().is_none(),
+        "nothing was created in the runtime directory"
+    );
+}

@@ -59,13 +59,18 @@ fn the_shipped_example_is_valid() {
             }
         ]
     );
-    let setups = c.board_setups();
+    let setups = c.board_specs();
     assert_eq!(setups[0].id, "board_1");
-    assert_eq!(setups[0].name, "board-1");
+    assert_eq!(c.boards[0].display_name(), "board-1");
     assert_eq!(setups[0].session.name, "board-1");
     assert_eq!(setups[0].session.rules, Rules::Blitz);
     assert_eq!(
-        setups[0].session.time_control.as_deref(),
+        setups[0]
+            .session
+            .time_control
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("40/5400+30:1800+30")
     );
     let tag_names: Vec<_> = setups[0]
@@ -77,7 +82,7 @@ fn the_shipped_example_is_valid() {
     assert_eq!(tag_names, ["Event", "Site", "Round", "White", "Black"]);
     assert_eq!(setups[0].session.tags[0].1, "City Open");
     assert_eq!(setups[1].id, "ttyACM1");
-    assert_eq!(setups[1].port, "/dev/ttyACM1");
+    assert_eq!(setups[1].port, Path::new("/dev/ttyACM1"));
     assert_eq!(setups[1].session.rules, Rules::Standard);
     assert_eq!(setups[1].session.edition, Edition::Fide2023);
     assert_eq!(setups[1].session.white_display, WhiteDisplay::Auto);
@@ -233,7 +238,7 @@ fn overrides_from_the_command_line() {
     assert_eq!(c.daemon.bus, Bus::Address("unix:path=/tmp/bus".into()));
     // pgn_dir set in the file stays; rules only change boards without their own.
     assert_eq!(c.daemon.pgn_dir(), PathBuf::from("/var/lib/eboardd/pgn"));
-    let setups = c.board_setups();
+    let setups = c.board_specs();
     let ids: Vec<_> = setups.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["board_1", "ttyACM1", "ttyUSB0", "7"]);
     assert_eq!(setups[0].session.rules, Rules::Blitz);
@@ -348,7 +353,7 @@ proptest! {
 #[test]
 fn table_numbers_and_variants() {
     let c = parse(EXAMPLE).unwrap();
-    let setups = c.board_setups();
+    let setups = c.board_specs();
     assert_eq!(setups[0].session.number, 1);
     assert_eq!(setups[1].session.number, 0, "no number: 0 on the bus");
     assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Standard);
@@ -357,8 +362,11 @@ fn table_numbers_and_variants() {
          [[board]]\nport = \"/dev/b\"\nvariant = \"standard\"\n",
     )
     .unwrap();
-    let setups = c.board_setups();
-    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Chess960);
+    let setups = c.board_specs();
+    assert_eq!(
+        setups[0].session.variant,
+        eboardd::vocab::Variant::Chess960
+    );
     assert_eq!(setups[0].session.number, 7);
     assert_eq!(setups[1].session.variant, eboardd::vocab::Variant::Standard);
 }
@@ -382,4 +390,52 @@ fn bad_table_numbers_and_variants_are_named() {
     let e = parse("[daemon]\nvariant = \"fischer\"\n").unwrap_err();
     assert_eq!(e.key.as_deref(), Some("daemon.variant"), "{e}");
     assert!(e.message.contains("chess960"), "{e}");
+}
+
+#[test]
+fn ports_that_cannot_be_boards_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a board").unwrap();
+    let text = format!(
+        "[[board]]\nname = \"a\"\n\nport = \"{}\"\n",
+        notes.display()
+    );
+    let e = rejected(&text, 4, "board[1].port");
+    assert!(
+        e.message.contains("a regular file") && e.message.contains("not a serial device"),
+        "{e}"
+    );
+    let e = rejected("[[board]]\nport = \"/etc\"\n", 2, "board[1].port");
+    assert!(e.message.contains("a directory"), "{e}");
+    let e = rejected("[[board]]\nport = \"ttyACM0\"\n", 2, "board[1].port");
+    assert!(e.message.contains("absolute"), "{e}");
+    let long = format!("/{}", "x".repeat(5000));
+    let e = rejected(
+        &format!("[daemon]\n[[board]]\nport = \"{long}\"\n"),
+        3,
+        "board[1].port",
+    );
+    assert!(e.message.contains("at most 4095"), "{e}");
+    let e = rejected(
+        &format!(
+            "[[board]]\nname = \"{}\"\nport = \"/dev/a\"\n",
+            "n".repeat(300)
+        ),
+        2,
+        "board[1].name",
+    );
+    assert!(e.message.contains("at most 200"), "{e}");
+    // A character device is a board, and so is one that is not plugged in yet.
+    let c = parse("[[board]]\nport = \"/dev/null\"\n[[board]]\nport = \"/dev/none/a\"\n").unwrap();
+    assert_eq!(c.boards.len(), 2);
+    // `--port` goes through the same check.
+    let e = Config::default()
+        .with_overrides(&Overrides {
+            ports: vec![notes.display().to_string()],
+            ..Overrides::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.key.as_deref(), Some("--port"), "{e}");
+    assert!(e.message.contains("a regular file"), "{e}");
 }

@@ -90,7 +90,8 @@ pub struct ArbiterConfig {
     pub edition: Edition,
     pub guidelines_iii: bool,
     pub white_display: WhiteDisplay,
-    pub time_control: Option<String>,
+    /// Parsed where it came in (the configuration); see [`timecontrol`].
+    pub time_control: Option<TimeControl>,
 }
 
 /// What the arbiter reports; the first three carry exactly the contract signals' arguments.
@@ -204,10 +205,7 @@ pub struct Arbiter {
 impl Arbiter {
     /// A new game from `start` with the given tags.
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
-        let tc = cfg
-            .time_control
-            .as_deref()
-            .and_then(|t| TimeControl::parse(t).ok());
+        let tc = cfg.time_control.clone();
         let mut clock = ClockModel::new(cfg.white_display);
         clock.set_multi_period(tc.as_ref().is_some_and(|t| t.periods.len() > 1));
         let mut a = Arbiter {

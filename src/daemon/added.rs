@@ -193,8 +193,8 @@ mod tests {
         let daemon = DaemonConfig::default();
         let mut list = AddedBoards::load(dir.path());
         assert!(list.specs().is_empty());
-        let a = spec_for_port("/dev/eboard/by-path/usb-1", &daemon);
-        let b = spec_for_port("/dev/ttyACM3", &daemon);
+        let a = spec_for_port("/nonexistent/eboard/by-path/usb-1", &daemon).unwrap();
+        let b = spec_for_port("/nonexistent/ttyACM3", &daemon).unwrap();
         list.add(&a);
         list.add(&b);
         list.save().unwrap();
@@ -214,5 +214,29 @@ mod tests {
         assert!(list.specs().is_empty());
         let aside = dir.path().join("boards.json.unreadable-1");
         assert_eq!(fs::read_to_string(aside).unwrap(), "{ not json");
+    }
+
+    #[test]
+    fn a_time_control_is_kept_as_its_pgn_string() {
+        let dir = tempfile::tempdir().unwrap();
+        // As written before the time control was a type: the PGN string.
+        let old = r#"{"version":1,"boards":[{"id":"a","port":"/nonexistent/a","listen_only":false,
+            "session":{"name":"a","rules":"standard","edition":"fide-2023","guidelines_iii":false,
+            "white_display":"auto","orientation":"auto","time_control":"40/5400+30:1800+30",
+            "tags":[],"number":0,"variant":"standard"}}]}"#;
+        fs::write(dir.path().join(FILE_NAME), old).unwrap();
+        let mut list = AddedBoards::load(dir.path());
+        let specs = list.specs();
+        assert_eq!(
+            specs[0].session.time_control,
+            Some("40/5400+30:1800+30".parse().unwrap())
+        );
+        list.add(&specs[0]);
+        list.save().unwrap();
+        let text = fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+        assert!(
+            text.contains(r#""time_control": "40/5400+30:1800+30""#),
+            "{text}"
+        );
     }
 }

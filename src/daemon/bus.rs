@@ -9,21 +9,18 @@ use anyhow::{Context, bail};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use zbus::Connection;
-use zbus::connection::Builder;
 
 use super::settings::BusChoice;
 
-/// Connect to the chosen bus.
+/// Connect to the chosen bus. Failing to reach the session bus says how to get one.
 pub async fn connect(bus: &BusChoice) -> anyhow::Result<Connection> {
-    let builder = match bus {
-        BusChoice::Session => Builder::session(),
-        BusChoice::System => Builder::system(),
-        BusChoice::Address(a) => Builder::address(a.as_str()),
-    };
-    builder
-        .build()
-        .await
-        .with_context(|| format!("cannot connect to the {bus} bus"))
+    match bus.builder().build().await {
+        Ok(conn) => Ok(conn),
+        Err(e) => match bus.connect_hint() {
+            Some(hint) => bail!("cannot connect to the {bus}: {e}; {hint}"),
+            None => Err(e).with_context(|| format!("cannot connect to the {bus}")),
+        },
+    }
 }
 
 /// A `dbus-daemon` started for this process; killed (and its directory removed) on drop.

@@ -2,7 +2,6 @@
 //! the set of served boards, and starting/stopping their tasks and objects.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use crate::session::Session;
 
 use super::added::AddedBoards;
 use super::board::{BoardTask, Stop};
-use super::config::{DaemonConfig, port_file_name};
+use super::config::DaemonConfig;
 use super::dbus::{
     BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, Snapshot, board_path,
 };
@@ -233,20 +232,11 @@ impl Boards {
         self.running.lock().await.keys().cloned().collect()
     }
 
-    /// The spec for a board added through `AddBoard`.
+    /// The spec for a board added through `AddBoard`: the port must pass the same board
+    /// validator as a configured one; a refusal is the contract's `InvalidArgument`.
     fn spec_for_port(&self, port: &str) -> Result<BoardSpec, BridgeError> {
-        let path = PathBuf::from(port);
-        if port.is_empty() || !path.is_absolute() {
-            return Err(BridgeError::InvalidArgument(format!(
-                "{port:?} is not an absolute device path (such as /dev/ttyACM0)"
-            )));
-        }
-        if port_file_name(port).is_none_or(|n| n.is_empty()) {
-            return Err(BridgeError::InvalidArgument(format!(
-                "{port:?} does not name a device"
-            )));
-        }
-        Ok(spec_for_port(port, &self.defaults))
+        spec_for_port(port, &self.defaults)
+            .map_err(|fault| BridgeError::InvalidArgument(fault.message))
     }
 }
 

@@ -6,21 +6,9 @@ use std::path::PathBuf;
 use super::args::Args;
 use super::config::{self, BoardConfig, Config, DaemonConfig, Overrides};
 
+pub use super::config::BoardSpec;
 /// Which bus to own `org.eboardd.Bridge1` on.
-pub type BusChoice = config::Bus;
-
-/// One board to serve.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BoardSpec {
-    /// Object id: the last element of `/org/eboardd/Bridge1/Board/<id>`.
-    pub id: String,
-    /// Serial device path.
-    pub port: PathBuf,
-    /// Never write to the port.
-    pub listen_only: bool,
-    /// Everything the session needs (its `name` is the board's name).
-    pub session: crate::session::SessionConfig,
-}
+pub use crate::bus_choice::BusChoice;
 
 /// Everything the daemon needs to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,18 +36,12 @@ impl From<config::ConfigError> for SettingsError {
     }
 }
 
-/// The board spec for a port with the `[daemon]` defaults (`AddBoard`).
-pub fn spec_for_port(port: &str, daemon: &DaemonConfig) -> BoardSpec {
-    spec_of(&BoardConfig::for_port(port), daemon)
-}
-
-fn spec_of(board: &BoardConfig, daemon: &DaemonConfig) -> BoardSpec {
-    BoardSpec {
-        id: board.id(),
-        port: PathBuf::from(&board.port),
-        listen_only: board.listen_only,
-        session: board.session_config(daemon),
-    }
+/// The board spec for a port with the `[daemon]` defaults (`AddBoard`), once the port passed
+/// the board validator ([`BoardConfig::check`]) that configured boards pass too.
+pub fn spec_for_port(port: &str, daemon: &DaemonConfig) -> Result<BoardSpec, config::BoardFault> {
+    let board = BoardConfig::for_port(port);
+    board.check()?;
+    Ok(board.spec(daemon))
 }
 
 impl Settings {
@@ -88,11 +70,7 @@ impl Settings {
             pgn_dir: Some(config.daemon.pgn_dir()),
             record_dir,
             daemon: config.daemon.clone(),
-            boards: config
-                .boards
-                .iter()
-                .map(|b| spec_of(b, &config.daemon))
-                .collect(),
+            boards: config.board_specs(),
         }
     }
 }

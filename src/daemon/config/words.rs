@@ -1,0 +1,71 @@
+//! The configuration's words and small values: rules, edition, variant, display and
+//! orientation settings, directories, table numbers and PGN tags — each checked with a
+//! message that lists what is accepted. Where the value is found (file, line, key or flag) is
+//! added by the caller.
+
+use std::path::PathBuf;
+
+use crate::game::{self, TagValueFault};
+use crate::vocab::{Edition, OrientationSetting, Rules, UnknownWord, Variant, WhiteDisplay};
+
+/// The longest tag name a config file may give (the PGN standard's limit on a symbol).
+const TAG_NAME_MAX: usize = 255;
+
+/// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long.
+pub(super) fn validate_tag_name(name: &str) -> Result<(), String> {
+    if game::is_tag_name(name) && name.len() <= TAG_NAME_MAX {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name:?} is not a PGN tag name (a letter followed by letters, digits or `_`)"
+        ))
+    }
+}
+
+/// A valid PGN tag value for the contract ([`game::tag_value_fault`]): no newline and no `"`.
+pub(super) fn validate_tag_value(value: &str) -> Result<(), String> {
+    match game::tag_value_fault(value) {
+        Some(TagValueFault::Newline) => Err("a tag value must not contain a newline".into()),
+        Some(TagValueFault::Quote) => Err("a tag value must not contain `\"`".into()),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn parse_dir(dir: &str) -> Result<PathBuf, String> {
+    if dir.is_empty() {
+        Err("the directory must not be empty".into())
+    } else {
+        Ok(PathBuf::from(dir))
+    }
+}
+
+/// A table number: a whole number from 1 up (0 means "none" on the bus, so it is not one).
+pub(super) fn parse_number(n: i64) -> Result<u32, String> {
+    match u32::try_from(n) {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "table number {n} is out of range; expected a whole number from 1 to {}",
+            u32::MAX
+        )),
+    }
+}
+
+pub(super) fn parse_variant(s: &str) -> Result<Variant, String> {
+    s.parse().map_err(|e: UnknownWord| e.to_string())
+}
+
+pub(super) fn parse_rules(s: &str) -> Result<Rules, String> {
+    s.parse().map_err(|e: UnknownWord| e.to_string())
+}
+
+pub(super) fn parse_edition(s: &str) -> Result<Edition, String> {
+    s.parse().map_err(|e: UnknownWord| e.to_string())
+}
+
+pub(super) fn parse_white_display(s: &str) -> Result<WhiteDisplay, String> {
+    s.parse().map_err(|e: UnknownWord| e.to_string())
+}
+
+pub(super) fn parse_orientation(s: &str) -> Result<OrientationSetting, String> {
+    s.parse().map_err(|e: UnknownWord| e.to_string())
+}

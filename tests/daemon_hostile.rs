@@ -1,0 +1,85 @@
+//! End-to-end: hostile `AddBoard` calls on a private bus. A port that can never be a board —
+//! a path of 5,000 characters, a regular file such as `/etc/passwd`, a directory, a relative
+//! path — is refused with the contract's named `InvalidArgument` and a sentence saying why,
+//! and nothing is added: no board object appears and nothing is remembered in `boards.json`.
+//! Ptys (what the simulator and the tests use) and ttys are still accepted.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::os::fd::AsRawFd;
+
+use common::Setup;
+use common::proxies::{self, ManagerProxy};
+use zbus::fdo::ObjectManagerProxy;
+
+const INVALID_ARGUMENT: &str = "org.eboardd.Bridge1.Error.InvalidArgument";
+
+/// The board objects the ObjectManager lists.
+async fn served(conn: &zbus::Connection) -> BTreeSet<String> {
+    let om = ObjectManagerProxy::builder(conn)
+        .destination("org.eboardd.Bridge1")
+        .path("/org/eboardd/Bridge1")
+        .build()
+        .await
+        .unwrap();
+    om.get_managed_objects()
+        .await
+        .unwrap()
+        .keys()
+        .map(|p| p.to_string())
+        .filter(|p| p.starts_with("/org/eboardd/Bridge1/Board/"))
+        .collect()
+}
+
+fn remembered(s: &Setup) -> String {
+    std::fs::read_to_string(s.dir.path().join("state").join("boards.json")).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_board_refuses_what_cannot_be_a_board() {
+    let mut s = Setup::start(&["--port", "/nonexistent/configured"]).await;
+    let manager = ManagerProxy::new(&s.conn).await.unwrap();
+    let before = served(&s.conn).await;
+    assert_eq!(
+        before,
+        BTreeSet::from(["/org/eboardd/Bridge1/Board/configured".to_string()])
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "not a board").unwrap();
+    let long = format!("/dev/{}", "x".repeat(5000));
+    for (port, needle) in [
+        (long.as_str(), "at most 4095"),
+        ("/etc/passwd", "a regular file"),
+        (file.to_str().unwrap(), "a regular file"),
+        ("/etc", "a directory"),
+        (dir.path().to_str().unwrap(), "a directory"),
+        ("ttyACM0", "absolute"),
+        ("", "must not be empty"),
+        ("/", "a directory"),
+    ] {
+        let e = manager.add_board(port).await.unwrap_err();
+        let shown: String = port.chars().take(40).collect();
+        assert_eq!(proxies::error_name(&e), INVALID_ARGUMENT, "{shown:?}: {e}");
+        let message = proxies::error_message(&e);
+        assert!(message.contains(needle), "{shown:?}: {message}");
+        assert!(message.len() < 400, "{shown:?}: the message stays short");
+    }
+    assert_eq!(served(&s.conn).await, before, "nothing was added");
+    assert_eq!(remembered(&s), "", "nothing was remembered");
+
+    // A pty is a board: accepted, served and remembered.
+    let pty = nix::pty::openpty(None, None).unwrap();
+    let tty = std::fs::read_link(format!("/proc/self/fd/{}", pty.slave.as_raw_fd())).unwrap();
+    let path = manager.add_board(tty.to_str().unwrap()).await.unwrap();
+    let mut after = before.clone();
+    after.insert(path.to_string());
+    assert_eq!(served(&s.conn).await, after);
+    assert!(
+        remembered(&s).contains(tty.to_str().unwrap()),
+        "{}",
+        remembered(&s)
+    );
+    assert!(s.daemon.exited().is_none(), "{}", s.daemon.stderr());
+}
