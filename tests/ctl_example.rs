@@ -34,7 +34,9 @@ fn python() -> Option<&'static str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_overlay_follows_moves_clocks_claims_and_the_end() {
     let Some(py) = python() else {
-        eprintln!("skipped: no python3 with the dbus and gi modules");
+        common::require::skip_or_fail(
+            "no python3 with the dbus and gi modules (Debian packages python3-dbus, python3-gi)",
+        );
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");

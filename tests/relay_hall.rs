@@ -10,9 +10,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use eboardd::cli::props::{BOARD_INTERFACE, dict_to_json};
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
+use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimHandle, Step};
 use serde_json::Value;
 
+use common::rig::{self, moves};
 use common::{Bus, Daemon, within};
 use relay_support::{Broker, Got, Relay, Subscriber, WAIT, board_events, has_retained, retained};
 
@@ -30,27 +31,14 @@ struct Rig {
 impl Rig {
     async fn start(name: &str, boards: &[&str]) -> Rig {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut sims = Vec::new();
-        let mut args: Vec<String> = Vec::new();
-        for b in boards {
-            let link = dir.path().join(b);
-            let sim = SimBoard::spawn(SimOptions {
-                link: Some(link.clone()),
-                speed: 1.0,
-                ..SimOptions::default()
-            })
-            .await
-            .expect("simulator");
-            args.push("--port".into());
-            args.push(link.display().to_string());
-            sims.push((
-                b.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-                Arc::new(sim),
-            ));
-        }
+        let (sims, ports) = rig::spawn_sims(dir.path(), boards).await;
+        let sims: Vec<(String, Arc<SimHandle>)> = boards
+            .iter()
+            .map(|b| rig::board_id(b))
+            .zip(sims.into_iter().map(Arc::new))
+            .collect();
         let bus = Bus::start(dir.path()).await;
-        let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut daemon = Daemon::spawn(&bus, dir.path(), &arg_refs);
+        let mut daemon = Daemon::spawn(&bus, dir.path(), &rig::port_args(&ports));
         daemon.wait_for_name(&bus.client().await).await;
         Rig {
             name: name.to_owned(),
@@ -152,10 +140,6 @@ fn scenario(sim: &SimHandle, seed: u64) -> Scenario<'_> {
     )
 }
 
-fn moves(sans: &[&str]) -> Step {
-    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
-}
-
 /// The SANs of the `MovePlayed` events, checking each ply follows the one before.
 fn played(events: &[Value]) -> Vec<String> {
     let mut out = Vec::new();
@@ -241,7 +225,7 @@ async fn two_rigs_play_and_the_hall_sees_every_move() {
         );
     }
     let tmux_dir = tempfile::tempdir().expect("temp dir");
-    let tmux = if ctl_support::have_tmux() {
+    let tmux = if ctl_support::require_tmux() {
         let command: Vec<String> = [
             ctl_support::eboardctl(),
             "watch",
@@ -262,13 +246,7 @@ async fn two_rigs_play_and_the_hall_sees_every_move() {
         .await;
         Some(tmux)
     } else {
-        // CI installs tmux: there a missing tmux is a failure, not a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is not installed, and CI must run the full-screen part"
-        );
-        eprintln!("tmux is not installed: the full-screen part is skipped");
-        None
+        None // the full-screen part only; the rest of the test runs
     };
 
     let games: [&[&str]; 3] = [

@@ -11,12 +11,12 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions};
+use eboardd::sim::{Scenario, SimHandle};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::common::{Bus, Daemon, WAIT, die_with_parent, within};
+use crate::common::{Bus, Daemon, WAIT, die_with_parent, rig, within};
 
 /// `eboardctl serve` under test.
 pub struct Serve {
@@ -203,21 +203,7 @@ pub struct Rig {
 impl Rig {
     pub async fn start(names: &[&str], serve_args: &[&str]) -> Rig {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut sims = Vec::new();
-        let mut ports = Vec::new();
-        for name in names {
-            let link = dir.path().join(name);
-            sims.push(
-                SimBoard::spawn(SimOptions {
-                    link: Some(link.clone()),
-                    speed: 1.0,
-                    ..SimOptions::default()
-                })
-                .await
-                .expect("simulator"),
-            );
-            ports.push(link.display().to_string());
-        }
+        let (sims, ports) = rig::spawn_sims(dir.path(), names).await;
         let bus = Bus::start(dir.path()).await;
         let daemon = spawn_daemon(&bus, dir.path(), &ports).await;
         let conn = bus.client().await;
@@ -277,28 +263,12 @@ impl Rig {
 
 /// A scenario on a simulated board with quick, clean handling (`seed` varies the hands).
 pub fn scenario(sim: &SimHandle, seed: usize) -> Scenario<'_> {
-    Scenario::new(
-        sim,
-        ScenarioOptions {
-            pace: Pace {
-                think_ms: (150, 250),
-                press_ms: (20, 40),
-                hand_ms: (10, 30),
-            },
-            noise: Noise::Clean,
-            seed: 7 + seed as u64,
-            ..ScenarioOptions::default()
-        },
-    )
+    rig::clean_scenario(sim, 7 + seed as u64)
 }
 
 /// eboardd on `bus` serving `ports`, once it owns its name.
 pub async fn spawn_daemon(bus: &Bus, dir: &Path, ports: &[String]) -> Daemon {
-    let mut args: Vec<&str> = Vec::new();
-    for p in ports {
-        args.extend(["--port", p.as_str()]);
-    }
-    let mut daemon = Daemon::spawn(bus, dir, &args);
+    let mut daemon = Daemon::spawn(bus, dir, &rig::port_args(ports));
     daemon.wait_for_name(&bus.client().await).await;
     daemon
 }

@@ -1,0 +1,100 @@
+//! A rig of simulated boards: the crate's simulator behind links `dir/<name>`, a private bus,
+//! and the real eboardd serving those ports. The end-to-end tests of the client, the web
+//! bridge, the relay and the D-Bus surface all start from this.
+
+use std::path::Path;
+
+use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
+
+use super::{Bus, Daemon};
+
+/// A `Step` playing these SAN moves.
+pub fn moves(sans: &[&str]) -> Step {
+    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
+}
+
+/// The board id eboardd gives a port named `name` (its file name made D-Bus-safe).
+pub fn board_id(name: &str) -> String {
+    name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+}
+
+/// Simulated boards + clocks in real time, linked as `dir/<name>`; with their port paths.
+pub async fn spawn_sims(dir: &Path, names: &[&str]) -> (Vec<SimHandle>, Vec<String>) {
+    let mut sims = Vec::new();
+    let mut ports = Vec::new();
+    for name in names {
+        let link = dir.join(name);
+        sims.push(
+            SimBoard::spawn(SimOptions {
+                link: Some(link.clone()),
+                speed: 1.0,
+                ..SimOptions::default()
+            })
+            .await
+            .expect("simulator"),
+        );
+        ports.push(link.display().to_string());
+    }
+    (sims, ports)
+}
+
+/// `--port P` for each port.
+pub fn port_args(ports: &[String]) -> Vec<&str> {
+    ports.iter().flat_map(|p| ["--port", p.as_str()]).collect()
+}
+
+/// A scenario with quick, plain lift-and-place handling: for tests of what is shown or
+/// refused, not of reconstructing moves from noisy hands (the tracker's tests do that).
+pub fn clean_scenario(sim: &SimHandle, seed: u64) -> Scenario<'_> {
+    Scenario::new(
+        sim,
+        ScenarioOptions {
+            pace: Pace {
+                think_ms: (150, 250),
+                press_ms: (20, 40),
+                hand_ms: (10, 30),
+            },
+            noise: Noise::Clean,
+            seed,
+            ..ScenarioOptions::default()
+        },
+    )
+}
+
+/// Simulated boards, a bus, and eboardd serving the boards (plus `extra` arguments), ready:
+/// the daemon owns its name when `start` returns.
+pub struct SimRig {
+    pub sims: Vec<SimHandle>,
+    pub ports: Vec<String>,
+    pub daemon: Daemon,
+    pub bus: Bus,
+    pub dir: tempfile::TempDir,
+}
+
+impl SimRig {
+    pub async fn start(names: &[&str], extra: &[&str]) -> SimRig {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (sims, ports) = spawn_sims(dir.path(), names).await;
+        let bus = Bus::start(dir.path()).await;
+        let mut args = port_args(&ports);
+        args.extend(extra);
+        let mut daemon = Daemon::spawn(&bus, dir.path(), &args);
+        daemon.wait_for_name(&bus.client().await).await;
+        SimRig {
+            sims,
+            ports,
+            daemon,
+            bus,
+            dir,
+        }
+    }
+
+    pub fn address(&self) -> &str {
+        &self.bus.address
+    }
+
+    /// A [`clean_scenario`] on board `i`.
+    pub fn scenario(&self, i: usize, seed: u64) -> Scenario<'_> {
+        clean_scenario(&self.sims[i], seed)
+    }
+}
