@@ -28,6 +28,7 @@
 
 mod client;
 mod driver;
+mod harness;
 mod procs;
 
 use std::path::{Path, PathBuf};
@@ -36,18 +37,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use eboardd::board::Orientation;
-use eboardd::sim::{
-    BoardOptions, ClockSetup, Noise, Pace, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
-};
+use eboardd::sim::{ClockSetup, Noise, Pace, PgnGame};
 
 use client::{Client, Log};
 use driver::{Expected, PlayerResult, Style};
+use harness::percentile;
 use procs::{Bus, Daemon, clock_ticks_per_second, cpu_ticks, status_value};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
-/// Games shorter than this are skipped: a benchmark board should spend its time playing.
-const MIN_PLIES: usize = 40;
 /// Time after the players stop for the last signals to arrive.
 const DRAIN: Duration = Duration::from_secs(3);
 /// The longest the drain waits for signals of moves still missing (a loaded machine).
@@ -128,32 +124,11 @@ impl Config {
 }
 
 fn main() {
-    let config = match Config::from_env_and_args() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("daemon_load: {e:#}");
-            std::process::exit(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(run(config)) {
-        eprintln!("daemon_load: {e:#}");
-        std::process::exit(1);
-    }
+    harness::main("daemon_load", Config::from_env_and_args, run);
 }
 
 async fn run(config: Config) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(CORPUS)
-        .with_context(|| format!("cannot read the corpus {CORPUS}"))?;
-    let games: Vec<PgnGame> = parse_games(&text)
-        .into_iter()
-        .filter(|g| g.tag("FEN").is_none() && g.moves().is_ok_and(|m| m.len() >= MIN_PLIES))
-        .collect();
-    anyhow::ensure!(!games.is_empty(), "no usable games in {CORPUS}");
-    let games = Arc::new(games);
+    let games = Arc::new(harness::corpus_games()?);
     println!(
         "daemon_load: {} corpus games; {} mode; {} s per configuration; think {:?} ms; {:?} handling",
         games.len(),
@@ -384,16 +359,6 @@ fn load_average() -> String {
         .join(" ")
 }
 
-/// The `p`-th percentile (nearest rank) of sorted microseconds, in milliseconds.
-fn percentile(sorted_us: &[u64], p: f64) -> f64 {
-    if sorted_us.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted_us.len() as f64).ceil() as usize;
-    let i = rank.clamp(1, sorted_us.len()) - 1;
-    sorted_us[i] as f64 / 1000.0
-}
-
 async fn run_one(
     binary: &Path,
     boards: usize,
@@ -420,28 +385,9 @@ async fn run_one(
     let bus = Bus::start(dir.path()).await?;
 
     // The boards: a symlink per board names its object (`b000`, `b001`, …).
-    let mut sims: Vec<Arc<SimHandle>> = Vec::with_capacity(boards);
-    for i in 0..boards {
-        let sim = SimBoard::spawn(SimOptions {
-            board: BoardOptions {
-                // Some boards stand the other way round, as they do in a real hall.
-                orientation: if i % 5 == 4 {
-                    Orientation::Reversed
-                } else {
-                    Orientation::Normal
-                },
-                clock_setup: config.style.clock,
-                serial: format!("{:05}", 10_000 + i),
-                ..BoardOptions::default()
-            },
-            link: Some(dir.path().join(format!("b{i:03}"))),
-            speed: 1.0,
-            tap: false,
-        })
-        .await
-        .with_context(|| format!("cannot start simulated board {i}"))?;
-        sims.push(Arc::new(sim));
-    }
+    // Some boards stand the other way round, as they do in a real hall.
+    let sims =
+        harness::spawn_boards(dir.path(), boards, config.style.clock, |i| i % 5 == 4).await?;
     let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
 
     // Subscribe before the daemon starts, so no signal is missed.
