@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use eboardd::protocol::{
     AsciiBeep, ClockCommand, ClockText, Command, DisplayTime, RunSide, SetAndRun, XlDisplay,
+    parse_command,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -76,21 +77,12 @@ fn command_seeds() -> Vec<Vec<u8>> {
         ClockCommand::Version,
         ClockCommand::Button,
     ];
-    let plain = [
-        Command::Reset,
-        Command::SendClock,
-        Command::SendBoard,
-        Command::Update,
-        Command::UpdateBoard,
-        Command::UpdateNice,
-        Command::SerialNumber,
-        Command::LongSerialNumber,
-        Command::BusAddress,
-        Command::Trademark,
-        Command::Version,
-        Command::BatteryStatus,
-        Command::EeMoves,
-    ];
+    // Every one-byte command there is, found by the parser itself.
+    let plain: Vec<Command> = (0..=u8::MAX)
+        .filter_map(|b| parse_command(&[b]).ok())
+        .map(|(command, _)| command)
+        .collect();
+    assert!(plain.len() >= 13, "{plain:?}");
     let commands: Vec<Command> = plain
         .into_iter()
         .chain(clock.into_iter().map(Command::Clock))

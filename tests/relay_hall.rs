@@ -6,10 +6,9 @@ mod common;
 mod ctl_support;
 mod relay_support;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use eboardd::cli::props::{BOARD_INTERFACE, dict_to_json};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimHandle, Step};
 use serde_json::Value;
 
@@ -80,28 +79,7 @@ impl Rig {
 
     /// Every board's properties as JSON, straight from the daemon.
     async fn properties(&self) -> BTreeMap<String, Value> {
-        let conn = self.bus.client().await;
-        let reply = conn
-            .call_method(
-                Some("org.eboardd.Bridge1"),
-                "/org/eboardd/Bridge1",
-                Some("org.freedesktop.DBus.ObjectManager"),
-                "GetManagedObjects",
-                &(),
-            )
-            .await
-            .expect("GetManagedObjects");
-        type Objects =
-            HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
-        let objects: Objects = reply.body().deserialize().expect("a{oa{sa{sv}}}");
-        objects
-            .into_iter()
-            .filter_map(|(path, ifaces)| {
-                let props = ifaces.get(BOARD_INTERFACE)?;
-                let id = path.as_str().rsplit('/').next()?.to_owned();
-                Some((id, Value::Object(dict_to_json(props))))
-            })
-            .collect()
+        rig::dbus_boards(&self.bus.client().await).await
     }
 
     /// Waits until every board of the rig is playing with its clock, as a game needs.

@@ -98,3 +98,33 @@ impl SimRig {
         clean_scenario(&self.sims[i], seed)
     }
 }
+
+/// Every board's properties as D-Bus gives them (`GetManagedObjects`), as JSON by board id.
+pub async fn dbus_boards<C>(conn: &zbus::Connection) -> C
+where
+    C: FromIterator<(String, serde_json::Value)>,
+{
+    use std::collections::HashMap;
+    type Managed =
+        HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
+    let reply = conn
+        .call_method(
+            Some("org.eboardd.Bridge1"),
+            "/org/eboardd/Bridge1",
+            Some("org.freedesktop.DBus.ObjectManager"),
+            "GetManagedObjects",
+            &(),
+        )
+        .await
+        .expect("GetManagedObjects");
+    let objects: Managed = reply.body().deserialize().expect("a{oa{sa{sv}}}");
+    objects
+        .into_iter()
+        .filter_map(|(path, ifaces)| {
+            let props = ifaces.get("org.eboardd.Bridge1.Board")?;
+            let id = path.as_str().rsplit('/').next()?.to_owned();
+            let json = eboardd::cli::props::dict_to_json(props);
+            Some((id, serde_json::Value::Object(json)))
+        })
+        .collect()
+}

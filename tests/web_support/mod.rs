@@ -273,28 +273,7 @@ pub async fn spawn_daemon(bus: &Bus, dir: &Path, ports: &[String]) -> Daemon {
     daemon
 }
 
-/// Every board's properties as D-Bus gives them (`GetManagedObjects`), as JSON by id.
+/// Every board's properties as D-Bus gives them, as JSON by id.
 pub async fn dbus_boards(conn: &zbus::Connection) -> serde_json::Map<String, Value> {
-    use std::collections::HashMap;
-    type Managed =
-        HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
-    let reply = conn
-        .call_method(
-            Some("org.eboardd.Bridge1"),
-            "/org/eboardd/Bridge1",
-            Some("org.freedesktop.DBus.ObjectManager"),
-            "GetManagedObjects",
-            &(),
-        )
-        .await
-        .expect("GetManagedObjects");
-    let objects: Managed = reply.body().deserialize().expect("a{oa{sa{sv}}}");
-    objects
-        .into_iter()
-        .filter_map(|(path, ifaces)| {
-            let props = ifaces.get("org.eboardd.Bridge1.Board")?;
-            let id = path.as_str().rsplit('/').next()?.to_owned();
-            Some((id, Value::Object(eboardd::cli::props::dict_to_json(props))))
-        })
-        .collect()
+    crate::common::rig::dbus_boards(conn).await
 }
