@@ -1,7 +1,7 @@
 //! The Python overlay example (examples/overlay.py) against the D-Bus contract, on a private
 //! bus with the contract stand-in: it must follow moves, clocks, claims, the flag and the
 //! result, and keep its JSON file current. Skipped (with a message) when no Python with the
-//! dbus and GLib bindings is installed.
+//! dbus and GLib bindings is installed; under `CI=true` that fails instead.
 
 mod common;
 mod ctl_support;

@@ -9,36 +9,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use common::events::{Ev, Events, sans_of};
+use common::events::Events;
 use common::proxies::{self, ManagerProxy};
+use common::rig::{quick, ready_to_play, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, within};
-use eboardd::sim::{BoardOptions, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+use eboardd::sim::{BoardOptions, Scenario, Step};
 
 const SPEED: f64 = 10.0;
-
-fn quick(seed: u64) -> ScenarioOptions {
-    ScenarioOptions {
-        pace: Pace::quick(),
-        seed,
-        ..ScenarioOptions::default()
-    }
-}
-
-async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
-    sim.wait_for_update_mode(WAIT)
-        .await
-        .expect("the daemon puts the board in update mode");
-    events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
-        .await;
-}
-
-async fn wait_moves(events: &Events, want: &[String]) {
-    events
-        .wait_until(&format!("{} moves", want.len()), |all| sans_of(all) == want)
-        .await;
-}
 
 /// Every value the manager's `StorageProblem` takes, collected in the background.
 fn watch_storage_problem(conn: &zbus::Connection) -> Arc<Mutex<Vec<String>>> {

@@ -128,3 +128,40 @@ where
         })
         .collect()
 }
+
+/// Scenario options with the quick human pace (noisy hands by default) and `seed`.
+pub fn quick(seed: u64) -> ScenarioOptions {
+    ScenarioOptions {
+        pace: Pace::quick(),
+        seed,
+        ..ScenarioOptions::default()
+    }
+}
+
+/// SAN moves as owned strings.
+pub fn sans(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// The daemon has put the board in update mode and seen the start position: only then do
+/// the players move (a move made before the daemon's first board dump would leave it
+/// nothing to start from), as people wait for the arbiter's go.
+pub async fn ready_to_play(sim: &SimHandle, events: &mut super::events::Events) {
+    sim.wait_for_update_mode(super::WAIT)
+        .await
+        .expect("the daemon puts the board in update mode");
+    events
+        .next_matching("GameStarted", |e| {
+            matches!(e, super::events::Ev::GameStarted(_))
+        })
+        .await;
+}
+
+/// Waits until the client has seen exactly the moves `want` (SAN) in this game.
+pub async fn wait_moves(events: &super::events::Events, want: &[String]) {
+    events
+        .wait_until(&format!("{} moves {want:?}", want.len()), |all| {
+            super::events::sans_of(all) == want
+        })
+        .await;
+}
