@@ -9,7 +9,7 @@ mod relay_support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+use eboardd::sim::{Pace, Scenario, SimHandle, Step};
 use serde_json::Value;
 
 use common::rig::{self, moves};
@@ -102,20 +102,13 @@ impl Rig {
 }
 
 fn scenario(sim: &SimHandle, seed: u64) -> Scenario<'_> {
-    Scenario::new(
-        sim,
-        ScenarioOptions {
-            pace: Pace {
-                think_ms: (40, 80),
-                press_ms: (10, 30),
-                hand_ms: (10, 20),
-            },
-            // Plain handling: what is tested here is the relay, not move reconstruction.
-            noise: Noise::Clean,
-            seed,
-            ..ScenarioOptions::default()
-        },
-    )
+    let quick = Pace {
+        think_ms: (40, 80),
+        press_ms: (10, 30),
+        hand_ms: (10, 20),
+    };
+    // Plain handling: what is tested here is the relay, not move reconstruction.
+    rig::clean_scenario_paced(sim, seed, quick)
 }
 
 /// The SANs of the `MovePlayed` events, checking each ply follows the one before.

@@ -46,14 +46,20 @@ pub fn port_args(ports: &[String]) -> Vec<&str> {
 /// A scenario with quick, plain lift-and-place handling: for tests of what is shown or
 /// refused, not of reconstructing moves from noisy hands (the tracker's tests do that).
 pub fn clean_scenario(sim: &SimHandle, seed: u64) -> Scenario<'_> {
+    let pace = Pace {
+        think_ms: (150, 250),
+        press_ms: (20, 40),
+        hand_ms: (10, 30),
+    };
+    clean_scenario_paced(sim, seed, pace)
+}
+
+/// [`clean_scenario`] at another pace.
+pub fn clean_scenario_paced(sim: &SimHandle, seed: u64, pace: Pace) -> Scenario<'_> {
     Scenario::new(
         sim,
         ScenarioOptions {
-            pace: Pace {
-                think_ms: (150, 250),
-                press_ms: (20, 40),
-                hand_ms: (10, 30),
-            },
+            pace,
             noise: Noise::Clean,
             seed,
             ..ScenarioOptions::default()
