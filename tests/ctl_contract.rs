@@ -8,7 +8,7 @@ mod ctl_support;
 
 use common::Bus;
 use ctl_support::contract::{Daemon, path_of};
-use ctl_support::{Tmux, Watch, ctl, have_tmux};
+use ctl_support::{Tmux, Watch, ctl, require_tmux};
 use serde_json::Value;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -407,8 +407,7 @@ async fn watch_json_follows_only_the_boards_asked_for() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_full_screen_shows_moves_and_alerts() {
-    if !have_tmux() {
-        eprintln!("skipped: tmux is not installed");
+    if !require_tmux() {
         return;
     }
     let (dir, bus, daemon) = setup().await;

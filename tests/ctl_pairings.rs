@@ -9,47 +9,10 @@ use common::proxies::fresh;
 use common::{Bus, Daemon};
 use ctl_support::ctl;
 
-/// A TRF-16 player line: rounds as (opponent, colour, result).
-fn trf_line(rank: u32, name: &str, elo: u32, id: &str, rounds: &[(u32, char, char)]) -> String {
-    let mut s =
-        format!("001 {rank:>4} m    {name:<33} {elo:>4} NOR {id:>11} 1990/01/01  0.0 {rank:>4}");
-    for (opp, colour, result) in rounds {
-        s.push_str(&format!("  {opp:>4} {colour} {result}"));
-    }
-    s
-}
-
+/// The shared TRF-16 fixture (also read by the unit tests of `cli::pairings`), with the CRLF
+/// line ends Swiss-Manager writes.
 fn trf() -> String {
-    [
-        "012 Hall Open 2026".to_string(),
-        format!("132{}26/12/01  26/12/02", " ".repeat(88)),
-        trf_line(
-            1,
-            "Øystein Hansen",
-            2410,
-            "1503014",
-            &[(4, 'w', '1'), (2, 'b', ' ')],
-        ),
-        trf_line(
-            2,
-            "François Dupont",
-            2300,
-            "623539",
-            &[(5, 'b', '='), (1, 'w', ' ')],
-        ),
-        trf_line(
-            3,
-            "Šarūnas Šulskis",
-            2500,
-            "12800015",
-            &[(6, 'w', '0'), (5, 'w', ' ')],
-        ),
-        trf_line(4, "Doe, Jane", 0, "0", &[(1, 'b', '0'), (6, 'b', ' ')]),
-        trf_line(5, "Roe, Richard", 1900, "", &[(2, 'w', '='), (3, 'b', ' ')]),
-        trf_line(6, "Poe, Edgar", 1800, "", &[(3, 'b', '1'), (4, 'w', ' ')]),
-    ]
-    .join("\r\n")
-        + "\r\n"
+    include_str!("fixtures/pairings/hall-open.trf").replace('\n', "\r\n")
 }
 
 struct Hall {

@@ -11,24 +11,15 @@ use std::time::Duration;
 
 use common::events::{Ev, Events, sans_of};
 use common::proxies::{self, BoardProxy};
+use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, wait_property, within};
 use eboardd::board::Orientation;
-use eboardd::sim::{
-    Action, BoardOptions, ClockSetup, ClockSide, Pace, Scenario, ScenarioOptions, SimHandle, Step,
-};
+use eboardd::sim::{Action, BoardOptions, ClockSetup, ClockSide, Scenario, SimHandle, Step};
 use shakmaty::{Board, Square};
 
 /// Board time per wall time for whole games: hands still move in distinct steps.
 const SPEED: f64 = 25.0;
-
-fn quick(seed: u64) -> ScenarioOptions {
-    ScenarioOptions {
-        pace: Pace::quick(),
-        seed,
-        ..ScenarioOptions::default()
-    }
-}
 
 /// The board's properties as the daemon has them now (see `proxies::fresh`).
 async fn now<'a>(conn: &zbus::Connection, b: &BoardProxy<'_>) -> BoardProxy<'a> {
@@ -37,32 +28,15 @@ async fn now<'a>(conn: &zbus::Connection, b: &BoardProxy<'_>) -> BoardProxy<'a> 
     proxies::fresh(conn, &id).await
 }
 
-fn sans(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
 async fn ready(sim: &SimHandle) {
     sim.wait_for_update_mode(WAIT)
         .await
         .expect("the daemon puts the board in update mode");
 }
 
-/// The daemon has seen the start position: only then do the players move (a move made
-/// before the daemon's first board dump would leave it nothing to start from).
-async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
-    ready(sim).await;
-    wait_started(events).await;
-}
-
 async fn wait_started(events: &mut Events) {
     events
         .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
-        .await;
-}
-
-async fn wait_moves(events: &Events, want: &[String]) {
-    events
-        .wait_until(&format!("{} moves", want.len()), |all| sans_of(all) == want)
         .await;
 }
 

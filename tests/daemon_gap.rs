@@ -8,42 +8,16 @@ mod common;
 use std::process::Stdio;
 
 use common::board::FakeBoard;
-use common::events::{Ev, Events, sans_of};
+use common::events::{Ev, Events};
 use common::proxies::{self, BoardProxy};
+use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Daemon, Setup, WAIT, code, die_with_parent, wait_property, within};
-use eboardd::sim::{BoardOptions, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
 use shakmaty::Square;
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
                    c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
-
-fn quick(seed: u64) -> ScenarioOptions {
-    ScenarioOptions {
-        pace: Pace::quick(),
-        seed,
-        ..ScenarioOptions::default()
-    }
-}
-
-fn sans(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
-    sim.wait_for_update_mode(WAIT)
-        .await
-        .expect("the daemon puts the board in update mode");
-    events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
-        .await;
-}
-
-async fn wait_moves(events: &Events, want: &[String]) {
-    events
-        .wait_until(&format!("moves {want:?}"), |all| sans_of(all) == want)
-        .await;
-}
 
 fn accusations(events: &[Ev]) -> Vec<Ev> {
     events

@@ -16,11 +16,14 @@
 //!   `AddBoard`, `RemoveBoard` and `Properties.Set`, cannot own the name, and changes nothing.
 //!
 //! It needs root (to switch users), `setpriv` and `dbus-daemon`; without them it prints why and
-//! passes. It creates the `eboardd` user and group if they are missing and removes them again.
+//! passes, except under `CI=true`, where that fails. It creates the `eboardd` user and group if they are missing and removes them again.
 //!
 //! The same test binary plays every party: `policy_role` does nothing unless the environment
 //! names a role, and the orchestrating test runs a copy of the binary under `setpriv` with the
 //! role set.
+
+#[path = "common/require.rs"]
+mod require;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -572,22 +575,6 @@ fn run(program: &str, args: &[&str]) {
     assert!(status.success(), "{program} {args:?} failed: {status}");
 }
 
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program} >/dev/null")])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 /// `program` as `uid`/`gid` with exactly the supplementary `groups` (none when empty), or as
 /// ourselves (root) when `ids` is None.
 fn as_user(program: &Path, ids: Option<(u32, u32, &[u32])>) -> Command {
@@ -667,15 +654,16 @@ fn system_bus_policy_is_enforced() {
     if std::env::var_os(ROLE_ENV).is_some() {
         return; // a child playing a role: only `policy_role` runs there
     }
-    if !is_root() {
-        eprintln!("skipped: the policy test switches users and needs root (CI runs it as root)");
+    if !require::require_root("the policy test switches users (CI runs it as root)")
+        || !require::require_tools(&[
+            ("setpriv", "util-linux"),
+            ("dbus-daemon", "dbus"),
+            ("getent", "libc-bin"),
+            ("groupadd", "passwd"),
+            ("useradd", "passwd"),
+        ])
+    {
         return;
-    }
-    for tool in ["setpriv", "dbus-daemon", "getent", "groupadd", "useradd"] {
-        if !have(tool) {
-            eprintln!("skipped: {tool} is not installed");
-            return;
-        }
     }
 
     let user = ServiceUser::ensure();

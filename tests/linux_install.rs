@@ -3,21 +3,17 @@
 //! build is needed. Checked: every file lands where udev, systemd, sysusers and dbus-daemon read
 //! it; the units and the helper name the installed programs; an existing configuration file is
 //! never overwritten; uninstall leaves only the configuration. Also: the Debian package
-//! metadata ships the same files. Needs `make`; skips with a printed reason without it.
+//! metadata ships the same files. Needs `make`; skips with a printed reason without it
+//! (under `CI=true` that is a failure).
+
+#[path = "common/require.rs"]
+mod require;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn have_make() -> bool {
-    Command::new("make")
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
 }
 
 /// Stand-ins for the release binaries.
@@ -124,8 +120,7 @@ fn expected(prefix: &str) -> Vec<String> {
 
 #[test]
 fn make_install_places_everything_and_uninstall_removes_it() {
-    if !have_make() {
-        eprintln!("skipped: make is not installed");
+    if !require::require_tool("make", "make") {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

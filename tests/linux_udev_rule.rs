@@ -10,6 +10,9 @@
 //!    tree), /dev, /run and /etc/udev, so `udevadm test` cannot touch the machine's devices or
 //!    udev database.
 
+#[path = "common/require.rs"]
+mod require;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -423,28 +426,25 @@ struct Simulator {
 }
 
 impl Simulator {
-    /// None (with the reason printed) where the simulation cannot run.
+    /// None (with the reason printed) where the simulation cannot run; under CI a failure.
     fn new() -> Option<Simulator> {
-        let root = Command::new("id").arg("-u").output().ok()?;
-        if String::from_utf8_lossy(&root.stdout).trim() != "0" {
-            eprintln!(
-                "skipped: the udev simulation mounts tmpfs in a private namespace and needs root"
-            );
+        if !require::require_root("the udev simulation mounts tmpfs in a private namespace")
+            || !require::require_tools(&[("udevadm", "udev"), ("unshare", "util-linux")])
+        {
             return None;
         }
-        if !Command::new("sh")
-            .args(["-c", "command -v udevadm >/dev/null && unshare -m true"])
+        if !Command::new("unshare")
+            .args(["-m", "true"])
             .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
+            .is_ok_and(|s| s.success())
         {
-            eprintln!("skipped: needs udevadm (Debian package udev) and unshare -m");
+            require::skip_or_fail("unshare -m fails: no private mount namespace here");
             return None;
         }
         if !Path::new("/usr/lib/udev/rules.d/60-serial.rules").exists()
             && !Path::new("/lib/udev/rules.d/60-serial.rules").exists()
         {
-            eprintln!("skipped: the system's 60-serial.rules is missing");
+            require::skip_or_fail("the system's 60-serial.rules is missing (Debian package udev)");
             return None;
         }
         let dir = tempfile::tempdir().expect("temp dir");

@@ -9,36 +9,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use common::events::{Ev, Events, sans_of};
+use common::events::Events;
 use common::proxies::{self, ManagerProxy};
+use common::rig::{quick, ready_to_play, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, within};
-use eboardd::sim::{BoardOptions, Pace, Scenario, ScenarioOptions, SimHandle, Step};
+use eboardd::sim::{BoardOptions, Scenario, Step};
 
 const SPEED: f64 = 10.0;
-
-fn quick(seed: u64) -> ScenarioOptions {
-    ScenarioOptions {
-        pace: Pace::quick(),
-        seed,
-        ..ScenarioOptions::default()
-    }
-}
-
-async fn ready_to_play(sim: &SimHandle, events: &mut Events) {
-    sim.wait_for_update_mode(WAIT)
-        .await
-        .expect("the daemon puts the board in update mode");
-    events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
-        .await;
-}
-
-async fn wait_moves(events: &Events, want: &[String]) {
-    events
-        .wait_until(&format!("{} moves", want.len()), |all| sans_of(all) == want)
-        .await;
-}
 
 /// Every value the manager's `StorageProblem` takes, collected in the background.
 fn watch_storage_problem(conn: &zbus::Connection) -> Arc<Mutex<Vec<String>>> {
@@ -136,14 +114,9 @@ impl Drop for Disk {
     }
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { nix::libc::geteuid() == 0 }
-}
-
 /// A 256 KiB tmpfs on `dir/state`, when this process may mount one.
 fn tmpfs(dir: &Path) -> Result<Disk, String> {
-    if !is_root() {
+    if !common::require::is_root() {
         return Err("not root".into());
     }
     let mount = dir.join("state");
@@ -254,11 +227,10 @@ async fn full_disk_on_a_small_filesystem() {
     let disk = match tmpfs(dir.path()) {
         Ok(d) => d,
         Err(why) => {
-            assert!(
-                !(std::env::var_os("CI").is_some() && is_root()),
-                "CI runs as root and must be able to mount a tmpfs: {why}"
-            );
-            eprintln!("full_disk_on_a_small_filesystem: {why}: using the fault injector");
+            // CI runs as root and must mount the real small filesystem.
+            common::require::skip_or_fail(&format!(
+                "no 256 KiB tmpfs ({why}): the fault injector stands in for it"
+            ));
             Disk::Injected {
                 file: dir.path().join("faults"),
             }

@@ -3,130 +3,63 @@
 //! undone by the board; an illegal move that stands loses no move.
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
-use eboardd::session::{Command, Event, Input, Session, SessionConfig};
+use eboardd::session::{Command, Event, Input, SessionConfig};
 use eboardd::tracker::{DWELL_MS, FINAL_STILL_MS, SCAN_LAG_MS};
 use shakmaty::{Piece, Square};
 
-struct Rig {
-    session: Session,
-    now: u64,
-    lever_left_down: bool,
-    left_ms: u64,
-    right_ms: u64,
-    events: Vec<Event>,
-}
+mod session_support;
 
-fn time(ms: u64) -> DisplayTime {
-    let s = ms / 1000;
-    DisplayTime {
-        hours: (s / 3600) as u8,
-        minutes: ((s / 60) % 60) as u8,
-        seconds: (s % 60) as u8,
-    }
-}
+use session_support::Clocked as Rig;
 
 fn sq(name: &str) -> Square {
     name.parse().unwrap()
 }
 
 impl Rig {
-    fn new() -> Rig {
-        let mut rig = Rig {
-            session: Session::new(SessionConfig {
+    /// Board "b1" with the start position and the clock reporting.
+    fn started() -> Rig {
+        let mut rig = Rig::new(
+            SessionConfig {
                 name: "b1".into(),
                 ..SessionConfig::default()
-            }),
-            now: 1_000,
-            lever_left_down: false,
-            left_ms: 300_000,
-            right_ms: 300_000,
-            events: Vec::new(),
-        };
+            },
+            Orientation::Normal,
+        );
         rig.clock();
-        let wire = Placement::start().to_wire(Orientation::Normal);
-        rig.feed(Input::Board(Message::BoardDump(Box::new(wire))));
+        rig.dump(&Placement::start());
         rig
     }
 
-    fn feed(&mut self, input: Input) -> Vec<Event> {
-        let ev = self.session.handle(input, self.now).expect("accepted");
-        self.events.extend(ev.clone());
-        ev
-    }
-
-    fn clock(&mut self) {
-        let times = ClockTimes {
-            left: time(self.left_ms),
-            right: time(self.right_ms),
-            status: ClockStatus {
-                running: true,
-                lever_left_down: self.lever_left_down,
-                left_running: !self.lever_left_down,
-                right_running: self.lever_left_down,
-                connected: true,
-                ..ClockStatus::default()
-            },
-            ..ClockTimes::default()
-        };
-        self.feed(Input::Board(Message::ClockTimes(times)));
-    }
-
-    fn press(&mut self) {
+    /// The press 300 ms on.
+    fn press_clock(&mut self) {
         self.now += 300;
-        if self.lever_left_down {
-            self.right_ms -= 1_000;
-        } else {
-            self.left_ms -= 1_000;
-        }
-        self.lever_left_down = !self.lever_left_down;
-        self.clock();
+        self.press();
     }
 
-    fn field(&mut self, square: &str, piece: Option<char>) -> Vec<Event> {
+    fn square(&mut self, square: &str, piece: Option<char>) -> Vec<Event> {
         self.now += 60;
-        let field = Orientation::Normal.field_of_square(sq(square));
         let content = piece.map(|c| Piece::from_char(c).unwrap());
-        self.feed(Input::Board(Message::FieldUpdate { field, content }))
+        self.field(sq(square), content)
     }
 
     fn lift(&mut self, square: &str) -> Vec<Event> {
-        self.field(square, None)
+        self.square(square, None)
     }
 
     fn place(&mut self, square: &str, piece: char) -> Vec<Event> {
-        self.field(square, Some(piece))
-    }
-
-    fn wait(&mut self, ms: u64) -> Vec<Event> {
-        self.now += ms;
-        self.feed(Input::Tick)
+        self.square(square, Some(piece))
     }
 
     /// A move by lift + place, the press, and the press window passing.
     fn play(&mut self, from: &str, to: &str, piece: char) {
         self.lift(from);
         self.place(to, piece);
-        self.press();
+        self.press_clock();
         self.wait(SCAN_LAG_MS + 1);
     }
 
     fn pgn(&self) -> String {
         self.session.view().pgn.clone()
-    }
-
-    fn played(&self) -> Vec<String> {
-        let mut moves = Vec::new();
-        for e in &self.events {
-            match e {
-                Event::MovePlayed { san, .. } => moves.push(san.clone()),
-                Event::MoveRetracted { .. } => {
-                    moves.pop();
-                }
-                _ => {}
-            }
-        }
-        moves
     }
 }
 
@@ -156,7 +89,7 @@ fn movetext(pgn: &str) -> Vec<String> {
 
 #[test]
 fn move_played_is_fast_and_the_pgn_waits_for_the_press() {
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.lift("g1");
     let ev = rig.place("f3", 'N');
     assert!(
@@ -166,7 +99,7 @@ fn move_played_is_fast_and_the_pgn_waits_for_the_press() {
     assert_eq!(rig.session.view().moves, ["Nf3"]);
     assert!(!rig.pgn().contains("Nf3"), "not final yet: {}", rig.pgn());
     assert_eq!(rig.session.pending_plies(), 1);
-    rig.press();
+    rig.press_clock();
     assert!(
         !rig.pgn().contains("Nf3"),
         "the scan may still be behind the press"
@@ -179,7 +112,7 @@ fn move_played_is_fast_and_the_pgn_waits_for_the_press() {
 
 #[test]
 fn the_pgn_takes_a_move_at_the_opponents_touch_or_after_two_still_seconds() {
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.lift("g1");
     rig.place("f3", 'N');
     rig.lift("d7");
@@ -199,7 +132,7 @@ fn the_pgn_takes_a_move_at_the_opponents_touch_or_after_two_still_seconds() {
 
 #[test]
 fn a_held_move_reaches_move_played_at_the_dwell_and_a_correction_never_reaches_the_pgn() {
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.lift("a2");
     rig.place("a3", 'P');
     assert!(rig.played().is_empty(), "a2-a3 may go on to a4: held");
@@ -213,7 +146,7 @@ fn a_held_move_reaches_move_played_at_the_dwell_and_a_correction_never_reaches_t
     rig.wait(DWELL_MS);
     assert_eq!(rig.played(), ["a4"]);
     assert!(!rig.pgn().contains("a3") && !rig.pgn().contains("a4"));
-    rig.press();
+    rig.press_clock();
     rig.wait(SCAN_LAG_MS + 1);
     assert!(rig.pgn().contains("1. a4"), "{}", rig.pgn());
     assert!(!rig.pgn().contains("a3"));
@@ -222,7 +155,7 @@ fn a_held_move_reaches_move_played_at_the_dwell_and_a_correction_never_reaches_t
 #[test]
 fn a_finished_game_shows_its_last_move() {
     // Fool's mate: the mating move is final with the game's end, pressed or not.
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.play("f2", "f3", 'P');
     rig.play("e7", "e5", 'p');
     rig.play("g2", "g4", 'P');
@@ -235,7 +168,7 @@ fn a_finished_game_shows_its_last_move() {
 
 #[test]
 fn an_operator_takeback_is_never_undone_by_the_board() {
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.play("e2", "e4", 'P');
     rig.play("e7", "e5", 'p');
     rig.play("g1", "f3", 'N');
@@ -266,7 +199,7 @@ fn an_operator_takeback_is_never_undone_by_the_board() {
 fn an_illegal_move_that_stands_loses_no_move() {
     // 1. e4 e5 2. Nf3 Nc6, then White puts the king e1-e3 and presses; Black does not claim
     // and replies 3...d6, then 4. Bc4 Bg4.
-    let mut rig = Rig::new();
+    let mut rig = Rig::started();
     rig.play("e2", "e4", 'P');
     rig.play("e7", "e5", 'p');
     rig.play("g1", "f3", 'N');
@@ -274,7 +207,7 @@ fn an_illegal_move_that_stands_loses_no_move() {
     rig.lift("e1");
     rig.place("e3", 'K');
     rig.wait(1_000);
-    rig.press();
+    rig.press_clock();
     assert!(
         rig.events
             .iter()

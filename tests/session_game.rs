@@ -1,145 +1,34 @@
 //! The pure session end to end: sensor steps and clock readings in, contract events out.
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
 use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use eboardd::vocab::{ClaimKind, CommandError, GameResult, Player, Rules};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position, Square};
 
-/// Drives a session like a board with a clock: White's time on the left display.
-struct Rig {
-    session: Session,
-    now: u64,
-    orientation: Orientation,
-    lever_left_down: bool,
-    left_ms: u64,
-    right_ms: u64,
-    events: Vec<Event>,
-}
+mod session_support;
 
-fn time(ms: u64) -> DisplayTime {
-    let s = ms / 1000;
-    DisplayTime {
-        hours: (s / 3600) as u8,
-        minutes: ((s / 60) % 60) as u8,
-        seconds: (s % 60) as u8,
-    }
-}
+/// Drives a session like a board with a clock: White's time on the left display.
+use session_support::Clocked as Rig;
 
 impl Rig {
-    fn new(config: SessionConfig, orientation: Orientation) -> Rig {
-        Rig {
-            session: Session::new(config),
-            now: 1_000,
-            orientation,
-            // Black's side (right) is down before the game: White's clock runs.
-            lever_left_down: false,
-            left_ms: 300_000,
-            right_ms: 300_000,
-            events: Vec::new(),
-        }
-    }
-
-    fn feed(&mut self, input: Input) {
-        let events = self
-            .session
-            .handle(input, self.now)
-            .expect("board input is never refused");
-        self.events.extend(events);
-        // The Moves property always shows what a client following the signals has seen.
-        if !self
-            .events
-            .iter()
-            .any(|e| matches!(e, Event::GameStarted { .. }))
-        {
-            return;
-        }
-        let since_start = self
-            .events
-            .iter()
-            .rposition(|e| matches!(e, Event::GameStarted { .. }))
-            .unwrap_or(0);
-        let seen = played_in(&self.events[since_start..]);
-        assert_eq!(self.session.view().moves, seen, "Moves property vs signals");
-    }
-
-    fn clock(&mut self) {
-        let times = ClockTimes {
-            left: time(self.left_ms),
-            right: time(self.right_ms),
-            status: ClockStatus {
-                running: true,
-                lever_left_down: self.lever_left_down,
-                left_running: !self.lever_left_down,
-                right_running: self.lever_left_down,
-                connected: true,
-                ..ClockStatus::default()
-            },
-            ..ClockTimes::default()
-        };
-        self.feed(Input::Board(Message::ClockTimes(times)));
-    }
-
-    fn dump(&mut self, placement: &Placement) {
-        let wire = placement.to_wire(self.orientation);
-        self.feed(Input::Board(Message::BoardDump(Box::new(wire))));
-    }
-
     fn step(&mut self, step: SensorStep) {
         match step {
-            SensorStep::Lift(sq) => self.field(sq, None),
-            SensorStep::Place(sq, piece) => self.field(sq, Some(piece)),
-            SensorStep::Pause(ms) => {
-                self.now += ms;
-                self.feed(Input::Tick);
+            SensorStep::Lift(sq) => {
+                self.field(sq, None);
             }
-            SensorStep::Press => self.press(),
+            SensorStep::Place(sq, piece) => {
+                self.field(sq, Some(piece));
+            }
+            SensorStep::Pause(ms) => {
+                self.wait(ms);
+            }
+            SensorStep::Press => {
+                self.press();
+            }
         }
         self.now += 40;
-    }
-
-    fn field(&mut self, sq: Square, content: Option<shakmaty::Piece>) {
-        let field = self.orientation.field_of_square(sq);
-        self.feed(Input::Board(Message::FieldUpdate { field, content }));
-    }
-
-    fn press(&mut self) {
-        // The running side loses a little time, then the lever flips.
-        if self.lever_left_down {
-            self.right_ms -= 1_000;
-        } else {
-            self.left_ms -= 1_000;
-        }
-        self.lever_left_down = !self.lever_left_down;
-        self.clock();
-    }
-
-    /// The moves as a client following MovePlayed and MoveRetracted sees them.
-    fn played(&self) -> Vec<String> {
-        played_in(&self.events)
-    }
-}
-
-/// The moves as a client following MovePlayed and MoveRetracted sees them.
-fn played_in(events: &[Event]) -> Vec<String> {
-    {
-        let mut moves = Vec::new();
-        for e in events {
-            match e {
-                Event::MovePlayed { ply, san, .. } => {
-                    assert_eq!(*ply as usize, moves.len() + 1, "plies count from 1");
-                    moves.push(san.clone());
-                }
-                Event::MoveRetracted { ply, .. } => {
-                    assert_eq!(*ply as usize, moves.len(), "the last ply is retracted");
-                    moves.pop();
-                }
-                _ => {}
-            }
-        }
-        moves
     }
 }
 

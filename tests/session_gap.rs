@@ -3,8 +3,7 @@
 //! loss, daemon restarts and lost frames while players go on moving: every move is recovered
 //! or left to the arbiter, and nobody is accused.
 
-use eboardd::session::{Command, Event, SessionConfig};
-
+use eboardd::session::{Command, Event, SessionConfig, View};
 use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, Noise};
 use eboardd::vocab::CommandError;
@@ -54,6 +53,49 @@ fn accusations(events: &[Event]) -> Vec<&Event> {
         .collect()
 }
 
+fn assert_no_accusations(events: &[Event]) {
+    let accused = accusations(events);
+    assert!(accused.is_empty(), "{accused:?}");
+}
+
+/// The PGN carries `note` (a gap's explanation).
+fn assert_pgn_says(view: &View, note: &str) {
+    assert!(flat(&view.pgn).contains(note), "{}", view.pgn);
+}
+
+/// How the link breaks in a gap (and comes back).
+#[derive(Debug, Clone, Copy)]
+enum Gap {
+    /// The daemon killed and restarted.
+    Killed,
+    /// The board unplugged and plugged in again.
+    Unplugged,
+    /// The link drops with the board's power on.
+    Dropped,
+}
+
+/// Plays `before` and checks the session has it, breaks the link (`gap`) while `during` is
+/// played, restores it and gives it 3 s. Returns the events from the break on, and the view.
+fn through_gap(rig: &mut Rig, before: &[&str], gap: Gap, during: &[&str]) -> (Vec<Event>, View) {
+    play(rig, before);
+    rig.advance(3_000);
+    assert_eq!(rig.session().view().moves, before, "before the gap");
+    rig.take_events();
+    match gap {
+        Gap::Killed => rig.kill(),
+        Gap::Unplugged => rig.unplug(),
+        Gap::Dropped => rig.disconnect(),
+    }
+    play(rig, during);
+    match gap {
+        Gap::Killed => rig.restart(),
+        Gap::Unplugged => rig.replug(),
+        Gap::Dropped => rig.connect(),
+    }
+    rig.advance(3_000);
+    (rig.take_events(), rig.session().view().clone())
+}
+
 fn moves_played(events: &[Event]) -> Vec<(u32, String, u64, u64)> {
     events
         .iter()
@@ -75,22 +117,9 @@ fn killed_while_2_5_and_20_plies_are_played_every_ply_comes_back_from_memory() {
     let line: Vec<&str> = RUY.split_whitespace().collect();
     for (seed, gap) in [(1, 2), (2, 5), (3, 20)] {
         let mut rig = rig(seed);
-        play(&mut rig, &line[..4]);
-        rig.advance(3_000);
-        assert_eq!(rig.session().view().moves, line[..4]);
-        rig.kill();
-        play(&mut rig, &line[4..4 + gap]);
-        rig.take_events();
-        rig.restart();
-        rig.advance(3_000);
-        let events = rig.take_events();
-        let view = rig.session().view();
+        let (events, view) = through_gap(&mut rig, &line[..4], Gap::Killed, &line[4..4 + gap]);
         assert_eq!(view.moves, line[..4 + gap], "gap of {gap} plies");
-        assert!(
-            accusations(&events).is_empty(),
-            "{:?}",
-            accusations(&events)
-        );
+        assert_no_accusations(&events);
         assert_eq!(view.illegal_moves, (0, 0));
         assert_eq!(view.gap, "");
         assert!(view.in_sync);
@@ -99,18 +128,14 @@ fn killed_while_2_5_and_20_plies_are_played_every_ply_comes_back_from_memory() {
         let plies: Vec<u32> = played.iter().map(|p| p.0).collect();
         assert_eq!(plies, (5..5 + gap as u32).collect::<Vec<_>>());
         assert!(played.iter().all(|p| p.2 > 0 && p.3 > 0), "{played:?}");
-        assert!(
-            flat(&view.pgn).contains("read from the board's memory"),
-            "{}",
-            view.pgn
-        );
+        assert_pgn_says(&view, "read from the board's memory");
         let clks = view.pgn.matches("[%clk").count();
         assert!(clks >= 4 + gap, "every press stamped: {}", view.pgn);
         // Play goes on normally.
         play(&mut rig, &line[4 + gap..4 + gap + 2]);
         rig.advance(2_000);
         assert_eq!(rig.session().view().moves, line[..4 + gap + 2]);
-        assert!(accusations(&rig.take_events()).is_empty());
+        assert_no_accusations(&rig.take_events());
     }
 }
 
@@ -128,16 +153,8 @@ fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
-    assert!(
-        flat(&view.pgn).contains("recovered: the only legal sequence to the board"),
-        "{}",
-        view.pgn
-    );
+    assert_no_accusations(&events);
+    assert_pgn_says(view, "recovered: the only legal sequence to the board");
     assert_eq!(view.gap, "");
 
     // A real illegal move right after the gap is caught: Ke1-e3.
@@ -174,14 +191,14 @@ fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
 #[test]
 fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
     let mut rig = rig(9);
-    play(&mut rig, &["e4", "e5"]);
-    rig.advance(2_000);
-    rig.unplug();
-    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
-    rig.take_events();
-    rig.replug();
-    rig.advance(3_000);
-    let view = rig.session().view().clone();
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "e5"],
+        Gap::Unplugged,
+        &["Nf3", "Nc6", "Bc4"],
+    );
+    assert_no_accusations(&events);
+    assert!(moves_played(&events).is_empty(), "nothing decided yet");
     assert_eq!(view.moves, ["e4", "e5"], "nothing invented");
     assert!(!view.in_sync);
     assert!(
@@ -203,11 +220,7 @@ fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
     play(&mut rig, &["Nf6"]);
     rig.advance(3_000);
     let events = rig.take_events();
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
+    assert_no_accusations(&events);
     assert!(moves_played(&events).is_empty());
 
     let wrong = rig.command(Command::ResolveGap(vec!["g1f3".into(), "b8c6".into()]));
@@ -239,30 +252,27 @@ fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
     play(&mut rig, &["d3"]);
     rig.advance(1_000);
     assert_eq!(rig.session().view().moves.len(), 7);
-    assert!(accusations(&rig.take_events()).is_empty());
+    assert_no_accusations(&rig.take_events());
 }
 
 #[test]
 fn resolving_with_no_moves_continues_from_the_board() {
     let mut rig = rig(10);
-    play(&mut rig, &["e4", "e5"]);
-    rig.advance(2_000);
-    rig.unplug();
-    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
-    rig.replug();
-    rig.advance(3_000);
-    assert!(!rig.session().view().gap.is_empty());
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "e5"],
+        Gap::Unplugged,
+        &["Nf3", "Nc6", "Bc4"],
+    );
+    assert!(!view.gap.is_empty());
+    assert_no_accusations(&events);
     rig.command(Command::ResolveGap(vec![])).unwrap();
     rig.advance(500);
     let view = rig.session().view();
     assert_eq!(view.gap, "");
     assert!(view.in_sync);
     assert_eq!(view.turn, "black");
-    assert!(
-        flat(&view.pgn).contains("the arbiter continued from the board"),
-        "{}",
-        view.pgn
-    );
+    assert_pgn_says(view, "the arbiter continued from the board");
     assert_eq!(view.illegal_moves, (0, 0));
 }
 
@@ -278,35 +288,21 @@ fn a_lost_frame_is_a_gap_not_an_illegal_move() {
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["d4", "d5", "c4", "e6", "Nc3"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
+    assert_no_accusations(&events);
 }
 
 #[test]
 fn a_link_drop_with_power_on_reads_the_memory() {
     let mut rig = rig(12);
-    play(&mut rig, &["e4", "c5"]);
-    rig.advance(2_000);
-    rig.disconnect();
-    play(&mut rig, &["Nf3", "d6", "d4", "cxd4"]);
-    rig.connect();
-    rig.advance(3_000);
-    let events = rig.take_events();
-    let view = rig.session().view();
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "c5"],
+        Gap::Dropped,
+        &["Nf3", "d6", "d4", "cxd4"],
+    );
     assert_eq!(view.moves, ["e4", "c5", "Nf3", "d6", "d4", "cxd4"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
-    assert!(
-        flat(&view.pgn).contains("read from the board's memory"),
-        "{}",
-        view.pgn
-    );
+    assert_no_accusations(&events);
+    assert_pgn_says(&view, "read from the board's memory");
 }
 
 #[test]
@@ -331,16 +327,8 @@ fn a_memory_dump_cut_off_in_the_middle_falls_back_to_the_search() {
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
-    assert!(
-        flat(&view.pgn).contains("recovered: the only legal sequence"),
-        "{}",
-        view.pgn
-    );
+    assert_no_accusations(&events);
+    assert_pgn_says(view, "recovered: the only legal sequence");
 }
 
 #[test]
@@ -354,21 +342,14 @@ fn a_reversed_board_is_read_the_right_way_round_after_a_restart() {
         14,
         Noise::Noisy,
     );
-    play(&mut rig, &["e4", "e5", "Nf3"]);
-    rig.advance(2_000);
-    rig.kill();
-    play(&mut rig, &["Nc6", "Bb5", "a6"]);
-    rig.take_events();
-    rig.restart();
-    rig.advance(3_000);
-    let events = rig.take_events();
-    let view = rig.session().view();
-    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "e5", "Nf3"],
+        Gap::Killed,
+        &["Nc6", "Bb5", "a6"],
     );
+    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+    assert_no_accusations(&events);
 }
 
 #[test]
@@ -397,11 +378,7 @@ fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyon
     assert_eq!(view.gap, "");
     assert!(view.in_sync);
     assert_eq!(view.turn, "white", "the clock says White is to move");
-    assert!(
-        flat(&view.pgn).contains("that no legal sequence of up to 6 plies explains"),
-        "{}",
-        view.pgn
-    );
+    assert_pgn_says(view, "that no legal sequence of up to 6 plies explains");
     rig.played = shakmaty::fen::Fen::from_ascii(view.fen.as_bytes())
         .unwrap()
         .into_position(shakmaty::CastlingMode::Standard)
@@ -410,10 +387,6 @@ fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyon
     rig.advance(1_000);
     let events = rig.take_events();
     assert_eq!(rig.session().view().moves, ["e4", "e5", "d4"]);
-    assert!(
-        accusations(&events).is_empty(),
-        "{:?}",
-        accusations(&events)
-    );
+    assert_no_accusations(&events);
     assert_eq!(rig.session().view().illegal_moves, (0, 0));
 }

@@ -10,15 +10,11 @@ mod web_support;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
+use common::rig::moves;
 use common::{WAIT, within};
-use eboardd::sim::Step;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use web_support::{Rig, SseEvent, dbus_boards, spawn_daemon};
-
-fn moves(sans: &[&str]) -> Step {
-    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
-}
 
 fn is_move(e: &SseEvent, board: &str, ply: u64) -> bool {
     e.event == "MovePlayed" && e.data["board"] == board && e.data["ply"] == ply

@@ -9,14 +9,11 @@ mod web_support;
 
 use std::collections::HashMap;
 
+use common::rig::moves;
 use eboardd::sim::Step;
 use shakmaty::Square;
 use web_support::Rig;
 use web_support::browser::{Browser, screenshot_dir};
-
-fn moves(sans: &[&str]) -> Step {
-    Step::Moves(sans.iter().map(|m| m.to_string()).collect())
-}
 
 /// Sets PGN tags on a board through the contract's `SetTags`.
 async fn set_tags(conn: &zbus::Connection, id: &str, tags: &[(&str, &str)]) {

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of the protocol decoder and the command parser (see fuzz/README.md).
-# Runs only where cargo-fuzz and a nightly toolchain are installed; otherwise does nothing.
+# Bounded libFuzzer runs of the protocol decoder and the command parser (see fuzz/README.md),
+# where cargo-fuzz and a nightly toolchain are installed. The same properties always run on
+# stable in `cargo test` (tests/fuzz_stable.rs), so without nightly this only says so.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "fuzz: cargo-fuzz not installed, skipping"
+  echo "fuzz: no cargo-fuzz: the properties run on stable in cargo test (tests/fuzz_stable.rs)"
   exit 0
 fi
 if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz: no nightly toolchain, skipping"
+  echo "fuzz: no nightly toolchain: the properties run on stable in cargo test (tests/fuzz_stable.rs)"
   exit 0
 fi
 

@@ -8,12 +8,20 @@
 #   - udevadm test parses the rule without complaint (only inside a private mount namespace with
 #     tmpfs over /run, /dev and /etc/udev, because udevadm test writes real entries there).
 # Run from .ci/run before the cargo steps; needs systemd-analyze, and uses dbus-daemon, udevadm
-# and unshare when present.
+# and unshare when present. Under CI=true a check that cannot run (a program, root or a mount
+# namespace missing) fails instead of being skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
 
 fail=0
+# A check that cannot run here: a failure under CI, a note elsewhere.
+cannot_run() {
+  case "${CI:-}" in
+    "" | 0 | false) echo "linux: $1 skipped ($2)" ;;
+    *) echo "linux: CI=true and $1 cannot run: $2" >&2; fail=1 ;;
+  esac
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -95,7 +103,7 @@ CONF
     echo "linux: D-Bus policy loads cleanly"
   fi
 else
-  echo "linux: dbus-daemon not installed; policy load check skipped"
+  cannot_run "the D-Bus policy load check" "dbus-daemon is not installed (Debian package dbus)"
 fi
 
 # --- udev rule -------------------------------------------------------------------------------
@@ -127,7 +135,7 @@ SH
     echo "linux: udevadm parses the rule cleanly"
   fi
 else
-  echo "linux: udevadm test skipped (needs udevadm, root and unshare -m)"
+  cannot_run "udevadm test" "needs udevadm (Debian package udev), root and unshare -m"
 fi
 
 exit $fail

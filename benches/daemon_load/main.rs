@@ -22,10 +22,13 @@
 //! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out).
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
 //! `--test`, it does a smoke run of 2 boards for 3 s. It never fails on a figure: the numbers
-//! are printed, not asserted.
+//! are printed, not asserted. It does fail (exit 1, each move named) on any lost, wrong or
+//! extra move, a board whose final `Moves` property disagrees with its last game, or a smoke
+//! run in which no move was played: those are not figures but the daemon losing the game.
 
 mod client;
 mod driver;
+mod harness;
 mod procs;
 
 use std::path::{Path, PathBuf};
@@ -34,20 +37,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use eboardd::board::Orientation;
-use eboardd::sim::{
-    BoardOptions, ClockSetup, Noise, Pace, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
-};
+use eboardd::sim::{ClockSetup, Noise, Pace, PgnGame};
 
 use client::{Client, Log};
 use driver::{Expected, PlayerResult, Style};
+use harness::percentile;
 use procs::{Bus, Daemon, clock_ticks_per_second, cpu_ticks, status_value};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
-/// Games shorter than this are skipped: a benchmark board should spend its time playing.
-const MIN_PLIES: usize = 40;
 /// Time after the players stop for the last signals to arrive.
 const DRAIN: Duration = Duration::from_secs(3);
+/// The longest the drain waits for signals of moves still missing (a loaded machine).
+const DRAIN_LIMIT: Duration = Duration::from_secs(60);
 /// Window of the busiest-CPU figure.
 const CPU_WINDOW: Duration = Duration::from_secs(5);
 
@@ -124,32 +124,11 @@ impl Config {
 }
 
 fn main() {
-    let config = match Config::from_env_and_args() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("daemon_load: {e:#}");
-            std::process::exit(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(run(config)) {
-        eprintln!("daemon_load: {e:#}");
-        std::process::exit(1);
-    }
+    harness::main("daemon_load", Config::from_env_and_args, run);
 }
 
 async fn run(config: Config) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(CORPUS)
-        .with_context(|| format!("cannot read the corpus {CORPUS}"))?;
-    let games: Vec<PgnGame> = parse_games(&text)
-        .into_iter()
-        .filter(|g| g.tag("FEN").is_none() && g.moves().is_ok_and(|m| m.len() >= MIN_PLIES))
-        .collect();
-    anyhow::ensure!(!games.is_empty(), "no usable games in {CORPUS}");
-    let games = Arc::new(games);
+    let games = Arc::new(harness::corpus_games()?);
     println!(
         "daemon_load: {} corpus games; {} mode; {} s per configuration; think {:?} ms; {:?} handling",
         games.len(),
@@ -163,6 +142,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
     for &boards in &config.boards {
         let report = run_one(&binary, boards, &config, games.clone()).await?;
         report.print();
+        report.check(config.smoke)?;
     }
     Ok(())
 }
@@ -181,6 +161,8 @@ struct Report {
     lost: usize,
     wrong: usize,
     extra: usize,
+    /// Each lost, wrong or extra move and each `Moves` mismatch, named.
+    mistakes: Vec<String>,
     provisional: usize,
     retractions: u32,
     before_reach: usize,
@@ -207,6 +189,28 @@ struct Report {
 }
 
 impl Report {
+    /// Fails naming every move lost, wrong or extra (and each `Moves` property that disagrees),
+    /// and a smoke run that played nothing.
+    fn check(&self, smoke: bool) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            !smoke || self.moves_played > 0,
+            "{} boards: no move was played, so nothing was checked",
+            self.boards
+        );
+        if self.mistakes.is_empty() {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "{} boards: {} lost, {} wrong, {} extra moves, {} Moves property mismatches:\n  {}",
+            self.boards,
+            self.lost,
+            self.wrong,
+            self.extra,
+            self.moves_property_mismatch,
+            self.mistakes.join("\n  ")
+        )
+    }
+
     fn percentile(&self, p: f64) -> f64 {
         percentile(&self.latencies_us, p)
     }
@@ -308,6 +312,28 @@ impl Report {
     }
 }
 
+/// After the players stop: waits until the client has a `MovePlayed` with the right move for
+/// every move played (or [`DRAIN_LIMIT`] passed: what is still missing is then lost), then
+/// [`DRAIN`] more for late extra or replaced signals.
+async fn drain(log: &Log, expected: &Mutex<Vec<Expected>>) {
+    let complete = || {
+        let expected = expected.lock().unwrap_or_else(|p| p.into_inner());
+        let received = log.lock();
+        expected.iter().all(|e| {
+            received.boards[e.board]
+                .moves
+                .get(&(e.game, e.ply))
+                .and_then(|got| got.last())
+                .is_some_and(|(uci, _)| *uci == e.uci)
+        })
+    };
+    let limit = Instant::now() + DRAIN_LIMIT;
+    while !complete() && Instant::now() < limit {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(DRAIN).await;
+}
+
 /// Total size of the files under `dir`.
 fn tree_size(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -331,16 +357,6 @@ fn load_average() -> String {
         .take(3)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The `p`-th percentile (nearest rank) of sorted microseconds, in milliseconds.
-fn percentile(sorted_us: &[u64], p: f64) -> f64 {
-    if sorted_us.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted_us.len() as f64).ceil() as usize;
-    let i = rank.clamp(1, sorted_us.len()) - 1;
-    sorted_us[i] as f64 / 1000.0
 }
 
 async fn run_one(
@@ -369,28 +385,9 @@ async fn run_one(
     let bus = Bus::start(dir.path()).await?;
 
     // The boards: a symlink per board names its object (`b000`, `b001`, …).
-    let mut sims: Vec<Arc<SimHandle>> = Vec::with_capacity(boards);
-    for i in 0..boards {
-        let sim = SimBoard::spawn(SimOptions {
-            board: BoardOptions {
-                // Some boards stand the other way round, as they do in a real hall.
-                orientation: if i % 5 == 4 {
-                    Orientation::Reversed
-                } else {
-                    Orientation::Normal
-                },
-                clock_setup: config.style.clock,
-                serial: format!("{:05}", 10_000 + i),
-                ..BoardOptions::default()
-            },
-            link: Some(dir.path().join(format!("b{i:03}"))),
-            speed: 1.0,
-            tap: false,
-        })
-        .await
-        .with_context(|| format!("cannot start simulated board {i}"))?;
-        sims.push(Arc::new(sim));
-    }
+    // Some boards stand the other way round, as they do in a real hall.
+    let sims =
+        harness::spawn_boards(dir.path(), boards, config.style.clock, |i| i % 5 == 4).await?;
     let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
 
     // Subscribe before the daemon starts, so no signal is missed.
@@ -476,13 +473,14 @@ async fn run_one(
             ..PlayerResult::default()
         }));
     }
-    tokio::time::sleep(DRAIN).await;
+    drain(&log, &expected).await;
     let vm_hwm = status_value(pid, "VmHWM").unwrap_or(0);
     let vm_rss = status_value(pid, "VmRSS").unwrap_or(0);
     let threads = status_value(pid, "Threads").unwrap_or(0);
 
     // The final Moves property of every board against the plies of its last game.
     let mut mismatch = 0;
+    let mut mistakes = Vec::new();
     for (i, r) in results.iter().enumerate() {
         let path = format!("{}{i:03}", client::BOARD_PREFIX);
         let props = zbus::fdo::PropertiesProxy::builder(&control)
@@ -495,6 +493,11 @@ async fn run_one(
         let moves: Vec<String> = moves.try_into().context("Moves is not `as`")?;
         if moves.len() != r.plies_in_last_game {
             mismatch += 1;
+            mistakes.push(format!(
+                "board {i}: Moves has {} plies, its last game {}",
+                moves.len(),
+                r.plies_in_last_game
+            ));
         }
     }
 
@@ -522,6 +525,7 @@ async fn run_one(
         lost: 0,
         wrong: 0,
         extra: 0,
+        mistakes,
         provisional: 0,
         retractions: received.boards.iter().map(|b| b.retractions).sum(),
         before_reach: 0,
@@ -549,10 +553,18 @@ async fn run_one(
         let got = received.boards[e.board].moves.get(&(e.game, e.ply));
         let Some(got) = got else {
             report.lost += 1;
+            report.mistakes.push(format!(
+                "lost: board {} game {} ply {} {}: no MovePlayed",
+                e.board, e.game, e.ply, e.uci
+            ));
             continue;
         };
-        if got.last().is_some_and(|(uci, _)| *uci != e.uci) {
+        if let Some((last, _)) = got.last().filter(|(uci, _)| *uci != e.uci) {
             report.wrong += 1;
+            report.mistakes.push(format!(
+                "wrong: board {} game {} ply {}: played {}, last MovePlayed {last}",
+                e.board, e.game, e.ply, e.uci
+            ));
         }
         let Some((_, at)) = got.iter().rev().find(|(uci, _)| *uci == e.uci) else {
             continue;
@@ -577,6 +589,11 @@ async fn run_one(
                 report.provisional += got.len() - 1;
             } else {
                 report.extra += got.len();
+                let ucis: Vec<&str> = got.iter().map(|(uci, _)| uci.as_str()).collect();
+                report.mistakes.push(format!(
+                    "extra: board {b} game {game} ply {ply}: MovePlayed {} for no move played",
+                    ucis.join(", ")
+                ));
             }
         }
     }

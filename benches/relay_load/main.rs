@@ -27,6 +27,8 @@ mod client;
 #[allow(dead_code)]
 #[path = "../daemon_load/driver.rs"]
 mod driver;
+#[path = "../daemon_load/harness.rs"]
+mod harness;
 mod mqtt;
 #[allow(dead_code)]
 #[path = "../daemon_load/procs.rs"]
@@ -39,16 +41,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use eboardd::sim::{
-    BoardOptions, ClockSetup, Noise, Pace, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
-};
+use eboardd::sim::{ClockSetup, Noise, Pace, PgnGame};
 
 use client::{Client, Log};
 use driver::{Expected, Style};
+use harness::percentile;
 use procs::{Bus, Daemon, clock_ticks_per_second, cpu_ticks, status_value};
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
-const MIN_PLIES: usize = 40;
 /// Time after the players stop for the last messages to arrive.
 const DRAIN: Duration = Duration::from_secs(3);
 
@@ -106,40 +105,11 @@ fn config() -> anyhow::Result<Config> {
 }
 
 fn main() {
-    let config = match config() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("relay_load: {e:#}");
-            std::process::exit(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(run(config)) {
-        eprintln!("relay_load: {e:#}");
-        std::process::exit(1);
-    }
-}
-
-fn percentile(sorted_us: &[u64], p: f64) -> f64 {
-    if sorted_us.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted_us.len() as f64).ceil() as usize;
-    sorted_us[rank.clamp(1, sorted_us.len()) - 1] as f64 / 1000.0
+    harness::main("relay_load", config, run);
 }
 
 async fn run(config: Config) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(CORPUS).with_context(|| format!("reading {CORPUS}"))?;
-    let games: Arc<Vec<PgnGame>> = Arc::new(
-        parse_games(&text)
-            .into_iter()
-            .filter(|g| g.tag("FEN").is_none() && g.moves().is_ok_and(|m| m.len() >= MIN_PLIES))
-            .collect(),
-    );
-    anyhow::ensure!(!games.is_empty(), "no usable games in {CORPUS}");
+    let games: Arc<Vec<PgnGame>> = Arc::new(harness::corpus_games()?);
     let boards = config.boards;
     println!(
         "relay_load: {boards} boards, {} s of play, {} mode",
@@ -152,22 +122,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let broker = mqtt::Broker::start(dir.path()).await?;
     let bus = Bus::start(dir.path()).await?;
 
-    let mut sims: Vec<Arc<SimHandle>> = Vec::with_capacity(boards);
-    for i in 0..boards {
-        let sim = SimBoard::spawn(SimOptions {
-            board: BoardOptions {
-                clock_setup: config.style.clock,
-                serial: format!("{:05}", 10_000 + i),
-                ..BoardOptions::default()
-            },
-            link: Some(dir.path().join(format!("b{i:03}"))),
-            speed: 1.0,
-            tap: false,
-        })
-        .await
-        .with_context(|| format!("simulated board {i}"))?;
-        sims.push(Arc::new(sim));
-    }
+    let sims = harness::spawn_boards(dir.path(), boards, config.style.clock, |_| false).await?;
     let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
     let log = Log::new(boards);
     let mut dbus_client = Client::start(bus.address.clone(), log.clone()).await?;

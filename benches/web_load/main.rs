@@ -24,6 +24,9 @@
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
 //! `--test`, it does a smoke run of 5 boards and 3 clients for 3 s. It never fails on a figure.
 
+#[allow(dead_code)] // the entry point only
+#[path = "../daemon_load/harness.rs"]
+mod harness;
 #[allow(dead_code)]
 #[path = "../daemon_load/procs.rs"]
 mod procs;
@@ -90,21 +93,7 @@ impl Config {
 }
 
 fn main() {
-    let config = match Config::from_env_and_args() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("web_load: {e:#}");
-            std::process::exit(2);
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(run(config)) {
-        eprintln!("web_load: {e:#}");
-        std::process::exit(1);
-    }
+    harness::main("web_load", Config::from_env_and_args, run);
 }
 
 /// What one SSE client saw.

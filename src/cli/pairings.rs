@@ -702,36 +702,9 @@ mod tests {
             .collect()
     }
 
+    /// The shared TRF-16 fixture (also read by `tests/ctl_pairings.rs`).
     fn trf() -> String {
-        [
-            "012 Hall Open 2026".to_string(),
-            format!("132{}26/12/01  26/12/02", " ".repeat(88)),
-            trf_line(
-                1,
-                "Øystein Hansen",
-                2410,
-                "1503014",
-                &[(4, 'w', '1'), (2, 'b', ' ')],
-            ),
-            trf_line(
-                2,
-                "François Dupont",
-                2300,
-                "623539",
-                &[(5, 'b', '='), (1, 'w', ' ')],
-            ),
-            trf_line(
-                3,
-                "Šarūnas Šulskis",
-                2500,
-                "12800015",
-                &[(6, 'w', '0'), (5, 'w', ' ')],
-            ),
-            trf_line(4, "Doe, Jane", 0, "0", &[(1, 'b', '0'), (6, 'b', ' ')]),
-            trf_line(5, "Roe, Richard", 1900, "", &[(2, 'w', '='), (3, 'b', ' ')]),
-            trf_line(6, "Poe, Edgar", 1800, "", &[(3, 'b', '1'), (4, 'w', ' ')]),
-        ]
-        .join("\n")
+        include_str!("../../tests/fixtures/pairings/hall-open.trf").to_owned()
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod recorder;
 pub mod rounds;
 pub mod service;
 pub mod settings;
+pub mod signature;
 pub mod store;
 pub mod writer;
 
@@ -44,6 +45,7 @@ use dbus::{BUS_NAME, MANAGER_PATH};
 use health::Health;
 use service::{Boards, Manager};
 use settings::Settings;
+use signature::Checked;
 use store::StorePaths;
 use writer::{Config as WriterConfig, Writer};
 
@@ -137,7 +139,7 @@ impl Service {
             .await
             .context("cannot register the object manager")?;
         server
-            .at(MANAGER_PATH, Manager::new(boards.clone()))
+            .at(MANAGER_PATH, Checked::new(Manager::new(boards.clone())))
             .await
             .context("cannot register the manager object")?;
         for spec in &settings.boards {
@@ -199,7 +201,7 @@ impl Service {
 async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> anyhow::Result<()> {
     let iface = conn
         .object_server()
-        .interface::<_, Manager>(MANAGER_PATH)
+        .interface::<_, Checked<Manager>>(MANAGER_PATH)
         .await
         .context("the manager object")?;
     let mut changes = boards.health().subscribe();

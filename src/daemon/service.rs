@@ -23,6 +23,7 @@ use super::dbus::{
 };
 use super::health::{Health, Source};
 use super::settings::{BoardSpec, spec_for_port};
+use super::signature::Checked;
 use super::store::{BoardStore, StorePaths};
 use super::writer::Writer;
 
@@ -168,7 +169,7 @@ impl Boards {
             .object_server()
             .at(
                 object_path.clone(),
-                BoardObject::new(shared.clone(), commands_tx),
+                Checked::new(BoardObject::new(shared.clone(), commands_tx)),
             )
             .await?;
         let emitter = SignalEmitter::new(&self.conn, object_path.clone())?.into_owned();

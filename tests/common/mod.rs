@@ -9,6 +9,8 @@
 pub mod board;
 pub mod events;
 pub mod proxies;
+pub mod require;
+pub mod rig;
 pub mod sim;
 pub mod xml;
 

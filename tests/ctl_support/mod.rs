@@ -118,15 +118,10 @@ impl Watch {
     }
 }
 
-/// Whether tmux is installed (the full-screen test needs a real terminal).
-pub fn have_tmux() -> bool {
-    std::process::Command::new("tmux")
-        .arg("-V")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
+/// Whether tmux is installed (the full-screen tests need a real terminal); under CI a missing
+/// tmux fails the test.
+pub fn require_tmux() -> bool {
+    crate::common::require::require_tool("tmux", "tmux")
 }
 
 /// A detached tmux server on its own socket running one command in a fixed-size window.

@@ -11,12 +11,12 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions};
+use eboardd::sim::{Scenario, SimHandle};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::common::{Bus, Daemon, WAIT, die_with_parent, within};
+use crate::common::{Bus, Daemon, WAIT, die_with_parent, rig, within};
 
 /// `eboardctl serve` under test.
 pub struct Serve {
@@ -203,21 +203,7 @@ pub struct Rig {
 impl Rig {
     pub async fn start(names: &[&str], serve_args: &[&str]) -> Rig {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut sims = Vec::new();
-        let mut ports = Vec::new();
-        for name in names {
-            let link = dir.path().join(name);
-            sims.push(
-                SimBoard::spawn(SimOptions {
-                    link: Some(link.clone()),
-                    speed: 1.0,
-                    ..SimOptions::default()
-                })
-                .await
-                .expect("simulator"),
-            );
-            ports.push(link.display().to_string());
-        }
+        let (sims, ports) = rig::spawn_sims(dir.path(), names).await;
         let bus = Bus::start(dir.path()).await;
         let daemon = spawn_daemon(&bus, dir.path(), &ports).await;
         let conn = bus.client().await;
@@ -277,54 +263,17 @@ impl Rig {
 
 /// A scenario on a simulated board with quick, clean handling (`seed` varies the hands).
 pub fn scenario(sim: &SimHandle, seed: usize) -> Scenario<'_> {
-    Scenario::new(
-        sim,
-        ScenarioOptions {
-            pace: Pace {
-                think_ms: (150, 250),
-                press_ms: (20, 40),
-                hand_ms: (10, 30),
-            },
-            noise: Noise::Clean,
-            seed: 7 + seed as u64,
-            ..ScenarioOptions::default()
-        },
-    )
+    rig::clean_scenario(sim, 7 + seed as u64)
 }
 
 /// eboardd on `bus` serving `ports`, once it owns its name.
 pub async fn spawn_daemon(bus: &Bus, dir: &Path, ports: &[String]) -> Daemon {
-    let mut args: Vec<&str> = Vec::new();
-    for p in ports {
-        args.extend(["--port", p.as_str()]);
-    }
-    let mut daemon = Daemon::spawn(bus, dir, &args);
+    let mut daemon = Daemon::spawn(bus, dir, &rig::port_args(ports));
     daemon.wait_for_name(&bus.client().await).await;
     daemon
 }
 
-/// Every board's properties as D-Bus gives them (`GetManagedObjects`), as JSON by id.
+/// Every board's properties as D-Bus gives them, as JSON by id.
 pub async fn dbus_boards(conn: &zbus::Connection) -> serde_json::Map<String, Value> {
-    use std::collections::HashMap;
-    type Managed =
-        HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
-    let reply = conn
-        .call_method(
-            Some("org.eboardd.Bridge1"),
-            "/org/eboardd/Bridge1",
-            Some("org.freedesktop.DBus.ObjectManager"),
-            "GetManagedObjects",
-            &(),
-        )
-        .await
-        .expect("GetManagedObjects");
-    let objects: Managed = reply.body().deserialize().expect("a{oa{sa{sv}}}");
-    objects
-        .into_iter()
-        .filter_map(|(path, ifaces)| {
-            let props = ifaces.get("org.eboardd.Bridge1.Board")?;
-            let id = path.as_str().rsplit('/').next()?.to_owned();
-            Some((id, Value::Object(eboardd::cli::props::dict_to_json(props))))
-        })
-        .collect()
+    crate::common::rig::dbus_boards(conn).await
 }

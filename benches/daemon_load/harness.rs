@@ -1,0 +1,99 @@
+//! What the end-to-end load benchmarks (`daemon_load`, `relay_load`, `web_load`) share besides
+//! their processes (`procs`): the entry point and its exit codes, the corpus games the players
+//! play, the simulated boards on ptys, and latency percentiles. Included by each with `#[path]`.
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+
+use eboardd::board::Orientation;
+use eboardd::sim::{
+    BoardOptions, ClockSetup, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
+};
+
+/// The games the simulated players play.
+pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
+/// Games shorter than this are skipped: a benchmark board should spend its time playing.
+pub const MIN_PLIES: usize = 40;
+
+/// Runs `run(config())` on a multi-threaded runtime: exit 2 when the settings are bad, 1 when
+/// the run fails (each with the error and its causes, prefixed with `name`).
+pub fn main<C, Fut>(
+    name: &str,
+    config: impl FnOnce() -> anyhow::Result<C>,
+    run: impl FnOnce(C) -> Fut,
+) where
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let config = match config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{name}: {e:#}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    if let Err(e) = runtime.block_on(run(config)) {
+        eprintln!("{name}: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// The corpus games from the standard start with at least [`MIN_PLIES`] plies.
+pub fn corpus_games() -> anyhow::Result<Vec<PgnGame>> {
+    let text = std::fs::read_to_string(CORPUS)
+        .with_context(|| format!("cannot read the corpus {CORPUS}"))?;
+    let games: Vec<PgnGame> = parse_games(&text)
+        .into_iter()
+        .filter(|g| g.tag("FEN").is_none() && g.moves().is_ok_and(|m| m.len() >= MIN_PLIES))
+        .collect();
+    anyhow::ensure!(!games.is_empty(), "no usable games in {CORPUS}");
+    Ok(games)
+}
+
+/// `boards` simulated boards + clocks in real time, board `i` linked as `dir/b<i:03>` (the
+/// link names its object) with serial number `10000 + i`; `reversed(i)` stands it the other
+/// way round.
+pub async fn spawn_boards(
+    dir: &Path,
+    boards: usize,
+    clock: ClockSetup,
+    reversed: impl Fn(usize) -> bool,
+) -> anyhow::Result<Vec<Arc<SimHandle>>> {
+    let mut sims = Vec::with_capacity(boards);
+    for i in 0..boards {
+        let sim = SimBoard::spawn(SimOptions {
+            board: BoardOptions {
+                orientation: if reversed(i) {
+                    Orientation::Reversed
+                } else {
+                    Orientation::Normal
+                },
+                clock_setup: clock,
+                serial: format!("{:05}", 10_000 + i),
+                ..BoardOptions::default()
+            },
+            link: Some(dir.join(format!("b{i:03}"))),
+            speed: 1.0,
+            tap: false,
+        })
+        .await
+        .with_context(|| format!("cannot start simulated board {i}"))?;
+        sims.push(Arc::new(sim));
+    }
+    Ok(sims)
+}
+
+/// The `p`-th percentile (nearest rank) of sorted microseconds, in milliseconds (NaN when empty).
+pub fn percentile(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted_us.len() as f64).ceil() as usize;
+    sorted_us[rank.clamp(1, sorted_us.len()) - 1] as f64 / 1000.0
+}

@@ -1,0 +1,140 @@
+//! The pure session driven like a board with a clock, for the `session_*` tests: sensor
+//! messages and clock readings in at a stepped time, every event kept. White's time is on
+//! the left display; Black's side of the lever is down before the game (White's clock runs).
+//!
+//! After every input the `Moves` property must equal what a client following `MovePlayed`
+//! and `MoveRetracted` since the last `GameStarted` has seen.
+
+#![allow(dead_code)]
+
+use eboardd::board::{Orientation, Placement};
+use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
+use eboardd::session::{Event, Input, Session, SessionConfig};
+use shakmaty::{Piece, Square};
+
+pub struct Clocked {
+    pub session: Session,
+    /// Milliseconds: the time given to the session with each input.
+    pub now: u64,
+    pub orientation: Orientation,
+    pub lever_left_down: bool,
+    pub left_ms: u64,
+    pub right_ms: u64,
+    pub events: Vec<Event>,
+}
+
+/// A clock display showing `ms`.
+pub fn time(ms: u64) -> DisplayTime {
+    let s = ms / 1000;
+    DisplayTime {
+        hours: (s / 3600) as u8,
+        minutes: ((s / 60) % 60) as u8,
+        seconds: (s % 60) as u8,
+    }
+}
+
+impl Clocked {
+    /// 5 minutes each, time 1 s; nothing fed yet.
+    pub fn new(config: SessionConfig, orientation: Orientation) -> Clocked {
+        Clocked {
+            session: Session::new(config),
+            now: 1_000,
+            orientation,
+            lever_left_down: false,
+            left_ms: 300_000,
+            right_ms: 300_000,
+            events: Vec::new(),
+        }
+    }
+
+    /// One input at the current time; returns (and keeps) its events.
+    pub fn feed(&mut self, input: Input) -> Vec<Event> {
+        let events = self
+            .session
+            .handle(input, self.now)
+            .expect("board input is never refused");
+        self.events.extend(events.iter().cloned());
+        // The Moves property always shows what a client following the signals has seen.
+        if let Some(start) = self
+            .events
+            .iter()
+            .rposition(|e| matches!(e, Event::GameStarted { .. }))
+        {
+            let seen = played_in(&self.events[start..]);
+            assert_eq!(self.session.view().moves, seen, "Moves property vs signals");
+        }
+        events
+    }
+
+    /// The clock's current reading.
+    pub fn clock(&mut self) -> Vec<Event> {
+        let times = ClockTimes {
+            left: time(self.left_ms),
+            right: time(self.right_ms),
+            status: ClockStatus {
+                running: true,
+                lever_left_down: self.lever_left_down,
+                left_running: !self.lever_left_down,
+                right_running: self.lever_left_down,
+                connected: true,
+                ..ClockStatus::default()
+            },
+            ..ClockTimes::default()
+        };
+        self.feed(Input::Board(Message::ClockTimes(times)))
+    }
+
+    /// The running side loses a second, then the lever flips and the clock reports.
+    pub fn press(&mut self) -> Vec<Event> {
+        if self.lever_left_down {
+            self.right_ms -= 1_000;
+        } else {
+            self.left_ms -= 1_000;
+        }
+        self.lever_left_down = !self.lever_left_down;
+        self.clock()
+    }
+
+    /// A board dump of `placement`.
+    pub fn dump(&mut self, placement: &Placement) -> Vec<Event> {
+        let wire = placement.to_wire(self.orientation);
+        self.feed(Input::Board(Message::BoardDump(Box::new(wire))))
+    }
+
+    /// A field update: `content` now stands on `square` (None: lifted).
+    pub fn field(&mut self, square: Square, content: Option<Piece>) -> Vec<Event> {
+        let field = self.orientation.field_of_square(square);
+        self.feed(Input::Board(Message::FieldUpdate { field, content }))
+    }
+
+    /// `ms` pass, then a tick.
+    pub fn wait(&mut self, ms: u64) -> Vec<Event> {
+        self.now += ms;
+        self.feed(Input::Tick)
+    }
+
+    /// The moves as a client following MovePlayed and MoveRetracted sees them.
+    pub fn played(&self) -> Vec<String> {
+        played_in(&self.events)
+    }
+}
+
+/// The moves as a client following MovePlayed and MoveRetracted sees them; plies count from 1
+/// and only the last ply is ever retracted.
+pub fn played_in(events: &[Event]) -> Vec<String> {
+    let mut moves = Vec::new();
+    for e in events {
+        match e {
+            Event::MovePlayed { ply, san, .. } => {
+                assert_eq!(*ply as usize, moves.len() + 1, "plies count from 1");
+                moves.push(san.clone());
+            }
+            Event::MoveRetracted { ply, .. } => {
+                assert_eq!(*ply as usize, moves.len(), "the last ply is retracted");
+                moves.pop();
+            }
+            _ => {}
+        }
+    }
+    moves
+}
