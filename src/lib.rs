@@ -18,6 +18,7 @@ pub mod bridge;
 pub mod capture;
 pub mod cli;
 pub mod client;
+pub mod contract;
 pub mod daemon;
 pub mod game;
 pub mod gap;

@@ -5,18 +5,16 @@ use std::collections::HashMap;
 
 use zbus::Connection;
 
-use crate::cli::error::{BUS_NAME, CtlError};
-use crate::cli::props::{BOARD_INTERFACE, BoardProps, dict_to_json};
+use crate::cli::error::CtlError;
+use crate::cli::props::{BoardProps, dict_to_json};
 use crate::cli::render::board_id;
-
-/// The manager object, which is also the ObjectManager.
-pub const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
-
-/// The prefix of every board object's path.
-pub const BOARD_PATH_PREFIX: &str = "/org/eboardd/Bridge1/Board/";
+use crate::contract::OBJECT_MANAGER_INTERFACE;
+pub use crate::contract::{BOARD_INTERFACE, BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
 
 /// The mutating methods of `org.eboardd.Bridge1.Board` (properties are read in one go through
-/// `GetManagedObjects`, so they are not declared here).
+/// `GetManagedObjects`, so they are not declared here). The attribute takes literals only:
+/// they are `contract::BOARD_INTERFACE` and `contract::BUS_NAME`, and the tests against the
+/// stand-in (built from the contract module) would fail on any difference.
 #[zbus::proxy(
     interface = "org.eboardd.Bridge1.Board",
     default_service = "org.eboardd.Bridge1"
@@ -75,7 +73,7 @@ impl Client {
             .call_method(
                 Some(BUS_NAME),
                 MANAGER_PATH,
-                Some("org.freedesktop.DBus.ObjectManager"),
+                Some(OBJECT_MANAGER_INTERFACE),
                 "GetManagedObjects",
                 &(),
             )

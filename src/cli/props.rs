@@ -9,8 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use zbus::Variant;
 
-/// The board interface's name, as the contract fixes it.
-pub const BOARD_INTERFACE: &str = "org.eboardd.Bridge1.Board";
+pub use crate::contract::BOARD_INTERFACE;
 
 /// A claim available right now: `(player, kind, detail)` in the contract's `Claims` property.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]

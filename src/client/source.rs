@@ -15,12 +15,14 @@ use zbus::message::{Message, Type};
 use zbus::{MatchRule, MessageStream, OwnedVariant};
 
 use crate::cli::bus::{BusChoice, connect};
-use crate::cli::client::MANAGER_PATH;
-use crate::cli::error::{BUS_NAME, CtlError, is_not_running};
-use crate::cli::props::{BOARD_INTERFACE, dict_to_json};
+use crate::cli::error::CtlError;
+use crate::cli::props::dict_to_json;
 use crate::cli::render::board_id;
 use crate::cli::watch::event::{WatchEvent, decode};
 use crate::client::hall::{HallUpdate, Props};
+use crate::contract::{
+    BOARD_INTERFACE, BUS_NAME, DBUS_NAME, MANAGER_PATH, OBJECT_MANAGER_INTERFACE, is_not_running,
+};
 
 /// The longest wait between two attempts to reach the bus.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -178,8 +180,8 @@ async fn subscribe(conn: &zbus::Connection) -> zbus::Result<(MessageStream, Mess
         .build()?;
     let owner_rule = MatchRule::builder()
         .msg_type(Type::Signal)
-        .sender("org.freedesktop.DBus")
-        .interface("org.freedesktop.DBus")
+        .sender(DBUS_NAME)
+        .interface(DBUS_NAME)
         .member("NameOwnerChanged")
         .arg(0, BUS_NAME)
         .build()?;
@@ -207,7 +209,7 @@ async fn snapshot(
     let call = conn.call_method(
         Some(BUS_NAME),
         MANAGER_PATH,
-        Some("org.freedesktop.DBus.ObjectManager"),
+        Some(OBJECT_MANAGER_INTERFACE),
         "GetManagedObjects",
         &(),
     );
@@ -275,7 +277,7 @@ enum Decoded {
 /// rest is the decoder `eboardctl watch` uses.
 fn to_update(msg: &Message) -> Decoded {
     let header = msg.header();
-    if header.interface().map(|i| i.as_str()) == Some("org.freedesktop.DBus.ObjectManager")
+    if header.interface().map(|i| i.as_str()) == Some(OBJECT_MANAGER_INTERFACE)
         && header.member().map(|m| m.as_str()) == Some("InterfacesAdded")
     {
         type Added = HashMap<String, HashMap<String, OwnedVariant>>;

@@ -20,10 +20,11 @@ use tokio::signal::unix::{SignalKind, signal};
 use zbus::message::{Message, Type};
 use zbus::{MatchRule, MessageStream};
 
-use crate::cli::client::{Client, MANAGER_PATH, Snapshot, resolve};
-use crate::cli::error::{BUS_NAME, CtlError};
+use crate::cli::client::{Client, Snapshot, resolve};
+use crate::cli::error::CtlError;
 use crate::cli::watch::event::{WatchEvent, decode};
 use crate::cli::watch::model::Model;
+use crate::contract::{BUS_NAME, DBUS_NAME, MANAGER_PATH};
 
 /// The arguments of `watch`.
 #[derive(Debug, Clone, clap::Args)]
@@ -54,8 +55,8 @@ pub async fn run(client: &Client, json: bool, args: &WatchArgs) -> Result<(), Ct
         .map_err(bad_rule)?;
     let owner_rule = MatchRule::builder()
         .msg_type(Type::Signal)
-        .sender("org.freedesktop.DBus")
-        .interface("org.freedesktop.DBus")
+        .sender(DBUS_NAME)
+        .interface(DBUS_NAME)
         .member("NameOwnerChanged")
         .arg(0, BUS_NAME)
         .build()
