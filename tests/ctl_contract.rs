@@ -453,13 +453,17 @@ async fn watch_full_screen_shows_moves_and_alerts() {
         s.contains("ILLEGAL MOVE by black (#1):") && s.contains("illegal moves W 0 · B 1")
     })
     .await;
-    // The alert is drawn on red so it is seen across the hall.
+    // The alert is drawn on red so it is seen across the hall: SGR 41, or colour 1 of the
+    // 256-colour palette (the same red; crossterm writes the named colours that way).
     let coloured = tmux.capture(true).await;
     let alert = coloured
         .lines()
         .find(|l| l.contains("ILLEGAL MOVE by black"))
         .expect("alert line");
-    assert!(alert.contains("41m") || alert.contains(";41"), "{alert:?}");
+    assert!(
+        alert.contains("41m") || alert.contains(";41") || alert.contains("48;5;1m"),
+        "{alert:?}"
+    );
 
     daemon
         .offer_claim("board 2", "black", "threefold-repetition", "")
