@@ -9,7 +9,7 @@ mod relay_support;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use eboardd::cli::props::{BOARD_INTERFACE, dict_to_json};
+use eboardd::client::props::{BOARD_INTERFACE, dict_to_json};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
 use serde_json::Value;
 

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use zbus::Connection;
 
 use crate::cli::error::CtlError;
-use crate::cli::props::{BoardProps, dict_to_json};
 use crate::cli::render::board_id;
+use crate::client::props::{BoardProps, dict_to_json};
 use crate::contract::OBJECT_MANAGER_INTERFACE;
 pub use crate::contract::{BOARD_INTERFACE, BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
 

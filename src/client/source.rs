@@ -16,10 +16,10 @@ use zbus::{MatchRule, MessageStream, OwnedVariant};
 
 use crate::cli::bus::{BusChoice, connect};
 use crate::cli::error::CtlError;
-use crate::cli::props::dict_to_json;
 use crate::cli::render::board_id;
 use crate::cli::watch::event::{WatchEvent, decode};
 use crate::client::hall::{HallUpdate, Props};
+use crate::client::props::dict_to_json;
 use crate::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, MANAGER_PATH, OBJECT_MANAGER_INTERFACE, is_not_running,
 };

@@ -324,7 +324,10 @@ pub async fn dbus_boards(conn: &zbus::Connection) -> serde_json::Map<String, Val
         .filter_map(|(path, ifaces)| {
             let props = ifaces.get("org.eboardd.Bridge1.Board")?;
             let id = path.as_str().rsplit('/').next()?.to_owned();
-            Some((id, Value::Object(eboardd::cli::props::dict_to_json(props))))
+            Some((
+                id,
+                Value::Object(eboardd::client::props::dict_to_json(props)),
+            ))
         })
         .collect()
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use zbus::OwnedVariant;
 use zbus::message::{Message, Type};
 
-use crate::cli::props::{BoardProps, dict_to_json};
+use crate::client::props::{BoardProps, dict_to_json};
 use crate::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, OBJECT_MANAGER_INTERFACE, PROPERTIES_INTERFACE,
 };

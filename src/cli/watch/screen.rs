@@ -580,8 +580,8 @@ pub fn strip_ansi(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::props::{BoardProps, Claim};
     use crate::cli::watch::event::{BoardSignal, WatchEvent};
+    use crate::client::props::{BoardProps, Claim};
 
     /// `text` in `look`, without the reset that follows it (more may follow in the look).
     fn starts(look: Look, text: &str) -> String {
