@@ -198,7 +198,7 @@ enum SnapshotError {
 }
 
 /// Which sender's messages, below which serial, predate a snapshot.
-type Stale = Option<(String, u32)>;
+pub type Stale = Option<(String, u32)>;
 
 /// `GetManagedObjects`: every board with its properties, and where the answer stands among
 /// the daemon's messages.
@@ -231,20 +231,32 @@ async fn snapshot(
         }
         Ok(Ok(reply)) => reply,
     };
-    type Managed = HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, OwnedVariant>>>;
-    let objects: Managed = reply.body().deserialize().map_err(|e| {
+    let (objects, stale) = managed_boards(&reply).map_err(|e| {
         SnapshotError::Failed(format!(
             "the daemon's GetManagedObjects reply on the {bus} is not a{{oa{{sa{{sv}}}}}}: {e}"
         ))
     })?;
     let mut boards: Vec<(String, Props)> = objects
+        .into_iter()
+        .map(|(path, props)| (board_id(&path).to_owned(), props))
+        .collect();
+    boards.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((boards, stale))
+}
+
+/// A `GetManagedObjects` reply read once for every client (the bridges here, eboardctl's
+/// `list`/`status`): each board object's path with its properties as JSON, and which sender's
+/// messages, below which serial, the reply already reflects.
+pub fn managed_boards(reply: &Message) -> zbus::Result<(Vec<(String, Props)>, Stale)> {
+    type Managed = HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, OwnedVariant>>>;
+    let objects: Managed = reply.body().deserialize()?;
+    let boards = objects
         .iter()
         .filter_map(|(path, ifaces)| {
             let props = ifaces.get(BOARD_INTERFACE)?;
-            Some((board_id(path.as_str()).to_owned(), dict_to_json(props)))
+            Some((path.to_string(), dict_to_json(props)))
         })
         .collect();
-    boards.sort_by(|a, b| a.0.cmp(&b.0));
     let header = reply.header();
     let stale = header
         .sender()
