@@ -19,6 +19,7 @@ pub mod bus_choice;
 pub mod capture;
 pub mod cli;
 pub mod client;
+pub mod contract;
 pub mod daemon;
 pub mod game;
 pub mod gap;

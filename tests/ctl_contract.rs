@@ -452,13 +452,17 @@ async fn watch_full_screen_shows_moves_and_alerts() {
         s.contains("ILLEGAL MOVE by black (#1):") && s.contains("illegal moves W 0 · B 1")
     })
     .await;
-    // The alert is drawn on red so it is seen across the hall.
+    // The alert is drawn on red so it is seen across the hall: SGR 41, or colour 1 of the
+    // 256-colour palette (the same red; crossterm writes the named colours that way).
     let coloured = tmux.capture(true).await;
     let alert = coloured
         .lines()
         .find(|l| l.contains("ILLEGAL MOVE by black"))
         .expect("alert line");
-    assert!(alert.contains("41m") || alert.contains(";41"), "{alert:?}");
+    assert!(
+        alert.contains("41m") || alert.contains(";41") || alert.contains("48;5;1m"),
+        "{alert:?}"
+    );
 
     daemon
         .offer_claim("board 2", "black", "threefold-repetition", "")
@@ -506,4 +510,134 @@ async fn watch_survives_a_daemon_restart() {
     })
     .await;
     assert_eq!(w.interrupt().await, 0);
+}
+
+/// The stand-in's introspection of both interfaces equals the shipped XML, member for member
+/// and type for type (as `daemon_introspection` checks eboardd), so every eboardctl test here
+/// runs against the contract as shipped — including its newer members.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stand_in_matches_shipped_xml() {
+    use common::xml::interface_members;
+    use eboardd::contract::{BOARD_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH};
+    let (_dir, bus, _daemon) = setup().await;
+    let conn = bus.client().await;
+    for (path, iface) in [
+        (MANAGER_PATH.to_owned(), MANAGER_INTERFACE),
+        (path_of("board-1"), BOARD_INTERFACE),
+    ] {
+        let live = zbus::fdo::IntrospectableProxy::builder(&conn)
+            .destination(eboardd::contract::BUS_NAME)
+            .path(path.clone())
+            .build()
+            .await
+            .expect("introspectable proxy")
+            .introspect()
+            .await
+            .expect("introspect the stand-in");
+        let file = format!("{}/dbus/{iface}.xml", env!("CARGO_MANIFEST_DIR"));
+        let file = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let live = interface_members(&live, iface).expect("the stand-in has the interface");
+        let shipped = interface_members(&file, iface).expect("the file has the interface");
+        assert!(!shipped.is_empty());
+        assert_eq!(
+            live, shipped,
+            "{iface}: stand-in (left) vs shipped XML (right)"
+        );
+    }
+}
+
+#[test]
+fn stand_in_errors_are_the_contract_names() {
+    use ctl_support::contract::{BoardError, ErrorName};
+    use zbus::DBusError;
+    for name in ErrorName::ALL {
+        let err = BoardError::of(name, "m".into());
+        assert_eq!(err.name().as_str(), name.name());
+    }
+}
+
+/// The contract's newer board methods through eboardctl, each with its error path, and the
+/// manager's AddBoard/RemoveBoard, against the stand-in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn newer_verbs_and_their_errors() {
+    let (_dir, bus, daemon) = setup().await;
+    let a = bus.address.as_str();
+
+    // ResolveGap: refused while no gap is open, and for a move that is not legal.
+    refused(a, &["resolve", "board-1", "e2e4"], "InvalidArgument").await;
+    daemon
+        .open_gap("board-1", "reading the board's memory")
+        .await;
+    assert_eq!(
+        status_json(a, "board-1").await["Gap"],
+        "reading the board's memory"
+    );
+    refused(a, &["resolve", "board-1", "e2e5"], "InvalidArgument").await;
+    accepted(a, &["resolve", "board-1", "e2e4", "e7e5"]).await;
+    let v = status_json(a, "board-1").await;
+    assert_eq!(v["Moves"], serde_json::json!(["e4", "e5"]));
+    assert_eq!(v["Gap"], "");
+
+    // RejectClaim: an unknown kind, and a claim that is in fact available, are refused; an
+    // incorrect claim gives the opponent two minutes (fide-2023).
+    refused(
+        a,
+        &["reject-claim", "board-1", "white", "perpetual"],
+        "InvalidArgument",
+    )
+    .await;
+    daemon
+        .offer_claim("board-1", "white", "threefold-repetition", "")
+        .await;
+    refused(
+        a,
+        &["reject-claim", "board-1", "white", "threefold-repetition"],
+        "InvalidArgument",
+    )
+    .await;
+    accepted(a, &["reject-claim", "board-1", "black", "fifty-moves"]).await;
+    assert_eq!(status_json(a, "board-1").await["WhiteTimeMs"], 420_000);
+
+    // ShowClockMessage: too long for a clock, then shown.
+    refused(
+        a,
+        &["clock-message", "board-1", "much too long"],
+        "InvalidArgument",
+    )
+    .await;
+    accepted(a, &["clock-message", "board-1", "B1"]).await;
+    let board = daemon.board("board-1").await;
+    assert_eq!(board.get().await.clock_messages, vec!["B1".to_owned()]);
+    drop(board);
+
+    // AddBoard / RemoveBoard on the manager.
+    let conn = bus.client().await;
+    async fn call<B>(conn: &zbus::Connection, method: &str, arg: B) -> zbus::Result<zbus::Message>
+    where
+        B: serde::Serialize + zbus::zvariant::Type,
+    {
+        conn.call_method(
+            Some(eboardd::contract::BUS_NAME),
+            eboardd::contract::MANAGER_PATH,
+            Some(eboardd::contract::MANAGER_INTERFACE),
+            method,
+            &(arg,),
+        )
+        .await
+    }
+    let bad = call(&conn, "AddBoard", "ttyS9")
+        .await
+        .expect_err("relative");
+    assert!(bad.to_string().contains("InvalidArgument"), "{bad}");
+    let reply = call(&conn, "AddBoard", "/dev/ttyS9").await.expect("added");
+    let path: zbus::OwnedObjectPath = reply.body().deserialize().expect("a path");
+    assert_eq!(path.as_str(), path_of("ttyS9"));
+    let listed = accepted(a, &["list"]).await;
+    assert!(listed.contains("ttyS9"), "{listed}");
+    let object = zbus::ObjectPath::try_from(path.as_str().to_owned()).unwrap();
+    call(&conn, "RemoveBoard", &object).await.expect("removed");
+    let listed = accepted(a, &["list"]).await;
+    assert!(!listed.contains("ttyS9"), "{listed}");
+    let again = call(&conn, "RemoveBoard", &object).await.expect_err("gone");
+    assert!(again.to_string().contains("InvalidArgument"), "{again}");
 }

@@ -92,7 +92,9 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         match &command {
             BusCommand::List => cli::list::run(&client, globals.json).await,
             BusCommand::Status(args) => cli::status::run(&client, globals.json, args).await,
-            BusCommand::Watch(args) => cli::watch::run(&client, globals.json, args).await,
+            BusCommand::Watch(args) => {
+                cli::watch::run(&client, &globals.bus, globals.json, args).await
+            }
             BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
             BusCommand::Pairings(args) => cli::pairings::run(&client, args).await,
             BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,

@@ -5,18 +5,16 @@ use std::collections::HashMap;
 
 use zbus::Connection;
 
-use crate::cli::error::{BUS_NAME, CtlError};
-use crate::cli::props::{BOARD_INTERFACE, BoardProps, dict_to_json};
+use crate::cli::error::CtlError;
 use crate::cli::render::board_id;
-
-/// The manager object, which is also the ObjectManager.
-pub const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
-
-/// The prefix of every board object's path.
-pub const BOARD_PATH_PREFIX: &str = "/org/eboardd/Bridge1/Board/";
+use crate::client::props::BoardProps;
+use crate::contract::OBJECT_MANAGER_INTERFACE;
+pub use crate::contract::{BOARD_INTERFACE, BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
 
 /// The mutating methods of `org.eboardd.Bridge1.Board` (properties are read in one go through
-/// `GetManagedObjects`, so they are not declared here).
+/// `GetManagedObjects`, so they are not declared here). The attribute takes literals only:
+/// they are `contract::BOARD_INTERFACE` and `contract::BUS_NAME`, and the tests against the
+/// stand-in (built from the contract module) would fail on any difference.
 #[zbus::proxy(
     interface = "org.eboardd.Bridge1.Board",
     default_service = "org.eboardd.Bridge1"
@@ -33,10 +31,6 @@ pub trait Board {
     fn reject_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn show_clock_message(&self, text: &str) -> zbus::Result<()>;
 }
-
-/// `GetManagedObjects`' answer: object → interface → property → value.
-type ManagedObjects =
-    HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
 
 /// All boards at one moment, and which message of which sender that moment is.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,34 +69,34 @@ impl Client {
             .call_method(
                 Some(BUS_NAME),
                 MANAGER_PATH,
-                Some("org.freedesktop.DBus.ObjectManager"),
+                Some(OBJECT_MANAGER_INTERFACE),
                 "GetManagedObjects",
                 &(),
             )
             .await
             .map_err(|e| CtlError::from_call(e, &self.bus))?;
-        let objects: ManagedObjects = reply.body().deserialize().map_err(|e| {
+        let (objects, stale) = crate::client::source::managed_boards(&reply).map_err(|e| {
             CtlError::Other(format!(
                 "the daemon's GetManagedObjects reply on the {} is not a{{oa{{sa{{sv}}}}}}: {e}",
                 self.bus
             ))
         })?;
         let mut boards: Vec<BoardEntry> = objects
-            .iter()
-            .filter_map(|(path, ifaces)| {
-                let props = ifaces.get(BOARD_INTERFACE)?;
-                Some(BoardEntry {
-                    path: path.to_string(),
-                    props: BoardProps::from_map(&dict_to_json(props)),
-                })
+            .into_iter()
+            .map(|(path, props)| BoardEntry {
+                path,
+                props: BoardProps::from_map(&props),
             })
             .collect();
         sort_boards(&mut boards);
-        let header = reply.header();
+        let (sender, serial) = match stale {
+            Some((sender, serial)) => (Some(sender), serial),
+            None => (None, 0),
+        };
         Ok(Snapshot {
             boards,
-            sender: header.sender().map(|s| s.to_string()),
-            serial: header.primary().serial_num().get(),
+            sender,
+            serial,
         })
     }
 

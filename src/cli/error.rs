@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-/// The well-known name the daemon owns.
-pub const BUS_NAME: &str = "org.eboardd.Bridge1";
+pub use crate::contract::{BUS_NAME, is_not_running};
 
 /// A failed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,14 +41,6 @@ impl CtlError {
     }
 }
 
-/// The D-Bus error names that mean "no daemon behind the name" rather than "the daemon
-/// refused": no owner, or bus activation failed to start it.
-pub fn is_not_running(name: &str) -> bool {
-    name == "org.freedesktop.DBus.Error.ServiceUnknown"
-        || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
-        || name.starts_with("org.freedesktop.DBus.Error.Spawn.")
-}
-
 /// The name and message of a D-Bus error reply, if `err` is one.
 pub fn dbus_error_parts(err: &zbus::Error) -> Option<(String, String)> {
     use zbus::DBusError;
@@ -70,7 +61,7 @@ impl fmt::Display for CtlError {
         match self {
             CtlError::Daemon { name, message } => {
                 write!(f, "{name}: {message}")?;
-                if name == "org.freedesktop.DBus.Error.AccessDenied" {
+                if name == crate::contract::ACCESS_DENIED {
                     write!(
                         f,
                         " (changing a board needs root or membership of group eboardd)"
@@ -107,7 +98,7 @@ mod tests {
     use zbus::message::Message;
 
     fn error_reply(name: &str, text: &str) -> zbus::Error {
-        let call = Message::method_call("/org/eboardd/Bridge1", "NewGame")
+        let call = Message::method_call(crate::contract::MANAGER_PATH, "NewGame")
             .destination(BUS_NAME)
             .build(&())
             .expect("build call");

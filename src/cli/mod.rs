@@ -1,7 +1,7 @@
 //! `eboardctl` subcommands, one module each. The binary only parses arguments.
 //!
 //! The client talks to the daemon only through the D-Bus contract: board properties are read
-//! in one `GetManagedObjects` call ([`client`]), converted once to plain values ([`props`]) and
+//! in one `GetManagedObjects` call ([`client`]), converted once to plain values ([`crate::client::props`]) and
 //! rendered by pure functions ([`render`], [`watch::screen`]) that are unit-tested without a
 //! bus. Failures are [`error::CtlError`] values that carry their exit code.
 
@@ -12,7 +12,6 @@ pub mod error;
 pub mod list;
 pub mod pairings;
 pub mod pgn;
-pub mod props;
 pub mod relay;
 pub mod render;
 pub mod replay;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::cli::props::BoardProps;
+use crate::client::props::BoardProps;
 
 /// One square: `None` when empty, else the FEN letter (`K`…`p`).
 pub type Square = Option<char>;
@@ -345,7 +345,7 @@ pub fn board_json(props: &BoardProps, path: &str) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::props::{Claim, IllegalCounts};
+    use crate::client::props::{Claim, IllegalCounts};
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 

@@ -15,12 +15,14 @@ use zbus::message::{Message, Type};
 use zbus::{MatchRule, MessageStream, OwnedVariant};
 
 use crate::cli::bus::{BusChoice, connect};
-use crate::cli::client::MANAGER_PATH;
-use crate::cli::error::{BUS_NAME, CtlError, is_not_running};
-use crate::cli::props::{BOARD_INTERFACE, dict_to_json};
+use crate::cli::error::CtlError;
 use crate::cli::render::board_id;
 use crate::cli::watch::event::{WatchEvent, decode};
 use crate::client::hall::{HallUpdate, Props};
+use crate::client::props::dict_to_json;
+use crate::contract::{
+    BOARD_INTERFACE, BUS_NAME, DBUS_NAME, MANAGER_PATH, OBJECT_MANAGER_INTERFACE, is_not_running,
+};
 
 /// The longest wait between two attempts to reach the bus.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -178,8 +180,8 @@ async fn subscribe(conn: &zbus::Connection) -> zbus::Result<(MessageStream, Mess
         .build()?;
     let owner_rule = MatchRule::builder()
         .msg_type(Type::Signal)
-        .sender("org.freedesktop.DBus")
-        .interface("org.freedesktop.DBus")
+        .sender(DBUS_NAME)
+        .interface(DBUS_NAME)
         .member("NameOwnerChanged")
         .arg(0, BUS_NAME)
         .build()?;
@@ -196,7 +198,7 @@ enum SnapshotError {
 }
 
 /// Which sender's messages, below which serial, predate a snapshot.
-type Stale = Option<(String, u32)>;
+pub type Stale = Option<(String, u32)>;
 
 /// `GetManagedObjects`: every board with its properties, and where the answer stands among
 /// the daemon's messages.
@@ -207,7 +209,7 @@ async fn snapshot(
     let call = conn.call_method(
         Some(BUS_NAME),
         MANAGER_PATH,
-        Some("org.freedesktop.DBus.ObjectManager"),
+        Some(OBJECT_MANAGER_INTERFACE),
         "GetManagedObjects",
         &(),
     );
@@ -229,20 +231,32 @@ async fn snapshot(
         }
         Ok(Ok(reply)) => reply,
     };
-    type Managed = HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, OwnedVariant>>>;
-    let objects: Managed = reply.body().deserialize().map_err(|e| {
+    let (objects, stale) = managed_boards(&reply).map_err(|e| {
         SnapshotError::Failed(format!(
             "the daemon's GetManagedObjects reply on the {bus} is not a{{oa{{sa{{sv}}}}}}: {e}"
         ))
     })?;
     let mut boards: Vec<(String, Props)> = objects
+        .into_iter()
+        .map(|(path, props)| (board_id(&path).to_owned(), props))
+        .collect();
+    boards.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((boards, stale))
+}
+
+/// A `GetManagedObjects` reply read once for every client (the bridges here, eboardctl's
+/// `list`/`status`): each board object's path with its properties as JSON, and which sender's
+/// messages, below which serial, the reply already reflects.
+pub fn managed_boards(reply: &Message) -> zbus::Result<(Vec<(String, Props)>, Stale)> {
+    type Managed = HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, OwnedVariant>>>;
+    let objects: Managed = reply.body().deserialize()?;
+    let boards = objects
         .iter()
         .filter_map(|(path, ifaces)| {
             let props = ifaces.get(BOARD_INTERFACE)?;
-            Some((board_id(path.as_str()).to_owned(), dict_to_json(props)))
+            Some((path.to_string(), dict_to_json(props)))
         })
         .collect();
-    boards.sort_by(|a, b| a.0.cmp(&b.0));
     let header = reply.header();
     let stale = header
         .sender()
@@ -275,7 +289,7 @@ enum Decoded {
 /// rest is the decoder `eboardctl watch` uses.
 fn to_update(msg: &Message) -> Decoded {
     let header = msg.header();
-    if header.interface().map(|i| i.as_str()) == Some("org.freedesktop.DBus.ObjectManager")
+    if header.interface().map(|i| i.as_str()) == Some(OBJECT_MANAGER_INTERFACE)
         && header.member().map(|m| m.as_str()) == Some("InterfacesAdded")
     {
         type Added = HashMap<String, HashMap<String, OwnedVariant>>;

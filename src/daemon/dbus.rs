@@ -21,19 +21,8 @@ use crate::session::{Command, Event, View};
 
 use crate::vocab::CommandError;
 
-/// The board interface's name.
-pub const BOARD_INTERFACE: &str = "org.eboardd.Bridge1.Board";
-/// The manager interface's name.
-pub const MANAGER_INTERFACE: &str = "org.eboardd.Bridge1";
-/// The well-known bus name.
-pub const BUS_NAME: &str = "org.eboardd.Bridge1";
-/// The manager object's path.
-pub const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
-
-/// The object path of the board with object id `id`.
-pub fn board_path(id: &str) -> String {
-    format!("{MANAGER_PATH}/Board/{id}")
-}
+// The names and paths are the contract's, written down once in `crate::contract`.
+pub use crate::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_INTERFACE, MANAGER_PATH, board_path};
 
 /// Named errors `org.eboardd.Bridge1.Error.*`.
 #[derive(Debug, zbus::DBusError)]
@@ -424,56 +413,51 @@ impl Publisher {
     }
 }
 
-/// The board properties whose values differ between `old` and `new`, with their new values.
+/// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
+/// in `snap`, with the contract's D-Bus type; `None` for a name that is not a board property.
+pub fn property_value<'a>(snap: &'a Snapshot, name: &str) -> Option<Value<'a>> {
+    let v = &snap.view;
+    Some(match name {
+        "Name" => Value::from(&snap.name),
+        "Number" => Value::from(v.number),
+        "Variant" => Value::from(&v.variant),
+        "Port" => Value::from(&snap.port),
+        "Connected" => Value::from(snap.connected),
+        "SerialNumber" => Value::from(&v.serial_number),
+        "FirmwareVersion" => Value::from(&v.firmware_version),
+        "Rules" => Value::from(&v.rules),
+        "Edition" => Value::from(&v.edition),
+        "State" => Value::from(&v.state),
+        "Fen" => Value::from(&v.fen),
+        "Placement" => Value::from(&v.placement),
+        "InSync" => Value::from(v.in_sync),
+        "Turn" => Value::from(&v.turn),
+        "Moves" => Value::from(v.moves.clone()),
+        "Pgn" => Value::from(&v.pgn),
+        "ClockConnected" => Value::from(v.clock_connected),
+        "WhiteTimeMs" => Value::from(v.white_time_ms),
+        "BlackTimeMs" => Value::from(v.black_time_ms),
+        "ClockRunning" => Value::from(&v.clock_running),
+        "Claims" => Value::from(v.claims.clone()),
+        "PendingIllegal" => Value::from(&v.pending_illegal),
+        "Gap" => Value::from(&v.gap),
+        "IllegalMoves" => Value::from(v.illegal_moves),
+        "Result" => Value::from(&v.result),
+        "Termination" => Value::from(&v.termination),
+        _ => return None,
+    })
+}
+
+/// The board properties whose values differ between `old` and `new`, with their new values,
+/// in the contract's table order.
 pub fn changed_properties<'a>(old: &Snapshot, new: &'a Snapshot) -> Vec<(&'static str, Value<'a>)> {
-    let mut out: Vec<(&'static str, Value<'a>)> = Vec::new();
-    macro_rules! cmp {
-        ($name:literal, $($field:ident).+) => {
-            if old.$($field).+ != new.$($field).+ {
-                out.push(($name, Value::from(&new.$($field).+)));
-            }
-        };
-    }
-    macro_rules! cmp_copy {
-        ($name:literal, $($field:ident).+) => {
-            if old.$($field).+ != new.$($field).+ {
-                out.push(($name, Value::from(new.$($field).+)));
-            }
-        };
-    }
-    cmp!("Name", name);
-    cmp_copy!("Number", view.number);
-    cmp!("Variant", view.variant);
-    cmp!("Port", port);
-    cmp_copy!("Connected", connected);
-    cmp!("SerialNumber", view.serial_number);
-    cmp!("FirmwareVersion", view.firmware_version);
-    cmp!("Rules", view.rules);
-    cmp!("Edition", view.edition);
-    cmp!("State", view.state);
-    cmp!("Fen", view.fen);
-    cmp!("Placement", view.placement);
-    cmp_copy!("InSync", view.in_sync);
-    cmp!("Turn", view.turn);
-    if old.view.moves != new.view.moves {
-        out.push(("Moves", Value::from(new.view.moves.clone())));
-    }
-    cmp!("Pgn", view.pgn);
-    cmp_copy!("ClockConnected", view.clock_connected);
-    cmp_copy!("WhiteTimeMs", view.white_time_ms);
-    cmp_copy!("BlackTimeMs", view.black_time_ms);
-    cmp!("ClockRunning", view.clock_running);
-    if old.view.claims != new.view.claims {
-        out.push(("Claims", Value::from(new.view.claims.clone())));
-    }
-    cmp!("PendingIllegal", view.pending_illegal);
-    cmp!("Gap", view.gap);
-    if old.view.illegal_moves != new.view.illegal_moves {
-        out.push(("IllegalMoves", Value::from(new.view.illegal_moves)));
-    }
-    cmp!("Result", view.result);
-    cmp!("Termination", view.termination);
-    out
+    crate::contract::BOARD_PROPERTIES
+        .iter()
+        .filter_map(|p| {
+            let now = property_value(new, p.name)?;
+            (property_value(old, p.name).as_ref() != Some(&now)).then_some((p.name, now))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -517,5 +501,16 @@ mod tests {
                 ("IllegalMoves", "(uu)".into())
             ]
         );
+    }
+
+    #[test]
+    fn every_table_property_has_a_value_of_its_type() {
+        let snap = Snapshot::default();
+        for p in crate::contract::BOARD_PROPERTIES {
+            let v = property_value(&snap, p.name)
+                .unwrap_or_else(|| panic!("{} has no value in the snapshot", p.name));
+            assert_eq!(v.value_signature().to_string(), p.signature, "{}", p.name);
+        }
+        assert!(property_value(&snap, "Version").is_none());
     }
 }

@@ -115,9 +115,9 @@ where
         HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
     let reply = conn
         .call_method(
-            Some("org.eboardd.Bridge1"),
-            "/org/eboardd/Bridge1",
-            Some("org.freedesktop.DBus.ObjectManager"),
+            Some(eboardd::contract::BUS_NAME),
+            eboardd::contract::MANAGER_PATH,
+            Some(eboardd::contract::OBJECT_MANAGER_INTERFACE),
             "GetManagedObjects",
             &(),
         )
@@ -127,9 +127,9 @@ where
     objects
         .into_iter()
         .filter_map(|(path, ifaces)| {
-            let props = ifaces.get("org.eboardd.Bridge1.Board")?;
-            let id = path.as_str().rsplit('/').next()?.to_owned();
-            let json = eboardd::cli::props::dict_to_json(props);
+            let props = ifaces.get(eboardd::contract::BOARD_INTERFACE)?;
+            let id = eboardd::contract::board_id_of(path.as_str())?.to_owned();
+            let json = eboardd::client::props::dict_to_json(props);
             Some((id, serde_json::Value::Object(json)))
         })
         .collect()

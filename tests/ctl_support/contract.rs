@@ -4,6 +4,10 @@
 //! the contract itself. Tests drive it directly: play moves, raise illegal placements, offer
 //! claims, let a flag fall. Each change is announced as the contract says: the signal, then a
 //! `PropertiesChanged` for every property it changed.
+//!
+//! Its names, paths and error names are the library's contract module's (`eboardd::contract`),
+//! not copies, and a test (`ctl_contract::stand_in_matches_shipped_xml`) checks its
+//! introspection against the shipped `dbus/*.xml` like `daemon_introspection` checks eboardd.
 
 use std::collections::HashMap;
 
@@ -11,12 +15,14 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
-use zbus::object_server::{InterfaceRef, SignalEmitter};
+use zbus::object_server::{InterfaceRef, ObjectServer, SignalEmitter};
+use zbus::{ObjectPath, OwnedObjectPath};
 
-pub const BUS_NAME: &str = "org.eboardd.Bridge1";
-pub const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
+pub use eboardd::contract::{BUS_NAME, ErrorName, MANAGER_PATH};
+use eboardd::contract::{board_id_of, board_path, object_id};
 
-/// The contract's named errors.
+/// The contract's named errors (the attribute takes a literal: `contract::ERROR_PREFIX`; the
+/// test `stand_in_errors_are_the_contract_names` checks each name against the contract).
 #[derive(Debug, zbus::DBusError)]
 #[zbus(prefix = "org.eboardd.Bridge1.Error")]
 pub enum BoardError {
@@ -26,22 +32,95 @@ pub enum BoardError {
     InvalidArgument(String),
     NothingToTakeBack(String),
     ClaimNotAvailable(String),
+    ListenOnly(String),
+    NoClock(String),
+    ClockTimeout(String),
 }
 
-/// The manager interface.
-pub struct Manager;
+impl BoardError {
+    /// The error the contract names `name`, with `message`.
+    pub fn of(name: ErrorName, message: String) -> BoardError {
+        match name {
+            ErrorName::InvalidFen => BoardError::InvalidFen(message),
+            ErrorName::InvalidArgument => BoardError::InvalidArgument(message),
+            ErrorName::NothingToTakeBack => BoardError::NothingToTakeBack(message),
+            ErrorName::ClaimNotAvailable => BoardError::ClaimNotAvailable(message),
+            ErrorName::ListenOnly => BoardError::ListenOnly(message),
+            ErrorName::NoClock => BoardError::NoClock(message),
+            ErrorName::ClockTimeout => BoardError::ClockTimeout(message),
+        }
+    }
+}
+
+/// The manager interface: the version, storage health, and boards added and removed at run
+/// time (the ObjectManager beside it announces them).
+pub struct Manager {
+    pub storage_problem: String,
+}
 
 #[zbus::interface(name = "org.eboardd.Bridge1")]
 impl Manager {
-    #[zbus(property)]
+    #[zbus(property(emits_changed_signal = "const"))]
     fn version(&self) -> String {
         "0.0.0-contract-stand-in".into()
+    }
+
+    #[zbus(property)]
+    fn storage_problem(&self) -> String {
+        self.storage_problem.clone()
+    }
+
+    /// Serves a board on `port` (an absolute path), named after the port's file name.
+    async fn add_board(
+        &self,
+        port: String,
+        #[zbus(object_server)] server: &ObjectServer,
+    ) -> Result<OwnedObjectPath, BoardError> {
+        let name = match port.strip_prefix('/').map(|p| p.rsplit('/').next()) {
+            Some(Some(file)) if !file.is_empty() => file.to_owned(),
+            _ => {
+                return Err(BoardError::InvalidArgument(format!(
+                    "{port:?} is not an absolute path to a serial device"
+                )));
+            }
+        };
+        let path = path_of(&name);
+        if server.interface::<_, Board>(path.as_str()).await.is_ok() {
+            return Err(BoardError::InvalidArgument(format!(
+                "a board with object id {} is already served",
+                object_id(&name)
+            )));
+        }
+        server.at(path.as_str(), Board::new(&name, &port)).await?;
+        Ok(ObjectPath::try_from(path)?.into())
+    }
+
+    /// Stops serving the board at `board`.
+    async fn remove_board(
+        &self,
+        board: OwnedObjectPath,
+        #[zbus(object_server)] server: &ObjectServer,
+    ) -> Result<(), BoardError> {
+        // Removing an object that is not served is an error of the object server: to the
+        // caller, that is an argument naming no board.
+        let served = board_id_of(board.as_str()).is_some()
+            && matches!(server.remove::<Board, _>(board.as_str()).await, Ok(true));
+        if served {
+            Ok(())
+        } else {
+            Err(BoardError::InvalidArgument(format!(
+                "no board is served at {}",
+                board.as_str()
+            )))
+        }
     }
 }
 
 /// One board's state, as the properties show it.
 pub struct Board {
     pub name: String,
+    pub number: u32,
+    pub variant: String,
     pub port: String,
     pub connected: bool,
     pub rules: String,
@@ -59,12 +138,21 @@ pub struct Board {
     pub illegal: (u32, u32),
     pub result: String,
     pub termination: String,
+    /// What the daemon is doing about a gap in the record; empty when there is none.
+    pub gap: String,
+    pub clock_connected: bool,
+    /// Every text shown on the clock with `ShowClockMessage`, in order.
+    pub clock_messages: Vec<String>,
+    /// Every incorrect claim recorded with `RejectClaim`: (player, kind, detail).
+    pub rejected_claims: Vec<(String, String, String)>,
 }
 
 impl Board {
     pub fn new(name: &str, port: &str) -> Board {
         Board {
             name: name.into(),
+            number: 0,
+            variant: "standard".into(),
             port: port.into(),
             connected: true,
             rules: "standard".into(),
@@ -86,6 +174,10 @@ impl Board {
             illegal: (0, 0),
             result: "*".into(),
             termination: String::new(),
+            gap: String::new(),
+            clock_connected: true,
+            clock_messages: Vec::new(),
+            rejected_claims: Vec::new(),
         }
     }
 
@@ -201,6 +293,14 @@ impl Board {
         self.name.clone()
     }
     #[zbus(property)]
+    fn number(&self) -> u32 {
+        self.number
+    }
+    #[zbus(property)]
+    fn variant(&self) -> String {
+        self.variant.clone()
+    }
+    #[zbus(property)]
     fn port(&self) -> String {
         self.port.clone()
     }
@@ -256,7 +356,7 @@ impl Board {
     }
     #[zbus(property)]
     fn clock_connected(&self) -> bool {
-        true
+        self.clock_connected
     }
     #[zbus(property)]
     fn white_time_ms(&self) -> u64 {
@@ -277,6 +377,10 @@ impl Board {
     #[zbus(property)]
     fn pending_illegal(&self) -> String {
         self.pending_illegal.clone()
+    }
+    #[zbus(property)]
+    fn gap(&self) -> String {
+        self.gap.clone()
     }
     #[zbus(property)]
     fn illegal_moves(&self) -> (u32, u32) {
@@ -423,6 +527,91 @@ impl Board {
         Ok(())
     }
 
+    async fn resolve_gap(
+        &mut self,
+        moves: Vec<String>,
+        #[zbus(signal_emitter)] e: SignalEmitter<'_>,
+    ) -> Result<(), BoardError> {
+        if self.gap.is_empty() {
+            return Err(BoardError::InvalidArgument(
+                "no gap is open on this board".into(),
+            ));
+        }
+        // All or nothing: the moves are checked on a copy before any is recorded.
+        let mut pos = self.pos.clone();
+        let mut sans = Vec::new();
+        for text in &moves {
+            let m = text
+                .parse::<UciMove>()
+                .ok()
+                .and_then(|u| u.to_move(&pos).ok())
+                .ok_or_else(|| {
+                    BoardError::InvalidArgument(format!(
+                        "{text:?} is not a legal move in {}",
+                        Self::fen_of(&pos)
+                    ))
+                })?;
+            sans.push(San::from_move(&pos, m).to_string());
+            pos.play_unchecked(m);
+        }
+        self.pos = pos;
+        self.moves.extend(sans);
+        self.gap.clear();
+        self.announce_all(&e).await?;
+        Ok(())
+    }
+
+    async fn reject_claim(
+        &mut self,
+        player: String,
+        kind: String,
+        detail: String,
+        #[zbus(signal_emitter)] e: SignalEmitter<'_>,
+    ) -> Result<(), BoardError> {
+        if player != "white" && player != "black" {
+            return Err(BoardError::InvalidArgument(format!(
+                "{player:?} is not a player (white or black)"
+            )));
+        }
+        if kind != "threefold-repetition" && kind != "fifty-moves" {
+            return Err(BoardError::InvalidArgument(format!(
+                "{kind:?} is not a claim that can be incorrect (threefold-repetition, fifty-moves)"
+            )));
+        }
+        let claim = (player, kind, detail);
+        if self.claims.contains(&claim) {
+            return Err(BoardError::InvalidArgument(format!(
+                "{} {} is available, so the claim is correct: accept it instead",
+                claim.0, claim.1
+            )));
+        }
+        // fide-2023, 9.5.3.2: the opponent gets two minutes.
+        if claim.0 == "white" {
+            self.black_ms += 120_000;
+        } else {
+            self.white_ms += 120_000;
+        }
+        self.rejected_claims.push(claim);
+        self.white_time_ms_changed(&e).await?;
+        self.black_time_ms_changed(&e).await?;
+        Ok(())
+    }
+
+    async fn show_clock_message(&mut self, text: String) -> Result<(), BoardError> {
+        if !self.clock_connected {
+            return Err(BoardError::NoClock(
+                "no clock reports through this board".into(),
+            ));
+        }
+        if text.chars().count() > 8 {
+            return Err(BoardError::InvalidArgument(format!(
+                "{text:?} is longer than the 8 characters a clock shows"
+            )));
+        }
+        self.clock_messages.push(text);
+        Ok(())
+    }
+
     #[zbus(signal)]
     async fn game_started(e: &SignalEmitter<'_>, fen: &str) -> zbus::Result<()>;
     #[zbus(signal)]
@@ -474,6 +663,7 @@ impl Board {
         self.claims_changed(e).await?;
         self.pending_illegal_changed(e).await?;
         self.illegal_moves_changed(e).await?;
+        self.gap_changed(e).await?;
         self.result_changed(e).await?;
         self.termination_changed(e).await?;
         self.rules_changed(e).await?;
@@ -506,7 +696,12 @@ impl Daemon {
     pub async fn start(address: &str, boards: &[(&str, &str)]) -> Daemon {
         let mut builder = zbus::connection::Builder::address(address)
             .serve_at(MANAGER_PATH, zbus::fdo::ObjectManager)
-            .serve_at(MANAGER_PATH, Manager);
+            .serve_at(
+                MANAGER_PATH,
+                Manager {
+                    storage_problem: String::new(),
+                },
+            );
         for (name, port) in boards {
             builder = builder.serve_at(path_of(name), Board::new(name, port));
         }
@@ -600,6 +795,16 @@ impl Daemon {
             .expect("GameEnded");
     }
 
+    /// A gap opens on board `name`: `what` says what the daemon is doing about it.
+    pub async fn open_gap(&self, name: &str, what: &str) {
+        let iface = self.board(name).await;
+        let mut b = iface.get_mut().await;
+        b.gap = what.into();
+        b.gap_changed(iface.signal_emitter())
+            .await
+            .expect("Gap changed");
+    }
+
     /// Adds a board at run time (InterfacesAdded).
     pub async fn add(&self, name: &str, port: &str) {
         self.conn
@@ -610,17 +815,7 @@ impl Daemon {
     }
 }
 
-/// A board's object path: its name with every character outside `[A-Za-z0-9_]` as `_`.
+/// A board's object path: the contract's object id of its name under the board prefix.
 pub fn path_of(name: &str) -> String {
-    let id: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("/org/eboardd/Bridge1/Board/{id}")
+    board_path(&object_id(name))
 }

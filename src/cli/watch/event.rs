@@ -9,8 +9,10 @@ use serde_json::{Map, Value};
 use zbus::OwnedVariant;
 use zbus::message::{Message, Type};
 
-use crate::cli::error::BUS_NAME;
-use crate::cli::props::{BOARD_INTERFACE, BoardProps, dict_to_json};
+use crate::client::props::{BoardProps, dict_to_json};
+use crate::contract::{
+    BOARD_INTERFACE, BUS_NAME, DBUS_NAME, OBJECT_MANAGER_INTERFACE, PROPERTIES_INTERFACE,
+};
 
 /// A signal of `org.eboardd.Bridge1.Board`, with the contract's argument names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,7 +101,7 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
     let path = header.path()?.as_str().to_owned();
     let body = msg.body();
     match (interface, member) {
-        ("org.freedesktop.DBus", "NameOwnerChanged") => {
+        (DBUS_NAME, "NameOwnerChanged") => {
             let (name, _old, new): (String, String, String) = body.deserialize().ok()?;
             if name != BUS_NAME {
                 return None;
@@ -110,7 +112,7 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
                 WatchEvent::DaemonStarted
             })
         }
-        ("org.freedesktop.DBus.Properties", "PropertiesChanged") => {
+        (PROPERTIES_INTERFACE, "PropertiesChanged") => {
             let (iface, changed, invalidated): (
                 String,
                 HashMap<String, OwnedVariant>,
@@ -127,7 +129,7 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
                 changed: dict_to_json(&changed),
             })
         }
-        ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded") => {
+        (OBJECT_MANAGER_INTERFACE, "InterfacesAdded") => {
             type Added = HashMap<String, HashMap<String, OwnedVariant>>;
             let (object, ifaces): (zbus::OwnedObjectPath, Added) = body.deserialize().ok()?;
             let props = ifaces.get(BOARD_INTERFACE)?;
@@ -136,7 +138,7 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
                 props: Box::new(BoardProps::from_map(&dict_to_json(props))),
             })
         }
-        ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved") => {
+        (OBJECT_MANAGER_INTERFACE, "InterfacesRemoved") => {
             let (object, ifaces): (zbus::OwnedObjectPath, Vec<String>) = body.deserialize().ok()?;
             ifaces
                 .iter()

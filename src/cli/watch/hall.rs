@@ -1,30 +1,45 @@
-//! `eboardctl watch --mqtt URL`: the same live view, of every board of a hall, fed from the
-//! broker the relays publish to ([`crate::client::mqtt`]) instead of the local bus.
+//! Hall updates → the watch view's events, for either source of [`HallUpdate`]s: the local
+//! bus ([`Naming::Bus`]) or a hall's broker ([`Naming::Hall`], `eboardctl watch --mqtt`).
 //!
-//! [`Adapter`] (pure) turns the client model's [`HallUpdate`]s into the view's own
-//! [`WatchEvent`]s: a board's "path" is its hall id `<rig>/<board id>`, and its name is shown
-//! as `<rig>/<Name>`, since two rigs may well both have a `board-1`. The loops below then feed
-//! the same [`Model`], [`screen`] and [`line`] as the bus watcher.
+//! [`Adapter`] (pure) remembers which boards the view has. On the bus a board's "path" is its
+//! object path and its name its `Name`; in a hall its "path" is its hall id `<rig>/<board id>`
+//! and its name `<rig>/<Name>`, since two rigs may well both have a `board-1`. The loop in
+//! [`super::follow`] then feeds the same [`Model`](super::model::Model), screen and lines.
 
 use std::collections::BTreeSet;
-use std::io::{IsTerminal, Write};
-use std::time::Instant;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::cli::error::CtlError;
-use crate::cli::props::BoardProps;
 use crate::cli::relay::HallSource;
 use crate::cli::watch::event::{BoardSignal, WatchEvent};
-use crate::cli::watch::model::Model;
-use crate::cli::watch::{TICK, line, screen, terminal, unix_ms};
+use crate::cli::watch::{View, follow};
+use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
+use crate::contract::board_path;
+
+/// How the source names its boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// The local bus: ids are object ids; the first snapshot is the start, not a restart.
+    Bus,
+    /// A hall's broker: ids are `<rig>/<board id>`.
+    Hall,
+}
 
 /// Hall updates → watch events, remembering which boards the view has.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Adapter {
+    naming: Naming,
     known: BTreeSet<String>,
+    /// Whether a snapshot has been seen (on the bus, only later ones mean "started again").
+    seen: bool,
+}
+
+impl Default for Adapter {
+    fn default() -> Self {
+        Adapter::new(Naming::Hall)
+    }
 }
 
 /// The name to show for a hall board: `<rig>/<Name>` (the id when it has no name).
@@ -35,46 +50,79 @@ fn hall_name(id: &str, name: Option<&str>) -> String {
     }
 }
 
-fn board_props(id: &str, props: &Props) -> Box<BoardProps> {
-    let mut p = BoardProps::from_map(props);
-    p.name = hall_name(id, props.get("Name").and_then(Value::as_str));
-    Box::new(p)
-}
-
 impl Adapter {
+    pub fn new(naming: Naming) -> Self {
+        Adapter {
+            naming,
+            known: BTreeSet::new(),
+            seen: false,
+        }
+    }
+
+    /// The view's key for a source's board id.
+    fn path(&self, id: &str) -> String {
+        match self.naming {
+            Naming::Bus => board_path(id),
+            Naming::Hall => id.to_owned(),
+        }
+    }
+
+    fn board_props(&self, id: &str, props: &Props) -> Box<BoardProps> {
+        let mut p = BoardProps::from_map(props);
+        if self.naming == Naming::Hall {
+            p.name = hall_name(id, props.get("Name").and_then(Value::as_str));
+        }
+        Box::new(p)
+    }
+
     pub fn events(&mut self, update: HallUpdate) -> Vec<WatchEvent> {
         match update {
             HallUpdate::Snapshot(boards) => {
-                let now: BTreeSet<String> = boards.iter().map(|(id, _)| id.clone()).collect();
-                let mut out = vec![WatchEvent::DaemonStarted];
+                let now: BTreeSet<String> = boards.iter().map(|(id, _)| self.path(id)).collect();
+                let mut out = Vec::new();
+                if self.naming == Naming::Hall || self.seen {
+                    out.push(WatchEvent::DaemonStarted);
+                }
+                self.seen = true;
                 for gone in self.known.difference(&now) {
                     out.push(WatchEvent::Removed { path: gone.clone() });
                 }
-                for (id, props) in &boards {
-                    out.push(WatchEvent::Board {
-                        path: id.clone(),
-                        props: board_props(id, props),
-                    });
+                let mut added: Vec<(String, Box<BoardProps>)> = boards
+                    .iter()
+                    .map(|(id, props)| (self.path(id), self.board_props(id, props)))
+                    .collect();
+                if self.naming == Naming::Bus {
+                    // The bus view lists boards by name, as `list` does.
+                    added.sort_by(|a, b| a.1.name.cmp(&b.1.name).then_with(|| a.0.cmp(&b.0)));
                 }
+                out.extend(
+                    added
+                        .into_iter()
+                        .map(|(path, props)| WatchEvent::Board { path, props }),
+                );
                 self.known = now;
                 out
             }
             HallUpdate::Added { board, props } => {
-                self.known.insert(board.clone());
-                let props = board_props(&board, &props);
-                vec![WatchEvent::Board { path: board, props }]
+                let path = self.path(&board);
+                self.known.insert(path.clone());
+                let props = self.board_props(&board, &props);
+                vec![WatchEvent::Board { path, props }]
             }
             HallUpdate::Removed { board } => {
-                self.known.remove(&board);
-                vec![WatchEvent::Removed { path: board }]
+                let path = self.path(&board);
+                self.known.remove(&path);
+                vec![WatchEvent::Removed { path }]
             }
             HallUpdate::Changed { board, mut changed } => {
-                if let Some(Value::String(n)) = changed.get("Name") {
+                if self.naming == Naming::Hall
+                    && let Some(Value::String(n)) = changed.get("Name")
+                {
                     let shown = hall_name(&board, Some(n));
                     changed.insert("Name".into(), Value::from(shown));
                 }
                 vec![WatchEvent::Changed {
-                    path: board,
+                    path: self.path(&board),
                     changed,
                 }]
             }
@@ -88,7 +136,7 @@ impl Adapter {
                 // A member this version does not know is shown by its property changes only.
                 match serde_json::from_value::<BoardSignal>(Value::Object(tagged)) {
                     Ok(signal) => vec![WatchEvent::Signal {
-                        path: board,
+                        path: self.path(&board),
                         signal,
                     }],
                     Err(_) => Vec::new(),
@@ -102,88 +150,17 @@ impl Adapter {
     }
 }
 
-/// Runs `watch --mqtt` until interrupted.
+/// Runs `watch --mqtt` until interrupted: the same loop as on the bus, fed by the broker.
 pub async fn run(source: HallSource, json: bool, boards: Vec<String>) -> Result<(), CtlError> {
-    let mut stop = Box::pin(crate::cli::relay::stop_signal()?);
-    let label = format!("broker {}", source.broker.url);
-    let (tx, mut rx) = mpsc::channel(1024);
-    let feed = tokio::spawn(source.follow(tx));
-    let mut adapter = Adapter::default();
-    let mut model = Model::new(boards);
-    let started = Instant::now();
-    let now = |s: &Instant| s.elapsed().as_millis() as u64;
-    let result = if json || !std::io::stdout().is_terminal() {
-        loop {
-            let update = tokio::select! {
-                u = rx.recv() => u,
-                _ = &mut stop => break Ok(()),
-            };
-            let Some(update) = update else {
-                break Err(CtlError::Other("the broker feed stopped".into()));
-            };
-            for event in adapter.events(update) {
-                let name = match &event {
-                    WatchEvent::Board { props, .. } => props.name.clone(),
-                    other => other.path().map(|p| model.name_of(p)).unwrap_or_default(),
-                };
-                if !model.apply(&event, now(&started)) {
-                    continue;
-                }
-                let text = if json {
-                    line::json_line(&event, &name, unix_ms()).to_string()
-                } else {
-                    line::text_line(&event, &name, unix_ms())
-                };
-                let mut out = std::io::stdout().lock();
-                if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
-                    feed.abort();
-                    return Ok(());
-                }
-            }
-        }
-    } else {
-        let _screen = terminal::FullScreen::enter();
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut last_frame = String::new();
-        loop {
-            let (cols, rows) = terminal::size().unwrap_or((80, 24));
-            let tod = format!("{} UTC", line::time_of_day(unix_ms()));
-            let frame = screen::render(
-                &model,
-                now(&started),
-                &screen::Frame {
-                    bus: &label,
-                    time_of_day: &tod,
-                    cols,
-                    rows,
-                },
-            );
-            if frame != last_frame {
-                let mut out = std::io::stdout().lock();
-                if out
-                    .write_all(frame.as_bytes())
-                    .and_then(|()| out.flush())
-                    .is_err()
-                {
-                    break Ok(());
-                }
-                last_frame = frame;
-            }
-            tokio::select! {
-                u = rx.recv() => match u {
-                    Some(update) => {
-                        for e in adapter.events(update) {
-                            model.apply(&e, now(&started));
-                        }
-                    }
-                    None => break Err(CtlError::Other("the broker feed stopped".into())),
-                },
-                _ = ticker.tick() => {}
-                _ = &mut stop => break Ok(()),
-            }
-        }
+    let stop = crate::cli::relay::stop_signal()?;
+    let view = View {
+        label: format!("broker {}", source.broker.url),
+        json,
+        boards,
     };
+    let (tx, rx) = tokio::sync::mpsc::channel(1024);
+    let feed = tokio::spawn(source.follow(tx));
+    let result = follow(view, Adapter::new(Naming::Hall), rx, stop).await;
     feed.abort();
     result
 }
@@ -254,6 +231,51 @@ mod tests {
         assert_eq!(
             a.events(HallUpdate::SourceDown { reason: "x".into() }),
             vec![WatchEvent::DaemonStopped]
+        );
+    }
+
+    #[test]
+    fn bus_boards_are_object_paths_and_the_first_snapshot_is_the_start() {
+        let mut a = Adapter::new(Naming::Bus);
+        let out = a.events(HallUpdate::Snapshot(vec![
+            ("board_1".into(), p(json!({"Name": "board-1"}))),
+            ("board_2".into(), p(json!({"Name": "board 2"}))),
+        ]));
+        let boards: Vec<(String, String)> = out
+            .iter()
+            .map(|e| match e {
+                WatchEvent::Board { path, props } => (path.clone(), props.name.clone()),
+                other => panic!("the first snapshot is only boards: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            boards,
+            vec![
+                (board_path("board_2"), "board 2".to_owned()),
+                (board_path("board_1"), "board-1".to_owned())
+            ],
+            "by name, as list shows them"
+        );
+        let out = a.events(HallUpdate::Changed {
+            board: "board_1".into(),
+            changed: p(json!({"Name": "renamed"})),
+        });
+        assert_eq!(
+            out,
+            vec![WatchEvent::Changed {
+                path: board_path("board_1"),
+                changed: p(json!({"Name": "renamed"}))
+            }]
+        );
+        assert_eq!(
+            a.events(HallUpdate::SourceDown { reason: "x".into() }),
+            vec![WatchEvent::DaemonStopped]
+        );
+        let out = a.events(HallUpdate::Snapshot(vec![]));
+        assert_eq!(
+            out,
+            vec![WatchEvent::DaemonStarted],
+            "a later snapshot is a restart"
         );
     }
 }

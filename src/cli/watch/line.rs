@@ -127,7 +127,7 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::props::BoardProps;
+    use crate::client::props::BoardProps;
     use serde_json::Map;
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";

@@ -2,10 +2,13 @@
 //! on every signal and property change (and a few times a second so the running clock ticks);
 //! otherwise, or with `--json`, one line per event.
 //!
-//! The shell here only moves messages: decoding ([`event`]), state ([`model`]) and drawing
-//! ([`screen`], [`line`]) are pure. It subscribes before it reads the boards, and drops the
-//! signals the daemon sent before its `GetManagedObjects` reply, so nothing is missed and
-//! nothing goes back in time. It survives the daemon stopping and starting again.
+//! One loop ([`follow`]) serves both sources, as `serve` does: the local bus
+//! ([`crate::client::watch_bus`]) or, with `--mqtt`, a hall's broker
+//! ([`crate::client::mqtt`]). Either sends the client model's [`HallUpdate`]s, which
+//! [`hall::Adapter`] (pure) turns into the view's [`WatchEvent`]s; state ([`model`]) and
+//! drawing ([`screen`], [`line`]) are pure too. The bus source subscribes before it reads the
+//! boards and drops what predates its snapshot, so nothing is missed and nothing goes back in
+//! time; it survives the daemon stopping and starting again.
 
 pub mod event;
 pub mod hall;
@@ -17,13 +20,15 @@ use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::signal::unix::{SignalKind, signal};
-use zbus::message::{Message, Type};
-use zbus::{MatchRule, MessageStream};
+use tokio::sync::mpsc;
 
-use crate::cli::client::{Client, MANAGER_PATH, Snapshot, resolve};
-use crate::cli::error::{BUS_NAME, CtlError};
-use crate::cli::watch::event::{WatchEvent, decode};
+use crate::cli::bus::BusChoice;
+use crate::cli::client::{Client, resolve};
+use crate::cli::error::CtlError;
+use crate::cli::watch::event::WatchEvent;
+use crate::cli::watch::hall::{Adapter, Naming};
 use crate::cli::watch::model::Model;
+use crate::client::HallUpdate;
 
 /// The arguments of `watch`.
 #[derive(Debug, Clone, clap::Args)]
@@ -38,208 +43,70 @@ pub struct WatchArgs {
 /// How often the full-screen view is redrawn when nothing happens (for the running clock).
 const TICK: Duration = Duration::from_millis(250);
 
-/// Runs `watch` until interrupted.
-pub async fn run(client: &Client, json: bool, args: &WatchArgs) -> Result<(), CtlError> {
+/// Runs `watch` on the local bus until interrupted.
+pub async fn run(
+    client: &Client,
+    bus: &BusChoice,
+    json: bool,
+    args: &WatchArgs,
+) -> Result<(), CtlError> {
     // First of all: once installed, the handlers keep every SIGINT/SIGTERM until read, so
     // none is lost between two waits of the main loop.
-    let mut stops = Stops::install()?;
-    let bad_rule = |e: zbus::Error| CtlError::Other(format!("building a match rule: {e}"));
-    // Everything the daemon emits under its object tree: board signals, PropertiesChanged,
-    // InterfacesAdded/Removed.
-    let rule = MatchRule::builder()
-        .msg_type(Type::Signal)
-        .sender(BUS_NAME)
-        .path_namespace(MANAGER_PATH)
-        .build()
-        .map_err(bad_rule)?;
-    let owner_rule = MatchRule::builder()
-        .msg_type(Type::Signal)
-        .sender("org.freedesktop.DBus")
-        .interface("org.freedesktop.DBus")
-        .member("NameOwnerChanged")
-        .arg(0, BUS_NAME)
-        .build()
-        .map_err(bad_rule)?;
-    let subscribe = |rule| MessageStream::for_match_rule(rule, &client.conn, None);
-    let signals = subscribe(rule)
-        .await
-        .map_err(|e| CtlError::from_call(e, &client.bus))?;
-    let owners = subscribe(owner_rule)
-        .await
-        .map_err(|e| CtlError::from_call(e, &client.bus))?;
-
+    let stop = crate::cli::relay::stop_signal()?;
+    // A daemon that is not running, and a board it does not serve, are refused up front.
     let snapshot = client.snapshot().await?;
     for wanted in &args.boards {
         resolve(&snapshot.boards, wanted)?;
     }
-
-    let mut watcher = Watcher {
-        client,
-        model: Model::new(args.boards.clone()),
-        started: Instant::now(),
-        stale: None,
+    let (tx, rx) = mpsc::channel(1024);
+    let feed = tokio::spawn(crate::client::watch_bus(bus.clone(), tx));
+    let view = View {
+        label: client.bus.clone(),
+        json,
+        boards: args.boards.clone(),
     };
-    if json || !std::io::stdout().is_terminal() {
-        watcher
-            .lines(signals, owners, snapshot, json, &mut stops)
-            .await
-    } else {
-        watcher.screen(signals, owners, snapshot, &mut stops).await
-    }
+    let result = follow(view, Adapter::new(Naming::Bus), rx, stop).await;
+    feed.abort();
+    result
 }
 
-/// SIGINT and SIGTERM, which end the watch cleanly (the terminal is given back).
-struct Stops {
-    interrupt: tokio::signal::unix::Signal,
-    terminate: tokio::signal::unix::Signal,
+/// What the loop shows and how.
+pub struct View {
+    /// Where the boards come from, for the top bar ("bus at unix:…", "broker mqtt://…").
+    pub label: String,
+    pub json: bool,
+    /// The boards asked for (all when empty).
+    pub boards: Vec<String>,
 }
 
-impl Stops {
-    fn install() -> Result<Self, CtlError> {
-        let install = |kind: SignalKind, name: &str| {
-            signal(kind).map_err(|e| CtlError::Other(format!("installing a {name} handler: {e}")))
-        };
-        Ok(Stops {
-            interrupt: install(SignalKind::interrupt(), "SIGINT")?,
-            terminate: install(SignalKind::terminate(), "SIGTERM")?,
-        })
-    }
-
-    async fn recv(&mut self) {
-        tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
-        }
-    }
-}
-
-struct Watcher<'a> {
-    client: &'a Client,
-    model: Model,
-    started: Instant,
-    /// Messages from this sender with a lower serial predate the last snapshot.
-    stale: Option<(String, u32)>,
-}
-
-/// Milliseconds since the Unix epoch, for event times.
-fn unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
-/// The next item of a message stream.
-async fn next_message(stream: &mut MessageStream) -> Option<zbus::Result<Message>> {
-    use futures_core::Stream;
-    std::future::poll_fn(|cx| std::pin::Pin::new(&mut *stream).poll_next(cx)).await
-}
-
-/// Something to wait for in the main loop.
-enum Wake {
-    Message(Option<zbus::Result<Message>>),
-    Tick,
-    Resize,
-    Quit,
-}
-
-impl Watcher<'_> {
-    fn now(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
-    }
-
-    /// Turns a snapshot into `Board` events and remembers where it stands.
-    fn take_snapshot(&mut self, snapshot: Snapshot) -> Vec<WatchEvent> {
-        self.stale = snapshot.sender.map(|s| (s, snapshot.serial));
-        snapshot
-            .boards
-            .into_iter()
-            .map(|b| WatchEvent::Board {
-                path: b.path,
-                props: Box::new(b.props),
-            })
-            .collect()
-    }
-
-    /// Decodes a message, dropping what predates the snapshot. A daemon (re)start fetches
-    /// the boards again: the returned events then include them.
-    async fn events(&mut self, msg: &Message) -> Vec<WatchEvent> {
-        let header = msg.header();
-        if let (Some((sender, serial)), Some(from)) = (&self.stale, header.sender())
-            && from.as_str() == sender
-            && header.primary().serial_num().get() < *serial
-        {
-            return Vec::new();
-        }
-        let Some(event) = decode(msg) else {
-            return Vec::new();
-        };
-        let mut out = vec![event.clone()];
-        if event == WatchEvent::DaemonStarted {
-            // If the boards are not there yet, InterfacesAdded will bring them.
-            if let Ok(snapshot) = self.client.snapshot().await {
-                out.extend(self.take_snapshot(snapshot));
-            }
-        }
-        out
-    }
-
-    async fn next(
-        signals: &mut MessageStream,
-        owners: &mut MessageStream,
-        ticker: Option<&mut tokio::time::Interval>,
-        resize: Option<&mut tokio::signal::unix::Signal>,
-        stops: &mut Stops,
-    ) -> Wake {
-        let tick = async {
-            match ticker {
-                Some(t) => {
-                    t.tick().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let resized = async {
-            match resize {
-                Some(r) => {
-                    r.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            m = next_message(signals) => Wake::Message(m),
-            m = next_message(owners) => Wake::Message(m),
-            _ = tick => Wake::Tick,
-            _ = resized => Wake::Resize,
-            _ = stops.recv() => Wake::Quit,
-        }
-    }
-
-    /// One line per event on stdout.
-    async fn lines(
-        &mut self,
-        mut signals: MessageStream,
-        mut owners: MessageStream,
-        snapshot: Snapshot,
-        json: bool,
-        stops: &mut Stops,
-    ) -> Result<(), CtlError> {
-        let mut pending = self.take_snapshot(snapshot);
+/// The one watch loop: hall updates from any source in, lines or frames out, until `stop`
+/// resolves or the source ends.
+pub async fn follow(
+    view: View,
+    mut adapter: Adapter,
+    mut rx: mpsc::Receiver<HallUpdate>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<(), CtlError> {
+    let mut stop = Box::pin(stop);
+    let mut model = Model::new(view.boards.clone());
+    let started = Instant::now();
+    let now = || started.elapsed().as_millis() as u64;
+    let gone = || CtlError::Other(format!("the feed from the {} stopped", view.label));
+    if view.json || !std::io::stdout().is_terminal() {
         loop {
-            for event in pending.drain(..) {
+            let update = tokio::select! {
+                u = rx.recv() => u.ok_or_else(gone)?,
+                _ = &mut stop => return Ok(()),
+            };
+            for event in adapter.events(update) {
                 let name = match &event {
                     WatchEvent::Board { props, .. } if !props.name.is_empty() => props.name.clone(),
-                    other => other
-                        .path()
-                        .map(|p| self.model.name_of(p))
-                        .unwrap_or_default(),
+                    other => other.path().map(|p| model.name_of(p)).unwrap_or_default(),
                 };
-                let now = self.now();
-                if !self.model.apply(&event, now) {
+                if !model.apply(&event, now()) {
                     continue;
                 }
-                let text = if json {
+                let text = if view.json {
                     line::json_line(&event, &name, unix_ms()).to_string()
                 } else {
                     line::text_line(&event, &name, unix_ms())
@@ -250,102 +117,73 @@ impl Watcher<'_> {
                     return Ok(());
                 }
             }
-            match Self::next(&mut signals, &mut owners, None, None, stops).await {
-                Wake::Message(Some(Ok(msg))) => pending = self.events(&msg).await,
-                Wake::Message(Some(Err(_))) => {}
-                Wake::Message(None) => {
-                    return Err(CtlError::Other(format!(
-                        "the connection to the {} closed",
-                        self.client.bus
-                    )));
-                }
-                Wake::Quit => return Ok(()),
-                Wake::Tick | Wake::Resize => {}
-            }
         }
     }
-
-    /// The full-screen view.
-    async fn screen(
-        &mut self,
-        mut signals: MessageStream,
-        mut owners: MessageStream,
-        snapshot: Snapshot,
-        stops: &mut Stops,
-    ) -> Result<(), CtlError> {
-        let mut resize = signal(SignalKind::window_change())
-            .map_err(|e| CtlError::Other(format!("installing a SIGWINCH handler: {e}")))?;
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let _screen = terminal::FullScreen::enter();
-
-        let first = self.take_snapshot(snapshot);
-        let now = self.now();
-        for e in &first {
-            self.model.apply(e, now);
-        }
-        let mut last_frame = String::new();
-        loop {
-            let (cols, rows) = terminal::size().unwrap_or((80, 24));
-            let tod = format!("{} UTC", line::time_of_day(unix_ms()));
-            let frame = screen::render(
-                &self.model,
-                self.now(),
-                &screen::Frame {
-                    bus: &self.client.bus,
-                    time_of_day: &tod,
-                    cols,
-                    rows,
-                },
-            );
-            if frame != last_frame {
-                let mut out = std::io::stdout().lock();
-                if out
-                    .write_all(frame.as_bytes())
-                    .and_then(|()| out.flush())
-                    .is_err()
-                {
-                    return Ok(());
-                }
-                last_frame = frame;
-            }
-            match Self::next(
-                &mut signals,
-                &mut owners,
-                Some(&mut ticker),
-                Some(&mut resize),
-                stops,
-            )
-            .await
+    let mut resize = signal(SignalKind::window_change())
+        .map_err(|e| CtlError::Other(format!("installing a SIGWINCH handler: {e}")))?;
+    let mut ticker = tokio::time::interval(TICK);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let _screen = terminal::FullScreen::enter();
+    let mut last_frame = String::new();
+    loop {
+        let (cols, rows) = terminal::size().unwrap_or((80, 24));
+        let tod = format!("{} UTC", line::time_of_day(unix_ms()));
+        let frame = screen::render(
+            &model,
+            now(),
+            &screen::Frame {
+                bus: &view.label,
+                time_of_day: &tod,
+                cols,
+                rows,
+            },
+        );
+        if frame != last_frame {
+            let mut out = std::io::stdout().lock();
+            if out
+                .write_all(frame.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
             {
-                Wake::Message(Some(Ok(msg))) => {
-                    for e in self.events(&msg).await {
-                        let now = self.now();
-                        self.model.apply(&e, now);
-                    }
-                }
-                Wake::Message(Some(Err(_))) | Wake::Tick => {}
-                Wake::Resize => last_frame.clear(),
-                Wake::Message(None) => {
-                    return Err(CtlError::Other(format!(
-                        "the connection to the {} closed",
-                        self.client.bus
-                    )));
-                }
-                Wake::Quit => return Ok(()),
+                return Ok(());
             }
+            last_frame = frame;
+        }
+        tokio::select! {
+            u = rx.recv() => {
+                for e in adapter.events(u.ok_or_else(gone)?) {
+                    model.apply(&e, now());
+                }
+            }
+            _ = ticker.tick() => {}
+            _ = resize.recv() => last_frame.clear(),
+            _ = &mut stop => return Ok(()),
         }
     }
 }
 
-/// The terminal side of the full-screen view.
+/// Milliseconds since the Unix epoch, for event times.
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The terminal side of the full-screen view, through crossterm.
 mod terminal {
     use std::io::Write;
 
+    use crossterm::cursor::{Hide, Show};
+    use crossterm::style::ResetColor;
+    use crossterm::terminal::{Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen};
     use nix::sys::termios::{self, LocalFlags, SetArg, Termios};
 
     /// While alive: the alternate screen, no cursor, no echo of typed keys. Dropping it (also
     /// on error or panic) gives the terminal back as it was.
+    ///
+    /// Typed keys are only kept from echoing (no ECHO, no ICANON), not put in crossterm's raw
+    /// mode: raw mode also turns off ISIG, and Ctrl-C must stay the SIGINT that ends the watch.
     pub struct FullScreen {
         saved: Option<Termios>,
     }
@@ -362,7 +200,7 @@ mod terminal {
                 let _ = termios::tcsetattr(&stdin, SetArg::TCSANOW, &quiet);
             }
             let mut out = std::io::stdout();
-            let _ = out.write_all(b"\x1b[?1049h\x1b[?25l\x1b[2J");
+            let _ = crossterm::execute!(out, EnterAlternateScreen, Hide, Clear(ClearType::All));
             let _ = out.flush();
             FullScreen { saved }
         }
@@ -371,7 +209,7 @@ mod terminal {
     impl Drop for FullScreen {
         fn drop(&mut self) {
             let mut out = std::io::stdout();
-            let _ = out.write_all(b"\x1b[0m\x1b[?25h\x1b[?1049l");
+            let _ = crossterm::execute!(out, ResetColor, Show, LeaveAlternateScreen);
             let _ = out.flush();
             let stdin = std::io::stdin();
             if let Some(t) = &self.saved {
@@ -382,24 +220,13 @@ mod terminal {
         }
     }
 
-    /// Columns and rows of the terminal on stdout.
+    /// Columns and rows of the terminal.
     pub fn size() -> Option<(usize, usize)> {
-        let mut ws = nix::libc::winsize {
-            ws_row: 0,
-            ws_col: 0,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        // SAFETY: TIOCGWINSZ only writes a `winsize` through the pointer, which points to a
-        // live, properly aligned `winsize`; a bad descriptor makes it fail, not write.
-        let rc = unsafe {
-            nix::libc::ioctl(
-                nix::libc::STDOUT_FILENO,
-                nix::libc::TIOCGWINSZ,
-                &mut ws as *mut nix::libc::winsize,
-            )
-        };
-        (rc == 0 && ws.ws_col > 0 && ws.ws_row > 0)
-            .then_some((usize::from(ws.ws_col), usize::from(ws.ws_row)))
+        match crossterm::terminal::size() {
+            Ok((cols, rows)) if cols > 0 && rows > 0 => {
+                Some((usize::from(cols), usize::from(rows)))
+            }
+            _ => None,
+        }
     }
 }

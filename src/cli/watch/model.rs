@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 
 use crate::cli::client::{BoardEntry, matches};
-use crate::cli::props::BoardProps;
 use crate::cli::render::clock;
 use crate::cli::watch::event::{BoardSignal, WatchEvent};
+use crate::client::props::BoardProps;
 
 /// Milliseconds on the watcher's monotonic clock.
 pub type Millis = u64;
@@ -339,7 +339,7 @@ pub fn describe_property(name: &str, value: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::props::Claim;
+    use crate::client::props::Claim;
     use serde_json::{Map, json};
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";

@@ -1,8 +1,13 @@
-//! The full-screen live view, as a pure function from the model to a frame of text with ANSI
-//! colour escapes: one panel per board (diagram, clocks, recent moves, alerts) laid out in a
+//! The full-screen live view, as a pure function from the model to a frame of text with the
+//! terminal's colour and cursor commands (written by `crossterm`, not by hand): one panel per board (diagram, clocks, recent moves, alerts) laid out in a
 //! grid, and a top bar naming the boards that need the arbiter. Alerts are wide coloured bars
 //! (red: illegal placement or move, flag, disconnection; yellow: claims; green: result) so they
 //! can be seen across a playing hall.
+
+use crossterm::Command;
+use crossterm::cursor::MoveTo;
+use crossterm::style::{Attribute, Color, ContentStyle};
+use crossterm::terminal::{Clear, ClearType};
 
 use crate::cli::render::{numbered_moves, parse_placement, pgn_tag, solid_symbol, width};
 use crate::cli::watch::model::{BoardView, Millis, Model, Severity};
@@ -12,22 +17,106 @@ pub const PANEL_WIDTH: usize = 38;
 /// Columns between panels.
 const GAP: usize = 2;
 
-const RESET: &str = "\x1b[0m";
-const HEADER: &str = "1;7";
-const HEADER_ALARM: &str = "1;97;41";
-const ALARM: &str = "1;97;41";
-const CLAIM: &str = "1;30;103";
-const RESULT: &str = "1;97;42";
-const RUNNING: &str = "1;30;103";
-const FLAGGED: &str = "1;97;41";
-const DIM: &str = "2";
-const WARN: &str = "1;33";
-const LIGHT: &str = "48;5;180";
-const DARK: &str = "48;5;137";
-const DIFF_ILLEGAL: &str = "48;5;196";
-const DIFF_MOVING: &str = "48;5;75";
-const WHITE_PIECE: &str = "1;38;5;231";
-const BLACK_PIECE: &str = "38;5;16";
+/// How a run of text looks: attributes and colours, as constants (crossterm's
+/// `ContentStyle` is built from them when a line is drawn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Look {
+    bold: bool,
+    dim: bool,
+    reverse: bool,
+    fg: Option<Color>,
+    bg: Option<Color>,
+}
+
+impl Look {
+    const fn new() -> Look {
+        Look {
+            bold: false,
+            dim: false,
+            reverse: false,
+            fg: None,
+            bg: None,
+        }
+    }
+    const fn bold(mut self) -> Look {
+        self.bold = true;
+        self
+    }
+    const fn dim(mut self) -> Look {
+        self.dim = true;
+        self
+    }
+    const fn reverse(mut self) -> Look {
+        self.reverse = true;
+        self
+    }
+    const fn fg(mut self, c: Color) -> Look {
+        self.fg = Some(c);
+        self
+    }
+    const fn bg(mut self, c: Color) -> Look {
+        self.bg = Some(c);
+        self
+    }
+    /// A piece's look on a square's background.
+    const fn on(self, square: Look) -> Look {
+        Look {
+            bg: square.bg,
+            ..self
+        }
+    }
+
+    fn style(self) -> ContentStyle {
+        let mut st = ContentStyle::new();
+        st.foreground_color = self.fg;
+        st.background_color = self.bg;
+        for (on, a) in [
+            (self.bold, Attribute::Bold),
+            (self.dim, Attribute::Dim),
+            (self.reverse, Attribute::Reverse),
+        ] {
+            if on {
+                st.attributes.set(a);
+            }
+        }
+        st
+    }
+
+    /// `s` in this look, followed by a reset to the terminal's default.
+    fn paint(self, s: &str) -> String {
+        self.style().apply(s).to_string()
+    }
+}
+
+const PLAIN: Look = Look::new();
+const BOLD: Look = Look::new().bold();
+const HEADER: Look = Look::new().bold().reverse();
+/// Bold bright white on red.
+const ALARM: Look = Look::new().bold().fg(Color::White).bg(Color::DarkRed);
+const HEADER_ALARM: Look = ALARM;
+/// Bold black on bright yellow.
+const CLAIM: Look = Look::new().bold().fg(Color::Black).bg(Color::Yellow);
+/// Bold bright white on green.
+const RESULT: Look = Look::new().bold().fg(Color::White).bg(Color::DarkGreen);
+const RUNNING: Look = CLAIM;
+const FLAGGED: Look = ALARM;
+const DIM: Look = Look::new().dim();
+/// Bold yellow.
+const WARN: Look = Look::new().bold().fg(Color::DarkYellow);
+const LIGHT: Look = Look::new().bg(Color::AnsiValue(180));
+const DARK: Look = Look::new().bg(Color::AnsiValue(137));
+const DIFF_ILLEGAL: Look = Look::new().bg(Color::AnsiValue(196));
+const DIFF_MOVING: Look = Look::new().bg(Color::AnsiValue(75));
+const WHITE_PIECE: Look = Look::new().bold().fg(Color::AnsiValue(231));
+const BLACK_PIECE: Look = Look::new().fg(Color::AnsiValue(16));
+
+/// The terminal command's escape sequence (crossterm writes it; a frame is plain text).
+fn ansi(cmd: impl Command) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = cmd.write_ansi(&mut out);
+    out
+}
 
 /// A line being built: its text with escapes, and its width on screen.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -42,31 +131,27 @@ impl Line {
         self.width += width(s);
     }
 
-    fn styled(&mut self, sgr: &str, s: &str) {
-        if sgr.is_empty() {
+    fn styled(&mut self, look: Look, s: &str) {
+        if look == PLAIN {
             return self.plain(s);
         }
-        self.text.push_str("\x1b[");
-        self.text.push_str(sgr);
-        self.text.push('m');
-        self.text.push_str(s);
-        self.text.push_str(RESET);
+        self.text.push_str(&look.paint(s));
         self.width += width(s);
     }
 
-    /// Pads with spaces (in `sgr`) to `w` columns.
-    fn pad(&mut self, w: usize, sgr: &str) {
+    /// Pads with spaces (in `look`) to `w` columns.
+    fn pad(&mut self, w: usize, look: Look) {
         if self.width < w {
             let spaces = " ".repeat(w - self.width);
-            self.styled(sgr, &spaces);
+            self.styled(look, &spaces);
         }
     }
 
-    /// A whole-width bar of `text` in `sgr`, cut to `w` columns.
-    fn bar(text: &str, w: usize, sgr: &str) -> Line {
+    /// A whole-width bar of `text` in `look`, cut to `w` columns.
+    fn bar(text: &str, w: usize, look: Look) -> Line {
         let mut l = Line::default();
-        l.styled(sgr, &truncate(&format!(" {text}"), w));
-        l.pad(w, sgr);
+        l.styled(look, &truncate(&format!(" {text}"), w));
+        l.pad(w, look);
         l
     }
 }
@@ -141,20 +226,20 @@ fn player_line(view: &BoardView, white: bool, now: Millis) -> Line {
     let room = PANEL_WIDTH.saturating_sub(4 + width(&clock) + 3);
     let name = truncate(&name, room);
     if to_move {
-        l.styled("1", &name);
+        l.styled(BOLD, &name);
     } else {
         l.plain(&name);
     }
-    l.pad(PANEL_WIDTH - width(&clock) - 2, "");
+    l.pad(PANEL_WIDTH - width(&clock) - 2, PLAIN);
     let style = if p.clock_connected && ms == 0 {
         FLAGGED
     } else if p.clock_connected && p.clock_running == side {
         RUNNING
     } else {
-        ""
+        PLAIN
     };
     l.styled(style, &clock);
-    l.pad(PANEL_WIDTH, "");
+    l.pad(PANEL_WIDTH, PLAIN);
     l
 }
 
@@ -163,7 +248,7 @@ fn diagram(view: &BoardView) -> Vec<Line> {
     let Some(game) = parse_placement(&p.fen) else {
         let mut l = Line::default();
         l.plain(&truncate(" (no position yet)", PANEL_WIDTH));
-        l.pad(PANEL_WIDTH, "");
+        l.pad(PANEL_WIDTH, PLAIN);
         return vec![l];
     };
     // Squares where the sensors disagree with the game show what actually stands there.
@@ -193,21 +278,16 @@ fn diagram(view: &BoardView) -> Vec<Line> {
             let (fg, glyph) = match sq {
                 Some(c) if c.is_ascii_uppercase() => (WHITE_PIECE, solid_symbol(c)),
                 Some(c) => (BLACK_PIECE, solid_symbol(c)),
-                None => ("", ' '),
+                None => (PLAIN, ' '),
             };
-            let sgr = if fg.is_empty() {
-                bg.to_owned()
-            } else {
-                format!("{fg};{bg}")
-            };
-            l.styled(&sgr, &format!(" {glyph} "));
+            l.styled(fg.on(bg), &format!(" {glyph} "));
         }
-        l.pad(PANEL_WIDTH, "");
+        l.pad(PANEL_WIDTH, PLAIN);
         lines.push(l);
     }
     let mut files = Line::default();
     files.styled(DIM, "    a  b  c  d  e  f  g  h");
-    files.pad(PANEL_WIDTH, "");
+    files.pad(PANEL_WIDTH, PLAIN);
     lines.push(files);
     lines
 }
@@ -252,7 +332,7 @@ fn panel(view: &BoardView, now: Millis) -> Vec<Line> {
     for text in moves_lines(view, 2) {
         let mut l = Line::default();
         l.plain(&text);
-        l.pad(PANEL_WIDTH, "");
+        l.pad(PANEL_WIDTH, PLAIN);
         out.push(l);
     }
 
@@ -268,7 +348,7 @@ fn panel(view: &BoardView, now: Millis) -> Vec<Line> {
     if !p.clock_connected {
         info.styled(DIM, " · no clock");
     }
-    info.pad(PANEL_WIDTH, "");
+    info.pad(PANEL_WIDTH, PLAIN);
     out.push(info);
 
     for alert in alerts {
@@ -317,7 +397,7 @@ fn compact_lines(boards: &[&BoardView], now: Millis, cols: usize) -> Vec<Line> {
             cols,
         ),
     );
-    header.pad(cols, "");
+    header.pad(cols, PLAIN);
     out.push(header);
     for (view, alerts) in order {
         let p = &view.props;
@@ -348,7 +428,7 @@ fn compact_lines(boards: &[&BoardView], now: Millis, cols: usize) -> Vec<Line> {
         let style = match alerts.first().map(|a| a.severity) {
             Some(Severity::Alarm) => ALARM,
             Some(Severity::Claim) => CLAIM,
-            _ => "",
+            _ => PLAIN,
         };
         let mut l = Line::default();
         l.styled(style, &truncate(&text, cols));
@@ -433,7 +513,7 @@ pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
                             l.text.push_str(&part.text);
                             l.width += part.width;
                         }
-                        None => l.pad(l.width + PANEL_WIDTH, ""),
+                        None => l.pad(l.width + PANEL_WIDTH, PLAIN),
                     }
                 }
                 lines.push(l);
@@ -464,12 +544,15 @@ pub fn render(model: &Model, now: Millis, frame: &Frame<'_>) -> String {
         }
     }
 
-    let mut out = String::from("\x1b[H");
+    // Home, each line cleared to its end, then everything below the last one.
+    let mut out = ansi(MoveTo(0, 0));
+    let eol = ansi(Clear(ClearType::UntilNewLine));
     for l in lines.iter().take(frame.rows.max(1)) {
         out.push_str(&l.text);
-        out.push_str("\x1b[K\r\n");
+        out.push_str(&eol);
+        out.push_str("\r\n");
     }
-    out.push_str("\x1b[J");
+    out.push_str(&ansi(Clear(ClearType::FromCursorDown)));
     out
 }
 
@@ -497,8 +580,55 @@ pub fn strip_ansi(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::props::{BoardProps, Claim};
     use crate::cli::watch::event::{BoardSignal, WatchEvent};
+    use crate::client::props::{BoardProps, Claim};
+
+    /// `text` in `look`, without the reset that follows it (more may follow in the look).
+    fn starts(look: Look, text: &str) -> String {
+        let painted = look.paint("\u{0}");
+        let at = painted.find('\u{0}').expect("the marker is kept");
+        format!("{}{text}", &painted[..at])
+    }
+
+    #[test]
+    fn looks_are_the_terminal_attributes_they_name() {
+        // The colours of the hand-written escapes this view used before (97/41, 30/103, …),
+        // as crossterm writes them: the 16 named colours by palette index.
+        let cases = [
+            (ALARM, vec!["\x1b[1m", "\x1b[38;5;15m", "\x1b[48;5;1m"]),
+            (CLAIM, vec!["\x1b[1m", "\x1b[38;5;0m", "\x1b[48;5;11m"]),
+            (RESULT, vec!["\x1b[1m", "\x1b[38;5;15m", "\x1b[48;5;2m"]),
+            (HEADER, vec!["\x1b[1m", "\x1b[7m"]),
+            (DIM, vec!["\x1b[2m"]),
+            (WARN, vec!["\x1b[1m", "\x1b[38;5;3m"]),
+            (
+                WHITE_PIECE.on(LIGHT),
+                vec!["\x1b[1m", "\x1b[38;5;231m", "\x1b[48;5;180m"],
+            ),
+            (
+                BLACK_PIECE.on(DARK),
+                vec!["\x1b[38;5;16m", "\x1b[48;5;137m"],
+            ),
+        ];
+        for (look, codes) in cases {
+            let painted = look.paint("x");
+            // After the text, a reset (all attributes, or just the colours when only colours
+            // were set).
+            let (prefix, reset) = painted.split_once('x').expect("the text is there");
+            assert!(
+                !reset.is_empty() && strip_ansi(reset).is_empty(),
+                "{painted:?}"
+            );
+            let mut rest = prefix.to_owned();
+            for code in codes {
+                assert!(rest.contains(code), "{code:?} in {painted:?}");
+                rest = rest.replacen(code, "", 1);
+            }
+            assert_eq!(rest, "", "nothing else in {painted:?}");
+            assert_eq!(strip_ansi(&painted), "x");
+        }
+        assert_eq!(PLAIN.style(), ContentStyle::new());
+    }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -607,7 +737,7 @@ mod tests {
         assert!(text.contains(" ILLEGAL MOVE by black (#1):"));
         assert!(text.contains(" Ke8-e6"));
         // The alert is drawn as a red bar.
-        assert!(raw.contains(&format!("\x1b[{ALARM}m ILLEGAL MOVE by black")));
+        assert!(raw.contains(&starts(ALARM, " ILLEGAL MOVE by black")));
         // Two panels side by side on 80 columns.
         assert!(text.contains("board-1 · playing · blitz"));
         let header = plain_lines(&raw)
@@ -627,7 +757,7 @@ mod tests {
         let m = model_with(&[p]);
         let raw = render(&m, 0, &frame(40, 40));
         // e4 now holds a white pawn on the "hands on board" colour.
-        assert!(raw.contains(&format!("\x1b[{WHITE_PIECE};{DIFF_MOVING}m ♟ ")));
+        assert!(raw.contains(&WHITE_PIECE.on(DIFF_MOVING).paint(" ♟ ")));
         assert!(strip_ansi(&raw).contains("hands on board"));
     }
 
@@ -658,8 +788,8 @@ mod tests {
         assert!(lines[row("b4")].contains("ILLEGAL PLACEMENT, white to move: Ke8-e6"));
         assert!(lines[row("b1")].contains("1... e5"));
         assert!(lines[row("b1")].contains("0:03:00◀"));
-        assert!(raw.contains(&format!("\x1b[{ALARM}m b4 ")));
-        assert!(raw.contains(&format!("\x1b[{CLAIM}m b5 ")));
+        assert!(raw.contains(&starts(ALARM, " b4 ")));
+        assert!(raw.contains(&starts(CLAIM, " b5 ")));
         assert!(!text.contains("not shown"));
         // Fewer rows than boards: the rest is counted.
         let text = plain_lines(&render(&m, 0, &frame(120, 8))).join("\n");

@@ -1,30 +1,53 @@
-//! A board's `org.eboardd.Bridge1.Board` properties as one plain value.
+//! A board's `org.eboardd.Bridge1.Board` properties as one plain value: the client model's
+//! typed read of the [`Props`](crate::client::Props) the bridges keep.
 //!
 //! D-Bus hands properties over as variants (from `GetManagedObjects`, `InterfacesAdded` and
-//! `PropertiesChanged`). They are converted once, here, to JSON values and then applied to a
-//! typed [`BoardProps`], so everything that renders or serialises a board works on plain data
-//! and is unit-tested without a bus.
+//! `PropertiesChanged`). They are converted once, here, to JSON values ([`dict_to_json`]) —
+//! the form the hall model, the web bridge and the relay keep — and read into a typed
+//! [`BoardProps`] for eboardctl's `status`, `list` and `watch`. The names are the contract
+//! table's (`crate::contract::BOARD_PROPERTIES`, checked by a test) and each value is parsed by
+//! its field's type, so a property's name, type and parsing exist once.
 
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use zbus::Variant;
 
-/// The board interface's name, as the contract fixes it.
-pub const BOARD_INTERFACE: &str = "org.eboardd.Bridge1.Board";
+pub use crate::contract::BOARD_INTERFACE;
+
+use crate::client::Props;
 
 /// A claim available right now: `(player, kind, detail)` in the contract's `Claims` property.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(from = "(String, String, String)")]
 pub struct Claim {
     pub player: String,
     pub kind: String,
     pub detail: String,
 }
 
+impl From<(String, String, String)> for Claim {
+    fn from((player, kind, detail): (String, String, String)) -> Self {
+        Claim {
+            player,
+            kind,
+            detail,
+        }
+    }
+}
+
 /// Completed illegal moves so far (`IllegalMoves`, `(uu)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(from = "(u32, u32)")]
 pub struct IllegalCounts {
     pub white: u32,
     pub black: u32,
+}
+
+impl From<(u32, u32)> for IllegalCounts {
+    fn from((white, black): (u32, u32)) -> Self {
+        IllegalCounts { white, black }
+    }
 }
 
 /// Every property of one board. Serialises with the D-Bus property names as keys, so the JSON
@@ -64,7 +87,7 @@ impl BoardProps {
     /// Properties from a `a{sv}` dictionary already converted to JSON (see [`variant_to_json`]).
     /// Unknown names are ignored (a newer daemon may add properties); missing ones keep their
     /// defaults.
-    pub fn from_map(map: &Map<String, Value>) -> Self {
+    pub fn from_map(map: &Props) -> Self {
         let mut props = BoardProps::default();
         for (name, value) in map {
             props.apply(name, value);
@@ -73,125 +96,48 @@ impl BoardProps {
     }
 
     /// Sets one property from its JSON form. Returns false when the name is unknown or the
-    /// value has the wrong shape (the property is then left as it was).
+    /// value does not have the field's type (the property is then left as it was).
     pub fn apply(&mut self, name: &str, value: &Value) -> bool {
-        fn set_str(slot: &mut String, value: &Value) -> bool {
-            match value.as_str() {
-                Some(s) => {
-                    *slot = s.to_owned();
+        /// The value read as the slot's type (u32 refuses what does not fit, u64 negatives).
+        fn set<T: DeserializeOwned>(slot: &mut T, value: &Value) -> bool {
+            match T::deserialize(value) {
+                Ok(v) => {
+                    *slot = v;
                     true
                 }
-                None => false,
-            }
-        }
-        fn set_bool(slot: &mut bool, value: &Value) -> bool {
-            match value.as_bool() {
-                Some(b) => {
-                    *slot = b;
-                    true
-                }
-                None => false,
-            }
-        }
-        fn set_u64(slot: &mut u64, value: &Value) -> bool {
-            match value.as_u64() {
-                Some(n) => {
-                    *slot = n;
-                    true
-                }
-                None => false,
+                Err(_) => false,
             }
         }
         match name {
-            "Name" => set_str(&mut self.name, value),
-            "Number" => match value.as_u64().and_then(|n| u32::try_from(n).ok()) {
-                Some(n) => {
-                    self.number = n;
-                    true
-                }
-                None => false,
-            },
-            "Variant" => set_str(&mut self.variant, value),
-            "Port" => set_str(&mut self.port, value),
-            "Connected" => set_bool(&mut self.connected, value),
-            "SerialNumber" => set_str(&mut self.serial_number, value),
-            "FirmwareVersion" => set_str(&mut self.firmware_version, value),
-            "Rules" => set_str(&mut self.rules, value),
-            "Edition" => set_str(&mut self.edition, value),
-            "State" => set_str(&mut self.state, value),
-            "Fen" => set_str(&mut self.fen, value),
-            "Placement" => set_str(&mut self.placement, value),
-            "InSync" => set_bool(&mut self.in_sync, value),
-            "Turn" => set_str(&mut self.turn, value),
-            "Moves" => match strings(value) {
-                Some(moves) => {
-                    self.moves = moves;
-                    true
-                }
-                None => false,
-            },
-            "Pgn" => set_str(&mut self.pgn, value),
-            "ClockConnected" => set_bool(&mut self.clock_connected, value),
-            "WhiteTimeMs" => set_u64(&mut self.white_time_ms, value),
-            "BlackTimeMs" => set_u64(&mut self.black_time_ms, value),
-            "ClockRunning" => set_str(&mut self.clock_running, value),
-            "Claims" => match claims(value) {
-                Some(claims) => {
-                    self.claims = claims;
-                    true
-                }
-                None => false,
-            },
-            "PendingIllegal" => set_str(&mut self.pending_illegal, value),
-            "Gap" => set_str(&mut self.gap, value),
-            "IllegalMoves" => match pair_u32(value) {
-                Some((white, black)) => {
-                    self.illegal_moves = IllegalCounts { white, black };
-                    true
-                }
-                None => false,
-            },
-            "Result" => set_str(&mut self.result, value),
-            "Termination" => set_str(&mut self.termination, value),
+            "Name" => set(&mut self.name, value),
+            "Number" => set(&mut self.number, value),
+            "Variant" => set(&mut self.variant, value),
+            "Port" => set(&mut self.port, value),
+            "Connected" => set(&mut self.connected, value),
+            "SerialNumber" => set(&mut self.serial_number, value),
+            "FirmwareVersion" => set(&mut self.firmware_version, value),
+            "Rules" => set(&mut self.rules, value),
+            "Edition" => set(&mut self.edition, value),
+            "State" => set(&mut self.state, value),
+            "Fen" => set(&mut self.fen, value),
+            "Placement" => set(&mut self.placement, value),
+            "InSync" => set(&mut self.in_sync, value),
+            "Turn" => set(&mut self.turn, value),
+            "Moves" => set(&mut self.moves, value),
+            "Pgn" => set(&mut self.pgn, value),
+            "ClockConnected" => set(&mut self.clock_connected, value),
+            "WhiteTimeMs" => set(&mut self.white_time_ms, value),
+            "BlackTimeMs" => set(&mut self.black_time_ms, value),
+            "ClockRunning" => set(&mut self.clock_running, value),
+            "Claims" => set(&mut self.claims, value),
+            "PendingIllegal" => set(&mut self.pending_illegal, value),
+            "Gap" => set(&mut self.gap, value),
+            "IllegalMoves" => set(&mut self.illegal_moves, value),
+            "Result" => set(&mut self.result, value),
+            "Termination" => set(&mut self.termination, value),
+            // A newer daemon may have more; they are kept in the hall's `Props`, not here.
             _ => false,
         }
-    }
-}
-
-fn strings(value: &Value) -> Option<Vec<String>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|v| v.as_str().map(str::to_owned))
-        .collect()
-}
-
-fn claims(value: &Value) -> Option<Vec<Claim>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|c| {
-            let fields = strings(c)?;
-            match <[String; 3]>::try_from(fields) {
-                Ok([player, kind, detail]) => Some(Claim {
-                    player,
-                    kind,
-                    detail,
-                }),
-                Err(_) => None,
-            }
-        })
-        .collect()
-}
-
-fn pair_u32(value: &Value) -> Option<(u32, u32)> {
-    let fields = value.as_array()?;
-    match fields.as_slice() {
-        [a, b] => Some((
-            u32::try_from(a.as_u64()?).ok()?,
-            u32::try_from(b.as_u64()?).ok()?,
-        )),
-        _ => None,
     }
 }
 
@@ -335,5 +281,55 @@ mod tests {
         let mut map = HashMap::new();
         map.insert("k".to_owned(), "v".to_owned());
         assert_eq!(variant_to_json(&Variant::from(map)), json!({"k": "v"}));
+    }
+
+    /// A JSON value of D-Bus type `signature`, as [`variant_to_json`] makes it.
+    fn sample(signature: &str) -> Value {
+        match signature {
+            "s" => json!("x"),
+            "b" => json!(true),
+            "u" | "t" => json!(7),
+            "as" => json!(["e4"]),
+            "a(sss)" => json!([["white", "fifty-moves", ""]]),
+            "(uu)" => json!([1, 2]),
+            other => panic!("no sample for D-Bus type {other}"),
+        }
+    }
+
+    #[test]
+    fn the_model_has_exactly_the_contract_properties() {
+        use crate::contract::BOARD_PROPERTIES;
+        let v = serde_json::to_value(BoardProps::default()).expect("serialises");
+        let mut fields: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut table: Vec<&str> = BOARD_PROPERTIES.iter().map(|p| p.name).collect();
+        fields.sort();
+        table.sort();
+        assert_eq!(fields, table);
+        for p in BOARD_PROPERTIES {
+            let mut props = BoardProps::default();
+            assert!(
+                props.apply(p.name, &sample(p.signature)),
+                "{} ({})",
+                p.name,
+                p.signature
+            );
+            assert_ne!(props, BoardProps::default(), "{} was set", p.name);
+            // A value of another type is refused.
+            let wrong = if p.signature == "s" {
+                json!(1)
+            } else {
+                json!("x")
+            };
+            assert!(!props.apply(p.name, &wrong), "{} refuses {wrong}", p.name);
+        }
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused() {
+        let mut props = BoardProps::default();
+        assert!(!props.apply("Number", &json!(u64::from(u32::MAX) + 1)));
+        assert!(!props.apply("IllegalMoves", &json!([1, -1])));
+        assert!(!props.apply("IllegalMoves", &json!([1, 2, 3])));
+        assert_eq!(props, BoardProps::default());
     }
 }
