@@ -21,6 +21,7 @@ pub mod client;
 pub mod daemon;
 pub mod game;
 pub mod gap;
+pub mod link;
 pub mod patch;
 pub mod protocol;
 pub mod session;
