@@ -32,6 +32,8 @@ struct Rig {
     now: Millis,
     /// Whether the next `Output::Open` succeeds.
     port_present: bool,
+    /// The port as the shell holds it: opened on `Output::Open`, dropped on `Output::Close`.
+    port_open: bool,
     log: Log,
 }
 
@@ -41,6 +43,7 @@ impl Rig {
             link: Link::new(listen_only),
             now: 0,
             port_present: true,
+            port_open: false,
             log: Log::default(),
         }
     }
@@ -51,16 +54,25 @@ impl Rig {
             let now = self.now;
             match output {
                 Output::Open => {
+                    assert!(!self.port_open, "asked to open an open port");
                     self.log.opens.push(now);
                     if self.port_present {
+                        self.port_open = true;
                         self.link.on_opened(now);
                     } else {
                         self.link
                             .on_open_failed(io::Error::from(io::ErrorKind::NotFound));
                     }
                 }
-                Output::Close => self.log.closes.push(now),
-                Output::Write(bytes) => self.log.writes.push((now, bytes)),
+                Output::Close => {
+                    assert!(self.port_open, "asked to close a closed port");
+                    self.port_open = false;
+                    self.log.closes.push(now);
+                }
+                Output::Write(bytes) => {
+                    assert!(self.port_open, "a write on a closed port");
+                    self.log.writes.push((now, bytes));
+                }
                 Output::Session(input) => self.log.session.push((now, input)),
                 Output::Clock { request, result } => self.log.clock.push((now, request, result)),
                 Output::Fact(fact) => self.log.facts.push((now, fact)),
@@ -775,4 +787,131 @@ fn the_session_is_ticked_ten_times_a_second_while_open_and_its_deadline_is_honou
 fn lost_describes_itself() {
     assert_eq!(Lost::Silent(5_300).to_string(), "no answer for 5.3 s");
     assert_eq!(Lost::Eof.to_string(), "the device went away (end of file)");
+}
+
+/// One thing that may happen to a link, for the property test below.
+#[derive(Debug, Clone)]
+enum Step {
+    Wait(Millis),
+    Bytes(Vec<u8>),
+    Message(u8),
+    Eof,
+    WriteFails,
+    Request(bool),
+    Clock(String),
+    PortPresent(bool),
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => (0u64..4_000).prop_map(Step::Wait),
+        2 => proptest::collection::vec(any::<u8>(), 0..40).prop_map(Step::Bytes),
+        3 => (0u8..4).prop_map(Step::Message),
+        1 => Just(Step::Eof),
+        1 => Just(Step::WriteFails),
+        1 => any::<bool>().prop_map(Step::Request),
+        1 => "[ -~]{0,10}".prop_map(Step::Clock),
+        1 => any::<bool>().prop_map(Step::PortPresent),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Whatever happens, in any order: the machine never asks to be woken in the past
+    /// without progress (checked by `advance_to`), a listen-only link never writes and is
+    /// never lost by silence, writes happen only on an open port and at most one per gap,
+    /// the port is opened only when closed and written only when open (checked by `drain`),
+    /// and every clock request is answered exactly once.
+    #[test]
+    fn the_link_keeps_its_promises_under_any_history(
+        listen_only: bool,
+        steps in proptest::collection::vec(step(), 1..80),
+    ) {
+        let mut r = Rig::new(listen_only);
+        let mut asked = Vec::new();
+        for s in steps {
+            match s {
+                Step::Wait(ms) => r.advance(ms),
+                Step::Bytes(b) => r.bytes(&b),
+                Step::Message(k) => r.message(match k {
+                    0 => version(),
+                    1 => ack(0x0C),
+                    2 => ack(0x03),
+                    _ => Message::SerialNumber("13116".into()),
+                }),
+                Step::Eof => {
+                    r.link.on_eof(r.now);
+                    r.drain();
+                }
+                Step::WriteFails => {
+                    r.link.on_write_failed(io::Error::other("gone"), r.now);
+                    r.drain();
+                }
+                Step::Request(memory) => {
+                    let q = if memory { BoardRequest::ReadMemory } else { BoardRequest::SendBoard };
+                    r.link.request(q, r.now);
+                    r.drain();
+                }
+                Step::Clock(text) => {
+                    if let Ok(id) = r.link.show_clock_message(&text, true, r.now) {
+                        asked.push(id);
+                    }
+                    r.drain();
+                }
+                Step::PortPresent(p) => r.port_present = p,
+            }
+            proptest::prop_assert!(r.link.is_open() || !r.link.is_connected());
+            proptest::prop_assert_eq!(r.link.is_open(), r.port_open);
+        }
+        if listen_only {
+            proptest::prop_assert!(r.log.writes.is_empty(), "{:?}", r.log.writes);
+            proptest::prop_assert!(
+                r.lost().iter().all(|(_, why)| !why.starts_with("no answer")),
+                "{:?}", r.lost()
+            );
+        }
+        proptest::prop_assert!(
+            r.log.writes.windows(2).all(|w| w[1].0 >= w[0].0 + HANDSHAKE_GAP_MS),
+            "one write per gap: {:?}", r.log.writes
+        );
+        proptest::prop_assert!(r.log.closes.len() <= r.log.opens.len());
+        // Each request is answered at most once, and all of them once the link is lost.
+        let mut answered: Vec<u64> = r.log.clock.iter().map(|(_, id, _)| *id).collect();
+        answered.sort();
+        let before = answered.len();
+        answered.dedup();
+        proptest::prop_assert_eq!(before, answered.len(), "answered twice");
+        r.link.on_eof(r.now);
+        r.drain();
+        let mut all: Vec<u64> = r.log.clock.iter().map(|(_, id, _)| *id).collect();
+        all.sort();
+        asked.sort();
+        proptest::prop_assert_eq!(all, asked);
+    }
+}
+
+#[test]
+fn clock_request_ids_stay_unique_across_reconnections() {
+    let mut r = Rig::connected(false);
+    let first = r.link.show_clock_message("A", true, r.now).unwrap();
+    r.link.on_eof(r.now);
+    r.drain();
+    r.advance(500);
+    r.message(version());
+    let second = r.link.show_clock_message("A", true, r.now).unwrap();
+    assert_ne!(first, second, "a reply must never go to an earlier caller");
+    // It waits for the new handshake to be out, then goes.
+    r.advance(1_000);
+    assert!(r.log.writes.last().unwrap().1.starts_with(&[0x2B, 0x0C]));
+    r.message(ack(0x0C));
+    assert_eq!(
+        r.log
+            .clock
+            .iter()
+            .map(|(_, id, res)| (*id, res.is_ok()))
+            .collect::<Vec<_>>(),
+        [(first, false), (second, true)]
+    );
 }

@@ -158,10 +158,11 @@ impl BoardTask {
         self.date_new_game(&mut events);
         if !events.is_empty() {
             for e in &events {
-                match e {
-                    // Journal records carry whole game snapshots: too much for the log.
-                    Event::Record(_) => tracing::debug!(event = ?e, "record"),
-                    _ => tracing::info!(event = ?e, "event"),
+                // Journal records carry whole game snapshots: too much for the log.
+                if matches!(e, Event::Record(_)) {
+                    tracing::debug!(event = ?e, "record");
+                } else {
+                    tracing::info!(event = ?e, "event");
                 }
             }
             if let WriteOutcome::Held(problem) = self.store.append(&events).await {
@@ -278,7 +279,8 @@ impl Running {
                 "board input"
             }
             Input::Tick => "a tick",
-            _ => "a link input",
+            Input::Command(_) => "a command",
+            Input::Link(_) | Input::LineLoss | Input::MemoryUnavailable => "a link input",
         };
         match self.task.session.handle(input, now) {
             Ok(mut more) => events.append(&mut more),
@@ -313,7 +315,10 @@ impl Running {
             MessageError::NoAck | MessageError::Refused => CommandError::ClockTimeout(format!(
                 "{e}; check that the clock is switched on and cabled to the board"
             )),
-            e => CommandError::InvalidArgument(e.to_string()),
+            e
+            @ (MessageError::Empty | MessageError::TooLong { .. } | MessageError::NotAscii(_)) => {
+                CommandError::InvalidArgument(e.to_string())
+            }
         });
         if let Some(reply) = self.clock_waiting.remove(&request) {
             let _ = reply.send(answer);

@@ -63,10 +63,13 @@ struct OpenLink {
     clock: ClockChannel,
     /// A complete message has arrived since the port opened.
     connected: bool,
+    /// Added to the clock channel's request ids, which start again with each channel, so
+    /// that an id names one request over the link's whole life.
+    clock_ids: u64,
 }
 
 impl OpenLink {
-    fn new(now: Millis) -> Self {
+    fn new(now: Millis, clock_ids: u64) -> Self {
         OpenLink {
             opened_at: now,
             last_rx: None,
@@ -76,6 +79,7 @@ impl OpenLink {
             reader: Reader::new(),
             clock: ClockChannel::new(),
             connected: false,
+            clock_ids,
         }
     }
 
@@ -108,12 +112,12 @@ impl OpenLink {
     fn drain_clock(&mut self, outputs: &mut VecDeque<Output>) {
         while let Some(outcome) = self.clock.poll_outcome() {
             outputs.push_back(match outcome {
-                Outcome::Shown(request) => Output::Clock {
-                    request,
+                Outcome::Shown(id) => Output::Clock {
+                    request: self.clock_ids + id,
                     result: Ok(()),
                 },
-                Outcome::Failed(request, e) => Output::Clock {
-                    request,
+                Outcome::Failed(id, e) => Output::Clock {
+                    request: self.clock_ids + id,
                     result: Err(e),
                 },
             });
@@ -134,6 +138,8 @@ pub struct Link {
     last_tick: Millis,
     /// The next periodic session tick while the port is open.
     next_tick: Millis,
+    /// Ports opened so far: each open link's clock request ids start at this many 2^32.
+    opened: u64,
     outputs: VecDeque<Output>,
 }
 
@@ -148,6 +154,7 @@ impl Link {
             open_failures: 0,
             last_tick: 0,
             next_tick: 0,
+            opened: 0,
             outputs: VecDeque::new(),
         }
     }
@@ -189,9 +196,9 @@ impl Link {
     /// than a millisecond from `now`, so a deadline a tick does not clear cannot spin.
     pub fn wake_at(&self, session: Option<Millis>, now: Millis) -> Millis {
         let own = self.poll_timeout();
-        match session {
-            Some(at) if self.is_open() => own.min(at.max(now + 1)),
-            _ => own,
+        match session.filter(|_| self.is_open()) {
+            Some(at) => own.min(at.max(now + 1)),
+            None => own,
         }
     }
 
@@ -229,7 +236,8 @@ impl Link {
         if self.is_open() {
             return;
         }
-        let mut o = OpenLink::new(now);
+        let mut o = OpenLink::new(now, self.opened << 32);
+        self.opened += 1;
         if !self.listen_only {
             o.queue_handshake(now + OPEN_SETTLE_MS);
         }
@@ -321,7 +329,7 @@ impl Link {
                 self.outputs.push_back(Output::Fact(Fact::Asking(request)));
                 self.pump(now);
             }
-            _ => {
+            Port::Open(_) | Port::Closed | Port::Opening => {
                 if request == BoardRequest::ReadMemory {
                     self.outputs
                         .push_back(Output::Session(Input::MemoryUnavailable));
@@ -351,7 +359,7 @@ impl Link {
         if !clock_reports {
             return Err(ClockRefusal::NoClock);
         }
-        let id = o.clock.show(text, now).map_err(ClockRefusal::Invalid)?;
+        let id = o.clock_ids + o.clock.show(text, now).map_err(ClockRefusal::Invalid)?;
         self.pump(now);
         Ok(id)
     }
