@@ -23,6 +23,7 @@ pub mod contract;
 pub mod daemon;
 pub mod game;
 pub mod gap;
+pub mod link;
 pub mod patch;
 pub mod protocol;
 pub mod session;

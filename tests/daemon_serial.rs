@@ -1,9 +1,10 @@
 //! End-to-end: the serial side — handshake, junk on the line, unplug/replug, a silent board,
 //! and boards failing independently. Fake boards on ptys, the real binary, a private bus.
+//! The link's timing (probe and loss deadlines, backoff steps, handshake pacing) is proved
+//! exactly, with time as an argument, by `tests/link_machine.rs`; here every wait is on an
+//! event (a property, a byte written to the board), never on the clock.
 
 mod common;
-
-use std::time::Duration;
 
 use common::board::FakeBoard;
 use common::proxies::{self, BoardProxy};
@@ -16,24 +17,11 @@ async fn wait_connected(b: &BoardProxy<'_>, want: bool) {
 
 /// Wait until the daemon has written `bytes` to the board (at any time since it started).
 async fn wait_sent(board: &FakeBoard, bytes: &[u8]) {
-    common::within(
-        common::WAIT,
-        &format!("the daemon to send {bytes:02x?}"),
-        async {
-            while board
-                .received
-                .lock()
-                .unwrap()
-                .windows(bytes.len())
-                .filter(|w| *w == bytes)
-                .count()
-                == 0
-            {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        },
-    )
-    .await;
+    board
+        .wait_received(&format!("the daemon to send {bytes:02x?}"), |sent| {
+            sent.windows(bytes.len()).any(|w| w == bytes)
+        })
+        .await;
 }
 
 fn count(haystack: &[u8], byte: u8) -> usize {
@@ -124,22 +112,10 @@ async fn unplugged_board_reconnects_and_others_are_undisturbed() {
     wait_connected(&ba, true).await;
 
     // The handshake is paced: its board dump request follows the first answer.
-    common::within(
-        common::WAIT,
-        "a dump request after the new handshake",
-        async {
-            loop {
-                {
-                    let sent = a.received.lock().unwrap();
-                    let last = sent.iter().rposition(|b| *b == 0x4B).unwrap_or(0);
-                    if sent[last..].contains(&0x42) {
-                        break;
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        },
-    )
+    a.wait_received("a dump request after the new handshake", |sent| {
+        let last = sent.iter().rposition(|b| *b == 0x4B).unwrap_or(0);
+        sent[last..].contains(&0x42)
+    })
     .await;
     let after = count(&a.received.lock().unwrap(), 0x4B);
     assert!(
@@ -161,14 +137,17 @@ async fn silent_board_counts_as_lost_until_it_answers() {
     wait_connected(&b, true).await;
 
     // The board stops answering (a hung USB adapter keeps the device node).
+    let before = board.received.lock().unwrap().len();
     *board.answering.lock().unwrap() = false;
-    let started = std::time::Instant::now();
     wait_connected(&b, false).await;
-    assert!(
-        started.elapsed() >= Duration::from_secs(2),
-        "probes first, gives up later"
-    );
+    // Probes first, gives up later: the daemon asked the silent board for its version
+    // before declaring it lost (when, exactly: tests/link_machine.rs).
     let probes = board.received.lock().unwrap().len();
+    let asked = board.received.lock().unwrap()[before..].to_vec();
+    assert!(
+        asked.contains(&0x4D),
+        "probed before giving up: {asked:02x?}"
+    );
 
     *board.answering.lock().unwrap() = true;
     wait_connected(&b, true).await;
@@ -179,12 +158,17 @@ async fn silent_board_counts_as_lost_until_it_answers() {
 async fn listen_only_never_writes() {
     let dir = tempfile::tempdir().unwrap();
     let board = FakeBoard::new(dir.path(), "shared");
+    // A board that is written to, beside it: its probe is the witness that a silent line
+    // was watched long enough to be probed.
+    let witness = FakeBoard::new(dir.path(), "witness");
     let config = dir.path().join("eboardd.toml");
     std::fs::write(
         &config,
         format!(
-            "[[board]]\nname = \"shared\"\nport = \"{}\"\nlisten_only = true\n",
-            board.path_str()
+            "[[board]]\nname = \"shared\"\nport = \"{}\"\nlisten_only = true\n\n\
+             [[board]]\nname = \"witness\"\nport = \"{}\"\n",
+            board.path_str(),
+            witness.path_str()
         ),
     )
     .unwrap();
@@ -196,8 +180,22 @@ async fn listen_only_never_writes() {
     wait_connected(&b, true).await;
     let mut fw = b.receive_firmware_version_changed().await;
     wait_property(&mut fw, "FirmwareVersion", |v| v == "3.10").await;
-    // Long enough for a probe had it not been listen-only.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // A frame cut on the line makes the session want the whole board: a listen-only link
+    // does not ask for it, and the next message is still read.
+    board
+        .send(&[0x91, 0x00, 0x08, b'1', 0x93, 0x00, 0x05, 3, 11])
+        .await;
+    wait_property(&mut fw, "FirmwareVersion after a cut frame", |v| {
+        v == "3.11"
+    })
+    .await;
+    // The witness answered its handshake, then went quiet and was probed (a second version
+    // request): both boards have been silent long enough for a probe.
+    witness
+        .wait_received("the witness board to be probed", |sent| {
+            count(sent, 0x4D) >= 2
+        })
+        .await;
     assert!(
         board.received.lock().unwrap().is_empty(),
         "listen-only wrote {:02x?}",

@@ -1,44 +1,11 @@
-//! The serial side of one board: opening the device at 9600 8N1, the start-up handshake,
-//! the liveness probe, and turning received bytes into [`Message`]s.
+//! The serial device of one board: opening it at 9600 8N1. Everything the link says and
+//! decides once the port is open lives in the pure [`crate::link`] machine.
 
 use std::io;
 use std::path::Path;
 use std::time::Duration;
 
 use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
-
-use crate::protocol::{ClockCommand, Command, Decoder, Message};
-
-/// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
-/// update-nice mode, serial number, firmware version, a full board dump, clock version.
-/// Each is written on its own (see [`HANDSHAKE_GAP_MS`]). The serial number comes before
-/// the version (as in the MONO/FNOG drivers) so that a board whose firmware version is
-/// known is fully identified.
-pub fn handshake() -> Vec<Vec<u8>> {
-    [
-        Command::UpdateNice,
-        Command::SerialNumber,
-        Command::Version,
-        Command::SendBoard,
-        Command::Clock(ClockCommand::Version),
-    ]
-    .iter()
-    .map(Command::to_bytes)
-    .collect()
-}
-
-/// Wait after opening the port before the first command: USB boards and adapters may
-/// still be settling (picochess waits 500 ms, the Dart driver 300 ms).
-pub const OPEN_SETTLE_MS: u64 = 300;
-/// Gap between two handshake commands: at power-up a board is in bus mode and buffers a
-/// single command; picochess gives it 100 ms per command.
-pub const HANDSHAKE_GAP_MS: u64 = 100;
-
-/// Sent when the line has been silent for a while: a board answers with its version, a
-/// vanished one shows up as a write error or as continued silence.
-pub fn probe() -> Vec<u8> {
-    Command::Version.to_bytes()
-}
 
 /// Open the serial device at 9600 8N1 without flow control.
 pub fn open(port: &Path) -> io::Result<SerialStream> {
@@ -55,85 +22,4 @@ pub fn open(port: &Path) -> io::Result<SerialStream> {
     // it, which is harmless.
     let _ = tokio_serial::SerialPort::write_data_terminal_ready(&mut stream, true);
     Ok(stream)
-}
-
-/// Bytes in, messages out: the protocol decoder, with a count of what it had to skip.
-pub struct Reader {
-    decoder: Decoder,
-}
-
-impl Reader {
-    pub fn new() -> Self {
-        Reader {
-            decoder: Decoder::new(),
-        }
-    }
-
-    /// Feed one read's worth of bytes; returns the complete messages in it.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<Message> {
-        self.decoder.feed(bytes).collect()
-    }
-
-    /// Bytes skipped so far because they were not part of a valid message.
-    pub fn skipped(&self) -> u64 {
-        self.decoder.stats().skipped_bytes
-    }
-
-    /// Frames dropped so far (cut by junk or impossible): a message may have been lost.
-    pub fn dropped_frames(&self) -> u64 {
-        self.decoder.stats().dropped_frames
-    }
-
-    /// A frame has begun and is not complete yet (the board is still sending it: the ~8 s of
-    /// an EEPROM dump at 9600 baud count as a live line).
-    pub fn in_frame(&self) -> bool {
-        self.decoder.pending_len() > 0
-    }
-}
-
-impl Default for Reader {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn frames_survive_junk_and_splits() {
-        let mut r = Reader::new();
-        let mut bytes = vec![0x01, 0x7F, 0x93, 0x00];
-        let tail = [0x05, 0x03, 0x0A];
-        assert!(r.push(&bytes).is_empty());
-        bytes.clear();
-        let msgs = r.push(&tail);
-        assert_eq!(
-            msgs,
-            [Message::Version {
-                major: 3,
-                minor: 10
-            }]
-        );
-        assert_eq!(r.skipped(), 2);
-        assert!(r.push(&[0x93, 0x00]).is_empty());
-        // A frame cut by a new id byte is dropped, the next one read.
-        let msgs = r.push(&[
-            0x91, 0x00, 0x08, b'1', 0x91, 0x00, 0x08, b'1', b'2', b'3', b'4', b'5',
-        ]);
-        assert_eq!(msgs, [Message::SerialNumber("12345".into())]);
-    }
-
-    #[test]
-    fn handshake_starts_update_nice_and_asks_for_a_dump() {
-        let h: Vec<u8> = handshake().concat();
-        assert_eq!(h[0], 0x4B);
-        assert!(h.ends_with(&[0x2B, 0x03, 0x03, 0x09, 0x00]), "{h:02x?}");
-        assert!(h.contains(&0x42));
-        assert!(
-            !h.contains(&0x49),
-            "the EEPROM dump is asked for only after a gap, never at start-up"
-        );
-    }
 }

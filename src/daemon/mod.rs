@@ -2,9 +2,9 @@
 //! link, and the persistence hooks around the pure [`crate::session::Session`].
 //!
 //! ```text
-//! serial port ─► board task ─► Session::handle ─► events ─► journal ─► signals
-//!                 (link.rs,     (pure)                        (store)    + PropertiesChanged
-//!                  board.rs)                                             (dbus.rs)
+//! serial port ─► board task ─► link::Link ─► Session::handle ─► events ─► journal ─► signals
+//!                 (board.rs,    (pure)        (pure)                        (store)    + PropertiesChanged
+//!                  link.rs)                                                            (dbus.rs)
 //! ```
 //!
 //! [`main`] is the whole of the `eboardd` binary.

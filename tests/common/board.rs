@@ -79,6 +79,8 @@ pub struct FakeBoard {
     pub received: Arc<Mutex<Vec<u8>>>,
     /// When false the board reads commands but answers none.
     pub answering: Arc<Mutex<bool>>,
+    /// Woken whenever `received` grows (see [`FakeBoard::wait_received`]).
+    written: Arc<tokio::sync::Notify>,
     plugged: Option<Plugged>,
 }
 
@@ -90,6 +92,7 @@ impl FakeBoard {
             identity: Arc::new(Mutex::new(Identity::default())),
             received: Arc::new(Mutex::new(Vec::new())),
             answering: Arc::new(Mutex::new(true)),
+            written: Arc::new(tokio::sync::Notify::new()),
             plugged: None,
         };
         b.plug();
@@ -121,6 +124,7 @@ impl FakeBoard {
             let identity = self.identity.clone();
             let received = self.received.clone();
             let answering = self.answering.clone();
+            let written = self.written.clone();
             let stop = stop.clone();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 256];
@@ -148,6 +152,7 @@ impl FakeBoard {
                         }
                     };
                     received.lock().unwrap().extend_from_slice(&buf[..n]);
+                    written.notify_waiters();
                     for &b in &buf[..n] {
                         if want_size {
                             want_size = false;
@@ -205,6 +210,24 @@ impl FakeBoard {
             .send((bytes.to_vec(), done))
             .expect("fake board thread alive");
         written.await.expect("write to pty");
+    }
+
+    /// Wait (at most [`super::WAIT`]) until what the daemon wrote so far satisfies `done`:
+    /// woken by each write, no polling.
+    pub async fn wait_received(&self, what: &str, done: impl Fn(&[u8]) -> bool) {
+        super::within(super::WAIT, what, async {
+            loop {
+                let notified = self.written.notified();
+                tokio::pin!(notified);
+                // Registered before looking, so a write in between is not missed.
+                notified.as_mut().enable();
+                if done(&self.received.lock().unwrap()) {
+                    return;
+                }
+                notified.await;
+            }
+        })
+        .await
     }
 
     pub fn path_str(&self) -> String {

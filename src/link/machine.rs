@@ -1,0 +1,427 @@
+//! The [`Link`] state machine: one board's port from opening to losing it, and again.
+//!
+//! Its life: closed → (`Output::Open`) opening → open → connected once a complete message
+//! arrives → lost (end of file, an I/O error, or silence) → closed, reopened after a backoff
+//! that doubles from [`BACKOFF_MIN_MS`] to [`BACKOFF_MAX_MS`] and starts again once the board
+//! answers. While open it paces writes (one command per [`HANDSHAKE_GAP_MS`], the handshake
+//! first, clock commands between board commands), probes a quiet board and declares a silent
+//! one lost. A listen-only link never writes and is never lost by silence.
+
+use std::collections::VecDeque;
+use std::io;
+
+use crate::protocol::Command as BoardCommand;
+use crate::protocol::clock_channel::{ClockChannel, Outcome};
+use crate::session::{BoardRequest, Input};
+use crate::vocab::Millis;
+
+use super::output::{ClockRefusal, Fact, Lost, Output};
+use super::reader::{self, Reader};
+
+/// How often the session gets a `Tick` while the port is open (settling, flag fall on a
+/// silent clock); the watchdog's own deadlines are exact, not on this grid.
+pub const TICK_MS: Millis = 100;
+/// Session ticks while the port is closed: nothing is settling on a board nobody hears, so
+/// time-based rules (a flag falling on a clock nobody hears) only need one a second, and a
+/// rack of unplugged boards costs nothing.
+pub const IDLE_TICK_MS: Millis = 1_000;
+/// Silence after which a probe is sent (the board answers it with its version).
+pub const PROBE_AFTER_MS: Millis = 2_000;
+/// Silence after which the board counts as gone (unless listen-only, which cannot probe).
+pub const LOST_AFTER_MS: Millis = 5_000;
+/// Reconnection backoff: first retry, and the ceiling the doubling stops at.
+pub const BACKOFF_MIN_MS: Millis = 200;
+pub const BACKOFF_MAX_MS: Millis = 2_000;
+/// Wait after opening the port before the first command: USB boards and adapters may
+/// still be settling (picochess waits 500 ms, the Dart driver 300 ms).
+pub const OPEN_SETTLE_MS: Millis = 300;
+/// Gap between two commands: at power-up a board is in bus mode and buffers a single
+/// command; picochess gives it 100 ms per command.
+pub const HANDSHAKE_GAP_MS: Millis = 100;
+
+/// Where the port is.
+#[derive(Debug)]
+enum Port {
+    Closed,
+    /// `Output::Open` was given; the shell answers with `on_opened` / `on_open_failed`.
+    Opening,
+    Open(Box<OpenLink>),
+}
+
+/// An open port and its watchdog state.
+#[derive(Debug)]
+struct OpenLink {
+    opened_at: Millis,
+    /// When a complete message (or the start of one) last arrived; `None`: not yet.
+    last_rx: Option<Millis>,
+    last_probe: Millis,
+    /// Board commands waiting to be written, one per [`HANDSHAKE_GAP_MS`].
+    outbox: VecDeque<Vec<u8>>,
+    /// When the next command may go out.
+    next_write: Millis,
+    reader: Reader,
+    /// Clock commands: one in flight, acknowledged, retried once.
+    clock: ClockChannel,
+    /// A complete message has arrived since the port opened.
+    connected: bool,
+    /// Added to the clock channel's request ids, which start again with each channel, so
+    /// that an id names one request over the link's whole life.
+    clock_ids: u64,
+}
+
+impl OpenLink {
+    fn new(now: Millis, clock_ids: u64) -> Self {
+        OpenLink {
+            opened_at: now,
+            last_rx: None,
+            last_probe: now,
+            outbox: VecDeque::new(),
+            next_write: now,
+            reader: Reader::new(),
+            clock: ClockChannel::new(),
+            connected: false,
+            clock_ids,
+        }
+    }
+
+    /// Queue the handshake (a board that never answered gets it again on a probe).
+    fn queue_handshake(&mut self, not_before: Millis) {
+        self.outbox.extend(reader::handshake());
+        self.next_write = self.next_write.max(not_before);
+    }
+
+    /// When something may be written next (`None`: nothing waits to be written).
+    fn write_due(&self) -> Option<Millis> {
+        if !self.outbox.is_empty() {
+            return Some(self.next_write);
+        }
+        self.clock.poll_timeout().map(|t| t.max(self.next_write))
+    }
+
+    fn heard(&self) -> Millis {
+        self.last_rx.unwrap_or(self.opened_at)
+    }
+
+    /// When the watchdog next has something to decide: the next probe or the loss.
+    fn watchdog_due(&self) -> Millis {
+        let heard = self.heard();
+        let probe = (heard + PROBE_AFTER_MS).max(self.last_probe + PROBE_AFTER_MS);
+        probe.min(heard + LOST_AFTER_MS)
+    }
+
+    /// Move the clock channel's outcomes to the outputs.
+    fn drain_clock(&mut self, outputs: &mut VecDeque<Output>) {
+        while let Some(outcome) = self.clock.poll_outcome() {
+            outputs.push_back(match outcome {
+                Outcome::Shown(id) => Output::Clock {
+                    request: self.clock_ids + id,
+                    result: Ok(()),
+                },
+                Outcome::Failed(id, e) => Output::Clock {
+                    request: self.clock_ids + id,
+                    result: Err(e),
+                },
+            });
+        }
+    }
+}
+
+/// One board's serial link (see the module documentation).
+#[derive(Debug)]
+pub struct Link {
+    listen_only: bool,
+    port: Port,
+    backoff: Millis,
+    next_attempt: Millis,
+    /// Open failures in a row (reset when the board answers): only the first is loud.
+    open_failures: u32,
+    /// When the session was last ticked.
+    last_tick: Millis,
+    /// The next periodic session tick while the port is open.
+    next_tick: Millis,
+    /// Ports opened so far: each open link's clock request ids start at this many 2^32.
+    opened: u64,
+    outputs: VecDeque<Output>,
+}
+
+impl Link {
+    /// A closed link; the first [`Link::handle_timeout`] asks for the port to be opened.
+    pub fn new(listen_only: bool) -> Self {
+        Link {
+            listen_only,
+            port: Port::Closed,
+            backoff: BACKOFF_MIN_MS,
+            next_attempt: 0,
+            open_failures: 0,
+            last_tick: 0,
+            next_tick: 0,
+            opened: 0,
+            outputs: VecDeque::new(),
+        }
+    }
+
+    pub fn listen_only(&self) -> bool {
+        self.listen_only
+    }
+
+    /// The port is open (the board may not have answered yet).
+    pub fn is_open(&self) -> bool {
+        matches!(self.port, Port::Open(_))
+    }
+
+    /// A board answers on the open port: the `Connected` property.
+    pub fn is_connected(&self) -> bool {
+        matches!(&self.port, Port::Open(o) if o.connected)
+    }
+
+    /// The next thing for the shell to do or know, oldest first.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// When the machine next needs [`Link::handle_timeout`], if nothing else arrives.
+    pub fn poll_timeout(&self) -> Millis {
+        match &self.port {
+            Port::Open(_) if self.listen_only => self.next_tick,
+            Port::Open(o) => o
+                .write_due()
+                .map_or(self.next_tick, |w| w.min(self.next_tick))
+                .min(o.watchdog_due()),
+            Port::Closed => (self.last_tick + IDLE_TICK_MS).min(self.next_attempt),
+            Port::Opening => self.last_tick + IDLE_TICK_MS,
+        }
+    }
+
+    /// When the shell should wake: the link's own deadline, or the session's
+    /// (`Session::next_wakeup`, a held move's dwell) while the port is open — never sooner
+    /// than a millisecond from `now`, so a deadline a tick does not clear cannot spin.
+    pub fn wake_at(&self, session: Option<Millis>, now: Millis) -> Millis {
+        let own = self.poll_timeout();
+        match session.filter(|_| self.is_open()) {
+            Some(at) => own.min(at.max(now + 1)),
+            None => own,
+        }
+    }
+
+    /// Time has passed: tick the session, write what is due, probe or give up on a quiet
+    /// board, or ask for the port to be opened again.
+    pub fn handle_timeout(&mut self, now: Millis) {
+        if now >= self.next_tick {
+            self.next_tick = now + TICK_MS;
+        }
+        let open = self.is_open();
+        if open || now.saturating_sub(self.last_tick) >= IDLE_TICK_MS {
+            self.last_tick = now;
+            self.outputs.push_back(Output::Session(Input::Tick));
+        }
+        match self.port {
+            Port::Open(_) => {
+                self.watchdog(now);
+                self.pump(now);
+            }
+            Port::Closed if now >= self.next_attempt => {
+                self.port = Port::Opening;
+                // The attempt counts whether or not it works: a port that opens but never
+                // answers is retried ever more slowly too.
+                self.backoff = (self.backoff * 2).min(BACKOFF_MAX_MS);
+                self.next_attempt = now + self.backoff;
+                self.outputs.push_back(Output::Open);
+            }
+            Port::Closed | Port::Opening => {}
+        }
+    }
+
+    /// The port asked for with `Output::Open` is open: queue the handshake (unless
+    /// listen-only) after the settling time.
+    pub fn on_opened(&mut self, now: Millis) {
+        if self.is_open() {
+            return;
+        }
+        let mut o = OpenLink::new(now, self.opened << 32);
+        self.opened += 1;
+        if !self.listen_only {
+            o.queue_handshake(now + OPEN_SETTLE_MS);
+        }
+        self.port = Port::Open(Box::new(o));
+        self.outputs.push_back(Output::Fact(Fact::PortOpened));
+    }
+
+    /// The port could not be opened; it is tried again after the backoff.
+    pub fn on_open_failed(&mut self, error: io::Error) {
+        if self.is_open() {
+            return;
+        }
+        self.port = Port::Closed;
+        self.open_failures += 1;
+        self.outputs.push_back(Output::Fact(Fact::OpenFailed {
+            error,
+            first: self.open_failures == 1,
+        }));
+    }
+
+    /// Bytes read from the port.
+    pub fn on_bytes(&mut self, bytes: &[u8], now: Millis) {
+        let Port::Open(o) = &mut self.port else {
+            return;
+        };
+        let out = &mut self.outputs;
+        let skipped_before = o.reader.skipped();
+        let dropped_before = o.reader.dropped_frames();
+        let messages = o.reader.push(bytes);
+        let skipped = o.reader.skipped() - skipped_before;
+        if skipped > 0 {
+            out.push_back(Output::Fact(Fact::Skipped(skipped)));
+        }
+        let lost_frame = o.reader.dropped_frames() > dropped_before;
+        if !messages.is_empty() || o.reader.in_frame() {
+            o.last_rx = Some(now);
+        }
+        if !messages.is_empty() && !o.connected {
+            o.connected = true;
+            self.backoff = BACKOFF_MIN_MS;
+            self.open_failures = 0;
+            out.push_back(Output::Fact(Fact::Answers));
+            // Only now is the clock's silence meaningful again.
+            out.push_back(Output::Session(Input::Link(true)));
+        }
+        if lost_frame && o.connected {
+            out.push_back(Output::Fact(Fact::FrameLost));
+            out.push_back(Output::Session(Input::LineLoss));
+        }
+        for message in &messages {
+            o.clock.on_message(message, now);
+        }
+        o.drain_clock(out);
+        out.extend(
+            messages
+                .into_iter()
+                .map(|m| Output::Session(Input::Board(m))),
+        );
+        // An ack frees the clock channel for its next command.
+        self.pump(now);
+    }
+
+    /// A read of zero bytes: the device went away.
+    pub fn on_eof(&mut self, now: Millis) {
+        self.lose(Lost::Eof, now);
+    }
+
+    /// Reading from the port failed.
+    pub fn on_read_failed(&mut self, error: io::Error, now: Millis) {
+        self.lose(Lost::Io(error), now);
+    }
+
+    /// Writing to the port failed (or did not complete in time: the line is stuck).
+    pub fn on_write_failed(&mut self, error: io::Error, now: Millis) {
+        self.lose(Lost::Io(error), now);
+    }
+
+    /// Send what the session asks of the board (a gap's memory read, a whole board). A
+    /// listen-only or closed link cannot: for the memory, the session is told so and does
+    /// without; a whole board comes by itself with the next handshake.
+    pub fn request(&mut self, request: BoardRequest, now: Millis) {
+        match &mut self.port {
+            Port::Open(o) if !self.listen_only => {
+                let command = match request {
+                    BoardRequest::ReadMemory => BoardCommand::EeMoves,
+                    BoardRequest::SendBoard => BoardCommand::SendBoard,
+                };
+                o.outbox.push_back(command.to_bytes());
+                self.outputs.push_back(Output::Fact(Fact::Asking(request)));
+                self.pump(now);
+            }
+            Port::Open(_) | Port::Closed | Port::Opening => {
+                if request == BoardRequest::ReadMemory {
+                    self.outputs
+                        .push_back(Output::Session(Input::MemoryUnavailable));
+                }
+            }
+        }
+    }
+
+    /// Queue a text for the clock display; its outcome comes back as `Output::Clock` with
+    /// the returned request id. `clock_reports`: the session hears a clock (its view's
+    /// `clock_connected`).
+    pub fn show_clock_message(
+        &mut self,
+        text: &str,
+        clock_reports: bool,
+        now: Millis,
+    ) -> Result<u64, ClockRefusal> {
+        if self.listen_only {
+            return Err(ClockRefusal::ListenOnly);
+        }
+        let Port::Open(o) = &mut self.port else {
+            return Err(ClockRefusal::NotConnected);
+        };
+        if !o.connected {
+            return Err(ClockRefusal::NotConnected);
+        }
+        if !clock_reports {
+            return Err(ClockRefusal::NoClock);
+        }
+        let id = o.clock_ids + o.clock.show(text, now).map_err(ClockRefusal::Invalid)?;
+        self.pump(now);
+        Ok(id)
+    }
+
+    /// Probe a quiet board, declare a silent one lost.
+    fn watchdog(&mut self, now: Millis) {
+        if self.listen_only {
+            // A listen-only link cannot ask; silence is a quiet game, not a lost board.
+            return;
+        }
+        let Port::Open(o) = &mut self.port else {
+            return;
+        };
+        let silence = now.saturating_sub(o.heard());
+        if silence >= LOST_AFTER_MS {
+            self.lose(Lost::Silent(silence), now);
+            return;
+        }
+        if silence >= PROBE_AFTER_MS && now.saturating_sub(o.last_probe) >= PROBE_AFTER_MS {
+            o.last_probe = now;
+            if o.last_rx.is_some() {
+                o.outbox.push_back(reader::probe());
+            } else if o.outbox.is_empty() {
+                // Never heard since opening: the whole handshake again.
+                o.queue_handshake(now);
+            }
+        }
+    }
+
+    /// Write the next command if the line is free: queued board commands first, clock
+    /// commands between them (never during the handshake).
+    fn pump(&mut self, now: Millis) {
+        let Port::Open(o) = &mut self.port else {
+            return;
+        };
+        if self.listen_only || now < o.next_write {
+            return;
+        }
+        let bytes = match o.outbox.pop_front() {
+            Some(bytes) => Some(bytes),
+            None => o.clock.poll_transmit(now),
+        };
+        if let Some(bytes) = bytes {
+            o.next_write = now + HANDSHAKE_GAP_MS;
+            self.outputs.push_back(Output::Write(bytes));
+        }
+        // A command sent twice without an ack has just been given up on.
+        o.drain_clock(&mut self.outputs);
+    }
+
+    /// The link is gone: close the port, fail the clock requests still waiting, tell the
+    /// session (no flag falls by silence while nobody listens), retry after the backoff.
+    fn lose(&mut self, lost: Lost, now: Millis) {
+        let Port::Open(mut o) = std::mem::replace(&mut self.port, Port::Closed) else {
+            return;
+        };
+        self.outputs.push_back(Output::Close);
+        o.clock.reset();
+        o.drain_clock(&mut self.outputs);
+        self.next_attempt = now + self.backoff;
+        self.outputs.push_back(Output::Fact(Fact::Lost(lost)));
+        self.outputs.push_back(Output::Session(Input::Link(false)));
+    }
+}

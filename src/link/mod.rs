@@ -1,0 +1,23 @@
+//! The serial link of one board as a pure state machine, the shape quinn-proto gives a
+//! connection: bytes, port events and requests go in with the time as an argument
+//! (`now: Millis`); what to write, when to open or close the port, what to feed the
+//! `Session` and when to be woken next come out. No I/O, no async, no OS clock: the
+//! daemon's board task (`daemon/board.rs`) only opens the port, moves bytes both ways and
+//! sleeps until [`Link::poll_timeout`], so probe, handshake, watchdog, reconnect backoff,
+//! listen-only and the clock channel's one command in flight are unit tests that drive
+//! minutes of link time in microseconds.
+//!
+//! - `machine`: the [`Link`] and its timing constants;
+//! - `output`: what it asks and tells ([`Output`], [`Fact`], [`Lost`], [`ClockRefusal`]);
+//! - `reader`: the handshake and probe commands, and the byte → message [`Reader`].
+
+mod machine;
+mod output;
+mod reader;
+
+pub use machine::{
+    BACKOFF_MAX_MS, BACKOFF_MIN_MS, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
+    OPEN_SETTLE_MS, PROBE_AFTER_MS, TICK_MS,
+};
+pub use output::{ClockRefusal, Fact, Lost, Output};
+pub use reader::{Reader, handshake, probe};
