@@ -34,7 +34,9 @@ pub enum Stop {
 
 /// How often the session gets a `Tick` (settling, flag fall on a silent clock) and the
 /// watchdog looks at the line.
-const TICK: Duration = Duration::from_millis(100);
+const TICK: Duration = Duration::from_millis(TICK_MS);
+/// [`TICK`] in session time (`eboardctl decode` ticks the session the same way).
+pub const TICK_MS: Millis = 100;
 /// Session ticks while the board is not connected.
 const IDLE_TICK_MS: Millis = 1_000;
 /// Silence after which a probe is sent (the board answers it with its version).
@@ -308,20 +310,12 @@ impl BoardTask {
     /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
     /// configuration names one: the pure session has no calendar, the shell does.
     fn date_new_game(&mut self, events: &mut Vec<Event>) {
-        if !events
-            .iter()
-            .any(|e| matches!(e, Event::GameStarted { .. }))
-            || self
-                .spec
-                .session
-                .tags
-                .iter()
-                .any(|(name, _)| name == "Date")
-        {
+        let today = super::pgn_files::utc_date(std::time::SystemTime::now());
+        let Some(command) =
+            super::pgn_files::date_new_game(events, &self.spec.session.tags, &today)
+        else {
             return;
-        }
-        let today = super::pgn_files::utc_date(std::time::SystemTime::now()).replace('-', ".");
-        let command = Command::SetTags(vec![("Date".into(), today)]);
+        };
         match self.session.handle(Input::Command(command), self.now()) {
             Ok(mut more) => events.append(&mut more),
             Err(e) => tracing::warn!("cannot date the new game: {e}"),
