@@ -183,3 +183,80 @@ async fn decode_prints_what_the_daemon_records_for_every_shared_capture() {
         run.await.expect("capture run");
     }
 }
+
+/// A capture in the shared format (base64 lines, no timestamps) from raw reads.
+fn capture_text(reads: &[Vec<u8>]) -> String {
+    use base64::Engine as _;
+    reads
+        .iter()
+        .map(|r| base64::engine::general_purpose::STANDARD.encode(r) + "\n")
+        .collect()
+}
+
+fn eboardctl_decode(path: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"))
+        .arg("decode")
+        .arg(path)
+        .output()
+        .expect("run eboardctl decode")
+}
+
+#[test]
+fn a_capture_ending_in_mate_prints_the_result_and_termination() {
+    use common::board::{dump_message, field_update, start_position};
+    // Fool's mate, one sensor change per read: 1. f3 e5 2. g4 Qh4#.
+    let mut reads = vec![dump_message(&start_position())];
+    for (field, code) in [
+        (53, 0),
+        (45, 1),
+        (12, 0),
+        (28, 7),
+        (54, 0),
+        (38, 1),
+        (3, 0),
+        (39, 12),
+    ] {
+        reads.push(field_update(field, code));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mate.inbytes");
+    std::fs::write(&path, capture_text(&reads)).unwrap();
+    let out = eboardctl_decode(&path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pgn = String::from_utf8(out.stdout).unwrap();
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    assert!(pgn.contains("[Board \"mate.inbytes\"]"), "{pgn}");
+    assert!(pgn.contains("[Termination \"normal\"]"), "{pgn}");
+    assert!(
+        pgn.trim_end().ends_with("2. g4 Qh4# {checkmate} 0-1"),
+        "{pgn}"
+    );
+    // The events say how it ended, with the session's time.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"))
+        .args(["decode", "--events"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let events = String::from_utf8(out.stdout).unwrap();
+    assert!(events.contains("game ended 0-1"), "{events}");
+    assert!(events.contains("move 4 Qh4# (d8h4)"), "{events}");
+}
+
+#[test]
+fn a_malformed_capture_is_refused_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.inbytes");
+    std::fs::write(&path, "jQAK\n!!not base64!!\n").unwrap();
+    let out = eboardctl_decode(&path);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "nothing half-printed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.inbytes") && err.contains("line 2"),
+        "{err}"
+    );
+}
