@@ -481,6 +481,11 @@ impl Session {
         &self.config
     }
 
+    /// The board orientation the tracker detected (`None`: not known yet).
+    pub fn detected_orientation(&self) -> Option<crate::board::Orientation> {
+        self.tracker.orientation()
+    }
+
     /// How many provisional moves the tracker has replaced so far (retract + play).
     pub fn corrections(&self) -> u32 {
         self.tracker.corrections()

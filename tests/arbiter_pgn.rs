@@ -1,5 +1,5 @@
 //! Every corpus game, played through the arbiter with a simulated clock, exports as PGN that
-//! re-parses (a separate small reader + shakmaty SAN) to the same moves, with a `%clk` for
+//! re-parses (pgn-reader + shakmaty SAN) to the same moves, with a `%clk` for
 //! every move, the seven-tag roster and the result.
 
 use eboardd::arbiter::{Arbiter, ArbiterConfig};
@@ -28,115 +28,30 @@ struct PgnGame {
     result: String,
 }
 
-/// A deliberately independent PGN reader: tags, movetext with comments, variations, NAGs.
+/// The games of a PGN text as this test checks them, read with `pgn-reader` (through
+/// `sim::pgn`, an independent parser by shakmaty's author, not the exporter under test): tags,
+/// main-line SAN, the `%clk` of the comments after each move, the result.
 fn read_pgn(text: &str) -> Vec<PgnGame> {
-    let mut games = Vec::new();
-    let mut cur: Option<PgnGame> = None;
-    let mut in_movetext = false;
-    let mut movetext = String::new();
-    let flush = |g: &mut Option<PgnGame>, mt: &mut String, out: &mut Vec<PgnGame>| {
-        if let Some(mut game) = g.take() {
-            parse_movetext(mt, &mut game);
-            out.push(game);
-        }
-        mt.clear();
-    };
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('[')
-            && l.ends_with(']')
-            && !(in_movetext && movetext.contains('{') && !movetext.contains('}'))
-        {
-            if in_movetext {
-                flush(&mut cur, &mut movetext, &mut games);
-                in_movetext = false;
-            }
-            let g = cur.get_or_insert_with(|| PgnGame {
-                tags: Vec::new(),
-                moves: Vec::new(),
-                clks: Vec::new(),
-                result: String::new(),
-            });
-            let inner = &l[1..l.len() - 1];
-            if let Some((k, v)) = inner.split_once(' ') {
-                let v = v
-                    .trim()
-                    .trim_matches('"')
-                    .replace("\\\"", "\"")
-                    .replace("\\\\", "\\");
-                g.tags.push((k.to_string(), v));
-            }
-        } else if (!l.is_empty() || in_movetext) && cur.is_some() {
-            in_movetext = true;
-            movetext.push_str(line);
-            movetext.push('\n');
-        }
-    }
-    flush(&mut cur, &mut movetext, &mut games);
-    games
-}
-
-fn parse_movetext(mt: &str, g: &mut PgnGame) {
-    let mut chars = mt.chars().peekable();
-    let mut depth = 0;
-    let mut tok = String::new();
-    let push_tok = |tok: &mut String, g: &mut PgnGame, depth: i32| {
-        let t = std::mem::take(tok);
-        if depth > 0 || t.is_empty() {
-            return;
-        }
-        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&t.as_str()) {
-            g.result = t;
-            return;
-        }
-        let t = t.trim_start_matches(|c: char| c.is_ascii_digit());
-        let t = t.trim_start_matches('.');
-        if t.is_empty() || t.starts_with('$') {
-            return;
-        }
-        g.moves.push(t.to_string());
-        g.clks.push(None);
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '{' => {
-                push_tok(&mut tok, g, depth);
-                let mut comment = String::new();
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                    comment.push(c);
-                }
-                if depth == 0
+    eboardd::sim::parse_games(text)
+        .into_iter()
+        .map(|g| {
+            let mut clks: Vec<Option<String>> = vec![None; g.sans.len()];
+            for (after, comment) in &g.comments {
+                if let Some(slot) = after.checked_sub(1).and_then(|i| clks.get_mut(i))
                     && let Some(rest) = comment.split("[%clk ").nth(1)
                     && let Some(v) = rest.split(']').next()
-                    && let Some(last) = g.clks.last_mut()
                 {
-                    *last = Some(v.to_string());
+                    *slot = Some(v.trim().to_string());
                 }
             }
-            ';' => {
-                push_tok(&mut tok, g, depth);
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
+            PgnGame {
+                tags: g.tags,
+                moves: g.sans,
+                clks,
+                result: g.result.unwrap_or_default(),
             }
-            '(' => {
-                push_tok(&mut tok, g, depth);
-                depth += 1;
-            }
-            ')' => {
-                push_tok(&mut tok, g, depth);
-                depth -= 1;
-            }
-            c if c.is_whitespace() => push_tok(&mut tok, g, depth),
-            c => tok.push(c),
-        }
-    }
-    push_tok(&mut tok, g, depth);
+        })
+        .collect()
 }
 
 fn to_moves(start: &Chess, sans: &[String]) -> Result<Vec<Move>, String> {

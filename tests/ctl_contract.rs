@@ -11,8 +11,7 @@ use ctl_support::contract::{Daemon, path_of};
 use ctl_support::{Tmux, Watch, ctl, require_tmux};
 use serde_json::Value;
 use shakmaty::fen::Fen;
-use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{EnPassantMode, Position};
 
 async fn setup() -> (tempfile::TempDir, Bus, Daemon) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -30,50 +29,21 @@ fn json(out: &str) -> Value {
 }
 
 /// Plays a PGN's movetext from its start (or its FEN tag) and returns the final FEN and the
-/// SAN moves: a re-parse that fails on any move the PGN got wrong.
+/// SAN moves: a re-parse (`pgn-reader`, through `sim::pgn`) that fails on any move the PGN
+/// got wrong.
 fn replay_pgn(pgn: &str) -> (String, Vec<String>) {
-    let mut pos = Chess::default();
-    let mut movetext = String::new();
-    for line in pgn.lines() {
-        let t = line.trim();
-        if let Some(tag) = t.strip_prefix("[FEN \"") {
-            let fen = tag.trim_end_matches("\"]");
-            pos = fen
-                .parse::<Fen>()
-                .expect("FEN tag")
-                .into_position(CastlingMode::Standard)
-                .expect("FEN tag position");
-        } else if !t.starts_with('[') {
-            movetext.push_str(t);
-            movetext.push(' ');
-        }
-    }
-    // Drop {comments}.
-    let mut clean = String::new();
-    let mut depth = 0;
-    for c in movetext.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            _ if depth == 0 => clean.push(c),
-            _ => {}
-        }
-    }
-    let mut moves = Vec::new();
-    for word in clean.split_whitespace() {
-        if ["*", "1-0", "0-1", "1/2-1/2"].contains(&word) || word.ends_with('.') {
-            continue;
-        }
-        let m = San::from_ascii(word.as_bytes())
-            .unwrap_or_else(|e| panic!("{word:?} in the PGN is not SAN: {e}"))
-            .to_move(&pos)
-            .unwrap_or_else(|e| panic!("{word:?} in the PGN is not legal: {e}"));
+    let games = eboardd::sim::parse_games(pgn);
+    let game = games.first().expect("the PGN holds a game");
+    let mut pos = game.start_position().expect("FEN tag position");
+    for m in game
+        .moves()
+        .unwrap_or_else(|e| panic!("the PGN's moves do not replay: {e:#}"))
+    {
         pos.play_unchecked(m);
-        moves.push(word.to_owned());
     }
     (
         Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
-        moves,
+        game.sans.clone(),
     )
 }
 

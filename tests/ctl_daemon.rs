@@ -314,27 +314,11 @@ async fn simulated_game_seen_by_eboardctl() {
     rig.sims[0].shutdown().await;
 }
 
-/// The SAN moves of a PGN's movetext (tags, comments, move numbers and result dropped).
+/// The SAN moves of a PGN's movetext (every segment in order), read with `pgn-reader`
+/// through `sim::pgn`.
 fn pgn_moves(pgn: &str) -> Vec<String> {
-    let movetext: String = pgn
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('['))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut clean = String::new();
-    let mut depth = 0usize;
-    for c in movetext.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => clean.push(c),
-            _ => {}
-        }
-    }
-    clean
-        .split_whitespace()
-        .filter(|w| !["*", "1-0", "0-1", "1/2-1/2"].contains(w))
-        .map(|w| w.rsplit('.').next().unwrap_or(w).to_owned())
-        .filter(|w| !w.is_empty())
+    eboardd::sim::parse_games(pgn)
+        .into_iter()
+        .flat_map(|g| g.sans)
         .collect()
 }

@@ -12,24 +12,12 @@ use common::{Setup, WAIT, within};
 use eboardd::sim::{BoardOptions, ClockSide, SimHandle};
 use shakmaty::{Color, Piece, Square};
 
-/// The movetext of the last PGN game in `pgn` (the one being played), without comments.
+/// The SAN moves of the PGN's games (segments) in order, read with `pgn-reader` through
+/// `sim::pgn` (comments, move numbers and results dropped).
 fn moves_in(pgn: &str) -> Vec<String> {
-    let mut text = String::new();
-    let mut depth = 0;
-    for line in pgn.lines().filter(|l| !l.starts_with('[')) {
-        for c in line.chars() {
-            match c {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                _ if depth == 0 => text.push(c),
-                _ => {}
-            }
-        }
-        text.push(' ');
-    }
-    text.split_whitespace()
-        .filter(|t| !t.ends_with('.') && !["*", "1-0", "0-1", "1/2-1/2"].contains(t))
-        .map(str::to_string)
+    eboardd::sim::parse_games(pgn)
+        .into_iter()
+        .flat_map(|g| g.sans)
         .collect()
 }
 

@@ -363,10 +363,7 @@ fn table_numbers_and_variants() {
     )
     .unwrap();
     let setups = c.board_specs();
-    assert_eq!(
-        setups[0].session.variant,
-        eboardd::vocab::Variant::Chess960
-    );
+    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Chess960);
     assert_eq!(setups[0].session.number, 7);
     assert_eq!(setups[1].session.variant, eboardd::vocab::Variant::Standard);
 }

@@ -1,8 +1,14 @@
-//! The two real captures, decoded and tracked, give exactly the moves played.
+//! The two real captures, decoded and run through the session as eboardd runs them, give
+//! exactly the moves played.
 
 use eboardd::board::Orientation;
-use eboardd::cli::decode::decode;
-use eboardd::tracker::TrackerEvent;
+use eboardd::session::Event;
+
+/// `eboardctl decode`'s pipeline over a capture, for a board named like the capture file.
+fn decode(chunks: &[eboardd::capture::Chunk]) -> eboardd::cli::decode::Decoded {
+    let config = eboardd::cli::decode::session_config_for("1.inbytes".as_ref());
+    eboardd::cli::decode::decode(chunks, config, "2026-01-02")
+}
 
 fn capture(n: u32) -> (Vec<eboardd::capture::Chunk>, Vec<String>) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
@@ -23,22 +29,25 @@ fn check(n: u32, orientation: Orientation) {
     let (chunks, want) = capture(n);
     let decoded = decode(&chunks);
     for e in &decoded.events {
-        if !matches!(e.event, TrackerEvent::InSync(_)) {
-            println!("{}", eboardd::cli::decode::event_line(e));
-        }
+        println!("{}", eboardd::cli::decode::event_line(e));
     }
     println!("corrections: {}", decoded.corrections);
     assert_eq!(decoded.games.len(), 1);
     assert_eq!(decoded.games[0].uci, want);
-    assert!(matches!(
-        decoded.events.first().map(|e| &e.event),
-        Some(TrackerEvent::GameStarted { orientation: o }) if *o == orientation
-    ));
+    assert_eq!(decoded.orientation, Some(orientation));
     assert!(
-        !decoded
+        decoded
             .events
             .iter()
-            .any(|e| matches!(e.event, TrackerEvent::IllegalPlacement { .. })),
+            .find(|e| !matches!(e.event, Event::Record(_)))
+            .is_some_and(|e| matches!(e.event, Event::GameStarted { .. })),
+        "the game starts before anything else happens"
+    );
+    assert!(
+        !decoded.events.iter().any(|e| matches!(
+            e.event,
+            Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
+        )),
         "no illegal placement in a legal game"
     );
 }
@@ -58,18 +67,13 @@ fn decode_prints_pgn_that_replays_to_the_same_moves() {
     for n in [1, 2] {
         let (chunks, want) = capture(n);
         let decoded = decode(&chunks);
-        let text = eboardd::cli::decode::pgn(&decoded.games[0]);
-        assert!(text.contains("[Result \"*\"]"));
-        assert!(text.trim_end().ends_with('*'));
+        let text = &decoded.games[0].pgn;
+        assert!(text.contains("[Board \"1.inbytes\"]"), "{text}");
+        assert!(text.contains("[Date \"2026.01.02\"]"), "{text}");
         // Read the PGN back with SAN parsing: the same moves, all legal.
         let mut pos = shakmaty::Chess::default();
         let mut got = Vec::new();
-        for token in text
-            .lines()
-            .filter(|l| !l.starts_with('['))
-            .flat_map(str::split_whitespace)
-            .filter(|t| !t.ends_with('.') && *t != "*")
-        {
+        for token in pgn_moves(text).iter() {
             let san: shakmaty::san::SanPlus = token.parse().expect("SAN");
             let m = san.san.to_move(&pos).expect("legal SAN");
             got.push(shakmaty::uci::UciMove::from_standard(m).to_string());
@@ -106,17 +110,27 @@ fn events_carry_their_stream_position() {
     let moves: Vec<_> = decoded
         .events
         .iter()
-        .filter(|e| matches!(e.event, TrackerEvent::MovePlayed { .. }))
+        .filter(|e| matches!(e.event, Event::MovePlayed { .. }))
         .collect();
     // Positions only move forward through the stream.
     assert!(moves.windows(2).all(|w| w[0].pos.byte < w[1].pos.byte));
     let line = eboardd::cli::decode::event_line(moves[0]);
-    assert!(line.contains("move e4 (e2e4)"), "{line}");
+    assert!(line.contains("move 1 e4 (e2e4)"), "{line}");
     // The en passant capture b2b4 a4b3 is there.
     assert!(
         decoded
             .events
             .iter()
-            .any(|e| matches!(&e.event, TrackerEvent::MovePlayed { san, .. } if san == "axb3"))
+            .any(|e| matches!(&e.event, Event::MovePlayed { san, .. } if san == "axb3"))
     );
+}
+
+/// The main line's SAN tokens of the first game of a PGN text (comments and clock stamps
+/// skipped), read with `pgn-reader`.
+fn pgn_moves(text: &str) -> Vec<String> {
+    eboardd::sim::parse_games(text)
+        .into_iter()
+        .next()
+        .map(|g| g.sans)
+        .unwrap_or_default()
 }

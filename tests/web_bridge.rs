@@ -7,7 +7,6 @@
 mod common;
 mod web_support;
 
-use std::ops::ControlFlow;
 use std::time::Duration;
 
 use common::rig::moves;
@@ -183,64 +182,9 @@ async fn last_event_id_replays_exactly_what_was_missed() {
 }
 
 /// One game as pgn-reader reads it: its tags and its SAN moves.
-#[derive(Debug, Default)]
-struct Game {
-    tags: Vec<(String, String)>,
-    sans: Vec<String>,
-}
-
-struct Collect;
-
-impl pgn_reader::Visitor for Collect {
-    type Tags = Vec<(String, String)>;
-    type Movetext = Game;
-    type Output = Game;
-
-    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Self::Tags,
-        name: &[u8],
-        value: pgn_reader::RawTag<'_>,
-    ) -> ControlFlow<Game> {
-        tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Game> {
-        ControlFlow::Continue(Game {
-            tags,
-            sans: Vec::new(),
-        })
-    }
-
-    fn san(&mut self, game: &mut Game, san: pgn_reader::SanPlus) -> ControlFlow<Game> {
-        game.sans.push(san.to_string());
-        ControlFlow::Continue(())
-    }
-
-    fn begin_variation(&mut self, _game: &mut Game) -> ControlFlow<Game, pgn_reader::Skip> {
-        ControlFlow::Continue(pgn_reader::Skip(true))
-    }
-
-    fn end_game(&mut self, game: Game) -> Game {
-        game
-    }
-}
-
-fn parse_pgn(text: &str) -> Vec<Game> {
-    let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes()));
-    let mut games = Vec::new();
-    while let Some(game) = reader.read_game(&mut Collect).expect("PGN reads") {
-        games.push(game);
-    }
-    games
+/// The games of a PGN text, read with `pgn-reader` (through `sim::pgn`).
+fn parse_pgn(text: &str) -> Vec<eboardd::sim::PgnGame> {
+    eboardd::sim::parse_games(text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,240 +1,380 @@
 //! `eboardctl decode CAPTURE [--events]`: a recorded serial stream, read offline through the
-//! decoder and the move tracker, printed as PGN or as the list of tracker events.
+//! same pipeline the daemon's board task runs — the protocol decoder, then
+//! [`Session::handle`] with the link coming up, every board message, and the ticks the task
+//! would give as time passes — printed as the PGN eboardd would have written (clock stamps,
+//! arbiter decisions, illegal-move segments, result and termination), or as the list of
+//! session events.
 //!
-//! Captures in the shared base64-lines format carry no timestamps; their time is then
-//! synthesised from the stream itself (a clock reports about once a second while it runs:
-//! one second per clock reading, one millisecond per other message), which is all the
-//! tracker needs to let placements settle. eboardd's own `--record` files carry real times.
+//! Time: eboardd's own `--record` files carry the time of every read. The shared captures'
+//! base64-lines format has none; their reads are then taken to arrive
+//! [`UNTIMED_GAP_MS`] apart, the pace `eboardctl replay` plays them at by default, so
+//! decoding such a capture prints what eboardd records when the capture is replayed into it.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use shakmaty::{Chess, Color};
 
+use crate::board::Orientation;
 use crate::capture::{self, Chunk};
+use crate::daemon::config::{BoardConfig, DaemonConfig};
+use crate::daemon::pgn_files;
+use crate::link;
 use crate::protocol::{Decoder, Message};
-use crate::tracker::{Tracker, TrackerEvent};
-use crate::vocab::{Millis, OrientationSetting};
+use crate::session::{Event, Input, Session, SessionConfig};
+use crate::vocab::Millis;
+
+/// Gap between two reads of a capture without timestamps (`eboardctl replay`'s default).
+pub const UNTIMED_GAP_MS: Millis = 50;
 
 /// Arguments of `eboardctl decode`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DecodeArgs {
     /// Capture file: base64 lines (one serial read each), or an eboardd `--record` file.
     pub capture: PathBuf,
-    /// List every tracker event with its position in the stream instead of printing PGN.
+    /// List every session event with its position in the stream instead of printing PGN.
     #[arg(long)]
     pub events: bool,
 }
 
-/// Where in the capture a message was read.
+/// Where in the capture an event happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamPos {
-    /// 1-based index of the read (capture line with data) where the message starts.
+    /// 1-based index of the read (capture line with data) where the message starts; for an
+    /// event of a tick, the last read before it.
     pub chunk: usize,
-    /// Offset of the message's first byte in the whole stream.
+    /// Offset of the message's first byte in the whole stream (for a tick: of the next byte).
     pub byte: u64,
     /// The recording's time offset of the read that completed the message, when recorded.
     pub at_ms: Option<u64>,
-    /// The time the tracker was given.
+    /// The time the session was given.
     pub now: Millis,
 }
 
-/// One tracker event and where it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One session event and where it happened.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Located {
     pub pos: StreamPos,
-    pub event: TrackerEvent,
+    pub event: Event,
 }
 
-/// One game as reconstructed: SAN moves from the standard start position.
+/// One game as eboardd records it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GameRecord {
+    /// The moves of the game's last segment as played (SAN and UCI).
     pub san: Vec<String>,
     pub uci: Vec<String>,
+    /// The PGN text eboardd writes for it (the `Pgn` property, the live or finished file).
+    pub pgn: String,
 }
 
 /// Everything a capture yields.
 #[derive(Debug, Clone, Default)]
 pub struct Decoded {
     pub events: Vec<Located>,
-    /// The games in order; a new one begins at each `GameStarted` after moves were made.
+    /// The games in order: every game that ended, then the one still on the board (when it
+    /// began and is not the last one ended).
     pub games: Vec<GameRecord>,
+    /// The board orientation the session detected.
+    pub orientation: Option<Orientation>,
     pub corrections: u32,
     pub messages: u64,
     pub skipped_bytes: u64,
 }
 
-/// Run the decoder and a tracker (automatic orientation, standard start) over a capture.
-pub fn decode(chunks: &[Chunk]) -> Decoded {
+/// The session configuration eboardd gives a board on `port` with its built-in `[daemon]`
+/// defaults: the same board entry `AddBoard` and `--port` build, so the tags (`Board`, ...)
+/// match. A capture is a file, not a device, so the port checks do not apply to it.
+pub fn session_config_for(port: &Path) -> SessionConfig {
+    BoardConfig::for_port(&port.to_string_lossy()).session_config(&DaemonConfig::default())
+}
+
+/// Run a capture through a fresh session as eboardd's board task would. `today` is the
+/// `Date` (as `YYYY-MM-DD`) a game that begins gets, like the daemon dates it.
+pub fn decode(chunks: &[Chunk], config: SessionConfig, today: &str) -> Decoded {
+    let mut run = Run::new(config, today);
     let mut decoder = Decoder::new();
-    let mut tracker = Tracker::new(Chess::default(), OrientationSetting::Auto);
-    let mut out = Decoded::default();
-    let mut current = GameRecord::default();
-    let mut lever: Option<bool> = None;
-    let mut synthetic: Millis = 0;
     let mut byte: u64 = 0;
-    // Stream offsets where each chunk starts, to name the chunk a message started in.
-    let mut chunk_starts: Vec<u64> = Vec::with_capacity(chunks.len());
+    let mut connected = false;
+    let mut untimed: Millis = 0;
     for (index, chunk) in chunks.iter().enumerate() {
-        chunk_starts.push(byte);
+        let now = chunk.at_ms.unwrap_or_else(|| {
+            let at = untimed;
+            untimed += UNTIMED_GAP_MS;
+            at
+        });
+        if index == 0 {
+            run.now = now;
+            run.last_tick = now;
+        }
+        // The ticks the board task gives while waiting for this read.
+        run.tick_until(now, index, byte, chunk.at_ms);
+        run.chunk_starts.push(byte);
+        let dropped_before = decoder.stats().dropped_frames;
+        let mut messages: Vec<(Message, StreamPos)> = Vec::new();
         for &b in &chunk.bytes {
-            byte += 1;
             let before = decoder.stats().message_bytes;
+            byte += 1;
             decoder.push(&[b]);
             while let Some(message) = decoder.next_message() {
                 let len = decoder.stats().message_bytes.saturating_sub(before);
                 let start = byte.saturating_sub(len);
-                let start_chunk = chunk_starts.partition_point(|&s| s <= start).max(1);
-                synthetic += match message {
-                    Message::ClockTimes(_) => 1000,
-                    _ => 1,
-                };
-                let now = chunk.at_ms.unwrap_or(synthetic);
                 let pos = StreamPos {
-                    chunk: start_chunk.min(index + 1),
+                    // A message that began in an earlier read is named by that read.
+                    chunk: run.chunk_of(start),
                     byte: start,
                     at_ms: chunk.at_ms,
                     now,
                 };
-                let events = feed(&mut tracker, &message, now, &mut lever);
-                for event in events {
-                    record(&mut out.games, &mut current, &event);
-                    out.events.push(Located { pos, event });
-                }
+                messages.push((message, pos));
             }
         }
+        let lost_frame = decoder.stats().dropped_frames > dropped_before;
+        let first = messages.first().map_or(
+            StreamPos {
+                chunk: index + 1,
+                byte,
+                at_ms: chunk.at_ms,
+                now,
+            },
+            |m| m.1,
+        );
+        // The board task's order for one read (see `daemon::board`): the link comes up with
+        // the first message, a lost frame is reported, then the messages in order.
+        if !messages.is_empty() && !connected {
+            connected = true;
+            run.input(Input::Link(true), first);
+        }
+        if lost_frame && connected {
+            run.input(Input::LineLoss, first);
+        }
+        for (message, pos) in messages {
+            run.input(Input::Board(message), pos);
+        }
     }
-    out.games.push(current);
-    out.games.retain(|g| !g.san.is_empty());
-    out.corrections = tracker.corrections();
-    out.messages = decoder.stats().messages;
-    out.skipped_bytes = decoder.stats().skipped_bytes;
-    out
+    // The daemon keeps ticking after the last read: let every waiting move become final.
+    let end = run.now;
+    run.settle(chunks.len(), byte, chunks.last().and_then(|c| c.at_ms), end);
+    run.finish(decoder)
 }
 
-/// Hand one message to the tracker. Time passing before it is a tick (the board stood still
-/// until now); a change of the clock lever is a press.
-fn feed(
-    tracker: &mut Tracker,
-    message: &Message,
+/// The session and what has been collected so far.
+struct Run<'a> {
+    session: Session,
+    /// The board's configured tags (a configured `Date` is never replaced).
+    configured_tags: Vec<(String, String)>,
+    today: &'a str,
+    out: Decoded,
+    current: GameRecord,
+    /// The last game that ended, as written then.
+    finished: Option<String>,
+    chunk_starts: Vec<u64>,
+    /// The last time the session was given.
     now: Millis,
-    lever: &mut Option<bool>,
-) -> Vec<TrackerEvent> {
-    let mut ev = tracker.on_tick(now);
-    match message {
-        Message::BoardDump(fields) => ev.extend(tracker.on_board_dump(fields, now)),
-        Message::FieldUpdate { field, content } => {
-            ev.extend(tracker.on_field_update(*field, *content, now));
+    last_tick: Millis,
+}
+
+impl<'a> Run<'a> {
+    fn new(config: SessionConfig, today: &'a str) -> Self {
+        Run {
+            configured_tags: config.tags.clone(),
+            session: Session::new(config),
+            today,
+            out: Decoded::default(),
+            current: GameRecord::default(),
+            finished: None,
+            chunk_starts: Vec::new(),
+            now: 0,
+            last_tick: 0,
         }
-        Message::ClockTimes(times) if times.status.connected => {
-            let down = times.status.lever_left_down;
-            if lever.is_some_and(|was| was != down) {
-                ev.extend(tracker.on_clock_press(now));
+    }
+
+    fn chunk_of(&self, start: u64) -> usize {
+        self.chunk_starts.partition_point(|&s| s <= start).max(1)
+    }
+
+    /// Feed one input, then what the board task does after it: answer the session's
+    /// requests (here nothing answers: a capture cannot be asked) and date a new game.
+    fn input(&mut self, input: Input, pos: StreamPos) {
+        self.now = self.now.max(pos.now);
+        let Ok(mut events) = self.session.handle(input, pos.now) else {
+            return;
+        };
+        while self.session.poll_request().is_some() {}
+        if let Some(command) = pgn_files::date_new_game(&events, &self.configured_tags, self.today)
+            && let Ok(more) = self.session.handle(Input::Command(command), pos.now)
+        {
+            events.extend(more);
+        }
+        for event in events {
+            self.record(&event);
+            self.out.events.push(Located { pos, event });
+        }
+    }
+
+    /// The ticks the board task gives before `until`: one every [`link::TICK_MS`] while
+    /// the link is open, and at each time the session asks to be woken.
+    fn tick_until(&mut self, until: Millis, index: usize, byte: u64, at_ms: Option<u64>) {
+        loop {
+            let periodic = self.last_tick + link::TICK_MS;
+            let at = match self.session.next_wakeup() {
+                Some(w) => periodic.min(w.max(self.now + 1)),
+                None => periodic,
+            };
+            if at >= until {
+                return;
             }
-            *lever = Some(down);
+            if at >= periodic {
+                self.last_tick = at;
+            }
+            let pos = StreamPos {
+                chunk: index.max(1),
+                byte,
+                at_ms,
+                now: at,
+            };
+            self.input(Input::Tick, pos);
         }
-        _ => {}
     }
-    ev
-}
 
-fn record(games: &mut Vec<GameRecord>, current: &mut GameRecord, event: &TrackerEvent) {
-    match event {
-        TrackerEvent::GameStarted { .. } if !current.san.is_empty() => {
-            games.push(std::mem::take(current));
+    /// Tick on after the capture until nothing waits on time any more.
+    fn settle(&mut self, index: usize, byte: u64, at_ms: Option<u64>, end: Millis) {
+        // Longer than anything the session waits for on its own (a move becoming final,
+        // a gesture, an unreachable board's memory).
+        const SETTLE_MS: Millis = 60_000;
+        let mut t = end;
+        while let Some(w) = self.session.next_wakeup() {
+            if w > end + SETTLE_MS {
+                break;
+            }
+            t = t.max(w).max(self.now + 1);
+            self.tick_until(t + 1, index, byte, at_ms);
         }
-        TrackerEvent::MovePlayed { san, uci, .. } => {
-            current.san.push(san.clone());
-            current.uci.push(uci.clone());
-        }
-        TrackerEvent::MoveRetracted { .. } => {
-            current.san.pop();
-            current.uci.pop();
-        }
-        _ => {}
     }
-}
 
-/// A game as PGN: the seven-tag roster, SAN movetext wrapped at 79 columns, result `*`.
-pub fn pgn(game: &GameRecord) -> String {
-    let mut out = String::new();
-    for (tag, value) in [
-        ("Event", "?"),
-        ("Site", "?"),
-        ("Date", "????.??.??"),
-        ("Round", "?"),
-        ("White", "?"),
-        ("Black", "?"),
-        ("Result", "*"),
-    ] {
-        let _ = writeln!(out, "[{tag} \"{value}\"]");
+    fn record(&mut self, event: &Event) {
+        match event {
+            Event::GameStarted { .. } => {
+                self.close_current();
+            }
+            Event::MovePlayed { san, uci, .. } => {
+                self.current.san.push(san.clone());
+                self.current.uci.push(uci.clone());
+            }
+            Event::MoveRetracted { ply, .. } => {
+                let keep = (*ply as usize).saturating_sub(1);
+                self.current.san.truncate(keep);
+                self.current.uci.truncate(keep);
+            }
+            Event::GameEnded { .. } => {
+                let pgn = self.session.view().pgn.clone();
+                self.finished = Some(pgn.clone());
+                let mut game = std::mem::take(&mut self.current);
+                game.pgn = pgn;
+                self.out.games.push(game);
+            }
+            _ => {}
+        }
     }
-    out.push('\n');
-    let mut line = String::new();
-    let push = |token: String, line: &mut String, out: &mut String| {
-        if !line.is_empty() && line.len() + 1 + token.len() > 79 {
-            out.push_str(line);
-            out.push('\n');
-            line.clear();
+
+    /// A game on the board that has moves and did not end: it is kept as it stands.
+    fn close_current(&mut self) {
+        if !self.current.san.is_empty() {
+            let mut game = std::mem::take(&mut self.current);
+            game.pgn = self.session.view().pgn.clone();
+            self.out.games.push(game);
         }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&token);
-    };
-    for (i, san) in game.san.iter().enumerate() {
-        if i % 2 == 0 {
-            push(format!("{}.", i / 2 + 1), &mut line, &mut out);
-        }
-        push(san.clone(), &mut line, &mut out);
     }
-    push("*".to_string(), &mut line, &mut out);
-    out.push_str(&line);
-    out.push('\n');
-    out
+
+    fn finish(mut self, decoder: Decoder) -> Decoded {
+        let pgn = self.session.view().pgn.clone();
+        let ended_last = self.finished.as_deref() == Some(pgn.as_str());
+        if !ended_last && (!self.current.san.is_empty() || self.out.games.is_empty()) {
+            let mut game = std::mem::take(&mut self.current);
+            game.pgn = if pgn.is_empty() {
+                // Nothing began: still a valid (empty) game, so tools reading the output
+                // need no special case.
+                self.session.game().pgn()
+            } else {
+                pgn
+            };
+            self.out.games.push(game);
+        }
+        self.out.orientation = self.session.detected_orientation();
+        self.out.corrections = self.session.corrections();
+        self.out.messages = decoder.stats().messages;
+        self.out.skipped_bytes = decoder.stats().skipped_bytes;
+        self.out
+    }
 }
 
 /// One event as a line of `--events` output.
 pub fn event_line(located: &Located) -> String {
     let p = located.pos;
-    let mut line = format!("chunk {:>4} byte {:>6}", p.chunk, p.byte);
-    if let Some(at) = p.at_ms {
-        let _ = write!(line, " t={at}ms");
-    }
+    let mut line = format!("chunk {:>4} byte {:>6} t={}ms", p.chunk, p.byte, p.now);
     let text = match &located.event {
-        TrackerEvent::GameStarted { orientation } => {
-            format!("game started (board {orientation})")
-        }
-        TrackerEvent::MovePlayed { san, uci, .. } => format!("move {san} ({uci})"),
-        TrackerEvent::MoveRetracted {
+        Event::GameStarted { fen } => format!("game started ({fen})"),
+        Event::MovePlayed {
+            ply,
             san,
             uci,
-            correction,
+            white_ms,
+            black_ms,
             ..
-        } => {
-            let why = if *correction {
-                "corrected"
-            } else {
-                "taken back"
-            };
-            format!("move {san} ({uci}) {why}")
-        }
-        TrackerEvent::IllegalPlacement { turn, description } => {
-            let who = if *turn == Color::White {
-                "white"
-            } else {
-                "black"
-            };
-            format!("illegal placement, {who} to move: {description}")
-        }
-        TrackerEvent::IllegalPlacementCleared => "illegal placement cleared".to_string(),
-        TrackerEvent::InSync(true) => "board in sync".to_string(),
-        TrackerEvent::InSync(false) => "board out of sync".to_string(),
+        } => format!(
+            "move {ply} {san} ({uci}) white {} black {}",
+            crate::game::clk(*white_ms),
+            crate::game::clk(*black_ms)
+        ),
+        Event::MoveRetracted { ply, .. } => format!("move {ply} retracted"),
+        Event::IllegalPlacement {
+            player,
+            description,
+            ..
+        } => format!("illegal placement, {player} to move: {description}"),
+        Event::IllegalMoveCompleted {
+            player,
+            count,
+            description,
+        } => format!("illegal move {count} by {player}: {description}"),
+        Event::FlagFell { player } => format!("flag fell: {player}"),
+        Event::GameEnded {
+            result,
+            termination,
+        } => format!("game ended {result} ({termination})"),
+        Event::Record(fact) => format!("record: {}", record_kind(fact)),
     };
     let _ = write!(line, "  {text}");
     line
+}
+
+fn record_kind(fact: &crate::session::RecordFact) -> String {
+    use crate::session::RecordFact;
+    match fact {
+        RecordFact::Tags { tags } => {
+            let list: Vec<String> = tags.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
+            format!("tags {}", list.join(" "))
+        }
+        RecordFact::Rules { rules, edition } => format!("rules {rules:?} {edition:?}"),
+        RecordFact::ClaimAccepted {
+            player,
+            kind,
+            detail,
+        } => format!("claim accepted {player} {kind} {detail}"),
+        RecordFact::Penalty {
+            player,
+            description,
+        } => format!("penalty {player}: {description}"),
+        RecordFact::Comment { text } => format!("comment {text:?}"),
+        RecordFact::Snapshot { .. } => "game record".to_string(),
+        RecordFact::Patch { .. } => "game record change".to_string(),
+    }
+}
+
+/// Today's UTC date as eboardd dates a new game.
+pub fn today() -> String {
+    pgn_files::utc_date(std::time::SystemTime::now())
 }
 
 /// `eboardctl decode`.
@@ -243,47 +383,20 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.capture)
         .with_context(|| format!("cannot read capture {path}"))?;
     let chunks = capture::parse(&text).with_context(|| format!("{path}: not a capture"))?;
-    let decoded = decode(&chunks);
+    let decoded = decode(&chunks, session_config_for(&args.capture), &today());
     let mut stdout = std::io::stdout().lock();
     if args.events {
         for located in &decoded.events {
             writeln!(stdout, "{}", event_line(located))?;
         }
     } else {
-        if decoded.games.is_empty() {
-            // Still a valid (empty) game, so tools reading the output need no special case.
-            write!(stdout, "{}", pgn(&GameRecord::default()))?;
-        }
         for (i, game) in decoded.games.iter().enumerate() {
             if i > 0 {
                 writeln!(stdout)?;
             }
-            write!(stdout, "{}", pgn(game))?;
+            write!(stdout, "{}", game.pgn)?;
         }
     }
     stdout.flush()?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pgn_wraps_and_numbers() {
-        let game = GameRecord {
-            san: ["e4", "e5", "Nf3"].iter().map(|s| s.to_string()).collect(),
-            uci: Vec::new(),
-        };
-        let text = pgn(&game);
-        assert!(text.starts_with("[Event \"?\"]\n"));
-        assert!(text.ends_with("\n\n1. e4 e5 2. Nf3 *\n"));
-        let long = GameRecord {
-            san: vec!["Nf3".to_string(); 120],
-            uci: Vec::new(),
-        };
-        assert!(pgn(&long).lines().all(|l| l.len() <= 79));
-        let empty = pgn(&GameRecord::default());
-        assert!(empty.ends_with("\n\n*\n"));
-    }
 }

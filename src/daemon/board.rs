@@ -134,20 +134,12 @@ impl BoardTask {
     /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
     /// configuration names one: the pure session has no calendar, the shell does.
     fn date_new_game(&mut self, events: &mut Vec<Event>) {
-        if !events
-            .iter()
-            .any(|e| matches!(e, Event::GameStarted { .. }))
-            || self
-                .spec
-                .session
-                .tags
-                .iter()
-                .any(|(name, _)| name == "Date")
-        {
+        let today = super::pgn_files::utc_date(std::time::SystemTime::now());
+        let Some(command) =
+            super::pgn_files::date_new_game(events, &self.spec.session.tags, &today)
+        else {
             return;
-        }
-        let today = super::pgn_files::utc_date(std::time::SystemTime::now()).replace('-', ".");
-        let command = Command::SetTags(vec![("Date".into(), today)]);
+        };
         match self.session.handle(Input::Command(command), self.now()) {
             Ok(mut more) => events.append(&mut more),
             Err(e) => tracing::warn!("cannot date the new game: {e}"),

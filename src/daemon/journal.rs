@@ -788,32 +788,10 @@ fn scan(bytes: &[u8]) -> Result<Scan, String> {
     Ok(result)
 }
 
-/// CRC-32 (IEEE 802.3, the zlib/PNG one).
+/// CRC-32 (IEEE 802.3, the zlib/PNG one), from `crc32fast`: the checksum of every journal
+/// and commit-log line, unchanged since the first format.
 pub fn crc32(data: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            table[i] = c;
-            i += 1;
-        }
-        table
-    };
-    let mut crc = !0u32;
-    for &b in data {
-        crc = TABLE[((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8);
-    }
-    !crc
+    crc32fast::hash(data)
 }
 
 #[cfg(test)]

@@ -203,6 +203,27 @@ pub fn pgn_date(pgn: &str) -> Option<String> {
     ok.then(|| parts.join("-"))
 }
 
+/// The command that gives a game that just began (a `GameStarted` among `events`) the PGN
+/// `Date` tag `today` (`YYYY-MM-DD`), unless the board's configured `tags` name a date. Pure,
+/// so the board task and `eboardctl decode` date games alike.
+pub fn date_new_game(
+    events: &[crate::session::Event],
+    tags: &[(String, String)],
+    today: &str,
+) -> Option<crate::session::Command> {
+    let began = events
+        .iter()
+        .any(|e| matches!(e, crate::session::Event::GameStarted { .. }));
+    if !began || tags.iter().any(|(name, _)| name == "Date") {
+        return None;
+    }
+    let date = today.replace('-', ".");
+    Some(crate::session::Command::SetTags(vec![(
+        "Date".into(),
+        date,
+    )]))
+}
+
 /// The UTC calendar date of `time` as `YYYY-MM-DD`.
 pub fn utc_date(time: SystemTime) -> String {
     let secs = time

@@ -1,5 +1,8 @@
-//! Just enough PGN reading for the simulator: tag pairs and the main line's SAN moves
-//! (comments, variations, NAGs and move numbers skipped), replayed with shakmaty.
+//! PGN reading for the simulator and the tests, with `pgn-reader` (shakmaty's companion):
+//! tag pairs, the main line's SAN moves, its comments and the result (variations and NAGs
+//! skipped); the moves are replayed with shakmaty.
+
+use std::ops::ControlFlow;
 
 use anyhow::Context as _;
 use shakmaty::fen::Fen;
@@ -14,6 +17,8 @@ pub struct PgnGame {
     pub sans: Vec<String>,
     /// The game-termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`), if present.
     pub result: Option<String>,
+    /// The main line's comments, each with the number of moves before it.
+    pub comments: Vec<(usize, String)>,
 }
 
 impl PgnGame {
@@ -79,140 +84,84 @@ impl PgnGame {
     }
 }
 
-/// Parse every game of a PGN text.
+/// Parse every game of a PGN text. A text that is not PGN at all yields no games.
 pub fn parse_games(text: &str) -> Vec<PgnGame> {
+    let mut reader = pgn_reader::Reader::new(std::io::Cursor::new(text.as_bytes()));
     let mut games = Vec::new();
-    let mut game = PgnGame::default();
-    let mut in_moves = false;
-    let lines = text.lines();
-    let mut movetext = String::new();
-    let flush = |game: &mut PgnGame, movetext: &mut String, games: &mut Vec<PgnGame>| {
-        read_movetext(movetext, game);
-        movetext.clear();
+    // Reading from memory cannot fail with an I/O error.
+    while let Ok(Some(game)) = reader.read_game(&mut Collect) {
         if !game.tags.is_empty() || !game.sans.is_empty() {
-            games.push(std::mem::take(game));
-        }
-    };
-    for line in lines {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') && !movetext_open(&movetext) {
-            if in_moves {
-                flush(&mut game, &mut movetext, &mut games);
-                in_moves = false;
-            }
-            if let Some(tag) = read_tag(trimmed) {
-                game.tags.push(tag);
-            }
-            continue;
-        }
-        if trimmed.starts_with('%') {
-            continue;
-        }
-        if !trimmed.is_empty() {
-            in_moves = true;
-            movetext.push_str(line);
-            movetext.push('\n');
+            games.push(game);
         }
     }
-    flush(&mut game, &mut movetext, &mut games);
     games
 }
 
-/// A comment or variation still open at the end of the text read so far.
-fn movetext_open(text: &str) -> bool {
-    let mut brace = false;
-    let mut depth = 0i32;
-    for c in text.chars() {
-        match c {
-            '{' if !brace => brace = true,
-            '}' if brace => brace = false,
-            '(' if !brace => depth += 1,
-            ')' if !brace => depth -= 1,
-            _ => {}
-        }
-    }
-    brace || depth > 0
-}
+/// The `pgn-reader` visitor that collects a [`PgnGame`].
+struct Collect;
 
-fn read_tag(line: &str) -> Option<(String, String)> {
-    let inner = line.strip_prefix('[')?.trim_end().strip_suffix(']')?;
-    let (name, rest) = inner.split_once(char::is_whitespace)?;
-    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    Some((
-        name.to_owned(),
-        value.replace("\\\"", "\"").replace("\\\\", "\\"),
-    ))
-}
+impl pgn_reader::Visitor for Collect {
+    type Tags = Vec<(String, String)>;
+    type Movetext = PgnGame;
+    type Output = PgnGame;
 
-fn read_movetext(text: &str, game: &mut PgnGame) {
-    let mut depth = 0usize;
-    let mut chars = text.chars().peekable();
-    let mut token = String::new();
-    let finish = |token: &mut String, depth: usize, game: &mut PgnGame| {
-        if depth == 0 && !token.is_empty() {
-            let is_result = matches!(token.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*");
-            let t = if is_result {
-                token.as_str()
-            } else {
-                token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
-            };
-            match t {
-                "" => {}
-                "1-0" | "0-1" | "1/2-1/2" | "*" => game.result = Some(t.to_owned()),
-                _ if t.starts_with('$') => {}
-                _ => {
-                    let t = t.trim_end_matches(['!', '?']);
-                    if !t.is_empty() {
-                        game.sans.push(t.to_owned());
-                    }
-                }
-            }
-        }
-        token.clear();
-    };
-    while let Some(c) = chars.next() {
-        match c {
-            '{' => {
-                finish(&mut token, depth, game);
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                }
-            }
-            ';' => {
-                finish(&mut token, depth, game);
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-            }
-            '(' => {
-                finish(&mut token, depth, game);
-                depth += 1;
-            }
-            ')' => {
-                finish(&mut token, depth, game);
-                depth = depth.saturating_sub(1);
-            }
-            c if c.is_whitespace() => finish(&mut token, depth, game),
-            c => {
-                // "1.e4" and "1...e5": a move number glued to its move.
-                if c == '.'
-                    && chars
-                        .peek()
-                        .is_some_and(|n| !n.is_ascii_digit() && *n != '.')
-                {
-                    token.push(c);
-                    finish(&mut token, depth, game);
-                } else {
-                    token.push(c);
-                }
-            }
-        }
+    fn begin_tags(&mut self) -> ControlFlow<PgnGame, Self::Tags> {
+        ControlFlow::Continue(Vec::new())
     }
-    finish(&mut token, depth, game);
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: pgn_reader::RawTag<'_>,
+    ) -> ControlFlow<PgnGame> {
+        tags.push((
+            String::from_utf8_lossy(name).into_owned(),
+            value.decode_utf8_lossy().into_owned(),
+        ));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<PgnGame, PgnGame> {
+        ControlFlow::Continue(PgnGame {
+            tags,
+            ..PgnGame::default()
+        })
+    }
+
+    fn san(&mut self, game: &mut PgnGame, san: pgn_reader::SanPlus) -> ControlFlow<PgnGame> {
+        game.sans.push(san.to_string());
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        game: &mut PgnGame,
+        comment: pgn_reader::RawComment<'_>,
+    ) -> ControlFlow<PgnGame> {
+        let text = String::from_utf8_lossy(comment.as_bytes())
+            .trim()
+            .to_owned();
+        game.comments.push((game.sans.len(), text));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _game: &mut PgnGame) -> ControlFlow<PgnGame, pgn_reader::Skip> {
+        ControlFlow::Continue(pgn_reader::Skip(true))
+    }
+
+    fn outcome(
+        &mut self,
+        game: &mut PgnGame,
+        outcome: pgn_reader::Outcome,
+    ) -> ControlFlow<PgnGame> {
+        game.result = Some(outcome.to_string());
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, game: PgnGame) -> PgnGame {
+        game
+    }
 }
 
 #[cfg(test)]
@@ -229,6 +178,24 @@ mod tests {
         assert_eq!(games[0].tag("White"), Some("A"));
         assert_eq!(games[0].moves().unwrap().len(), 6);
         assert_eq!(games[1].sans, ["d4"]);
+    }
+
+    #[test]
+    fn main_line_comments_keep_their_place() {
+        let text =
+            "[Event \"C\"]\n\n{start} 1. e4 { [%clk 0:03:00] } (1. d4 {no}) e5 {x} 1/2-1/2\n";
+        let games = parse_games(text);
+        assert_eq!(games.len(), 1);
+        assert_eq!(
+            games[0].comments,
+            [
+                (0, "start".to_string()),
+                (1, "[%clk 0:03:00]".to_string()),
+                (2, "x".to_string())
+            ]
+        );
+        assert_eq!(games[0].result.as_deref(), Some("1/2-1/2"));
+        assert!(parse_games("").is_empty());
     }
 
     #[test]

@@ -13,77 +13,28 @@ use shakmaty::{CastlingMode, Chess, Move, Piece, Position, Square};
 
 pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
 
-/// The games of a PGN file as move lists from the start position. Parsing a game stops at
-/// the first move that is not legal (scores that continue after mate).
+/// The games of a PGN file as move lists from the start position, read with `pgn-reader`
+/// (`sim::pgn`). A game stops at the first move that is not legal (scores that continue
+/// after mate).
 pub fn games(pgn: &str) -> Vec<Vec<Move>> {
-    let mut out = Vec::new();
-    let mut movetext = String::new();
-    let flush = |text: &mut String, out: &mut Vec<Vec<Move>>| {
-        if !text.trim().is_empty() {
-            out.push(parse_movetext(text));
-        }
-        text.clear();
-    };
-    for line in pgn.lines() {
-        if line.starts_with('[') {
-            flush(&mut movetext, &mut out);
-        } else {
-            movetext.push_str(line);
-            movetext.push('\n');
-        }
-    }
-    flush(&mut movetext, &mut out);
-    out
-}
-
-fn parse_movetext(text: &str) -> Vec<Move> {
-    let mut pos = Chess::default();
-    let mut moves = Vec::new();
-    let mut depth = 0usize;
-    let mut in_comment = false;
-    let cleaned: String = text
-        .chars()
-        .map(|c| {
-            let keep = match c {
-                '{' => {
-                    in_comment = true;
-                    false
-                }
-                '}' => {
-                    in_comment = false;
-                    false
-                }
-                '(' if !in_comment => {
-                    depth += 1;
-                    false
-                }
-                ')' if !in_comment => {
-                    depth = depth.saturating_sub(1);
-                    false
-                }
-                _ => !in_comment && depth == 0,
-            };
-            if keep { c } else { ' ' }
+    eboardd::sim::parse_games(pgn)
+        .iter()
+        .map(|game| {
+            let mut pos = Chess::default();
+            let mut moves = Vec::new();
+            for text in &game.sans {
+                let Ok(san) = SanPlus::from_ascii(text.as_bytes()) else {
+                    break;
+                };
+                let Ok(m) = san.san.to_move(&pos) else {
+                    break;
+                };
+                pos.play_unchecked(m);
+                moves.push(m);
+            }
+            moves
         })
-        .collect();
-    for token in cleaned.split_whitespace() {
-        let token = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if token.is_empty()
-            || token.starts_with('$')
-            || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token)
-        {
-            continue;
-        }
-        let Ok(san) = SanPlus::from_ascii(token.as_bytes()) else {
-            break;
-        };
-        let Ok(m) = san.san.to_move(&pos) else {
-            break;
-        };
-        pos.play_unchecked(m);
-        moves.push(m);
-    }
-    moves
+        .collect()
 }
 
 pub fn corpus_games() -> Vec<Vec<Move>> {
