@@ -148,7 +148,7 @@ async fn daemon_matches_decode(path: PathBuf) {
     // Termination and result are the session's, not a placeholder.
     let state = board.state().await.unwrap();
     let result = decoded.events.iter().find_map(|e| match &e.event {
-        eboardd::session::Event::GameEnded { result, .. } => Some(result.clone()),
+        eboardd::session::Event::GameEnded { result, .. } => Some(*result),
         _ => None,
     });
     match result {
