@@ -267,7 +267,11 @@ impl Model {
                         plies: b.props.moves.len(),
                         until_new_game: true,
                     }),
-                    _ => {}
+                    // Shown from the properties (moves, pending illegal, result) instead.
+                    BoardSignal::MovePlayed { .. }
+                    | BoardSignal::MoveRetracted { .. }
+                    | BoardSignal::IllegalPlacement { .. }
+                    | BoardSignal::GameEnded { .. } => {}
                 }
                 true
             }
