@@ -24,6 +24,7 @@ pub mod daemon;
 pub mod game;
 pub mod gap;
 pub mod link;
+pub mod mqtt;
 pub mod patch;
 pub mod protocol;
 pub mod session;

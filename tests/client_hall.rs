@@ -5,7 +5,7 @@ mod common;
 
 use common::board::FakeBoard;
 use common::{Bus, Daemon, WAIT, within};
-use eboardd::cli::bus::BusChoice;
+use eboardd::client::bus::BusChoice;
 use eboardd::client::{Hall, HallUpdate, watch_bus};
 use tokio::sync::mpsc;
 

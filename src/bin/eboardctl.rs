@@ -6,7 +6,8 @@
 
 use clap::{Parser, Subcommand};
 
-use eboardd::cli::{self, Globals, bus::BusChoice, error::CtlError};
+use eboardd::cli::{self, Globals};
+use eboardd::client::{bus::BusChoice, error::CtlError};
 
 /// Watch, inspect and steer eboardd's boards over D-Bus.
 #[derive(Debug, Parser)]

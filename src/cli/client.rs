@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use zbus::Connection;
 
-use crate::cli::error::CtlError;
-use crate::cli::render::board_id;
+use crate::client::board_id;
+use crate::client::error::CtlError;
 use crate::client::props::BoardProps;
 use crate::contract::OBJECT_MANAGER_INTERFACE;
 pub use crate::contract::{BOARD_INTERFACE, BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};

@@ -2,8 +2,8 @@
 //! with `--json` a JSON array of every board's properties.
 
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
 use crate::cli::render::{board_json, list_lines};
+use crate::client::error::CtlError;
 
 /// Prints the boards the daemon serves.
 pub async fn run(client: &Client, json: bool) -> Result<(), CtlError> {

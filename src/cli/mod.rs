@@ -3,12 +3,10 @@
 //! The client talks to the daemon only through the D-Bus contract: board properties are read
 //! in one `GetManagedObjects` call ([`client`]), converted once to plain values ([`crate::client::props`]) and
 //! rendered by pure functions ([`render`], [`watch::screen`]) that are unit-tested without a
-//! bus. Failures are [`error::CtlError`] values that carry their exit code.
+//! bus. Failures are [`CtlError`] values that carry their exit code.
 
-pub mod bus;
 pub mod client;
 pub mod decode;
-pub mod error;
 pub mod list;
 pub mod pairings;
 pub mod pgn;
@@ -23,9 +21,9 @@ pub mod watch;
 
 use std::io::Write;
 
-use crate::cli::bus::BusChoice;
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
+use crate::client::bus::{self, BusChoice};
+use crate::client::error::CtlError;
 
 /// Options every subcommand shares.
 #[derive(Debug, Clone, Default)]

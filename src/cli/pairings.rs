@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
 use crate::game::{TagValueFault, tag_value_fault};
 
 /// `eboardctl pairings` arguments.

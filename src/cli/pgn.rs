@@ -2,7 +2,7 @@
 //! holds it.
 
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
 
 /// The arguments of `pgn`.
 #[derive(Debug, Clone, clap::Args)]

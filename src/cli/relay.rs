@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use crate::bridge::relay::broker::Broker;
 use crate::bridge::relay::core::MIN_QUEUED;
-use crate::bridge::relay::topics::{self, DEFAULT_PREFIX};
 use crate::bridge::relay::{RelayOptions, run as run_relay};
 use crate::cli::Globals;
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
+use crate::mqtt::broker::Broker;
+use crate::mqtt::topics::{self, DEFAULT_PREFIX};
 
 /// The arguments of `relay`.
 #[derive(Debug, Clone, clap::Args)]

@@ -1,6 +1,7 @@
 //! Pure text rendering of board properties: the diagram, clocks, numbered move lists, the
 //! `list` line and the `status` report. Nothing here touches the bus or the terminal.
 
+use crate::client::board_id;
 use std::fmt::Write as _;
 
 use crate::client::props::BoardProps;
@@ -160,11 +161,6 @@ pub fn pgn_tag(pgn: &str, key: &str) -> Option<String> {
         let v = v.trim().strip_prefix('"')?.strip_suffix('"')?;
         Some(v.replace("\\\"", "\"").replace("\\\\", "\\"))
     })
-}
-
-/// The last path segment of a board's object path: its id.
-pub fn board_id(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// `list` lines, one per board, columns aligned: name, port, connected, state, moves.

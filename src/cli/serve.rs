@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::bridge::web::{self, DEFAULT_LISTEN, Options};
 use crate::cli::Globals;
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
 use crate::client::{HallUpdate, watch_bus};
 
 /// The arguments of `serve`.

@@ -3,8 +3,8 @@
 //! with `--json`, every property of the board as one JSON object.
 
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
 use crate::cli::render::{board_json, status_text};
+use crate::client::error::CtlError;
 
 /// The arguments of `status`.
 #[derive(Debug, Clone, clap::Args)]

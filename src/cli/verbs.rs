@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::cli::client::Client;
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
 
 /// One arbiter verb and its arguments.
 #[derive(Debug, Clone, PartialEq, clap::Subcommand)]

@@ -8,6 +8,9 @@
 //! broker fed by the relays of a hall: [`mqtt`]) produce the same updates, so the consumers do not care
 //! where the boards come from.
 
+pub mod bus;
+pub mod error;
+pub mod event;
 pub mod hall;
 pub mod mqtt;
 pub mod props;
@@ -16,3 +19,8 @@ pub mod source;
 pub use hall::{Hall, HallUpdate, Props, table_order};
 pub use props::{BoardProps, Claim, IllegalCounts};
 pub use source::watch_bus;
+
+/// The last path segment of a board's object path: its id.
+pub fn board_id(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}

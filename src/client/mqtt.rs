@@ -19,10 +19,10 @@ use serde_json::Value;
 use tokio::sync::mpsc::Sender;
 use tokio::time::Instant;
 
-use crate::bridge::relay::broker::{Broker, describe};
-use crate::bridge::relay::core::{OFFLINE, ONLINE, backoff};
-use crate::bridge::relay::topics::{self, Kind, Topic};
 use crate::client::{HallUpdate, Props};
+use crate::mqtt::broker::{Broker, describe};
+use crate::mqtt::topics::{self, Kind, Topic};
+use crate::mqtt::{OFFLINE, ONLINE, backoff};
 
 /// How long the broker must be quiet after the last retained message before the boards
 /// gathered so far are taken as the whole hall.

@@ -4,7 +4,7 @@
 //! signals the daemon sent before its `GetManagedObjects` reply (so nothing goes back in
 //! time), and follows eboardd going away and coming back (name owner changes) and the bus
 //! itself going away, reconnecting with backoff. Decoding the contract's signals is shared with
-//! `eboardctl watch` ([`crate::cli::watch::event`]).
+//! `eboardctl watch` ([`crate::client::event`]).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -14,10 +14,10 @@ use tokio::sync::mpsc;
 use zbus::message::{Message, Type};
 use zbus::{MatchRule, MessageStream, OwnedVariant};
 
-use crate::cli::bus::{BusChoice, connect};
-use crate::cli::error::CtlError;
-use crate::cli::render::board_id;
-use crate::cli::watch::event::{WatchEvent, decode};
+use crate::client::board_id;
+use crate::client::bus::{BusChoice, connect};
+use crate::client::error::CtlError;
+use crate::client::event::{WatchEvent, decode};
 use crate::client::hall::{HallUpdate, Props};
 use crate::client::props::dict_to_json;
 use crate::contract::{
@@ -220,7 +220,7 @@ async fn snapshot(
             )));
         }
         Ok(Err(e)) => {
-            let not_running = crate::cli::error::dbus_error_parts(&e)
+            let not_running = crate::client::error::dbus_error_parts(&e)
                 .is_some_and(|(name, _)| is_not_running(&name));
             let text = CtlError::from_call(e, &bus.to_string()).to_string();
             return Err(if not_running {
@@ -360,7 +360,7 @@ async fn next_message(stream: &mut MessageStream) -> Option<zbus::Result<Message
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::watch::event::BoardSignal;
+    use crate::client::event::BoardSignal;
     use serde_json::json;
 
     #[test]

@@ -19,16 +19,13 @@
 //!   deletes them on the broker.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::bridge::relay::topics::{Kind, RigTopics};
 use crate::client::{HallUpdate, Props};
+use crate::mqtt::topics::{Kind, RigTopics};
 
-/// The `status` payloads.
-pub const ONLINE: &str = "online";
-pub const OFFLINE: &str = "offline";
+pub use crate::mqtt::{OFFLINE, ONLINE};
 
 /// The contract's minimum for events kept while the broker is away.
 pub const MIN_QUEUED: usize = 10_000;
@@ -478,13 +475,7 @@ impl Relay {
     }
 }
 
-/// How long to wait before reconnect attempt `attempt` (0 = the first after a loss): 0.5 s,
-/// doubling up to 30 s. A rig on a flaky network reconnects quickly, one whose broker is
-/// down for long does not hammer it.
-pub fn backoff(attempt: u32) -> Duration {
-    let ms = 500u64.saturating_mul(1u64 << attempt.min(6));
-    Duration::from_millis(ms.min(30_000))
-}
+pub use crate::mqtt::backoff;
 
 #[cfg(test)]
 mod tests {
@@ -763,14 +754,5 @@ mod tests {
         };
         assert_eq!(by_board("a"), vec![1, 2]);
         assert_eq!(by_board("b"), vec![1]);
-    }
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert_eq!(backoff(0), Duration::from_millis(500));
-        assert_eq!(backoff(1), Duration::from_secs(1));
-        assert_eq!(backoff(5), Duration::from_secs(16));
-        assert_eq!(backoff(6), Duration::from_secs(30));
-        assert_eq!(backoff(60), Duration::from_secs(30));
     }
 }

@@ -12,9 +12,7 @@
 //! the relay never leaves anything there that it could not redo: the core sends again
 //! whatever was not acknowledged.
 
-pub mod broker;
 pub mod core;
-pub mod topics;
 
 use std::time::Duration;
 
@@ -22,11 +20,11 @@ use rumqttc::{AsyncClient, Event, EventLoop, Incoming, LastWill, Outgoing, QoS};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::bridge::relay::broker::{Broker, describe};
 use crate::bridge::relay::core::{Config, Notice, OFFLINE, Relay, backoff};
-use crate::bridge::relay::topics::{Kind, RigTopics, Topic};
-use crate::cli::bus::BusChoice;
 use crate::client::HallUpdate;
+use crate::client::bus::BusChoice;
+use crate::mqtt::broker::{Broker, describe};
+use crate::mqtt::topics::{self, Kind, RigTopics, Topic};
 
 /// Publications handed to rumqttc and not yet acknowledged, at most (rumqttc's in-flight
 /// limit is set to the same, so it never holds one back from the broker).

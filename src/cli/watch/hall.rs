@@ -10,10 +10,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::cli::error::CtlError;
 use crate::cli::relay::HallSource;
-use crate::cli::watch::event::{BoardSignal, WatchEvent};
 use crate::cli::watch::{View, follow};
+use crate::client::error::CtlError;
+use crate::client::event::{BoardSignal, WatchEvent};
 use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
 use crate::contract::board_path;

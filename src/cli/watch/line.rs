@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::cli::render::{board_json, clock};
-use crate::cli::watch::event::{BoardSignal, WatchEvent};
 use crate::cli::watch::model::describe_property;
+use crate::client::event::{BoardSignal, WatchEvent};
 
 /// Wall-clock milliseconds since the Unix epoch as `HH:MM:SS` (UTC).
 pub fn time_of_day(unix_ms: u64) -> String {

@@ -10,7 +10,6 @@
 //! boards and drops what predates its snapshot, so nothing is missed and nothing goes back in
 //! time; it survives the daemon stopping and starting again.
 
-pub mod event;
 pub mod hall;
 pub mod line;
 pub mod model;
@@ -22,13 +21,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
-use crate::cli::bus::BusChoice;
 use crate::cli::client::{Client, resolve};
-use crate::cli::error::CtlError;
-use crate::cli::watch::event::WatchEvent;
 use crate::cli::watch::hall::{Adapter, Naming};
 use crate::cli::watch::model::Model;
 use crate::client::HallUpdate;
+use crate::client::bus::BusChoice;
+use crate::client::error::CtlError;
+use crate::client::event::WatchEvent;
 
 /// The arguments of `watch`.
 #[derive(Debug, Clone, clap::Args)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::cli::client::{BoardEntry, matches};
 use crate::cli::render::clock;
-use crate::cli::watch::event::{BoardSignal, WatchEvent};
+use crate::client::event::{BoardSignal, WatchEvent};
 use crate::client::props::BoardProps;
 
 /// Milliseconds on the watcher's monotonic clock.
@@ -182,7 +182,7 @@ impl Model {
     pub fn name_of(&self, path: &str) -> String {
         match self.boards.get(path) {
             Some(b) if !b.props.name.is_empty() => b.props.name.clone(),
-            _ => crate::cli::render::board_id(path).to_owned(),
+            _ => crate::client::board_id(path).to_owned(),
         }
     }
 

@@ -580,7 +580,7 @@ pub fn strip_ansi(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::watch::event::{BoardSignal, WatchEvent};
+    use crate::client::event::{BoardSignal, WatchEvent};
     use crate::client::props::{BoardProps, Claim};
 
     /// `text` in `look`, without the reset that follows it (more may follow in the look).

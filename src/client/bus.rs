@@ -1,7 +1,7 @@
 //! Connecting `eboardctl` to the bus its `--bus` names (the word itself is parsed by
 //! [`crate::bus_choice`], the same parser eboardd uses).
 
-use crate::cli::error::CtlError;
+use crate::client::error::CtlError;
 
 pub use crate::bus_choice::BusChoice;
 
