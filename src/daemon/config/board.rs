@@ -237,17 +237,9 @@ fn file_kind(t: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// The board id rule of the contract: every character outside `[A-Za-z0-9_]` becomes `_`.
+/// The board id rule of the contract (written once, in [`crate::contract::object_id`]).
 pub fn board_id(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    crate::contract::object_id(name)
 }
 
 /// The file name of a port path (`/dev/ttyACM0` → `ttyACM0`), if it has one.
