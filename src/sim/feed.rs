@@ -88,27 +88,7 @@ impl Feeder {
     }
 
     fn clock(&mut self) -> Vec<Event> {
-        let time = |ms: u64| {
-            let s = ms / 1000;
-            DisplayTime {
-                hours: (s / 3600) as u8,
-                minutes: ((s / 60) % 60) as u8,
-                seconds: (s % 60) as u8,
-            }
-        };
-        let times = ClockTimes {
-            left: time(self.left_ms),
-            right: time(self.right_ms),
-            status: ClockStatus {
-                running: true,
-                lever_left_down: self.lever_left_down,
-                left_running: !self.lever_left_down,
-                right_running: self.lever_left_down,
-                connected: true,
-                ..ClockStatus::default()
-            },
-            ..ClockTimes::default()
-        };
+        let times = clock_reading(self.left_ms, self.right_ms, self.lever_left_down);
         self.feed(Input::Board(Message::ClockTimes(times)))
     }
 }
@@ -166,4 +146,31 @@ pub fn long_game(plies: usize, seed: u64) -> Vec<Move> {
         moves.push(mv);
     }
     moves
+}
+
+/// A clock display showing `ms` (whole seconds, as a DGT 3000 reports them).
+pub fn display_time(ms: u64) -> DisplayTime {
+    let s = ms / 1000;
+    DisplayTime {
+        hours: (s / 3600) as u8,
+        minutes: ((s / 60) % 60) as u8,
+        seconds: (s % 60) as u8,
+    }
+}
+
+/// A running clock's report: both displays, and which side the lever makes run.
+pub fn clock_reading(left_ms: u64, right_ms: u64, lever_left_down: bool) -> ClockTimes {
+    ClockTimes {
+        left: display_time(left_ms),
+        right: display_time(right_ms),
+        status: ClockStatus {
+            running: true,
+            lever_left_down,
+            left_running: !lever_left_down,
+            right_running: lever_left_down,
+            connected: true,
+            ..ClockStatus::default()
+        },
+        ..ClockTimes::default()
+    }
 }

@@ -8,8 +8,9 @@
 #![allow(dead_code)]
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
+use eboardd::protocol::Message;
 use eboardd::session::{Event, Input, Session, SessionConfig};
+use eboardd::sim::feed::clock_reading;
 use shakmaty::{Piece, Square};
 
 pub struct Clocked {
@@ -21,16 +22,6 @@ pub struct Clocked {
     pub left_ms: u64,
     pub right_ms: u64,
     pub events: Vec<Event>,
-}
-
-/// A clock display showing `ms`.
-pub fn time(ms: u64) -> DisplayTime {
-    let s = ms / 1000;
-    DisplayTime {
-        hours: (s / 3600) as u8,
-        minutes: ((s / 60) % 60) as u8,
-        seconds: (s % 60) as u8,
-    }
 }
 
 impl Clocked {
@@ -68,19 +59,7 @@ impl Clocked {
 
     /// The clock's current reading.
     pub fn clock(&mut self) -> Vec<Event> {
-        let times = ClockTimes {
-            left: time(self.left_ms),
-            right: time(self.right_ms),
-            status: ClockStatus {
-                running: true,
-                lever_left_down: self.lever_left_down,
-                left_running: !self.lever_left_down,
-                right_running: self.lever_left_down,
-                connected: true,
-                ..ClockStatus::default()
-            },
-            ..ClockTimes::default()
-        };
+        let times = clock_reading(self.left_ms, self.right_ms, self.lever_left_down);
         self.feed(Input::Board(Message::ClockTimes(times)))
     }
 
