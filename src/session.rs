@@ -15,6 +15,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::arbiter::{
     Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen_in, unexchanged_promotion,
 };
+use crate::contract::{BoardProps, Claim};
 use crate::game::Game;
 use crate::patch::{self, Patch};
 use crate::protocol::{ClockTimes, Message};
@@ -30,8 +31,12 @@ pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
 /// Everything a session needs to know about its board, from the configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionConfig {
-    /// The board's name (PGN "Board" tag).
+    /// The board's name (PGN "Board" tag, the `Name` property).
     pub name: String,
+    /// Where the board is plugged in (the `Port` property). The session never opens it: it
+    /// only shows it, like the name.
+    #[serde(default)]
+    pub port: String,
     pub rules: Rules,
     pub edition: Edition,
     pub guidelines_iii: bool,
@@ -254,44 +259,6 @@ pub fn is_journalled(event: &Event) -> bool {
     )
 }
 
-/// The session's state as the contract's `org.eboardd.Bridge1.Board` properties show it
-/// (all but `Name`, `Port` and `Connected`, which belong to the serial link).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct View {
-    /// The table number (`Number`), 0 when none.
-    pub number: u32,
-    /// `standard` or `chess960` (`Variant`).
-    pub variant: String,
-    pub serial_number: String,
-    pub firmware_version: String,
-    pub rules: String,
-    pub edition: String,
-    /// `waiting`, `playing` or `finished`.
-    pub state: String,
-    pub fen: String,
-    pub placement: String,
-    pub in_sync: bool,
-    /// `white` or `black`.
-    pub turn: String,
-    pub moves: Vec<String>,
-    pub pgn: String,
-    pub clock_connected: bool,
-    pub white_time_ms: u64,
-    pub black_time_ms: u64,
-    /// `white`, `black` or `none`.
-    pub clock_running: String,
-    /// (player, kind, detail)
-    pub claims: Vec<(String, String, String)>,
-    pub pending_illegal: String,
-    /// Completed illegal moves (white, black).
-    pub illegal_moves: (u32, u32),
-    /// What is being done about moves made while nothing was read (empty: nothing).
-    #[serde(default)]
-    pub gap: String,
-    pub result: String,
-    pub termination: String,
-}
-
 /// One board's game state machine (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -324,7 +291,10 @@ pub struct Session {
     /// Both kings on the centre squares since then, showing this result (the result
     /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
     gesture: Option<(Millis, GameResult)>,
-    view: View,
+    /// The serial link is up (the last [`Input::Link`]); shown as `Connected`.
+    link_up: bool,
+    /// The board's properties, re-rendered after every input.
+    view: BoardProps,
 }
 
 impl Session {
@@ -353,7 +323,8 @@ impl Session {
             clock_live: true,
             gap: gap::GapState::default(),
             gesture: None,
-            view: View::default(),
+            link_up: false,
+            view: BoardProps::default(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -453,6 +424,7 @@ impl Session {
                 // so the next reading is a fresh start, not a press.
                 self.clock_live = false;
                 self.lever_left_down = None;
+                self.link_up = up;
                 if up {
                     self.gap_link_up(now);
                 } else {
@@ -467,7 +439,7 @@ impl Session {
     }
 
     /// The current state as the board's D-Bus properties show it.
-    pub fn view(&self) -> &View {
+    pub fn view(&self) -> &BoardProps {
         &self.view
     }
 
@@ -1025,9 +997,12 @@ impl Session {
         } else {
             "playing"
         };
-        self.view = View {
+        self.view = BoardProps {
+            name: self.config.name.clone(),
             number: self.config.number,
             variant: self.config.variant.to_string(),
+            port: self.config.port.clone(),
+            connected: self.link_up,
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
             rules: self.config.rules.to_string(),
@@ -1043,10 +1018,14 @@ impl Session {
             claims: arbiter
                 .claims()
                 .into_iter()
-                .map(|(player, kind, detail)| (player.to_string(), kind.to_string(), detail))
+                .map(|(player, kind, detail)| Claim {
+                    player: player.to_string(),
+                    kind: kind.to_string(),
+                    detail,
+                })
                 .collect(),
             pending_illegal: arbiter.pending_illegal().into(),
-            illegal_moves: arbiter.illegal_counts(),
+            illegal_moves: arbiter.illegal_counts().into(),
             gap: self.gap.text().to_owned(),
             result: arbiter.result().to_string(),
             termination: arbiter

@@ -1,6 +1,7 @@
 //! The pure session end to end: sensor steps and clock readings in, contract events out.
 
 use eboardd::board::{Orientation, Placement};
+use eboardd::contract::{Claim, IllegalCounts};
 use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use eboardd::vocab::{ClaimKind, CommandError, GameResult, Player, Rules};
@@ -160,11 +161,11 @@ fn an_illegal_placement_is_alerted_before_the_press_and_completed_by_it() {
         Event::IllegalMoveCompleted { player, count: 1, .. } if player == "white"
     )));
     let view = rig.session.view();
-    assert_eq!(view.illegal_moves, (1, 0));
+    assert_eq!(view.illegal_moves, IllegalCounts { white: 1, black: 0 });
     assert!(
         view.claims
             .iter()
-            .any(|(p, k, _)| p == "black" && k == "illegal-move"),
+            .any(|c| c.player == "black" && c.kind == "illegal-move"),
         "{:?}",
         view.claims
     );
@@ -292,7 +293,10 @@ fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
     ));
     rig.step(SensorStep::Pause(1_000));
     rig.press();
-    assert_eq!(rig.session.view().illegal_moves, (1, 0));
+    assert_eq!(
+        rig.session.view().illegal_moves,
+        IllegalCounts { white: 1, black: 0 }
+    );
     // Black does not claim: he replies Ng8-f6 and presses. The illegal move stands.
     rig.step(SensorStep::Lift(Square::G8));
     rig.step(SensorStep::Place(
@@ -308,7 +312,7 @@ fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
     );
     assert_eq!(view.turn, "white");
     assert_eq!(view.state, "playing");
-    assert!(view.claims.iter().all(|(_, k, _)| k != "illegal-move"));
+    assert!(view.claims.iter().all(|c| c.kind != "illegal-move"));
     assert!(view.pgn.contains("Illegal move stood"), "{}", view.pgn);
     // Play goes on from there: White's bishop takes d7 (check).
     let before = rig.played().len();
@@ -340,11 +344,11 @@ fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
         7,
         "repeating the start position is play"
     );
-    let claim = (
-        "black".to_string(),
-        "threefold-repetition".to_string(),
-        "f6g8".to_string(),
-    );
+    let claim = Claim {
+        player: "black".into(),
+        kind: "threefold-repetition".into(),
+        detail: "f6g8".into(),
+    };
     assert!(
         rig.session.view().claims.contains(&claim),
         "{:?}",
@@ -353,7 +357,9 @@ fn a_threefold_claim_by_an_intended_move_is_offered_and_accepted() {
     let events = rig
         .session
         .handle(
-            Input::Command(Command::accept_claim(&claim.0, &claim.1, claim.2).unwrap()),
+            Input::Command(
+                Command::accept_claim(&claim.player, &claim.kind, claim.detail).unwrap(),
+            ),
             rig.now,
         )
         .unwrap();
@@ -670,4 +676,24 @@ fn edge(
     now: u64,
 ) -> Result<Vec<Event>, CommandError> {
     s.handle(Input::Command(command?), now)
+}
+
+/// The session renders every board property, the link's included: `Name` and `Port` from its
+/// configuration, `Connected` from the last link input.
+#[test]
+fn the_view_shows_the_name_the_port_and_the_link() {
+    let mut session = Session::new(SessionConfig {
+        port: "/dev/ttyACM3".into(),
+        ..config()
+    });
+    assert_eq!(session.view().name, "board-1");
+    assert_eq!(session.view().port, "/dev/ttyACM3");
+    assert!(!session.view().connected, "no link yet");
+    session.handle(Input::Link(true), 0).unwrap();
+    assert!(session.view().connected);
+    session.handle(Input::Link(false), 10).unwrap();
+    assert!(!session.view().connected);
+    let restored = Session::restore(session.config().clone(), &[]);
+    assert!(!restored.view().connected, "a restored session waits for its link");
+    assert_eq!(restored.view().port, "/dev/ttyACM3");
 }

@@ -3,7 +3,8 @@
 //! loss, daemon restarts and lost frames while players go on moving: every move is recovered
 //! or left to the arbiter, and nobody is accused.
 
-use eboardd::session::{Command, Event, SessionConfig, View};
+use eboardd::contract::{BoardProps, IllegalCounts};
+use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, Noise};
 use eboardd::vocab::CommandError;
@@ -59,7 +60,7 @@ fn assert_no_accusations(events: &[Event]) {
 }
 
 /// The PGN carries `note` (a gap's explanation).
-fn assert_pgn_says(view: &View, note: &str) {
+fn assert_pgn_says(view: &BoardProps, note: &str) {
     assert!(flat(&view.pgn).contains(note), "{}", view.pgn);
 }
 
@@ -76,7 +77,12 @@ enum Gap {
 
 /// Plays `before` and checks the session has it, breaks the link (`gap`) while `during` is
 /// played, restores it and gives it 3 s. Returns the events from the break on, and the view.
-fn through_gap(rig: &mut Rig, before: &[&str], gap: Gap, during: &[&str]) -> (Vec<Event>, View) {
+fn through_gap(
+    rig: &mut Rig,
+    before: &[&str],
+    gap: Gap,
+    during: &[&str],
+) -> (Vec<Event>, BoardProps) {
     play(rig, before);
     rig.advance(3_000);
     assert_eq!(rig.session().view().moves, before, "before the gap");
@@ -120,7 +126,7 @@ fn killed_while_2_5_and_20_plies_are_played_every_ply_comes_back_from_memory() {
         let (events, view) = through_gap(&mut rig, &line[..4], Gap::Killed, &line[4..4 + gap]);
         assert_eq!(view.moves, line[..4 + gap], "gap of {gap} plies");
         assert_no_accusations(&events);
-        assert_eq!(view.illegal_moves, (0, 0));
+        assert_eq!(view.illegal_moves, IllegalCounts::default());
         assert_eq!(view.gap, "");
         assert!(view.in_sync);
         // In order, numbered from ply 5, each with the mover's time from the press tag.
@@ -273,7 +279,7 @@ fn resolving_with_no_moves_continues_from_the_board() {
     assert!(view.in_sync);
     assert_eq!(view.turn, "black");
     assert_pgn_says(view, "the arbiter continued from the board");
-    assert_eq!(view.illegal_moves, (0, 0));
+    assert_eq!(view.illegal_moves, IllegalCounts::default());
 }
 
 #[test]
@@ -388,5 +394,5 @@ fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyon
     let events = rig.take_events();
     assert_eq!(rig.session().view().moves, ["e4", "e5", "d4"]);
     assert_no_accusations(&events);
-    assert_eq!(rig.session().view().illegal_moves, (0, 0));
+    assert_eq!(rig.session().view().illegal_moves, IllegalCounts::default());
 }

@@ -93,11 +93,13 @@ impl AddedBoards {
     pub fn specs(&self) -> Vec<BoardSpec> {
         self.entries
             .iter()
-            .map(|e| BoardSpec {
-                id: e.id.clone(),
-                port: PathBuf::from(&e.port),
-                listen_only: e.listen_only,
-                session: e.session.clone(),
+            .map(|e| {
+                BoardSpec::new(
+                    e.id.clone(),
+                    PathBuf::from(&e.port),
+                    e.listen_only,
+                    e.session.clone(),
+                )
             })
             .collect()
     }

@@ -57,8 +57,6 @@ struct Running {
     port: Option<SerialStream>,
     /// Clock messages waiting for the clock's ack, by the machine's request id.
     clock_waiting: HashMap<u64, ClockReply>,
-    /// `Connected` as last told to the session (and published).
-    connected: bool,
 }
 
 impl BoardTask {
@@ -80,7 +78,6 @@ impl BoardTask {
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
-            connected: false,
         };
         let mut buf = vec![0u8; 4096];
         let mut removed = false;
@@ -147,7 +144,7 @@ impl BoardTask {
     }
 
     /// Journal the events, then publish them and the property changes.
-    async fn commit(&mut self, mut events: Vec<Event>, connected: bool) {
+    async fn commit(&mut self, mut events: Vec<Event>) {
         self.date_new_game(&mut events);
         if !events.is_empty() {
             for e in &events {
@@ -165,9 +162,7 @@ impl BoardTask {
                 tracing::debug!("journal records held in memory: {problem}");
             }
         }
-        self.publisher
-            .publish(&events, self.session.view(), connected)
-            .await;
+        self.publisher.publish(&events, self.session.view()).await;
         // A move becoming final changes the PGN with no event of its own (a tick, a press):
         // the store rewrites the live file whenever the text changed.
         self.store.after_publish(self.session.view(), &events);
@@ -197,7 +192,7 @@ impl Running {
                 .handle(Input::Command(request.command), now)
             {
                 Ok(events) => {
-                    self.task.commit(events, self.connected).await;
+                    self.task.commit(events).await;
                     Ok(())
                 }
                 Err(e) => Err(e),
@@ -246,11 +241,12 @@ impl Running {
                     }
                 }
                 Output::Session(input) => {
-                    if let Input::Link(up) = input {
-                        if let Some(events) = pending.take() {
-                            self.task.commit(events, self.connected).await;
-                        }
-                        self.connected = up;
+                    // The session shows `Connected` as the link input says: what came
+                    // before it is published under the old state.
+                    if matches!(input, Input::Link(_))
+                        && let Some(events) = pending.take()
+                    {
+                        self.task.commit(events).await;
                     }
                     let events = pending.get_or_insert_with(Vec::new);
                     self.feed(input, now, events);
@@ -260,7 +256,7 @@ impl Running {
             }
         }
         if let Some(events) = pending {
-            self.task.commit(events, self.connected).await;
+            self.task.commit(events).await;
         }
     }
 

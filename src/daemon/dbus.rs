@@ -17,7 +17,8 @@ use zbus::Variant as Value;
 use zbus::object_server::SignalEmitter;
 use zbus::{interface, names::InterfaceName};
 
-use crate::session::{Command, Event, View};
+use crate::contract::{BoardProps, Claim};
+use crate::session::{Command, Event};
 
 use crate::vocab::CommandError;
 
@@ -53,27 +54,19 @@ impl From<CommandError> for BridgeError {
     }
 }
 
-/// What the board's properties show: the session's view plus the serial link's facts.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Snapshot {
-    pub name: String,
-    pub port: String,
-    pub connected: bool,
-    pub view: View,
-}
-
-/// The snapshot shared between the board object and the board task.
+/// The board's properties as last published (the session's view), shared between the board
+/// object, which serves them, and the board task, which publishes them.
 #[derive(Debug, Clone, Default)]
-pub struct Shared(Arc<Mutex<Snapshot>>);
+pub struct Shared(Arc<Mutex<BoardProps>>);
 
 impl Shared {
-    pub fn new(snapshot: Snapshot) -> Self {
+    pub fn new(snapshot: BoardProps) -> Self {
         Shared(Arc::new(Mutex::new(snapshot)))
     }
 
     /// The snapshot; a poisoned lock still holds a consistent value (every write is a
     /// single assignment), so it is used as is.
-    pub fn lock(&self) -> MutexGuard<'_, Snapshot> {
+    pub fn lock(&self) -> MutexGuard<'_, BoardProps> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -109,7 +102,7 @@ impl BoardObject {
         answer.await.map_err(|_| gone())?.map_err(BridgeError::from)
     }
 
-    fn view<T>(&self, f: impl FnOnce(&Snapshot) -> T) -> T {
+    fn view<T>(&self, f: impl FnOnce(&BoardProps) -> T) -> T {
         f(&self.shared.lock())
     }
 }
@@ -177,11 +170,11 @@ impl BoardObject {
     }
     #[zbus(property)]
     fn number(&self) -> u32 {
-        self.view(|s| s.view.number)
+        self.view(|s| s.number)
     }
     #[zbus(property)]
     fn variant(&self) -> String {
-        self.view(|s| s.view.variant.clone())
+        self.view(|s| s.variant.clone())
     }
     #[zbus(property)]
     fn port(&self) -> String {
@@ -193,87 +186,87 @@ impl BoardObject {
     }
     #[zbus(property)]
     fn serial_number(&self) -> String {
-        self.view(|s| s.view.serial_number.clone())
+        self.view(|s| s.serial_number.clone())
     }
     #[zbus(property)]
     fn firmware_version(&self) -> String {
-        self.view(|s| s.view.firmware_version.clone())
+        self.view(|s| s.firmware_version.clone())
     }
     #[zbus(property)]
     fn rules(&self) -> String {
-        self.view(|s| s.view.rules.clone())
+        self.view(|s| s.rules.clone())
     }
     #[zbus(property)]
     fn edition(&self) -> String {
-        self.view(|s| s.view.edition.clone())
+        self.view(|s| s.edition.clone())
     }
     #[zbus(property)]
     fn state(&self) -> String {
-        self.view(|s| s.view.state.clone())
+        self.view(|s| s.state.clone())
     }
     #[zbus(property)]
     fn fen(&self) -> String {
-        self.view(|s| s.view.fen.clone())
+        self.view(|s| s.fen.clone())
     }
     #[zbus(property)]
     fn placement(&self) -> String {
-        self.view(|s| s.view.placement.clone())
+        self.view(|s| s.placement.clone())
     }
     #[zbus(property)]
     fn in_sync(&self) -> bool {
-        self.view(|s| s.view.in_sync)
+        self.view(|s| s.in_sync)
     }
     #[zbus(property)]
     fn turn(&self) -> String {
-        self.view(|s| s.view.turn.clone())
+        self.view(|s| s.turn.clone())
     }
     #[zbus(property)]
     fn moves(&self) -> Vec<String> {
-        self.view(|s| s.view.moves.clone())
+        self.view(|s| s.moves.clone())
     }
     #[zbus(property)]
     fn pgn(&self) -> String {
-        self.view(|s| s.view.pgn.clone())
+        self.view(|s| s.pgn.clone())
     }
     #[zbus(property)]
     fn clock_connected(&self) -> bool {
-        self.view(|s| s.view.clock_connected)
+        self.view(|s| s.clock_connected)
     }
     #[zbus(property)]
     fn white_time_ms(&self) -> u64 {
-        self.view(|s| s.view.white_time_ms)
+        self.view(|s| s.white_time_ms)
     }
     #[zbus(property)]
     fn black_time_ms(&self) -> u64 {
-        self.view(|s| s.view.black_time_ms)
+        self.view(|s| s.black_time_ms)
     }
     #[zbus(property)]
     fn clock_running(&self) -> String {
-        self.view(|s| s.view.clock_running.clone())
+        self.view(|s| s.clock_running.clone())
     }
     #[zbus(property)]
     fn claims(&self) -> Vec<(String, String, String)> {
-        self.view(|s| s.view.claims.clone())
+        self.view(|s| s.claims.iter().map(Claim::to_tuple).collect())
     }
     #[zbus(property)]
     fn pending_illegal(&self) -> String {
-        self.view(|s| s.view.pending_illegal.clone())
+        self.view(|s| s.pending_illegal.clone())
     }
     #[zbus(property)]
     fn gap(&self) -> String {
-        self.view(|s| s.view.gap.clone())
+        self.view(|s| s.gap.clone())
     }
     #[zbus(property)]
     fn illegal_moves(&self) -> (u32, u32) {
-        self.view(|s| s.view.illegal_moves)
+        self.view(|s| s.illegal_moves.into())
     }
     #[zbus(property)]
     fn result(&self) -> String {
-        self.view(|s| s.view.result.clone())
+        self.view(|s| s.result.clone())
     }
     #[zbus(property)]
     fn termination(&self) -> String {
-        self.view(|s| s.view.termination.clone())
+        self.view(|s| s.termination.clone())
     }
 
     #[zbus(signal)]
@@ -326,7 +319,7 @@ pub struct Publisher {
     emitter: SignalEmitter<'static>,
     shared: Shared,
     /// What was last announced; the base of the next `PropertiesChanged`.
-    last: Snapshot,
+    last: BoardProps,
 }
 
 impl Publisher {
@@ -341,18 +334,16 @@ impl Publisher {
 
     /// Update the snapshot, emit the events as signals (in order), then one
     /// `PropertiesChanged` naming exactly the properties that differ from the last one.
-    pub async fn publish(&mut self, events: &[Event], view: &View, connected: bool) {
+    pub async fn publish(&mut self, events: &[Event], view: &BoardProps) {
         let next = {
             let mut snap = self.shared.lock();
-            let same = snap.view == *view && snap.connected == connected;
-            if same && events.is_empty() {
+            if *snap == *view && events.is_empty() {
                 // The common tick: nothing to say.
                 return;
             }
-            if snap.view != *view {
-                snap.view = view.clone();
+            if *snap != *view {
+                *snap = view.clone();
             }
-            snap.connected = connected;
             snap.clone()
         };
         for event in events {
@@ -415,14 +406,13 @@ impl Publisher {
 
 /// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
 /// in `snap`, with the contract's D-Bus type; `None` for a name that is not a board property.
-pub fn property_value<'a>(snap: &'a Snapshot, name: &str) -> Option<Value<'a>> {
-    let v = &snap.view;
+pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
     Some(match name {
-        "Name" => Value::from(&snap.name),
+        "Name" => Value::from(&v.name),
         "Number" => Value::from(v.number),
         "Variant" => Value::from(&v.variant),
-        "Port" => Value::from(&snap.port),
-        "Connected" => Value::from(snap.connected),
+        "Port" => Value::from(&v.port),
+        "Connected" => Value::from(v.connected),
         "SerialNumber" => Value::from(&v.serial_number),
         "FirmwareVersion" => Value::from(&v.firmware_version),
         "Rules" => Value::from(&v.rules),
@@ -438,10 +428,10 @@ pub fn property_value<'a>(snap: &'a Snapshot, name: &str) -> Option<Value<'a>> {
         "WhiteTimeMs" => Value::from(v.white_time_ms),
         "BlackTimeMs" => Value::from(v.black_time_ms),
         "ClockRunning" => Value::from(&v.clock_running),
-        "Claims" => Value::from(v.claims.clone()),
+        "Claims" => Value::from(v.claims.iter().map(Claim::to_tuple).collect::<Vec<_>>()),
         "PendingIllegal" => Value::from(&v.pending_illegal),
         "Gap" => Value::from(&v.gap),
-        "IllegalMoves" => Value::from(v.illegal_moves),
+        "IllegalMoves" => Value::from(<(u32, u32)>::from(v.illegal_moves)),
         "Result" => Value::from(&v.result),
         "Termination" => Value::from(&v.termination),
         _ => return None,
@@ -450,7 +440,10 @@ pub fn property_value<'a>(snap: &'a Snapshot, name: &str) -> Option<Value<'a>> {
 
 /// The board properties whose values differ between `old` and `new`, with their new values,
 /// in the contract's table order.
-pub fn changed_properties<'a>(old: &Snapshot, new: &'a Snapshot) -> Vec<(&'static str, Value<'a>)> {
+pub fn changed_properties<'a>(
+    old: &BoardProps,
+    new: &'a BoardProps,
+) -> Vec<(&'static str, Value<'a>)> {
     crate::contract::BOARD_PROPERTIES
         .iter()
         .filter_map(|p| {
@@ -466,13 +459,13 @@ mod tests {
 
     #[test]
     fn only_changed_properties_are_named() {
-        let old = Snapshot::default();
+        let old = BoardProps::default();
         let mut new = old.clone();
         assert!(changed_properties(&old, &new).is_empty());
         new.connected = true;
-        new.view.fen = "8/8/8/8/8/8/8/8 w - - 0 1".into();
-        new.view.illegal_moves = (1, 0);
-        new.view.claims = vec![("white".into(), "threefold-repetition".into(), String::new())];
+        new.fen = "8/8/8/8/8/8/8/8 w - - 0 1".into();
+        new.illegal_moves = (1, 0).into();
+        new.claims = vec![("white".into(), "threefold-repetition".into(), String::new()).into()];
         let names: Vec<_> = changed_properties(&old, &new)
             .into_iter()
             .map(|(n, _)| n)
@@ -482,12 +475,12 @@ mod tests {
 
     #[test]
     fn property_values_have_contract_types() {
-        let old = Snapshot::default();
+        let old = BoardProps::default();
         let mut new = old.clone();
-        new.view.moves = vec!["e4".into()];
-        new.view.white_time_ms = 5;
-        new.view.claims = vec![("a".into(), "b".into(), "c".into())];
-        new.view.illegal_moves = (0, 2);
+        new.moves = vec!["e4".into()];
+        new.white_time_ms = 5;
+        new.claims = vec![("a".into(), "b".into(), "c".into()).into()];
+        new.illegal_moves = (0, 2).into();
         let sigs: Vec<_> = changed_properties(&old, &new)
             .into_iter()
             .map(|(n, v)| (n, v.value_signature().to_string()))
@@ -505,10 +498,10 @@ mod tests {
 
     #[test]
     fn every_table_property_has_a_value_of_its_type() {
-        let snap = Snapshot::default();
+        let snap = BoardProps::default();
         for p in crate::contract::BOARD_PROPERTIES {
             let v = property_value(&snap, p.name)
-                .unwrap_or_else(|| panic!("{} has no value in the snapshot", p.name));
+                .unwrap_or_else(|| panic!("{} has no value in the properties", p.name));
             assert_eq!(v.value_signature().to_string(), p.signature, "{}", p.name);
         }
         assert!(property_value(&snap, "Version").is_none());

@@ -140,12 +140,12 @@ fn demo_settings(work: &Path, link: &Path, record_dir: Option<PathBuf>) -> Setti
         pgn_dir: daemon.pgn_dir.clone(),
         record_dir,
         daemon,
-        boards: vec![BoardSpec {
-            id: BOARD.into(),
-            port: link.to_path_buf(),
-            listen_only: false,
+        boards: vec![BoardSpec::new(
+            BOARD.into(),
+            link.to_path_buf(),
+            false,
             session,
-        }],
+        )],
     }
 }
 

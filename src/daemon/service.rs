@@ -18,9 +18,7 @@ use crate::session::Session;
 use super::added::AddedBoards;
 use super::board::{BoardTask, Stop};
 use super::config::DaemonConfig;
-use super::dbus::{
-    BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, Snapshot, board_path,
-};
+use super::dbus::{BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, board_path};
 use super::health::{Health, Source};
 use super::settings::{BoardSpec, spec_for_port};
 use super::signature::Checked;
@@ -158,12 +156,7 @@ impl Boards {
             tracing::info!(board = %spec.id, events = journal.len(), "game restored");
             Session::restore(spec.session.clone(), &journal)
         };
-        let shared = Shared::new(Snapshot {
-            name: spec.session.name.clone(),
-            port: spec.port.to_string_lossy().into_owned(),
-            connected: false,
-            view: session.view().clone(),
-        });
+        let shared = Shared::new(session.view().clone());
         let (commands_tx, commands_rx) = mpsc::channel(16);
         self.conn
             .object_server()

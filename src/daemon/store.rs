@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::session::{Event, View, is_journalled};
+use crate::contract::BoardProps;
+use crate::session::{Event, is_journalled};
 
 use super::health::{self, Health, Source};
 use super::journal::{Journal, journal_path};
@@ -135,7 +136,7 @@ impl BoardStore {
     }
 
     /// After events were published: refresh the live PGN, store a finished game.
-    pub fn after_publish(&mut self, view: &View, events: &[Event]) {
+    pub fn after_publish(&mut self, view: &BoardProps, events: &[Event]) {
         if self.pgn_dir.is_none() || view.pgn.is_empty() {
             return;
         }
@@ -147,7 +148,7 @@ impl BoardStore {
 
     /// Try again what the disk refused (called on the board's ticks; does something at
     /// most every [`PGN_RETRY`] while PGN files fail).
-    pub fn retry(&mut self, view: &View) {
+    pub fn retry(&mut self, view: &BoardProps) {
         if let Some(at) = self.pgn_failing
             && at.elapsed() >= PGN_RETRY
         {
@@ -155,7 +156,7 @@ impl BoardStore {
         }
     }
 
-    fn write_pgn(&mut self, view: &View) {
+    fn write_pgn(&mut self, view: &BoardProps) {
         let id = self.id.clone();
         let Some(pgn) = self.open_pgn().cloned() else {
             self.pgn_failing = Some(Instant::now());

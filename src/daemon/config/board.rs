@@ -57,8 +57,25 @@ pub struct BoardSpec {
     pub port: PathBuf,
     /// Never write to the port.
     pub listen_only: bool,
-    /// Everything the session needs (its `name` is the board's name).
+    /// Everything the session needs (its `name` is the board's name, its `port` the port's
+    /// text, set by [`BoardSpec::new`]).
     pub session: SessionConfig,
+}
+
+impl BoardSpec {
+    /// A board on `port`; the session shows the same port as its `Port` property.
+    pub fn new(id: String, port: PathBuf, listen_only: bool, session: SessionConfig) -> Self {
+        let session = SessionConfig {
+            port: port.to_string_lossy().into_owned(),
+            ..session
+        };
+        BoardSpec {
+            id,
+            port,
+            listen_only,
+            session,
+        }
+    }
 }
 
 /// Which of a board's settings [`BoardConfig::check`] refused.
@@ -154,6 +171,7 @@ impl BoardConfig {
     pub fn session_config(&self, daemon: &DaemonConfig) -> SessionConfig {
         SessionConfig {
             name: self.display_name(),
+            port: self.port.clone(),
             rules: self.rules.unwrap_or(daemon.rules),
             edition: self.edition.unwrap_or(daemon.edition),
             guidelines_iii: daemon.guidelines_iii,
@@ -168,12 +186,12 @@ impl BoardConfig {
 
     /// What the daemon serves for this board, with `[daemon]` defaults filled in.
     pub fn spec(&self, daemon: &DaemonConfig) -> BoardSpec {
-        BoardSpec {
-            id: self.id(),
-            port: PathBuf::from(&self.port),
-            listen_only: self.listen_only,
-            session: self.session_config(daemon),
-        }
+        BoardSpec::new(
+            self.id(),
+            PathBuf::from(&self.port),
+            self.listen_only,
+            self.session_config(daemon),
+        )
     }
 }
 

@@ -1,11 +1,16 @@
 //! The external D-Bus contract (section 2 of the contract) written down once: the bus name,
 //! the object paths, the interface names, every error name, and the tables of properties,
-//! methods and signals with their D-Bus signatures.
+//! methods and signals with their D-Bus signatures — and, in [`props`], the board's properties
+//! as one struct that the daemon serves and every client reads.
 //!
-//! A leaf module — plain constants and tables, no zbus, no tokio — so the daemon
+//! A leaf module — plain constants, tables and values, no zbus, no tokio — so the daemon
 //! (`daemon::dbus`), the command-line client (`cli`), the bridges' client model (`client`)
 //! and the tests' stand-in daemon all read the same words. The tables are checked against the
 //! shipped introspection XML (`dbus/*.xml`) by a test, the same way the running daemon is.
+
+pub mod props;
+
+pub use props::{BoardProps, Claim, IllegalCounts};
 
 /// The well-known bus name the daemon owns.
 pub const BUS_NAME: &str = "org.eboardd.Bridge1";
