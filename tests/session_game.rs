@@ -43,9 +43,18 @@ fn config() -> SessionConfig {
 const GAME: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
                     c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6 Bh4 c5 dxe5 Nxe4 Bxe7 Qxe7 exd6 Qf6";
 
+/// Play `sans` from the start position with noisy hands.
 fn play(rig: &mut Rig, sans: &str, seed: u64) -> Chess {
-    let mut pos = Chess::default();
-    let mut hands = Handling::new(seed, Noise::Noisy);
+    play_with(
+        rig,
+        Chess::default(),
+        sans,
+        Handling::new(seed, Noise::Noisy),
+    )
+}
+
+/// Play `sans` from `pos` with `hands`, step by step into the rig.
+fn play_with(rig: &mut Rig, mut pos: Chess, sans: &str, mut hands: Handling) -> Chess {
     for san in sans.split_whitespace() {
         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
         for step in hands.steps(&pos, mv) {
@@ -125,19 +134,26 @@ fn restore_from_the_journal_gives_the_same_game() {
     assert_eq!(b.state, "playing");
 }
 
-#[test]
-fn an_illegal_placement_is_alerted_before_the_press_and_completed_by_it() {
+/// A clocked game after 1. e4 e5 (hands seeded with `seed`) in which White's bishop f1 has
+/// just jumped to h3 over g2 — an illegal placement — and stood there for a second, the clock
+/// not yet pressed.
+fn bishop_jumps_over_g2(seed: u64) -> Rig {
     let mut rig = Rig::new(config(), Orientation::Normal);
     rig.clock();
     rig.dump(&Placement::start());
-    play(&mut rig, "e4 e5", 4);
-    // White's bishop f1 jumps to h3 over g2: an illegal placement.
+    play(&mut rig, "e4 e5", seed);
     rig.step(SensorStep::Lift(Square::F1));
     rig.step(SensorStep::Place(
         Square::H3,
         shakmaty::Piece::from_char('B').unwrap(),
     ));
     rig.step(SensorStep::Pause(1_000));
+    rig
+}
+
+#[test]
+fn an_illegal_placement_is_alerted_before_the_press_and_completed_by_it() {
+    let mut rig = bishop_jumps_over_g2(4);
     let alert = rig.events.iter().find_map(|e| match e {
         Event::IllegalPlacement {
             player,
@@ -281,17 +297,8 @@ fn operator_commands_drive_the_game() {
 
 #[test]
 fn an_illegal_move_that_stands_lets_the_game_go_on_from_the_board() {
-    let mut rig = Rig::new(config(), Orientation::Normal);
-    rig.clock();
-    rig.dump(&Placement::start());
-    play(&mut rig, "e4 e5", 5);
-    // White: Bf1-h3 jumps over g2, and White presses the clock: a completed illegal move.
-    rig.step(SensorStep::Lift(Square::F1));
-    rig.step(SensorStep::Place(
-        Square::H3,
-        shakmaty::Piece::from_char('B').unwrap(),
-    ));
-    rig.step(SensorStep::Pause(1_000));
+    let mut rig = bishop_jumps_over_g2(5);
+    // White presses the clock with the bishop on h3: a completed illegal move.
     rig.press();
     assert_eq!(
         rig.session.view().illegal_moves,
@@ -437,16 +444,9 @@ fn endgame_rig() -> (Rig, Chess) {
     (rig, pos)
 }
 
-fn play_from(rig: &mut Rig, mut pos: Chess, sans: &str, seed: u64) -> Chess {
-    let mut hands = Handling::new(seed, Noise::Clean);
-    for san in sans.split_whitespace() {
-        let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-        for step in hands.steps(&pos, mv) {
-            rig.step(step);
-        }
-        pos.play_unchecked(mv);
-    }
-    pos
+/// Play `sans` from `pos` with clean hands.
+fn play_from(rig: &mut Rig, pos: Chess, sans: &str, seed: u64) -> Chess {
+    play_with(rig, pos, sans, Handling::new(seed, Noise::Clean))
 }
 
 /// Lift the king on `from` and put it on `to`.
@@ -694,6 +694,9 @@ fn the_view_shows_the_name_the_port_and_the_link() {
     session.handle(Input::Link(false), 10).unwrap();
     assert!(!session.view().connected);
     let restored = Session::restore(session.config().clone(), &[]);
-    assert!(!restored.view().connected, "a restored session waits for its link");
+    assert!(
+        !restored.view().connected,
+        "a restored session waits for its link"
+    );
     assert_eq!(restored.view().port, "/dev/ttyACM3");
 }
