@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialPort as _;
 
-use common::{Bus, Daemon, proxies};
+use common::{Bus, Daemon, proxies, record_file};
 
 /// Every `*.inbytes` capture of the shared captures, in name order.
 fn shared_captures() -> Vec<PathBuf> {
@@ -74,24 +74,13 @@ async fn play(
     master
 }
 
-/// The record file the daemon wrote into `dir`.
-fn record_file(dir: &Path) -> PathBuf {
-    let files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "record"))
-        .collect();
-    assert_eq!(files.len(), 1, "one record file: {files:?}");
-    files.into_iter().next().unwrap()
-}
-
 async fn daemon_matches_decode(path: PathBuf) {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     let text = std::fs::read_to_string(&path).unwrap();
     let chunks = capture::parse(&text).unwrap();
     // What `eboardctl decode <capture>` prints (its `run` is this plus stdout).
     let today = decode::today();
-    let decoded = decode::decode(&chunks, decode::session_config_for(&path), &today);
+    let decoded = decode::decode(&chunks, &[], decode::session_config_for(&path), &today);
     assert_eq!(decoded.games.len(), 1, "{name}: one game");
     let want = decoded.games[0].pgn.clone();
     assert!(
@@ -165,10 +154,16 @@ async fn daemon_matches_decode(path: PathBuf) {
     // The daemon's own recording of this replay, with the times it saw, decodes alike.
     drop(master);
     drop(daemon);
-    let recorded = std::fs::read_to_string(record_file(&records)).unwrap();
-    let recorded = capture::parse(&recorded).unwrap();
+    let text = std::fs::read_to_string(record_file(&records)).unwrap();
+    let recorded = capture::parse(&text).unwrap();
     assert!(recorded.iter().all(|c| c.at_ms.is_some()));
-    let again = decode::decode(&recorded, decode::session_config_for(&path), &today);
+    let link = capture::link_notes(&text);
+    assert_eq!(
+        link.first().map(|n| n.change),
+        Some(capture::LinkChange::Opened),
+        "{name}: the record notes the port opening"
+    );
+    let again = decode::decode(&recorded, &link, decode::session_config_for(&path), &today);
     assert_eq!(again.games.len(), 1, "{name}: one game in the record");
     assert_eq!(again.games[0].pgn, want, "{name}: the record decodes alike");
 }

@@ -12,9 +12,12 @@ use common::events::{Ev, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
-use common::{Daemon, Setup, WAIT, code, die_with_parent, wait_property, within};
+use common::{Daemon, Setup, WAIT, code, die_with_parent, record_file, wait_property, within};
+use eboardd::capture;
+use eboardd::cli::decode;
 use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
 use shakmaty::Square;
+use std::time::Duration;
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
                    c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
@@ -113,11 +116,15 @@ async fn killed_while_20_plies_are_played_then_restarted() {
 }
 
 /// A simulated board `id` served by a fresh daemon, the game started.
+/// The daemon records what it reads into `<dir>/records`.
 async fn served(id: &str) -> (Setup, SimHandle, Events) {
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), id, 1.0, BoardOptions::default()).await;
     let port = sim.path().display().to_string();
-    let s = Setup::start_in(dir, &["--port", &port]).await;
+    let records = dir.path().join("records");
+    std::fs::create_dir_all(&records).unwrap();
+    let records = records.display().to_string();
+    let s = Setup::start_in(dir, &["--port", &port, "--record", &records]).await;
     let mut events = Events::start(&s.conn, id).await;
     ready_to_play(&sim, &mut events).await;
     (s, sim, events)
@@ -190,6 +197,44 @@ async fn unplugged_three_plies_with_one_explanation_are_recovered_and_an_illegal
             |e| matches!(e, Ev::IllegalMoveCompleted { player, count: 1, .. } if player == "white"),
         )
         .await;
+    record_decodes_to_the_daemons_pgn(&s, "unp3", &sim.path()).await;
+}
+
+/// `eboardctl decode` of the daemon's own `--record` file — the board lost and found again
+/// included — prints the PGN the daemon shows (read as if the link never went down, the
+/// record would accuse Black of an illegal move). The record is written before the daemon
+/// reads what it recorded, and decode lets every waiting move become final, so the daemon's
+/// `Pgn` is waited on until it catches up.
+async fn record_decodes_to_the_daemons_pgn(s: &Setup, id: &str, port: &std::path::Path) {
+    let b = proxies::fresh(&s.conn, id).await;
+    let mut changes = b.receive_pgn_changed().await;
+    let record = record_file(&s.dir.path().join("records"));
+    let decoded = || {
+        let text = std::fs::read_to_string(&record).unwrap();
+        let notes = capture::link_notes(&text);
+        assert!(
+            notes.iter().any(|n| n.change == capture::LinkChange::Lost),
+            "the record notes the unplugging: {notes:?}"
+        );
+        let reads = capture::parse(&text).unwrap();
+        let config = decode::session_config_for(port);
+        let out = decode::decode(&reads, &notes, config, &decode::today());
+        out.games.last().map(|g| g.pgn.clone()).unwrap_or_default()
+    };
+    let mut daemon = b.pgn().await.unwrap();
+    let mut printed = decoded();
+    let _ = tokio::time::timeout(Duration::from_secs(30), async {
+        while printed != daemon {
+            let Some(changed) = common::next(&mut changes).await else {
+                break;
+            };
+            daemon = changed.get().await.unwrap_or_default();
+            printed = decoded();
+        }
+    })
+    .await;
+    assert_eq!(printed, daemon, "decode of the record vs the daemon's Pgn");
+    assert!(daemon.contains("recovered"), "{daemon}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@ use eboardd::session::Event;
 /// `eboardctl decode`'s pipeline over a capture, for a board named like the capture file.
 fn decode(chunks: &[eboardd::capture::Chunk]) -> eboardd::cli::decode::Decoded {
     let config = eboardd::cli::decode::session_config_for("1.inbytes".as_ref());
-    eboardd::cli::decode::decode(chunks, config, "2026-01-02")
+    eboardd::cli::decode::decode(chunks, &[], config, "2026-01-02")
 }
 
 fn capture(n: u32) -> (Vec<eboardd::capture::Chunk>, Vec<String>) {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::board::Orientation;
-use crate::capture::{self, Chunk};
+use crate::capture::{self, Chunk, LinkChange, LinkNote};
 use crate::daemon::config::{BoardConfig, DaemonConfig};
 use crate::daemon::pgn_files;
 use crate::link;
@@ -90,14 +90,15 @@ pub fn session_config_for(port: &Path) -> SessionConfig {
     BoardConfig::for_port(&port.to_string_lossy()).session_config(&DaemonConfig::default())
 }
 
-/// Run a capture through a fresh session as eboardd's board task would. `today` is the
-/// `Date` (as `YYYY-MM-DD`) a game that begins gets, like the daemon dates it.
-pub fn decode(chunks: &[Chunk], config: SessionConfig, today: &str) -> Decoded {
+/// Run a capture through a fresh session as eboardd's board task would. `link` are the
+/// record's notes of the link's ups and downs ([`capture::link_notes`]; none for the shared
+/// captures, whose port stays open throughout). `today` is the `Date` (as `YYYY-MM-DD`) a
+/// game that begins gets, like the daemon dates it.
+pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today: &str) -> Decoded {
     let mut run = Run::new(config, today);
-    let mut decoder = Decoder::new();
     let mut byte: u64 = 0;
-    let mut connected = false;
     let mut untimed: Millis = 0;
+    let mut notes = link.iter().peekable();
     for (index, chunk) in chunks.iter().enumerate() {
         let now = chunk.at_ms.unwrap_or_else(|| {
             let at = untimed;
@@ -108,17 +109,21 @@ pub fn decode(chunks: &[Chunk], config: SessionConfig, today: &str) -> Decoded {
             run.now = now;
             run.last_tick = now;
         }
+        // What happened to the link before this read, in the board task's order.
+        while let Some(note) = notes.next_if(|n| n.after_reads <= index) {
+            run.link_change(note, index, byte);
+        }
         // The ticks the board task gives while waiting for this read.
         run.tick_until(now, index, byte, chunk.at_ms);
         run.chunk_starts.push(byte);
-        let dropped_before = decoder.stats().dropped_frames;
+        let dropped_before = run.decoder.stats().dropped_frames;
         let mut messages: Vec<(Message, StreamPos)> = Vec::new();
         for &b in &chunk.bytes {
-            let before = decoder.stats().message_bytes;
+            let before = run.decoder.stats().message_bytes;
             byte += 1;
-            decoder.push(&[b]);
-            while let Some(message) = decoder.next_message() {
-                let len = decoder.stats().message_bytes.saturating_sub(before);
+            run.decoder.push(&[b]);
+            while let Some(message) = run.decoder.next_message() {
+                let len = run.decoder.stats().message_bytes.saturating_sub(before);
                 let start = byte.saturating_sub(len);
                 let pos = StreamPos {
                     // A message that began in an earlier read is named by that read.
@@ -130,7 +135,7 @@ pub fn decode(chunks: &[Chunk], config: SessionConfig, today: &str) -> Decoded {
                 messages.push((message, pos));
             }
         }
-        let lost_frame = decoder.stats().dropped_frames > dropped_before;
+        let lost_frame = run.decoder.stats().dropped_frames > dropped_before;
         let first = messages.first().map_or(
             StreamPos {
                 chunk: index + 1,
@@ -142,21 +147,24 @@ pub fn decode(chunks: &[Chunk], config: SessionConfig, today: &str) -> Decoded {
         );
         // The board task's order for one read (see `daemon::board`): the link comes up with
         // the first message, a lost frame is reported, then the messages in order.
-        if !messages.is_empty() && !connected {
-            connected = true;
+        if !messages.is_empty() && !run.connected {
+            run.connected = true;
             run.input(Input::Link(true), first);
         }
-        if lost_frame && connected {
+        if lost_frame && run.connected {
             run.input(Input::LineLoss, first);
         }
         for (message, pos) in messages {
             run.input(Input::Board(message), pos);
         }
     }
+    for note in notes {
+        run.link_change(note, chunks.len(), byte);
+    }
     // The daemon keeps ticking after the last read: let every waiting move become final.
     let end = run.now;
     run.settle(chunks.len(), byte, chunks.last().and_then(|c| c.at_ms), end);
-    run.finish(decoder)
+    run.finish()
 }
 
 /// The session and what has been collected so far.
@@ -173,6 +181,14 @@ struct Run<'a> {
     /// The last time the session was given.
     now: Millis,
     last_tick: Millis,
+    /// The port is open (the record did not note it lost since it was last opened).
+    open: bool,
+    /// The board has answered since the port was opened (the session was told so).
+    connected: bool,
+    /// The protocol decoder of this opening of the port (each opening reads afresh).
+    decoder: Decoder,
+    /// What the decoders of earlier openings read: messages, skipped bytes.
+    earlier: (u64, u64),
 }
 
 impl<'a> Run<'a> {
@@ -187,6 +203,37 @@ impl<'a> Run<'a> {
             chunk_starts: Vec::new(),
             now: 0,
             last_tick: 0,
+            open: true,
+            connected: false,
+            decoder: Decoder::new(),
+            earlier: (0, 0),
+        }
+    }
+
+    /// A link note of the record, before read `index` (0-based) at stream offset `byte`.
+    fn link_change(&mut self, note: &LinkNote, index: usize, byte: u64) {
+        let at = note.at_ms.max(self.now);
+        self.tick_until(at, index, byte, Some(note.at_ms));
+        match note.change {
+            LinkChange::Opened => {
+                let stats = self.decoder.stats();
+                self.earlier.0 += stats.messages;
+                self.earlier.1 += stats.skipped_bytes;
+                self.decoder = Decoder::new();
+                self.open = true;
+            }
+            LinkChange::Lost => {
+                // The link machine tells the session whenever it gives the board up.
+                let pos = StreamPos {
+                    chunk: index.max(1),
+                    byte,
+                    at_ms: Some(note.at_ms),
+                    now: at,
+                };
+                self.input(Input::Link(false), pos);
+                self.connected = false;
+                self.open = false;
+            }
         }
     }
 
@@ -214,11 +261,17 @@ impl<'a> Run<'a> {
     }
 
     /// The ticks the board task gives before `until`: one every [`link::TICK_MS`] while
-    /// the link is open, and at each time the session asks to be woken.
+    /// the port is open, and at each time the session asks to be woken; one every
+    /// [`link::IDLE_TICK_MS`] while it is closed (see `Link::wake_at`).
     fn tick_until(&mut self, until: Millis, index: usize, byte: u64, at_ms: Option<u64>) {
         loop {
-            let periodic = self.last_tick + link::TICK_MS;
-            let at = match self.session.next_wakeup() {
+            let (period, wakeup) = if self.open {
+                (link::TICK_MS, self.session.next_wakeup())
+            } else {
+                (link::IDLE_TICK_MS, None)
+            };
+            let periodic = self.last_tick + period;
+            let at = match wakeup {
                 Some(w) => periodic.min(w.max(self.now + 1)),
                 None => periodic,
             };
@@ -287,7 +340,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn finish(mut self, decoder: Decoder) -> Decoded {
+    fn finish(mut self) -> Decoded {
         let pgn = self.session.view().pgn.clone();
         let ended_last = self.finished.as_deref() == Some(pgn.as_str());
         if !ended_last && (!self.current.san.is_empty() || self.out.games.is_empty()) {
@@ -303,8 +356,8 @@ impl<'a> Run<'a> {
         }
         self.out.orientation = self.session.detected_orientation();
         self.out.corrections = self.session.corrections();
-        self.out.messages = decoder.stats().messages;
-        self.out.skipped_bytes = decoder.stats().skipped_bytes;
+        self.out.messages = self.earlier.0 + self.decoder.stats().messages;
+        self.out.skipped_bytes = self.earlier.1 + self.decoder.stats().skipped_bytes;
         self.out
     }
 }
@@ -383,7 +436,8 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(&args.capture)
         .with_context(|| format!("cannot read capture {path}"))?;
     let chunks = capture::parse(&text).with_context(|| format!("{path}: not a capture"))?;
-    let decoded = decode(&chunks, session_config_for(&args.capture), &today());
+    let link = capture::link_notes(&text);
+    let decoded = decode(&chunks, &link, session_config_for(&args.capture), &today());
     let mut stdout = std::io::stdout().lock();
     if args.events {
         for located in &decoded.events {

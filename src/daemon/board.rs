@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
+use crate::capture;
 use crate::link::{ClockRefusal, Fact, Link, Output};
 use crate::protocol::clock_channel::MessageError;
 use crate::session::{Command, Event, Input, Session};
@@ -320,7 +321,7 @@ impl Running {
         match fact {
             Fact::PortOpened => {
                 tracing::info!("port opened");
-                self.task.store.note("port opened");
+                self.task.store.note(capture::NOTE_PORT_OPENED);
             }
             Fact::OpenFailed { error, first: true } => {
                 tracing::warn!("cannot open {port}: {error}; retrying");
@@ -341,7 +342,7 @@ impl Running {
             Fact::Asking(request) => tracing::info!(?request, "asking the board"),
             Fact::Lost(lost) => {
                 tracing::warn!("board lost: {lost}");
-                self.task.store.note(&format!("lost: {lost}"));
+                self.task.store.note(&capture::lost_note(&lost));
             }
         }
     }

@@ -296,3 +296,14 @@ impl Bus {
         let _ = self.child.start_kill();
     }
 }
+
+/// The one record file (`--record DIR`) the daemon wrote into `dir`.
+pub fn record_file(dir: &Path) -> PathBuf {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "record"))
+        .collect();
+    assert_eq!(files.len(), 1, "one record file: {files:?}");
+    files.into_iter().next().unwrap()
+}
