@@ -3,15 +3,15 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::oneshot;
+
+use super::procs::spawn::start_mosquitto;
 
 /// mosquitto, killed when dropped.
 pub struct Broker {
@@ -32,37 +32,7 @@ impl Broker {
                  max_queued_messages 0\nlog_dest stderr\nlog_type error\nlog_type notice\nlog_type information\n"
             ),
         )?;
-        let binary = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .context("mosquitto is not installed (Debian package mosquitto)")?;
-        let mut cmd = Command::new(binary);
-        cmd.arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // SAFETY: only an async-signal-safe syscall runs between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                    .map_err(std::io::Error::from)
-            });
-        }
-        let mut child = cmd.spawn().context("cannot start mosquitto")?;
-        let mut lines = BufReader::new(child.stderr.take().context("stderr")?).lines();
-        tokio::time::timeout(Duration::from_secs(10), async {
-            while let Some(line) = lines.next_line().await? {
-                if line.contains(" running") {
-                    return anyhow::Ok(());
-                }
-            }
-            anyhow::bail!("mosquitto exited at start")
-        })
-        .await
-        .context("mosquitto did not start in 10 s")??;
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let child = start_mosquitto(&conf, &dir.join("mosquitto.log")).await?;
         Ok(Broker { port, child })
     }
 
