@@ -8,20 +8,22 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 use zbus::message::Type;
 use zbus::{MatchRule, MessageStream};
 
 /// Object path prefix of the boards; the benchmark names board `i` `b<i>` (zero-padded).
 pub const BOARD_PREFIX: &str = "/org/eboardd/Bridge1/Board/b";
 
+/// Every `MovePlayed`, as (uci, time received), by (game, ply), in arrival order.
+pub type Moves = HashMap<(u32, u32), Vec<(String, Instant)>>;
+
 /// What one board's object said.
 #[derive(Debug, Default)]
 pub struct BoardLog {
     /// `GameStarted` signals so far: the number of the game moves are filed under.
     pub games: u32,
-    /// Every `MovePlayed` as (uci, time received), by (game, ply), in arrival order.
-    pub moves: HashMap<(u32, u32), Vec<(String, Instant)>>,
+    pub moves: Moves,
     pub retractions: u32,
     pub properties_changed: u64,
     pub other_signals: u64,
@@ -36,19 +38,31 @@ pub struct Received {
     pub undecodable: u64,
 }
 
-/// A shared, growing [`Received`].
+/// A shared, growing [`Received`], and the news that it grew.
 #[derive(Clone, Default)]
-pub struct Log(Arc<Mutex<Received>>);
+pub struct Log {
+    received: Arc<Mutex<Received>>,
+    news: Arc<Notify>,
+}
 
 impl Log {
-    pub fn new(boards: usize) -> Self {
+    /// A log of `boards` boards whose games and moves are told to `news`'s waiters.
+    pub fn new(boards: usize, news: Arc<Notify>) -> Self {
         let mut r = Received::default();
         r.boards.resize_with(boards, BoardLog::default);
-        Log(Arc::new(Mutex::new(r)))
+        Log {
+            received: Arc::new(Mutex::new(r)),
+            news,
+        }
+    }
+
+    /// Woken at every `GameStarted` and `MovePlayed`.
+    pub fn news(&self) -> &Notify {
+        &self.news
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Received> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.received.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `GameStarted` signals seen for board `i`.
@@ -73,12 +87,16 @@ impl Log {
         };
         let body = msg.body();
         match member.as_str() {
-            "GameStarted" => log.boards[i].games += 1,
+            "GameStarted" => {
+                log.boards[i].games += 1;
+                self.news.notify_waiters();
+            }
             "MovePlayed" => match body.deserialize::<(u32, String, String, String, u64, u64)>() {
                 Ok((ply, _san, uci, _fen, _white, _black)) => {
                     let board = &mut log.boards[i];
                     let game = board.games;
                     board.moves.entry((game, ply)).or_default().push((uci, at));
+                    self.news.notify_waiters();
                 }
                 Err(_) => log.undecodable += 1,
             },

@@ -12,6 +12,7 @@ use eboardd::sim::scenario::{Hands, side_of};
 use eboardd::sim::{Action, ClockSetup, Noise, Pace, PgnGame, SimHandle};
 
 use super::client::Log;
+use super::harness::wait_until;
 
 /// One move a board played, as the benchmark expects the daemon to report it.
 #[derive(Debug, Clone)]
@@ -34,6 +35,36 @@ pub struct Style {
     pub pace: Pace,
     pub noise: Noise,
     pub clock: ClockSetup,
+}
+
+impl Style {
+    /// The clock of every benchmark game: 15 minutes + 10 s a move.
+    pub const CLOCK: ClockSetup = ClockSetup {
+        base_ms: 15 * 60_000,
+        increment_ms: 10_000,
+    };
+
+    /// A smoke run's players: quick and clean, so a few seconds hold a few dozen moves.
+    pub fn smoke() -> Style {
+        Style {
+            pace: Pace {
+                think_ms: (50, 150),
+                press_ms: (20, 50),
+                hand_ms: (20, 60),
+            },
+            noise: Noise::Clean,
+            clock: Style::CLOCK,
+        }
+    }
+
+    /// A benchmark's players: people at `pace`, with human handling.
+    pub fn bench(pace: Pace) -> Style {
+        Style {
+            pace,
+            noise: Noise::Noisy,
+            clock: Style::CLOCK,
+        }
+    }
 }
 
 /// What a board's player reports back.
@@ -131,14 +162,14 @@ impl Player<'_> {
 
     /// Wait until the client has seen game `game_no` start on this board.
     async fn wait_for_game(&self, game_no: u32) -> anyhow::Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.log.games(self.index) < game_no {
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "GameStarted of game {game_no} not received within 30 s"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let seen = wait_until(self.log.news(), Duration::from_secs(30), || {
+            self.log.games(self.index) >= game_no
+        })
+        .await;
+        anyhow::ensure!(
+            seen,
+            "GameStarted of game {game_no} not received within 30 s"
+        );
         Ok(())
     }
 

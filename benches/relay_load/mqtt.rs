@@ -1,7 +1,7 @@
 //! The MQTT side of the relay benchmark: a mosquitto of its own on a free loopback port, and
 //! a subscriber on its own thread and runtime that notes when each message arrives.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use tokio::process::Child;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
+use super::client::Moves;
 use super::procs::spawn::start_mosquitto;
 
 /// mosquitto, killed when dropped.
@@ -41,35 +42,55 @@ impl Broker {
     }
 }
 
-/// One `MovePlayed` event as it arrived.
-#[derive(Debug, Clone)]
-pub struct MoveSeen {
-    pub ply: u32,
-    pub uci: String,
-    pub at: Instant,
+/// One board's events.
+#[derive(Debug, Default)]
+pub struct BoardEvents {
+    /// `GameStarted` events: game 1 is the one the relay's first `state` showed.
+    pub games_started: u32,
+    /// `MovePlayed` events by (game, ply), as the D-Bus client files them.
+    pub moves: Moves,
 }
 
 /// What the subscriber got.
 #[derive(Debug, Default)]
 pub struct Got {
-    /// By board id: `MovePlayed` events (repeats of a `seq` dropped).
-    pub moves: HashMap<String, Vec<MoveSeen>>,
+    /// By board id, repeats of a `seq` dropped.
+    pub boards: HashMap<String, BoardEvents>,
     pub last_seq: HashMap<String, u64>,
     pub seq_gaps: u64,
     pub repeats: u64,
+    /// Board ids whose `state` has come.
+    pub states: HashSet<String>,
     /// Messages and payload bytes by topic kind (status, state, event, pgn), with arrival.
     pub arrivals: Vec<(Instant, &'static str, usize)>,
 }
 
-#[derive(Clone, Default)]
-pub struct Shared(Arc<Mutex<Got>>);
+/// What the subscriber got, and the news that it got more.
+#[derive(Clone)]
+pub struct Shared {
+    got: Arc<Mutex<Got>>,
+    news: Arc<Notify>,
+}
 
 impl Shared {
+    /// Every message is told to `news`'s waiters.
+    pub fn new(news: Arc<Notify>) -> Shared {
+        Shared {
+            got: Arc::default(),
+            news,
+        }
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, Got> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.got.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn file(&self, topic: &str, payload: &[u8], at: Instant) {
+        self.file_locked(topic, payload, at);
+        self.news.notify_waiters();
+    }
+
+    fn file_locked(&self, topic: &str, payload: &[u8], at: Instant) {
         let mut parts = topic.rsplit('/');
         let kind: &'static str = match parts.next() {
             Some("event") => "event",
@@ -81,6 +102,10 @@ impl Shared {
         let board = parts.next().unwrap_or("").to_owned();
         let mut got = self.lock();
         got.arrivals.push((at, kind, payload.len()));
+        if kind == "state" {
+            got.states.insert(board);
+            return;
+        }
         if kind != "event" {
             return;
         }
@@ -97,12 +122,16 @@ impl Shared {
             got.seq_gaps += 1;
         }
         got.last_seq.insert(board.clone(), seq);
-        if v["member"] == "MovePlayed" {
-            got.moves.entry(board).or_default().push(MoveSeen {
-                ply: v["ply"].as_u64().unwrap_or(0) as u32,
-                uci: v["uci"].as_str().unwrap_or("").to_owned(),
-                at,
-            });
+        let events = got.boards.entry(board).or_default();
+        match v["member"].as_str() {
+            Some("GameStarted") => events.games_started += 1,
+            Some("MovePlayed") => {
+                let game = events.games_started + 1;
+                let ply = v["ply"].as_u64().unwrap_or(0) as u32;
+                let uci = v["uci"].as_str().unwrap_or("").to_owned();
+                events.moves.entry((game, ply)).or_default().push((uci, at));
+            }
+            _ => {}
         }
     }
 }

@@ -24,7 +24,7 @@
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
 //! `--test`, it does a smoke run of 5 boards and 3 clients for 3 s. It never fails on a figure.
 
-#[allow(dead_code)] // the entry point only
+#[allow(dead_code)] // the entry point and settings only
 #[path = "../daemon_load/harness.rs"]
 mod harness;
 #[allow(dead_code)]
@@ -42,6 +42,7 @@ use anyhow::Context as _;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
+use harness::{env_num, percentile};
 use procs::{Bus, clock_ticks_per_second, cpu_ticks, status_value};
 use standin::{Emitted, StandIn};
 
@@ -54,22 +55,9 @@ struct Config {
     smoke: bool,
 }
 
-fn env_num(name: &str, default: u64) -> anyhow::Result<u64> {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .with_context(|| format!("{name}={v:?}: want a number")),
-        Err(_) => Ok(default),
-    }
-}
-
 impl Config {
     fn from_env_and_args() -> anyhow::Result<Config> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let bench = args.iter().any(|a| a == "--bench");
-        let test = args.iter().any(|a| a == "--test");
-        if test || !bench {
+        if harness::smoke_run() {
             return Ok(Config {
                 boards: 5,
                 clients: 3,
@@ -221,13 +209,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
         .flat_map(|s| s.delays_us.iter().copied())
         .collect();
     delays.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if delays.is_empty() {
-            return f64::NAN;
-        }
-        let i = ((delays.len() as f64 * p).ceil() as usize).clamp(1, delays.len()) - 1;
-        delays[i] as f64 / 1000.0
-    };
+    let pct = |p: f64| percentile(&delays, p * 100.0);
     let lost: usize = seen
         .iter()
         .map(|s| played.saturating_sub(s.moves.len()))
