@@ -12,6 +12,8 @@ use tokio::sync::{Notify, oneshot};
 use zbus::message::Type;
 use zbus::{MatchRule, MessageStream};
 
+use super::harness::OwnThread;
+
 /// Object path prefix of the boards; the benchmark names board `i` `b<i>` (zero-padded).
 pub const BOARD_PREFIX: &str = "/org/eboardd/Bridge1/Board/b";
 
@@ -107,93 +109,63 @@ impl Log {
     }
 }
 
-/// The running client; dropping it does not stop it, [`Client::stop`] does.
+/// The running client; [`Client::stop`] or dropping it stops it.
 pub struct Client {
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: OwnThread,
 }
 
 impl Client {
     /// Connect to `address`, subscribe, and return once the subscription is in place.
     pub async fn start(address: String, log: Log) -> anyhow::Result<Client> {
         let (ready_tx, ready_rx) = oneshot::channel::<anyhow::Result<()>>();
-        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("dbus-client".into())
-            .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
+        let thread = OwnThread::spawn("dbus-client", move |mut stop_rx| async move {
+            let stream = async {
+                let conn = zbus::connection::Builder::address(address.as_str())
                     .build()
-                {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e.into()));
-                        return;
-                    }
-                };
-                runtime.block_on(async move {
-                    let stream = async {
-                        let conn = zbus::connection::Builder::address(address.as_str())
-                            .build()
-                            .await?;
-                        let rule = MatchRule::builder()
-                            .msg_type(Type::Signal)
-                            .path_namespace("/org/eboardd/Bridge1")
-                            .build()?;
-                        // A queue deep enough that the stream never makes the connection
-                        // wait (zbus applies back-pressure rather than dropping).
-                        let depth = NonZeroUsize::new(1 << 20);
-                        let stream = MessageStream::for_match_rule(rule, &conn, depth).await?;
-                        anyhow::Ok((conn, stream))
-                    };
-                    let (_conn, mut stream) = match stream.await {
-                        Ok(s) => {
-                            let _ = ready_tx.send(Ok(()));
-                            s
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                            return;
-                        }
-                    };
-                    loop {
-                        let next = std::future::poll_fn(|cx| {
-                            futures_core::Stream::poll_next(std::pin::Pin::new(&mut stream), cx)
-                        });
-                        tokio::select! {
-                            _ = &mut stop_rx => break,
-                            msg = next => match msg {
-                                Some(Ok(msg)) => log.file(&msg, Instant::now()),
-                                Some(Err(_)) => log.lock().undecodable += 1,
-                                None => break,
-                            },
-                        }
-                    }
+                    .await?;
+                let rule = MatchRule::builder()
+                    .msg_type(Type::Signal)
+                    .path_namespace("/org/eboardd/Bridge1")
+                    .build()?;
+                // A queue deep enough that the stream never makes the connection
+                // wait (zbus applies back-pressure rather than dropping).
+                let depth = NonZeroUsize::new(1 << 20);
+                let stream = MessageStream::for_match_rule(rule, &conn, depth).await?;
+                anyhow::Ok((conn, stream))
+            };
+            // The match rule is in place (AddMatch answered) once this returns.
+            let (_conn, mut stream) = match stream.await {
+                Ok(s) => {
+                    let _ = ready_tx.send(Ok(()));
+                    s
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            loop {
+                let next = std::future::poll_fn(|cx| {
+                    futures_core::Stream::poll_next(std::pin::Pin::new(&mut stream), cx)
                 });
-            })
-            .context("cannot start the client thread")?;
+                tokio::select! {
+                    _ = &mut stop_rx => break,
+                    msg = next => match msg {
+                        Some(Ok(msg)) => log.file(&msg, Instant::now()),
+                        Some(Err(_)) => log.lock().undecodable += 1,
+                        None => break,
+                    },
+                }
+            }
+        })?;
         ready_rx
             .await
             .context("the client thread stopped before subscribing")?
             .context("cannot subscribe to the bridge's signals")?;
-        Ok(Client {
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        })
+        Ok(Client { thread })
     }
 
     pub fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.stop();
+        self.thread.stop();
     }
 }

@@ -14,7 +14,7 @@ use eboardd::board::Orientation;
 use eboardd::sim::{
     BoardOptions, ClockSetup, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
 };
-use tokio::sync::Notify;
+use tokio::sync::{Notify, oneshot};
 
 /// The games the simulated players play.
 pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
@@ -80,6 +80,53 @@ pub async fn wait_until(news: &Notify, limit: Duration, mut done: impl FnMut() -
         if tokio::time::timeout_at(deadline, notified).await.is_err() {
             return done();
         }
+    }
+}
+
+/// A listener on a thread and runtime of its own, so that the times it notes are not delayed
+/// by the simulated boards sharing the benchmark's process. [`OwnThread::stop`], or dropping
+/// it, tells it to stop and waits until it has.
+pub struct OwnThread {
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl OwnThread {
+    /// Runs `task(stopped)` on a new thread named `name`; `stopped` resolves when it is asked
+    /// to stop.
+    pub fn spawn<F, Fut>(name: &str, task: F) -> anyhow::Result<OwnThread>
+    where
+        F: FnOnce(oneshot::Receiver<()>) -> Fut + Send + 'static,
+        Fut: Future<Output = ()>,
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .with_context(|| format!("cannot make the {name} thread's runtime"))?;
+        let (stop, stopped) = oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || runtime.block_on(task(stopped)))
+            .with_context(|| format!("cannot start the {name} thread"))?;
+        Ok(OwnThread {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for OwnThread {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

@@ -12,6 +12,7 @@ use tokio::process::Child;
 use tokio::sync::{Notify, oneshot};
 
 use super::client::Moves;
+use super::harness::OwnThread;
 use super::procs::spawn::start_mosquitto;
 
 /// mosquitto, killed when dropped.
@@ -136,74 +137,48 @@ impl Shared {
     }
 }
 
-/// The subscriber's thread; [`Subscriber::stop`] ends it.
+/// The subscriber's thread; [`Subscriber::stop`] or dropping it ends it.
 pub struct Subscriber {
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: OwnThread,
 }
 
 impl Subscriber {
     /// Subscribes to `filter` and returns once the broker confirmed.
     pub async fn start(port: u16, filter: String, shared: Shared) -> anyhow::Result<Subscriber> {
         let (ready_tx, ready_rx) = oneshot::channel::<()>();
-        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("mqtt-subscriber".into())
-            .spawn(move || {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return;
-                };
-                runtime.block_on(async move {
-                    let mut o = MqttOptions::new("relay-bench-subscriber", "127.0.0.1", port);
-                    o.set_max_packet_size(1 << 20, 1 << 20);
-                    let (client, mut events) = AsyncClient::new(o, 16);
-                    let mut ready = Some(ready_tx);
-                    loop {
-                        tokio::select! {
-                            _ = &mut stop_rx => break,
-                            e = events.poll() => match e {
-                                Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                                    let _ = client.subscribe(filter.clone(), QoS::AtLeastOnce).await;
-                                }
-                                Ok(Event::Incoming(Incoming::SubAck(_))) => {
-                                    if let Some(r) = ready.take() {
-                                        let _ = r.send(());
-                                    }
-                                }
-                                Ok(Event::Incoming(Incoming::Publish(p))) => {
-                                    shared.file(&p.topic, &p.payload, Instant::now());
-                                }
-                                Ok(_) => {}
-                                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-                            },
+        let thread = OwnThread::spawn("mqtt-subscriber", move |mut stop_rx| async move {
+            let mut o = MqttOptions::new("relay-bench-subscriber", "127.0.0.1", port);
+            o.set_max_packet_size(1 << 20, 1 << 20);
+            let (client, mut events) = AsyncClient::new(o, 16);
+            let mut ready = Some(ready_tx);
+            loop {
+                tokio::select! {
+                    _ = &mut stop_rx => break,
+                    e = events.poll() => match e {
+                        Ok(Event::Incoming(Incoming::ConnAck(_))) => {
+                            let _ = client.subscribe(filter.clone(), QoS::AtLeastOnce).await;
                         }
-                    }
-                });
-            })?;
-        tokio::time::timeout(Duration::from_secs(10), ready_rx)
+                        Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                            if let Some(r) = ready.take() {
+                                let _ = r.send(());
+                            }
+                        }
+                        Ok(Event::Incoming(Incoming::Publish(p))) => {
+                            shared.file(&p.topic, &p.payload, Instant::now());
+                        }
+                        Ok(_) => {}
+                        Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                    },
+                }
+            }
+        })?;
+        tokio::time::timeout(Duration::from_secs(30), ready_rx)
             .await
-            .context("the subscriber did not subscribe in 10 s")??;
-        Ok(Subscriber {
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        })
+            .context("the subscriber did not subscribe in 30 s")??;
+        Ok(Subscriber { thread })
     }
 
     pub fn stop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Subscriber {
-    fn drop(&mut self) {
-        self.stop();
+        self.thread.stop();
     }
 }
