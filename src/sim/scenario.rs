@@ -455,10 +455,6 @@ impl Hands {
         }
     }
 
-    pub fn pace(&self) -> &Pace {
-        &self.pace
-    }
-
     /// A time drawn uniformly from `lo..=hi` (board ms).
     pub fn between(&mut self, (lo, hi): (u64, u64)) -> u64 {
         if hi <= lo {
