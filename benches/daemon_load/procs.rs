@@ -87,13 +87,8 @@ impl Daemon {
 
     /// SIGTERM, then wait for the exit: returns the exit status and how long it took.
     pub async fn terminate(&mut self) -> anyhow::Result<(std::process::ExitStatus, Duration)> {
-        let pid = nix::unistd::Pid::from_raw(self.pid()?);
         let start = std::time::Instant::now();
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)
-            .context("cannot send SIGTERM to eboardd")?;
-        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .context("eboardd did not exit within 10 s of SIGTERM")??;
+        let status = spawn::terminate(&mut self.child, "eboardd", Duration::from_secs(10)).await?;
         Ok((status, start.elapsed()))
     }
 

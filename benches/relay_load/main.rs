@@ -179,11 +179,8 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let relay_hwm = status_value(relay_pid, "VmHWM").unwrap_or(0);
     let relay_rss = status_value(relay_pid, "VmRSS").unwrap_or(0);
 
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(relay_pid),
-        nix::sys::signal::Signal::SIGTERM,
-    )?;
-    let relay_exit = tokio::time::timeout(Duration::from_secs(10), relay.wait()).await;
+    let relay_exit =
+        procs::spawn::terminate(&mut relay, "eboardctl relay", Duration::from_secs(10)).await;
     subscriber.stop();
     let _ = hall.stop().await;
 
@@ -289,8 +286,8 @@ async fn run(config: Config) -> anyhow::Result<()> {
         (broker1 - broker0) as f64 / tck / play_secs * 100.0
     );
     match relay_exit {
-        Ok(Ok(status)) => println!("relay SIGTERM -> {status}"),
-        other => println!("relay did not stop cleanly: {other:?}"),
+        Ok(status) => println!("relay SIGTERM -> {status}"),
+        Err(e) => println!("relay did not stop cleanly: {e:#}"),
     }
     let player_errors: Vec<&String> = results.iter().filter_map(|r| r.error.as_ref()).collect();
     for e in player_errors.iter().take(10) {

@@ -1,4 +1,4 @@
-//! Starting the real helper processes of the end-to-end tests and of the load benchmarks: a
+//! Starting (and stopping) the real helper processes of the end-to-end tests and of the load benchmarks: a
 //! private `dbus-daemon` and a `mosquitto`, each a child that dies with its parent. Written
 //! once and included by both (`tests/common` declares it, the benches by `#[path]`), because
 //! neither is product code: eboardd's own private bus (`daemon::bus`, the demo's) does not tie
@@ -115,6 +115,24 @@ pub async fn start_mosquitto(conf: &Path, log: &Path) -> anyhow::Result<Child> {
         }
     });
     Ok(child)
+}
+
+/// Stops `child` as an operator would — SIGTERM — and waits at most `limit` for its exit.
+pub async fn terminate(
+    child: &mut Child,
+    what: &str,
+    limit: Duration,
+) -> anyhow::Result<std::process::ExitStatus> {
+    let pid = child
+        .id()
+        .with_context(|| format!("{what} has already exited"))?;
+    let pid = nix::unistd::Pid::from_raw(pid as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)
+        .with_context(|| format!("cannot send SIGTERM to {what}"))?;
+    tokio::time::timeout(limit, child.wait())
+        .await
+        .with_context(|| format!("{what} did not exit within {limit:?} of SIGTERM"))?
+        .with_context(|| format!("cannot wait for {what}"))
 }
 
 fn append(path: &Path, line: &str) {

@@ -177,15 +177,9 @@ impl Broker {
     /// Stops it as an operator would (SIGTERM: it saves its database) and waits for the exit.
     pub async fn stop(&mut self) {
         let mut child = self.child.take().expect("the broker is running");
-        let pid = child.id().expect("pid") as i32;
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .expect("SIGTERM mosquitto");
-        within(WAIT, "mosquitto to stop", child.wait())
+        spawn::terminate(&mut child, "mosquitto", WAIT)
             .await
-            .expect("mosquitto exit");
+            .unwrap_or_else(|e| panic!("{e:#}"));
     }
 }
 
@@ -219,15 +213,9 @@ impl Relay {
 
     /// SIGTERM, and its exit code.
     pub async fn stop(mut self) -> i32 {
-        let pid = self.child.id().expect("relay running") as i32;
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .expect("SIGTERM relay");
-        let status = within(WAIT, "the relay to stop", self.child.wait())
+        let status = spawn::terminate(&mut self.child, "the relay", WAIT)
             .await
-            .expect("relay exit");
+            .unwrap_or_else(|e| panic!("{e:#}"));
         crate::common::code(status)
     }
 }
