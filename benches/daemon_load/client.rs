@@ -8,20 +8,24 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use anyhow::Context as _;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 use zbus::message::Type;
 use zbus::{MatchRule, MessageStream};
 
+use super::harness::OwnThread;
+
 /// Object path prefix of the boards; the benchmark names board `i` `b<i>` (zero-padded).
 pub const BOARD_PREFIX: &str = "/org/eboardd/Bridge1/Board/b";
+
+/// Every `MovePlayed`, as (uci, time received), by (game, ply), in arrival order.
+pub type Moves = HashMap<(u32, u32), Vec<(String, Instant)>>;
 
 /// What one board's object said.
 #[derive(Debug, Default)]
 pub struct BoardLog {
     /// `GameStarted` signals so far: the number of the game moves are filed under.
     pub games: u32,
-    /// Every `MovePlayed` as (uci, time received), by (game, ply), in arrival order.
-    pub moves: HashMap<(u32, u32), Vec<(String, Instant)>>,
+    pub moves: Moves,
     pub retractions: u32,
     pub properties_changed: u64,
     pub other_signals: u64,
@@ -36,19 +40,31 @@ pub struct Received {
     pub undecodable: u64,
 }
 
-/// A shared, growing [`Received`].
+/// A shared, growing [`Received`], and the news that it grew.
 #[derive(Clone, Default)]
-pub struct Log(Arc<Mutex<Received>>);
+pub struct Log {
+    received: Arc<Mutex<Received>>,
+    news: Arc<Notify>,
+}
 
 impl Log {
-    pub fn new(boards: usize) -> Self {
+    /// A log of `boards` boards whose games and moves are told to `news`'s waiters.
+    pub fn new(boards: usize, news: Arc<Notify>) -> Self {
         let mut r = Received::default();
         r.boards.resize_with(boards, BoardLog::default);
-        Log(Arc::new(Mutex::new(r)))
+        Log {
+            received: Arc::new(Mutex::new(r)),
+            news,
+        }
+    }
+
+    /// Woken at every `GameStarted` and `MovePlayed`.
+    pub fn news(&self) -> &Notify {
+        &self.news
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Received> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.received.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `GameStarted` signals seen for board `i`.
@@ -73,12 +89,16 @@ impl Log {
         };
         let body = msg.body();
         match member.as_str() {
-            "GameStarted" => log.boards[i].games += 1,
+            "GameStarted" => {
+                log.boards[i].games += 1;
+                self.news.notify_waiters();
+            }
             "MovePlayed" => match body.deserialize::<(u32, String, String, String, u64, u64)>() {
                 Ok((ply, _san, uci, _fen, _white, _black)) => {
                     let board = &mut log.boards[i];
                     let game = board.games;
                     board.moves.entry((game, ply)).or_default().push((uci, at));
+                    self.news.notify_waiters();
                 }
                 Err(_) => log.undecodable += 1,
             },
@@ -89,93 +109,63 @@ impl Log {
     }
 }
 
-/// The running client; dropping it does not stop it, [`Client::stop`] does.
+/// The running client; [`Client::stop`] or dropping it stops it.
 pub struct Client {
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: OwnThread,
 }
 
 impl Client {
     /// Connect to `address`, subscribe, and return once the subscription is in place.
     pub async fn start(address: String, log: Log) -> anyhow::Result<Client> {
         let (ready_tx, ready_rx) = oneshot::channel::<anyhow::Result<()>>();
-        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("dbus-client".into())
-            .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
+        let thread = OwnThread::spawn("dbus-client", move |mut stop_rx| async move {
+            let stream = async {
+                let conn = zbus::connection::Builder::address(address.as_str())
                     .build()
-                {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e.into()));
-                        return;
-                    }
-                };
-                runtime.block_on(async move {
-                    let stream = async {
-                        let conn = zbus::connection::Builder::address(address.as_str())
-                            .build()
-                            .await?;
-                        let rule = MatchRule::builder()
-                            .msg_type(Type::Signal)
-                            .path_namespace("/org/eboardd/Bridge1")
-                            .build()?;
-                        // A queue deep enough that the stream never makes the connection
-                        // wait (zbus applies back-pressure rather than dropping).
-                        let depth = NonZeroUsize::new(1 << 20);
-                        let stream = MessageStream::for_match_rule(rule, &conn, depth).await?;
-                        anyhow::Ok((conn, stream))
-                    };
-                    let (_conn, mut stream) = match stream.await {
-                        Ok(s) => {
-                            let _ = ready_tx.send(Ok(()));
-                            s
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                            return;
-                        }
-                    };
-                    loop {
-                        let next = std::future::poll_fn(|cx| {
-                            futures_core::Stream::poll_next(std::pin::Pin::new(&mut stream), cx)
-                        });
-                        tokio::select! {
-                            _ = &mut stop_rx => break,
-                            msg = next => match msg {
-                                Some(Ok(msg)) => log.file(&msg, Instant::now()),
-                                Some(Err(_)) => log.lock().undecodable += 1,
-                                None => break,
-                            },
-                        }
-                    }
+                    .await?;
+                let rule = MatchRule::builder()
+                    .msg_type(Type::Signal)
+                    .path_namespace("/org/eboardd/Bridge1")
+                    .build()?;
+                // A queue deep enough that the stream never makes the connection
+                // wait (zbus applies back-pressure rather than dropping).
+                let depth = NonZeroUsize::new(1 << 20);
+                let stream = MessageStream::for_match_rule(rule, &conn, depth).await?;
+                anyhow::Ok((conn, stream))
+            };
+            // The match rule is in place (AddMatch answered) once this returns.
+            let (_conn, mut stream) = match stream.await {
+                Ok(s) => {
+                    let _ = ready_tx.send(Ok(()));
+                    s
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            loop {
+                let next = std::future::poll_fn(|cx| {
+                    futures_core::Stream::poll_next(std::pin::Pin::new(&mut stream), cx)
                 });
-            })
-            .context("cannot start the client thread")?;
+                tokio::select! {
+                    _ = &mut stop_rx => break,
+                    msg = next => match msg {
+                        Some(Ok(msg)) => log.file(&msg, Instant::now()),
+                        Some(Err(_)) => log.lock().undecodable += 1,
+                        None => break,
+                    },
+                }
+            }
+        })?;
         ready_rx
             .await
             .context("the client thread stopped before subscribing")?
             .context("cannot subscribe to the bridge's signals")?;
-        Ok(Client {
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        })
+        Ok(Client { thread })
     }
 
     pub fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        self.stop();
+        self.thread.stop();
     }
 }

@@ -5,14 +5,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rand::rngs::SmallRng;
-use rand::{Rng as _, SeedableRng as _};
 use shakmaty::{Board, CastlingMode, Chess, Color, Move, Position as _};
 
 use eboardd::sim::handling::{Handling, SensorStep};
-use eboardd::sim::{Action, ClockSetup, ClockSide, Noise, Pace, PgnGame, SimHandle};
+use eboardd::sim::scenario::{Hands, side_of};
+use eboardd::sim::{Action, ClockSetup, Noise, Pace, PgnGame, SimHandle};
 
 use super::client::Log;
+use super::harness::wait_until;
 
 /// One move a board played, as the benchmark expects the daemon to report it.
 #[derive(Debug, Clone)]
@@ -35,6 +35,36 @@ pub struct Style {
     pub pace: Pace,
     pub noise: Noise,
     pub clock: ClockSetup,
+}
+
+impl Style {
+    /// The clock of every benchmark game: 15 minutes + 10 s a move.
+    pub const CLOCK: ClockSetup = ClockSetup {
+        base_ms: 15 * 60_000,
+        increment_ms: 10_000,
+    };
+
+    /// A smoke run's players: quick and clean, so a few seconds hold a few dozen moves.
+    pub fn smoke() -> Style {
+        Style {
+            pace: Pace {
+                think_ms: (50, 150),
+                press_ms: (20, 50),
+                hand_ms: (20, 60),
+            },
+            noise: Noise::Clean,
+            clock: Style::CLOCK,
+        }
+    }
+
+    /// A benchmark's players: people at `pace`, with human handling.
+    pub fn bench(pace: Pace) -> Style {
+        Style {
+            pace,
+            noise: Noise::Noisy,
+            clock: Style::CLOCK,
+        }
+    }
 }
 
 /// What a board's player reports back.
@@ -60,8 +90,8 @@ pub async fn play_board(
     let mut player = Player {
         index,
         sim: &sim,
-        rng: SmallRng::seed_from_u64(index as u64 + 1),
-        hands: Handling::new(index as u64 + 1, style.noise).with_clock(true),
+        hands: Hands::new(style.pace, index as u64 + 1),
+        generator: Handling::new(index as u64 + 1, style.noise).with_clock(true),
         style,
         log,
         expected,
@@ -75,8 +105,8 @@ pub async fn play_board(
 struct Player<'a> {
     index: usize,
     sim: &'a SimHandle,
-    rng: SmallRng,
-    hands: Handling,
+    hands: Hands,
+    generator: Handling,
     style: Style,
     log: Log,
     expected: Arc<Mutex<Vec<Expected>>>,
@@ -108,7 +138,9 @@ impl Player<'_> {
             let mut position = Chess::default();
             let moves = game.moves()?;
             // The opponent starts the mover's clock, as at the start of a real game.
-            self.sim.press_lever(self.side_of(Color::Black)).await?;
+            self.sim
+                .press_lever(side_of(self.sim, Color::Black))
+                .await?;
             for (ply, mv) in moves.iter().enumerate() {
                 if Instant::now() >= stop_at {
                     return Ok(());
@@ -123,38 +155,22 @@ impl Player<'_> {
                 result.plies_in_last_game = ply + 1;
             }
             // A finished game: the players look at the final position for a moment.
-            self.sim.sleep(self.between(self.style.pace.think_ms)).await;
+            self.hands.think(self.sim).await;
         }
         Ok(())
     }
 
     /// Wait until the client has seen game `game_no` start on this board.
     async fn wait_for_game(&self, game_no: u32) -> anyhow::Result<()> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while self.log.games(self.index) < game_no {
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "GameStarted of game {game_no} not received within 30 s"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let seen = wait_until(self.log.news(), Duration::from_secs(30), || {
+            self.log.games(self.index) >= game_no
+        })
+        .await;
+        anyhow::ensure!(
+            seen,
+            "GameStarted of game {game_no} not received within 30 s"
+        );
         Ok(())
-    }
-
-    fn side_of(&self, color: Color) -> ClockSide {
-        let white = self.sim.options().white_display;
-        match color {
-            Color::White => white,
-            Color::Black => white.other(),
-        }
-    }
-
-    fn between(&mut self, (lo, hi): (u64, u64)) -> u64 {
-        if hi <= lo {
-            lo
-        } else {
-            self.rng.random_range(lo..=hi)
-        }
     }
 
     /// Think, move the pieces by hand, press the clock (as the simulator's scenario driver
@@ -168,7 +184,7 @@ impl Player<'_> {
         ply: u32,
         stop_at: Instant,
     ) -> anyhow::Result<bool> {
-        let think = self.between(self.style.pace.think_ms);
+        let think = self.hands.between(self.style.pace.think_ms);
         let left = stop_at
             .saturating_duration_since(Instant::now())
             .as_millis() as u64;
@@ -177,46 +193,23 @@ impl Player<'_> {
             // Time was called while the player was thinking.
             return Ok(false);
         }
-        let steps = self.hands.steps(position, mv);
+        let steps = self.generator.steps(position, mv);
         let target = position.clone().play(mv)?.board().clone();
         let mut board = position.board().clone();
         let mut reached = Vec::new();
-        let mut pressed = false;
-        for (i, step) in steps.iter().enumerate() {
-            let asked = Instant::now();
-            match *step {
-                SensorStep::Lift(square) => {
-                    self.sim.act(Action::Lift(square)).await?;
+        let mover = side_of(self.sim, position.turn());
+        // Each time the board comes to show the move before the press is noted (a hand that
+        // leaves the square and comes back makes it more than once).
+        let press = steps.iter().position(|s| *s == SensorStep::Press);
+        self.hands
+            .hand(self.sim, &steps, mover, |i, asked, done| {
+                let was = board == target;
+                steps[i].apply(&mut board);
+                if press.is_none_or(|p| i < p) && !was && board == target {
+                    reached.push((asked, done));
                 }
-                SensorStep::Place(square, piece) => {
-                    self.sim.act(Action::Place(square, piece)).await?;
-                }
-                SensorStep::Pause(ms) => {
-                    self.sim.sleep(ms).await;
-                    continue;
-                }
-                SensorStep::Press => {
-                    if !matches!(steps.get(i.wrapping_sub(1)), Some(SensorStep::Pause(_))) {
-                        let wait = self.between(self.style.pace.press_ms);
-                        self.sim.sleep(wait).await;
-                    }
-                    self.sim.press_lever(self.side_of(position.turn())).await?;
-                    pressed = true;
-                    continue;
-                }
-            }
-            let done = Instant::now();
-            let was = board == target;
-            step.apply(&mut board);
-            if !pressed && !was && board == target {
-                reached.push((asked, done));
-            }
-            let next_is_pause = matches!(steps.get(i + 1), Some(SensorStep::Pause(_)));
-            if !next_is_pause && i + 1 < steps.len() {
-                let gap = self.between(self.style.pace.hand_ms);
-                self.sim.sleep(gap).await;
-            }
-        }
+            })
+            .await?;
         let expected = Expected {
             board: self.index,
             game,

@@ -1,10 +1,12 @@
 //! What the end-to-end load benchmarks (`daemon_load`, `relay_load`, `web_load`) share besides
-//! their processes (`procs`): the entry point and its exit codes, the corpus games the players
-//! play, the simulated boards on ptys, and latency percentiles. Included by each with `#[path]`.
+//! their processes (`procs`): the entry point and its exit codes, the smoke-or-bench choice and
+//! numeric settings, waiting on news, the corpus games the players play, the simulated boards
+//! on ptys, and latency percentiles. Included by each with `#[path]`.
 
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -12,6 +14,7 @@ use eboardd::board::Orientation;
 use eboardd::sim::{
     BoardOptions, ClockSetup, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
 };
+use tokio::sync::{Notify, oneshot};
 
 /// The games the simulated players play.
 pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/twic1599.pgn");
@@ -41,6 +44,89 @@ pub fn main<C, Fut>(
     if let Err(e) = runtime.block_on(run(config)) {
         eprintln!("{name}: {e:#}");
         std::process::exit(1);
+    }
+}
+
+/// Whether this is a smoke run: `--test` on the command line, or no `--bench` (as under
+/// `cargo test --all-targets`, which runs every bench target without arguments).
+pub fn smoke_run() -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench")
+}
+
+/// The number in environment variable `name`, or `default` when it is not set.
+pub fn env_num(name: &str, default: u64) -> anyhow::Result<u64> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .with_context(|| format!("{name}={v:?}: want a number")),
+        Err(_) => Ok(default),
+    }
+}
+
+/// Waits until `done()` holds, checking it again at each of `news`'s notifications, for at
+/// most `limit`; returns whether it holds.
+pub async fn wait_until(news: &Notify, limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        // Registered before the check, so news between the check and the wait is not missed.
+        let notified = news.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if done() {
+            return true;
+        }
+        if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            return done();
+        }
+    }
+}
+
+/// A listener on a thread and runtime of its own, so that the times it notes are not delayed
+/// by the simulated boards sharing the benchmark's process. [`OwnThread::stop`], or dropping
+/// it, tells it to stop and waits until it has.
+pub struct OwnThread {
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl OwnThread {
+    /// Runs `task(stopped)` on a new thread named `name`; `stopped` resolves when it is asked
+    /// to stop.
+    pub fn spawn<F, Fut>(name: &str, task: F) -> anyhow::Result<OwnThread>
+    where
+        F: FnOnce(oneshot::Receiver<()>) -> Fut + Send + 'static,
+        Fut: Future<Output = ()>,
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .with_context(|| format!("cannot make the {name} thread's runtime"))?;
+        let (stop, stopped) = oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || runtime.block_on(task(stopped)))
+            .with_context(|| format!("cannot start the {name} thread"))?;
+        Ok(OwnThread {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for OwnThread {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

@@ -28,6 +28,7 @@
 
 mod client;
 mod driver;
+mod hall;
 mod harness;
 mod procs;
 
@@ -37,17 +38,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use eboardd::sim::{ClockSetup, Noise, Pace, PgnGame};
+use tokio::sync::Notify;
 
-use client::{Client, Log};
-use driver::{Expected, PlayerResult, Style};
+use eboardd::sim::{Pace, PgnGame};
+
+use driver::{Expected, Style};
+use hall::Hall;
 use harness::percentile;
-use procs::{Bus, Daemon, clock_ticks_per_second, cpu_ticks, status_value};
+use procs::{clock_ticks_per_second, cpu_ticks, status_value};
 
-/// Time after the players stop for the last signals to arrive.
-const DRAIN: Duration = Duration::from_secs(3);
-/// The longest the drain waits for signals of moves still missing (a loaded machine).
-const DRAIN_LIMIT: Duration = Duration::from_secs(60);
 /// Window of the busiest-CPU figure.
 const CPU_WINDOW: Duration = Duration::from_secs(5);
 
@@ -60,26 +59,11 @@ struct Config {
 
 impl Config {
     fn from_env_and_args() -> anyhow::Result<Config> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let bench = args.iter().any(|a| a == "--bench");
-        let test = args.iter().any(|a| a == "--test");
-        let clock = ClockSetup {
-            base_ms: 15 * 60_000,
-            increment_ms: 10_000,
-        };
-        if test || !bench {
+        if harness::smoke_run() {
             return Ok(Config {
                 boards: vec![2],
                 secs: 3,
-                style: Style {
-                    pace: Pace {
-                        think_ms: (50, 150),
-                        press_ms: (20, 50),
-                        hand_ms: (20, 60),
-                    },
-                    noise: Noise::Clean,
-                    clock,
-                },
+                style: Style::smoke(),
                 smoke: true,
             });
         }
@@ -95,13 +79,7 @@ impl Config {
             boards.iter().all(|&n| (1..=999).contains(&n)),
             "board counts must be 1..=999"
         );
-        let secs = match std::env::var("EBOARDD_BENCH_SECS") {
-            Ok(v) => v
-                .trim()
-                .parse()
-                .with_context(|| format!("EBOARDD_BENCH_SECS={v:?}: want seconds"))?,
-            Err(_) => 90,
-        };
+        let secs = harness::env_num("EBOARDD_BENCH_SECS", 90)?;
         let mut pace = Pace::human();
         if let Ok(v) = std::env::var("EBOARDD_BENCH_THINK_MS") {
             let (lo, hi) = v
@@ -113,11 +91,7 @@ impl Config {
         Ok(Config {
             boards,
             secs,
-            style: Style {
-                pace,
-                noise: Noise::Noisy,
-                clock,
-            },
+            style: Style::bench(pace),
             smoke: false,
         })
     }
@@ -140,7 +114,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
     println!("daemon_load: daemon under test {}", binary.display());
     for &boards in &config.boards {
-        let report = run_one(&binary, boards, &config, games.clone()).await?;
+        let report = run_one(boards, &config, games.clone()).await?;
         report.print();
         report.check(config.smoke)?;
     }
@@ -312,28 +286,6 @@ impl Report {
     }
 }
 
-/// After the players stop: waits until the client has a `MovePlayed` with the right move for
-/// every move played (or [`DRAIN_LIMIT`] passed: what is still missing is then lost), then
-/// [`DRAIN`] more for late extra or replaced signals.
-async fn drain(log: &Log, expected: &Mutex<Vec<Expected>>) {
-    let complete = || {
-        let expected = expected.lock().unwrap_or_else(|p| p.into_inner());
-        let received = log.lock();
-        expected.iter().all(|e| {
-            received.boards[e.board]
-                .moves
-                .get(&(e.game, e.ply))
-                .and_then(|got| got.last())
-                .is_some_and(|(uci, _)| *uci == e.uci)
-        })
-    };
-    let limit = Instant::now() + DRAIN_LIMIT;
-    while !complete() && Instant::now() < limit {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    tokio::time::sleep(DRAIN).await;
-}
-
 /// Total size of the files under `dir`.
 fn tree_size(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -360,7 +312,6 @@ fn load_average() -> String {
 }
 
 async fn run_one(
-    binary: &Path,
     boards: usize,
     config: &Config,
     games: Arc<Vec<PgnGame>>,
@@ -382,48 +333,20 @@ async fn run_one(
         "daemon_load: {boards} boards, daemon state under {}, daemon pid follows",
         dir.path().display()
     );
-    let bus = Bus::start(dir.path()).await?;
-
-    // The boards: a symlink per board names its object (`b000`, `b001`, …).
     // Some boards stand the other way round, as they do in a real hall.
-    let sims =
-        harness::spawn_boards(dir.path(), boards, config.style.clock, |i| i % 5 == 4).await?;
-    let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
-
-    // Subscribe before the daemon starts, so no signal is missed.
-    let log = Log::new(boards);
-    let mut client = Client::start(bus.address.clone(), log.clone()).await?;
-    let control = zbus::connection::Builder::address(bus.address.as_str())
-        .build()
-        .await
-        .context("cannot connect to the private bus")?;
-
-    let mut daemon = Daemon::spawn(binary, &bus, dir.path(), &ports)?;
-    let pid = daemon.pid()?;
-    println!("daemon_load: eboardd pid {pid}");
-    let bus_pid = bus.pid().context("dbus-daemon has exited")?;
-    let tck = clock_ticks_per_second() as f64;
-    procs::wait_for_name(
-        &control,
-        "org.eboardd.Bridge1",
-        &mut daemon,
-        Duration::from_secs(30),
+    let news = Arc::new(Notify::new());
+    let mut hall = Hall::start(
+        dir.path(),
+        boards,
+        config.style.clock,
+        |i| i % 5 == 4,
+        news.clone(),
     )
     .await?;
-    // Every board connected (handshake done) and its first game announced.
-    let ready_by = Instant::now() + Duration::from_secs(60);
-    for (i, sim) in sims.iter().enumerate() {
-        sim.wait_for_update_mode(Duration::from_secs(60))
-            .await
-            .with_context(|| format!("board {i} never got the handshake"))?;
-    }
-    while (0..boards).any(|i| log.games(i) == 0) {
-        anyhow::ensure!(
-            Instant::now() < ready_by,
-            "not every board announced its game within 60 s"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let pid = hall.daemon.pid()?;
+    println!("daemon_load: eboardd pid {pid}");
+    let bus_pid = hall.bus.pid().context("dbus-daemon has exited")?;
+    let tck = clock_ticks_per_second() as f64;
     let startup_cpu = cpu_ticks(pid)? as f64 / tck;
 
     // Play.
@@ -435,21 +358,7 @@ async fn run_one(
     let own0 = cpu_ticks(own_pid)?;
     let load_before = load_average();
     let expected: Arc<Mutex<Vec<Expected>>> = Arc::default();
-    let players: Vec<_> = sims
-        .iter()
-        .enumerate()
-        .map(|(i, sim)| {
-            tokio::spawn(driver::play_board(
-                i,
-                sim.clone(),
-                games.clone(),
-                config.style,
-                stop_at,
-                log.clone(),
-                expected.clone(),
-            ))
-        })
-        .collect();
+    let players = hall.play(&games, config.style, stop_at, &expected);
     // The busiest window, sampled while the boards play.
     let mut peak_window = 0.0f64;
     let mut last = (Instant::now(), cpu0);
@@ -466,14 +375,13 @@ async fn run_one(
     let bus1 = cpu_ticks(bus_pid)?;
     let own1 = cpu_ticks(own_pid)?;
     let load_after = load_average();
-    let mut results: Vec<PlayerResult> = Vec::with_capacity(boards);
-    for p in players {
-        results.push(p.await.unwrap_or_else(|e| PlayerResult {
-            error: Some(format!("player task failed: {e}")),
-            ..PlayerResult::default()
-        }));
-    }
-    drain(&log, &expected).await;
+    let results = hall::results(players).await;
+    let expected = hall::played(&expected);
+    hall::drain(&news, || {
+        let received = hall.log.lock();
+        hall::complete(&expected, |b| received.boards.get(b).map(|r| &r.moves))
+    })
+    .await;
     let vm_hwm = status_value(pid, "VmHWM").unwrap_or(0);
     let vm_rss = status_value(pid, "VmRSS").unwrap_or(0);
     let threads = status_value(pid, "Threads").unwrap_or(0);
@@ -483,7 +391,7 @@ async fn run_one(
     let mut mistakes = Vec::new();
     for (i, r) in results.iter().enumerate() {
         let path = format!("{}{i:03}", client::BOARD_PREFIX);
-        let props = zbus::fdo::PropertiesProxy::builder(&control)
+        let props = zbus::fdo::PropertiesProxy::builder(&hall.control)
             .destination("org.eboardd.Bridge1")
             .path(path)
             .build()
@@ -501,20 +409,18 @@ async fn run_one(
         }
     }
 
-    let (shutdown, exit) = match daemon.terminate().await {
+    let (shutdown, exit) = match hall.stop().await {
         Ok((status, took)) => (Some(took), status.to_string()),
         Err(e) => (None, format!("{e:#}")),
     };
-    client.stop();
-    let complaints = daemon.complaints();
+    let complaints = hall.daemon.complaints();
     let state_bytes = tree_size(&dir.path().join("state"));
-    for sim in &sims {
-        sim.shutdown().await;
-    }
-    drop(bus);
 
-    let expected = std::mem::take(&mut *expected.lock().unwrap_or_else(|p| p.into_inner()));
-    let received = log.lock();
+    let received = hall.log.lock();
+    let tally = hall::tally("D-Bus", &expected, boards, |b| {
+        received.boards.get(b).map(|r| &r.moves)
+    });
+    mistakes.extend(tally.mistakes);
     let mut report = Report {
         boards,
         secs: play_secs,
@@ -522,11 +428,11 @@ async fn run_one(
         latencies_us: Vec::with_capacity(expected.len()),
         latencies_after_us: Vec::with_capacity(expected.len()),
         slowest: Vec::new(),
-        lost: 0,
-        wrong: 0,
-        extra: 0,
+        lost: tally.lost,
+        wrong: tally.wrong,
+        extra: tally.extra,
         mistakes,
-        provisional: 0,
+        provisional: tally.provisional,
         retractions: received.boards.iter().map(|b| b.retractions).sum(),
         before_reach: 0,
         moves_property_mismatch: mismatch,
@@ -547,28 +453,8 @@ async fn run_one(
         exit,
         complaints,
     };
-    let mut seen = std::collections::HashSet::new();
-    for e in &expected {
-        seen.insert((e.board, e.game, e.ply));
-        let got = received.boards[e.board].moves.get(&(e.game, e.ply));
-        let Some(got) = got else {
-            report.lost += 1;
-            report.mistakes.push(format!(
-                "lost: board {} game {} ply {} {}: no MovePlayed",
-                e.board, e.game, e.ply, e.uci
-            ));
-            continue;
-        };
-        if let Some((last, _)) = got.last().filter(|(uci, _)| *uci != e.uci) {
-            report.wrong += 1;
-            report.mistakes.push(format!(
-                "wrong: board {} game {} ply {}: played {}, last MovePlayed {last}",
-                e.board, e.game, e.ply, e.uci
-            ));
-        }
-        let Some((_, at)) = got.iter().rev().find(|(uci, _)| *uci == e.uci) else {
-            continue;
-        };
+    for (e, at) in expected.iter().zip(&tally.arrived) {
+        let Some(at) = at else { continue };
         // From the last time the board came to show the move before the signal arrived.
         match e.reached.iter().rev().find(|(asked, _)| asked <= at) {
             Some((asked, done)) => {
@@ -581,20 +467,6 @@ async fn run_one(
                     .push(at.saturating_duration_since(*done).as_micros() as u64);
             }
             None => report.before_reach += 1,
-        }
-    }
-    for (b, board) in received.boards.iter().enumerate() {
-        for (&(game, ply), got) in &board.moves {
-            if seen.contains(&(b, game, ply)) {
-                report.provisional += got.len() - 1;
-            } else {
-                report.extra += got.len();
-                let ucis: Vec<&str> = got.iter().map(|(uci, _)| uci.as_str()).collect();
-                report.mistakes.push(format!(
-                    "extra: board {b} game {game} ply {ply}: MovePlayed {} for no move played",
-                    ucis.join(", ")
-                ));
-            }
         }
     }
     drop(received);

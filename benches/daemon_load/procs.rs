@@ -6,19 +6,14 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use tokio::io::{AsyncBufReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 
-/// Give a child a parent-death signal, so it never outlives the benchmark (even on a panic).
-fn die_with_parent(cmd: &mut Command) {
-    // SAFETY: only an async-signal-safe syscall runs between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(std::io::Error::from)
-        });
-    }
-}
+/// The helpers' start-up, shared with the end-to-end tests.
+#[allow(dead_code)] // not every benchmark starts a broker
+#[path = "../../tests/common/spawn.rs"]
+pub mod spawn;
+
+pub use spawn::die_with_parent;
 
 /// A private message bus, killed when dropped.
 pub struct Bus {
@@ -28,30 +23,7 @@ pub struct Bus {
 
 impl Bus {
     pub async fn start(dir: &Path) -> anyhow::Result<Bus> {
-        let socket_dir = dir.join("bus");
-        std::fs::create_dir_all(&socket_dir)
-            .with_context(|| format!("cannot create {}", socket_dir.display()))?;
-        let mut cmd = Command::new("dbus-daemon");
-        cmd.arg("--session")
-            .arg("--nofork")
-            .arg("--print-address=1")
-            .arg(format!("--address=unix:dir={}", socket_dir.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        let mut child = cmd
-            .spawn()
-            .context("cannot start dbus-daemon (is it installed?)")?;
-        let stdout = child.stdout.take().context("dbus-daemon has no stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let address = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .context("dbus-daemon printed no address in 10 s")??
-            .context("dbus-daemon exited before printing its address")?;
-        // Keep draining stdout so the bus never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (child, address) = spawn::start_bus(dir).await?;
         Ok(Bus { address, child })
     }
 
@@ -115,13 +87,8 @@ impl Daemon {
 
     /// SIGTERM, then wait for the exit: returns the exit status and how long it took.
     pub async fn terminate(&mut self) -> anyhow::Result<(std::process::ExitStatus, Duration)> {
-        let pid = nix::unistd::Pid::from_raw(self.pid()?);
         let start = std::time::Instant::now();
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)
-            .context("cannot send SIGTERM to eboardd")?;
-        let status = tokio::time::timeout(Duration::from_secs(10), self.child.wait())
-            .await
-            .context("eboardd did not exit within 10 s of SIGTERM")??;
+        let status = spawn::terminate(&mut self.child, "eboardd", Duration::from_secs(10)).await?;
         Ok((status, start.elapsed()))
     }
 

@@ -1,17 +1,19 @@
 //! The MQTT side of the relay benchmark: a mosquitto of its own on a free loopback port, and
 //! a subscriber on its own thread and runtime that notes when each message arrives.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-use tokio::process::{Child, Command};
-use tokio::sync::oneshot;
+use tokio::process::Child;
+use tokio::sync::{Notify, oneshot};
+
+use super::client::Moves;
+use super::harness::OwnThread;
+use super::procs::spawn::start_mosquitto;
 
 /// mosquitto, killed when dropped.
 pub struct Broker {
@@ -32,37 +34,7 @@ impl Broker {
                  max_queued_messages 0\nlog_dest stderr\nlog_type error\nlog_type notice\nlog_type information\n"
             ),
         )?;
-        let binary = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .context("mosquitto is not installed (Debian package mosquitto)")?;
-        let mut cmd = Command::new(binary);
-        cmd.arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // SAFETY: only an async-signal-safe syscall runs between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                    .map_err(std::io::Error::from)
-            });
-        }
-        let mut child = cmd.spawn().context("cannot start mosquitto")?;
-        let mut lines = BufReader::new(child.stderr.take().context("stderr")?).lines();
-        tokio::time::timeout(Duration::from_secs(10), async {
-            while let Some(line) = lines.next_line().await? {
-                if line.contains(" running") {
-                    return anyhow::Ok(());
-                }
-            }
-            anyhow::bail!("mosquitto exited at start")
-        })
-        .await
-        .context("mosquitto did not start in 10 s")??;
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let child = start_mosquitto(&conf, &dir.join("mosquitto.log")).await?;
         Ok(Broker { port, child })
     }
 
@@ -71,35 +43,55 @@ impl Broker {
     }
 }
 
-/// One `MovePlayed` event as it arrived.
-#[derive(Debug, Clone)]
-pub struct MoveSeen {
-    pub ply: u32,
-    pub uci: String,
-    pub at: Instant,
+/// One board's events.
+#[derive(Debug, Default)]
+pub struct BoardEvents {
+    /// `GameStarted` events: game 1 is the one the relay's first `state` showed.
+    pub games_started: u32,
+    /// `MovePlayed` events by (game, ply), as the D-Bus client files them.
+    pub moves: Moves,
 }
 
 /// What the subscriber got.
 #[derive(Debug, Default)]
 pub struct Got {
-    /// By board id: `MovePlayed` events (repeats of a `seq` dropped).
-    pub moves: HashMap<String, Vec<MoveSeen>>,
+    /// By board id, repeats of a `seq` dropped.
+    pub boards: HashMap<String, BoardEvents>,
     pub last_seq: HashMap<String, u64>,
     pub seq_gaps: u64,
     pub repeats: u64,
+    /// Board ids whose `state` has come.
+    pub states: HashSet<String>,
     /// Messages and payload bytes by topic kind (status, state, event, pgn), with arrival.
     pub arrivals: Vec<(Instant, &'static str, usize)>,
 }
 
-#[derive(Clone, Default)]
-pub struct Shared(Arc<Mutex<Got>>);
+/// What the subscriber got, and the news that it got more.
+#[derive(Clone)]
+pub struct Shared {
+    got: Arc<Mutex<Got>>,
+    news: Arc<Notify>,
+}
 
 impl Shared {
+    /// Every message is told to `news`'s waiters.
+    pub fn new(news: Arc<Notify>) -> Shared {
+        Shared {
+            got: Arc::default(),
+            news,
+        }
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, Got> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.got.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn file(&self, topic: &str, payload: &[u8], at: Instant) {
+        self.file_locked(topic, payload, at);
+        self.news.notify_waiters();
+    }
+
+    fn file_locked(&self, topic: &str, payload: &[u8], at: Instant) {
         let mut parts = topic.rsplit('/');
         let kind: &'static str = match parts.next() {
             Some("event") => "event",
@@ -111,6 +103,10 @@ impl Shared {
         let board = parts.next().unwrap_or("").to_owned();
         let mut got = self.lock();
         got.arrivals.push((at, kind, payload.len()));
+        if kind == "state" {
+            got.states.insert(board);
+            return;
+        }
         if kind != "event" {
             return;
         }
@@ -127,84 +123,62 @@ impl Shared {
             got.seq_gaps += 1;
         }
         got.last_seq.insert(board.clone(), seq);
-        if v["member"] == "MovePlayed" {
-            got.moves.entry(board).or_default().push(MoveSeen {
-                ply: v["ply"].as_u64().unwrap_or(0) as u32,
-                uci: v["uci"].as_str().unwrap_or("").to_owned(),
-                at,
-            });
+        let events = got.boards.entry(board).or_default();
+        match v["member"].as_str() {
+            Some("GameStarted") => events.games_started += 1,
+            Some("MovePlayed") => {
+                let game = events.games_started + 1;
+                let ply = v["ply"].as_u64().unwrap_or(0) as u32;
+                let uci = v["uci"].as_str().unwrap_or("").to_owned();
+                events.moves.entry((game, ply)).or_default().push((uci, at));
+            }
+            _ => {}
         }
     }
 }
 
-/// The subscriber's thread; [`Subscriber::stop`] ends it.
+/// The subscriber's thread; [`Subscriber::stop`] or dropping it ends it.
 pub struct Subscriber {
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: OwnThread,
 }
 
 impl Subscriber {
     /// Subscribes to `filter` and returns once the broker confirmed.
     pub async fn start(port: u16, filter: String, shared: Shared) -> anyhow::Result<Subscriber> {
         let (ready_tx, ready_rx) = oneshot::channel::<()>();
-        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("mqtt-subscriber".into())
-            .spawn(move || {
-                let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                else {
-                    return;
-                };
-                runtime.block_on(async move {
-                    let mut o = MqttOptions::new("relay-bench-subscriber", "127.0.0.1", port);
-                    o.set_max_packet_size(1 << 20, 1 << 20);
-                    let (client, mut events) = AsyncClient::new(o, 16);
-                    let mut ready = Some(ready_tx);
-                    loop {
-                        tokio::select! {
-                            _ = &mut stop_rx => break,
-                            e = events.poll() => match e {
-                                Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                                    let _ = client.subscribe(filter.clone(), QoS::AtLeastOnce).await;
-                                }
-                                Ok(Event::Incoming(Incoming::SubAck(_))) => {
-                                    if let Some(r) = ready.take() {
-                                        let _ = r.send(());
-                                    }
-                                }
-                                Ok(Event::Incoming(Incoming::Publish(p))) => {
-                                    shared.file(&p.topic, &p.payload, Instant::now());
-                                }
-                                Ok(_) => {}
-                                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-                            },
+        let thread = OwnThread::spawn("mqtt-subscriber", move |mut stop_rx| async move {
+            let mut o = MqttOptions::new("relay-bench-subscriber", "127.0.0.1", port);
+            o.set_max_packet_size(1 << 20, 1 << 20);
+            let (client, mut events) = AsyncClient::new(o, 16);
+            let mut ready = Some(ready_tx);
+            loop {
+                tokio::select! {
+                    _ = &mut stop_rx => break,
+                    e = events.poll() => match e {
+                        Ok(Event::Incoming(Incoming::ConnAck(_))) => {
+                            let _ = client.subscribe(filter.clone(), QoS::AtLeastOnce).await;
                         }
-                    }
-                });
-            })?;
-        tokio::time::timeout(Duration::from_secs(10), ready_rx)
+                        Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                            if let Some(r) = ready.take() {
+                                let _ = r.send(());
+                            }
+                        }
+                        Ok(Event::Incoming(Incoming::Publish(p))) => {
+                            shared.file(&p.topic, &p.payload, Instant::now());
+                        }
+                        Ok(_) => {}
+                        Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                    },
+                }
+            }
+        })?;
+        tokio::time::timeout(Duration::from_secs(30), ready_rx)
             .await
-            .context("the subscriber did not subscribe in 10 s")??;
-        Ok(Subscriber {
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        })
+            .context("the subscriber did not subscribe in 30 s")??;
+        Ok(Subscriber { thread })
     }
 
     pub fn stop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for Subscriber {
-    fn drop(&mut self) {
-        self.stop();
+        self.thread.stop();
     }
 }

@@ -22,9 +22,11 @@
 //! ```
 //!
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
-//! `--test`, it does a smoke run of 5 boards and 3 clients for 3 s. It never fails on a figure.
+//! `--test`, it does a smoke run of 5 boards and 3 clients for 3 s. It never fails on a figure;
+//! it does fail (exit 1) when a client lost a move or was dropped, and on a smoke run in which
+//! no move was sent.
 
-#[allow(dead_code)] // the entry point only
+#[allow(dead_code)] // web_load uses only part of it
 #[path = "../daemon_load/harness.rs"]
 mod harness;
 #[allow(dead_code)]
@@ -42,6 +44,7 @@ use anyhow::Context as _;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
+use harness::{env_num, percentile};
 use procs::{Bus, clock_ticks_per_second, cpu_ticks, status_value};
 use standin::{Emitted, StandIn};
 
@@ -54,22 +57,9 @@ struct Config {
     smoke: bool,
 }
 
-fn env_num(name: &str, default: u64) -> anyhow::Result<u64> {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .with_context(|| format!("{name}={v:?}: want a number")),
-        Err(_) => Ok(default),
-    }
-}
-
 impl Config {
     fn from_env_and_args() -> anyhow::Result<Config> {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let bench = args.iter().any(|a| a == "--bench");
-        let test = args.iter().any(|a| a == "--test");
-        if test || !bench {
+        if harness::smoke_run() {
             return Ok(Config {
                 boards: 5,
                 clients: 3,
@@ -176,6 +166,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(config.clients);
     let stop = Arc::new(tokio::sync::Notify::new());
     let received = Arc::new(AtomicUsize::new(0));
+    let news = Arc::new(tokio::sync::Notify::new());
     for _ in 0..config.clients {
         let url = format!("{base}/api/events");
         let emitted = emitted.clone();
@@ -183,8 +174,9 @@ async fn run(config: Config) -> anyhow::Result<()> {
         let stop = stop.clone();
         let http = http.clone();
         let received = received.clone();
+        let news = news.clone();
         tasks.push(tokio::spawn(async move {
-            client(http, url, emitted, ready, stop, received).await
+            client(http, url, emitted, ready, stop, received, news).await
         }));
     }
     for _ in 0..config.clients {
@@ -203,10 +195,10 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let elapsed = t0.elapsed();
     let cpu1 = cpu_ticks(pid)?;
     // Time for the last events to arrive: until every client has every move, at most 20 s.
-    let drain = Instant::now() + Duration::from_secs(20);
-    while received.load(Ordering::Relaxed) < played * config.clients && Instant::now() < drain {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    harness::wait_until(&news, Duration::from_secs(20), || {
+        received.load(Ordering::Relaxed) >= played * config.clients
+    })
+    .await;
     stop.notify_waiters();
     let rss = status_value(pid, "VmRSS").unwrap_or(0);
     let hwm = status_value(pid, "VmHWM").unwrap_or(0);
@@ -221,13 +213,7 @@ async fn run(config: Config) -> anyhow::Result<()> {
         .flat_map(|s| s.delays_us.iter().copied())
         .collect();
     delays.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if delays.is_empty() {
-            return f64::NAN;
-        }
-        let i = ((delays.len() as f64 * p).ceil() as usize).clamp(1, delays.len()) - 1;
-        delays[i] as f64 / 1000.0
-    };
+    let pct = |p: f64| percentile(&delays, p * 100.0);
     let lost: usize = seen
         .iter()
         .map(|s| played.saturating_sub(s.moves.len()))
@@ -257,6 +243,15 @@ async fn run(config: Config) -> anyhow::Result<()> {
         delays.len()
     );
     println!("  moves lost at clients: {lost}; clients dropped: {ended}");
+    anyhow::ensure!(
+        !config.smoke || played > 0,
+        "no move was sent, so nothing was checked"
+    );
+    anyhow::ensure!(
+        lost == 0 && ended == 0,
+        "{lost} moves lost at the clients, {ended} of {} clients dropped",
+        config.clients
+    );
     Ok(())
 }
 
@@ -268,6 +263,7 @@ async fn client(
     ready: tokio::sync::mpsc::Sender<()>,
     stop: Arc<tokio::sync::Notify>,
     received: Arc<AtomicUsize>,
+    news: Arc<tokio::sync::Notify>,
 ) -> Seen {
     let mut seen = Seen::default();
     let Ok(mut res) = http.get(&url).send().await else {
@@ -320,6 +316,7 @@ async fn client(
             }
             seen.moves.push(key);
             received.fetch_add(1, Ordering::Relaxed);
+            news.notify_waiters();
         }
         buf.drain(..start);
     }

@@ -6,6 +6,8 @@
 //!
 //! All times are board milliseconds; the simulator's `speed` turns them into wall time.
 
+use std::time::Instant;
+
 use anyhow::Context as _;
 use rand::rngs::SmallRng;
 use rand::{Rng as _, SeedableRng as _};
@@ -138,8 +140,8 @@ pub struct Played {
 pub struct Scenario<'a> {
     sim: &'a SimHandle,
     opts: ScenarioOptions,
-    rng: SmallRng,
-    hands: Handling,
+    hands: Hands,
+    generator: Handling,
     position: Chess,
     history: Vec<(Chess, Move)>,
     /// The placement to go back to when an illegal placement is corrected.
@@ -153,8 +155,8 @@ impl<'a> Scenario<'a> {
     pub fn new(sim: &'a SimHandle, opts: ScenarioOptions) -> Self {
         Scenario {
             sim,
-            rng: SmallRng::seed_from_u64(opts.seed),
-            hands: Handling::new(opts.seed, opts.noise).with_clock(opts.press_clock),
+            hands: Hands::new(opts.pace, opts.seed),
+            generator: Handling::new(opts.seed, opts.noise).with_clock(opts.press_clock),
             opts,
             position: Chess::default(),
             history: Vec::new(),
@@ -376,7 +378,7 @@ impl<'a> Scenario<'a> {
             self.played.presses += 1;
         }
         self.think().await;
-        let steps = self.hands.steps(&self.position, *mv);
+        let steps = self.generator.steps(&self.position, *mv);
         self.hand(&steps).await?;
         self.played
             .uci
@@ -400,13 +402,61 @@ impl<'a> Scenario<'a> {
     }
 
     fn side_of(&self, color: Color) -> ClockSide {
-        match color {
-            Color::White => self.sim.options().white_display,
-            Color::Black => self.sim.options().white_display.other(),
+        side_of(self.sim, color)
+    }
+
+    async fn think(&mut self) {
+        self.hands.think(self.sim).await;
+    }
+
+    /// Send sensor steps to the board, the player to move pressing the clock at a press.
+    async fn hand(&mut self, steps: &[SensorStep]) -> anyhow::Result<()> {
+        // The position has not been advanced yet: the mover is the one to press.
+        let mover = self.side_of(self.position.turn());
+        let handed = self
+            .hands
+            .hand(self.sim, steps, mover, |_, _, _| {})
+            .await?;
+        self.played.sensor_steps += handed.sensor_steps;
+        self.played.presses += handed.presses;
+        Ok(())
+    }
+}
+
+/// The clock side of `color`'s player on this board.
+pub fn side_of(sim: &SimHandle, color: Color) -> ClockSide {
+    match color {
+        Color::White => sim.options().white_display,
+        Color::Black => sim.options().white_display.other(),
+    }
+}
+
+/// A player's hands at the board: the pace's random gaps, and sensor steps sent one after the
+/// other with them. [`Scenario`] plays with these; a caller that drives a board itself (the
+/// load benchmarks) uses the same, watching each sensor step as it goes out.
+pub struct Hands {
+    pace: Pace,
+    rng: SmallRng,
+}
+
+/// What [`Hands::hand`] sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Handed {
+    pub sensor_steps: usize,
+    pub presses: usize,
+}
+
+impl Hands {
+    /// Hands at `pace`; `seed` makes their gaps repeatable.
+    pub fn new(pace: Pace, seed: u64) -> Hands {
+        Hands {
+            pace,
+            rng: SmallRng::seed_from_u64(seed),
         }
     }
 
-    fn between(&mut self, (lo, hi): (u64, u64)) -> u64 {
+    /// A time drawn uniformly from `lo..=hi` (board ms).
+    pub fn between(&mut self, (lo, hi): (u64, u64)) -> u64 {
         if hi <= lo {
             lo
         } else {
@@ -414,43 +464,56 @@ impl<'a> Scenario<'a> {
         }
     }
 
-    async fn think(&mut self) {
-        let ms = self.between(self.opts.pace.think_ms);
-        self.sim.sleep(ms).await;
+    /// Think for a time drawn from the pace.
+    pub async fn think(&mut self, sim: &SimHandle) {
+        let ms = self.between(self.pace.think_ms);
+        sim.sleep(ms).await;
     }
 
-    /// Send sensor steps to the board, with the pace's gaps between plain steps.
-    async fn hand(&mut self, steps: &[SensorStep]) -> anyhow::Result<()> {
+    /// Send `steps` to the board with the pace's gaps between plain steps; a press is
+    /// `mover`'s. `sent(i, asked, done)` is told of each lift or placement (`steps[i]`), with
+    /// the instants just before it was asked of the simulator and just after it was taken.
+    pub async fn hand(
+        &mut self,
+        sim: &SimHandle,
+        steps: &[SensorStep],
+        mover: ClockSide,
+        mut sent: impl FnMut(usize, Instant, Instant),
+    ) -> anyhow::Result<Handed> {
+        let mut handed = Handed::default();
         for (i, step) in steps.iter().enumerate() {
+            let asked = Instant::now();
             match *step {
                 SensorStep::Lift(square) => {
-                    self.sim.act(Action::Lift(square)).await?;
+                    sim.act(Action::Lift(square)).await?;
                 }
                 SensorStep::Place(square, piece) => {
-                    self.sim.act(Action::Place(square, piece)).await?;
+                    sim.act(Action::Place(square, piece)).await?;
                 }
                 SensorStep::Pause(ms) => {
-                    self.sim.sleep(ms).await;
+                    sim.sleep(ms).await;
                     continue;
                 }
                 SensorStep::Press => {
-                    // The mover presses: the position has not been advanced yet.
+                    // A pause the generator put before the press is the wait already.
                     if !matches!(steps.get(i.wrapping_sub(1)), Some(SensorStep::Pause(_))) {
-                        let wait = self.between(self.opts.pace.press_ms);
-                        self.sim.sleep(wait).await;
+                        let wait = self.between(self.pace.press_ms);
+                        sim.sleep(wait).await;
                     }
-                    self.press_for(self.position.turn()).await?;
+                    sim.press_lever(mover).await?;
+                    handed.presses += 1;
                     continue;
                 }
             }
-            self.played.sensor_steps += 1;
+            sent(i, asked, Instant::now());
+            handed.sensor_steps += 1;
             let next_is_pause = matches!(steps.get(i + 1), Some(SensorStep::Pause(_)));
             if !next_is_pause && i + 1 < steps.len() {
-                let gap = self.between(self.opts.pace.hand_ms);
-                self.sim.sleep(gap).await;
+                let gap = self.between(self.pace.hand_ms);
+                sim.sleep(gap).await;
             }
         }
-        Ok(())
+        Ok(handed)
     }
 }
 

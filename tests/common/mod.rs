@@ -12,6 +12,7 @@ pub mod proxies;
 pub mod require;
 pub mod rig;
 pub mod sim;
+pub mod spawn;
 pub mod xml;
 
 use std::os::unix::process::ExitStatusExt;
@@ -19,31 +20,12 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
+
+pub use spawn::die_with_parent;
 
 /// The default wait for anything the daemon should do promptly.
 pub const WAIT: Duration = Duration::from_secs(10);
-
-/// Give a child a parent-death signal, so it dies with the test even on a panic, and keep
-/// it from inheriting the test's other descriptors: a pty master created by the test (fake
-/// boards, the simulator) and inherited by the daemon would never hang up on unplug.
-pub fn die_with_parent(cmd: &mut Command) {
-    // SAFETY: only async-signal-safe syscalls (prctl, fcntl) run between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
-                .map_err(std::io::Error::from)?;
-            for fd in 3..4096 {
-                let flags = nix::libc::fcntl(fd, nix::libc::F_GETFD);
-                if flags >= 0 {
-                    nix::libc::fcntl(fd, nix::libc::F_SETFD, flags | nix::libc::FD_CLOEXEC);
-                }
-            }
-            Ok(())
-        });
-    }
-}
 
 /// Await `fut`, panicking with `what` if it takes longer than `limit`.
 pub async fn within<T>(
@@ -65,27 +47,9 @@ pub struct Bus {
 
 impl Bus {
     pub async fn start(dir: &Path) -> Bus {
-        let socket_dir = dir.join("bus");
-        std::fs::create_dir_all(&socket_dir).unwrap();
-        let mut cmd = Command::new("dbus-daemon");
-        cmd.arg("--session")
-            .arg("--nofork")
-            .arg("--print-address=1")
-            .arg(format!("--address=unix:dir={}", socket_dir.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().expect("dbus-daemon must be installed");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let address = within(WAIT, "dbus-daemon's address", lines.next_line())
+        let (child, address) = spawn::start_bus(dir)
             .await
-            .unwrap()
-            .expect("dbus-daemon printed no address");
-        // Keep draining stdout so the bus never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            .unwrap_or_else(|e| panic!("{e:#}"));
         Bus { address, child }
     }
 
@@ -115,17 +79,7 @@ pub fn eboardd() -> &'static str {
 impl Daemon {
     /// Start `eboardd --bus <bus> --state-dir <dir>/state` plus `args`.
     pub fn spawn(bus: &Bus, dir: &Path, args: &[&str]) -> Daemon {
-        let state = dir.join("state");
-        let mut full: Vec<String> = vec![
-            "--bus".into(),
-            bus.address.clone(),
-            "--state-dir".into(),
-            state.display().to_string(),
-            "--log-format".into(),
-            "text".into(),
-        ];
-        full.extend(args.iter().map(|s| s.to_string()));
-        Self::spawn_raw(dir, &full)
+        Self::spawn_env(bus, dir, args, &[])
     }
 
     /// [`Daemon::spawn`] with extra environment variables.

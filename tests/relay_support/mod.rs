@@ -16,27 +16,13 @@ use std::time::Duration;
 
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::Notify;
 
-use crate::common::{die_with_parent, within};
+use crate::common::{die_with_parent, spawn, within};
 
 /// The longest wait for anything that crosses the broker.
 pub const WAIT: Duration = Duration::from_secs(30);
-
-/// The mosquitto binary (Debian puts it in /usr/sbin, which a user's PATH may lack).
-pub fn mosquitto_binary() -> Option<PathBuf> {
-    let sbin = PathBuf::from("/usr/sbin/mosquitto");
-    if sbin.exists() {
-        return Some(sbin);
-    }
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("mosquitto"))
-            .find(|p| p.exists())
-    })
-}
 
 /// A free TCP port on the loopback interface (the broker binds it right after).
 pub fn free_port() -> u16 {
@@ -177,64 +163,23 @@ impl Broker {
             ),
         )
         .expect("write mosquitto.conf");
-        let binary = mosquitto_binary().expect("mosquitto is installed (Debian package mosquitto)");
-        let mut cmd = Command::new(binary);
-        cmd.arg("-c")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn mosquitto");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let mut lines = BufReader::new(stderr).lines();
         let log = self.dir.join("mosquitto.log");
-        within(WAIT, "mosquitto to listen", async {
-            loop {
-                let line = lines
-                    .next_line()
-                    .await
-                    .expect("mosquitto's log")
-                    .unwrap_or_else(|| panic!("mosquitto exited at start; see {}", log.display()));
-                append(&log, &line);
-                if line.contains(" running") {
-                    break;
-                }
-            }
-        })
-        .await;
-        tokio::spawn(async move {
-            while let Ok(Some(line)) = lines.next_line().await {
-                append(&log, &line);
-            }
-        });
+        let child = within(
+            WAIT,
+            "mosquitto to listen",
+            spawn::start_mosquitto(&conf, &log),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e:#}"));
         self.child = Some(child);
     }
 
     /// Stops it as an operator would (SIGTERM: it saves its database) and waits for the exit.
     pub async fn stop(&mut self) {
         let mut child = self.child.take().expect("the broker is running");
-        let pid = child.id().expect("pid") as i32;
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .expect("SIGTERM mosquitto");
-        within(WAIT, "mosquitto to stop", child.wait())
+        spawn::terminate(&mut child, "mosquitto", WAIT)
             .await
-            .expect("mosquitto exit");
-    }
-}
-
-fn append(path: &Path, line: &str) {
-    use std::io::Write;
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-    {
-        let _ = writeln!(f, "{line}");
+            .unwrap_or_else(|e| panic!("{e:#}"));
     }
 }
 
@@ -268,15 +213,9 @@ impl Relay {
 
     /// SIGTERM, and its exit code.
     pub async fn stop(mut self) -> i32 {
-        let pid = self.child.id().expect("relay running") as i32;
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .expect("SIGTERM relay");
-        let status = within(WAIT, "the relay to stop", self.child.wait())
+        let status = spawn::terminate(&mut self.child, "the relay", WAIT)
             .await
-            .expect("relay exit");
+            .unwrap_or_else(|e| panic!("{e:#}"));
         crate::common::code(status)
     }
 }
