@@ -17,6 +17,22 @@ pub trait FileKind: Debug {
     const NAME: &'static str;
 }
 
+/// Declares the marker of a kind of file (`$kind`, named `$name` in messages) and the error
+/// type of its failures (`$error`, a [`FileError`] of that kind), documented by `$doc`.
+macro_rules! file_kind {
+    ($(#[$doc:meta])* $error:ident, $kind:ident, $name:literal) => {
+        #[doc = concat!("A ", $name, ", as [`FileError`](super::file_error::FileError) names it.")]
+        #[derive(Debug)]
+        pub struct $kind;
+        impl super::file_error::FileKind for $kind {
+            const NAME: &'static str = $name;
+        }
+        $(#[$doc])*
+        pub type $error = super::file_error::FileError<$kind>;
+    };
+}
+pub(crate) use file_kind;
+
 /// A failed operation on a file of kind `K`: "`<kind> <path>: cannot <action>: <error>`".
 #[derive(Debug, thiserror::Error)]
 #[error("{} {}: cannot {action}: {source}", K::NAME, path.display())]

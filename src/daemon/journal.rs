@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
-use super::file_error::{FileError, FileKind};
+use super::file_error::file_kind;
 use crate::session::{Event, RecordFact};
 
 /// First line of every journal file.
@@ -169,15 +169,12 @@ impl std::fmt::Display for Warning {
     }
 }
 
-/// A game journal, as [`FileError`] names it.
-#[derive(Debug)]
-pub struct JournalFile;
-impl FileKind for JournalFile {
-    const NAME: &'static str = "game journal";
-}
-
-/// An I/O failure on a journal, with the file and the operation.
-pub type JournalError = FileError<JournalFile>;
+file_kind!(
+    /// An I/O failure on a journal, with the file and the operation.
+    JournalError,
+    JournalFile,
+    "game journal"
+);
 
 /// Whether an event must be on the device before its append returns. Everything that is part
 /// of the game record is; only the transient early warning and free comments may wait for the

@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::file_error::{FileError, FileKind};
+use super::file_error::file_kind;
 
 /// The PGN directory of the daemon.
 #[derive(Debug, Clone)]
@@ -31,15 +31,12 @@ pub struct PgnFiles {
     dir: PathBuf,
 }
 
-/// A PGN file, as [`FileError`] names it.
-#[derive(Debug)]
-pub struct PgnFile;
-impl FileKind for PgnFile {
-    const NAME: &'static str = "PGN file";
-}
-
-/// A failed PGN file operation, naming the file.
-pub type PgnFileError = FileError<PgnFile>;
+file_kind!(
+    /// A failed PGN file operation, naming the file.
+    PgnFileError,
+    PgnFile,
+    "PGN file"
+);
 
 impl PgnFiles {
     /// Use `dir` (and `dir/live`), creating them if needed.

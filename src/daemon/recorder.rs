@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use super::file_error::{FileError, FileKind};
+use super::file_error::file_kind;
 use crate::capture;
 
 /// A recording of one board's serial input.
@@ -27,15 +27,12 @@ pub struct Recorder {
     line: String,
 }
 
-/// A recording, as [`FileError`] names it.
-#[derive(Debug)]
-pub struct Recording;
-impl FileKind for Recording {
-    const NAME: &'static str = "recording";
-}
-
-/// A failed recording operation, naming the file.
-pub type RecordError = FileError<Recording>;
+file_kind!(
+    /// A failed recording operation, naming the file.
+    RecordError,
+    Recording,
+    "recording"
+);
 
 impl Recorder {
     /// Start a new recording for `board_id` in `dir` (created if needed); time 0 is now.

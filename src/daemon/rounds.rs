@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::file_error::{FileError, FileKind};
+use super::file_error::file_kind;
 
 /// Serialises the rebuilds of `games.pgn` among the board tasks of this daemon.
 static GAMES_LOCK: Mutex<()> = Mutex::new(());
@@ -66,15 +66,12 @@ pub fn game_file_name(board: u32) -> String {
     format!("game-{board}.pgn")
 }
 
-/// A file of a round folder, as [`FileError`] names it.
-#[derive(Debug)]
-pub struct RoundFile;
-impl FileKind for RoundFile {
-    const NAME: &'static str = "round file";
-}
-
-/// A failed round-file operation, naming the file.
-pub type RoundFileError = FileError<RoundFile>;
+file_kind!(
+    /// A failed round-file operation, naming the file.
+    RoundFileError,
+    RoundFile,
+    "round file"
+);
 
 /// Write `pgn` as its round's game file and rebuild the round's `games.pgn`. Returns the game
 /// file's path, or `None` when the game's `Round` tag names no board.

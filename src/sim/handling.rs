@@ -573,6 +573,14 @@ mod tests {
             .unwrap()
     }
 
+    /// The move `uci` in `pos`.
+    fn uci(pos: &Chess, uci: &str) -> Move {
+        uci.parse::<shakmaty::uci::UciMove>()
+            .unwrap()
+            .to_move(pos)
+            .unwrap()
+    }
+
     fn replay(board: &Board, steps: &[SensorStep]) -> Board {
         let mut b = board.clone();
         for s in steps {
@@ -615,10 +623,7 @@ mod tests {
     #[test]
     fn quick_reply_overtakes_and_ends_on_the_right_board() {
         let pos = Chess::default();
-        let e4 = shakmaty::uci::UciMove::from_ascii(b"e2e4")
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
+        let e4 = uci(&pos, "e2e4");
         let mut after = pos.clone();
         after.play_unchecked(e4);
         for reply in after.legal_moves() {
@@ -638,10 +643,7 @@ mod tests {
     #[test]
     fn clean_is_lift_then_place() {
         let pos = Chess::default();
-        let mv = shakmaty::uci::UciMove::from_ascii(b"g1f3")
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
+        let mv = uci(&pos, "g1f3");
         let steps = Handling::new(1, Noise::Clean).steps(&pos, mv);
         assert_eq!(
             steps,
