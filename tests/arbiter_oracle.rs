@@ -18,6 +18,38 @@ const CLAIMS: &str = include_str!(concat!(
     "/../shared/oracle/claims.jsonl"
 ));
 
+/// One game of `claims.jsonl`: its name, start, moves (UCI) and the oracle's verdicts at the
+/// plies where it has something to say.
+struct OracleGame {
+    name: String,
+    start: Chess,
+    moves: Vec<String>,
+    notable: HashMap<u64, Value>,
+}
+
+/// The games of `claims.jsonl`, in its order.
+fn oracle_games() -> impl Iterator<Item = OracleGame> {
+    CLAIMS.lines().filter(|l| !l.trim().is_empty()).map(|line| {
+        let g: Value = serde_json::from_str(line).expect("claims.jsonl line is JSON");
+        OracleGame {
+            name: g["name"].as_str().unwrap_or("?").to_string(),
+            start: parse_fen(g["start"].as_str().expect("start")).expect("start FEN"),
+            moves: g["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| m.as_str().expect("uci").to_owned())
+                .collect(),
+            notable: g["notable"]
+                .as_array()
+                .expect("notable")
+                .iter()
+                .map(|n| (n["ply"].as_u64().expect("ply"), n.clone()))
+                .collect(),
+        }
+    })
+}
+
 fn strings(v: Option<&Value>) -> BTreeSet<String> {
     v.and_then(Value::as_array)
         .map(|a| {
@@ -103,25 +135,16 @@ fn every_claim_and_automatic_end_agrees_with_python_chess() {
     let mut cha_only = 0;
     let mut fifty_mate_cases = 0;
     let mut insufficient_checked = 0;
-    for line in CLAIMS.lines().filter(|l| !l.trim().is_empty()) {
-        let g: Value = serde_json::from_str(line).expect("claims.jsonl line is JSON");
-        let name = g["name"].as_str().unwrap_or("?").to_string();
-        let mut pos = parse_fen(g["start"].as_str().expect("start")).expect("start FEN");
+    for OracleGame {
+        name,
+        start: mut pos,
+        moves,
+        notable,
+    } in oracle_games()
+    {
         let mut h = History::new(&pos);
-        let notable: HashMap<u64, &Value> = g["notable"]
-            .as_array()
-            .expect("notable")
-            .iter()
-            .map(|n| (n["ply"].as_u64().expect("ply"), n))
-            .collect();
-        let moves: Vec<&str> = g["moves"]
-            .as_array()
-            .expect("moves")
-            .iter()
-            .map(|m| m.as_str().expect("uci"))
-            .collect();
         for ply in 0..=moves.len() {
-            let n = notable.get(&(ply as u64)).copied();
+            let n = notable.get(&(ply as u64));
             let mine = ours(&pos, &h);
             let mut expected = theirs(n);
             if mine.outcome.is_some() && expected.outcome.is_none() && is_cha_only_dead(&pos) {
@@ -255,26 +278,18 @@ fn repetition_key_is_fide_identity() {
 fn claims_property_matches_the_oracle_on_edge_cases() {
     use eboardd::arbiter::{Arbiter, ArbiterConfig};
     let mut compared = 0;
-    for line in CLAIMS.lines().take(10) {
-        let g: Value = serde_json::from_str(line).expect("json");
-        let start = parse_fen(g["start"].as_str().expect("start")).expect("fen");
+    for OracleGame {
+        name,
+        start,
+        moves,
+        notable,
+    } in oracle_games().take(10)
+    {
         let cfg = ArbiterConfig {
             edition: Edition::Fide2005,
             ..ArbiterConfig::default()
         };
         let mut a = Arbiter::new(cfg, start, Vec::new());
-        let notable: HashMap<u64, &Value> = g["notable"]
-            .as_array()
-            .expect("notable")
-            .iter()
-            .map(|n| (n["ply"].as_u64().expect("ply"), n))
-            .collect();
-        let moves: Vec<&str> = g["moves"]
-            .as_array()
-            .expect("moves")
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
         for ply in 0..=moves.len() {
             if a.is_finished() {
                 assert!(a.claims().is_empty());
@@ -308,7 +323,7 @@ fn claims_property_matches_the_oracle_on_edge_cases() {
                 .into_iter()
                 .map(|(p, k, d)| (p.to_string(), k.to_string(), d))
                 .collect();
-            assert_eq!(got, expected, "{} ply {ply}", g["name"]);
+            assert_eq!(got, expected, "{name} ply {ply}");
             compared += 1;
             if ply < moves.len() {
                 let m = UciMove::from_ascii(moves[ply].as_bytes())

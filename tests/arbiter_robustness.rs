@@ -2,8 +2,11 @@
 //! readings (including garbage values), ticks, legal moves, illegal placements, claims,
 //! adjudications, takebacks and rule changes, in any order, under both editions.
 
+mod clock_strategies;
+
+use clock_strategies::clock_times;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
-use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboardd::protocol::message::{ClockTimes, DisplayTime};
 use eboardd::session::Command;
 use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;
@@ -32,36 +35,9 @@ fn display() -> impl Strategy<Value = DisplayTime> {
     })
 }
 
-fn flags() -> impl Strategy<Value = DisplayFlags> {
-    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, b, c)| DisplayFlags {
-        flag_fallen: a,
-        time_per_move: b,
-        flag_shown: c,
-    })
-}
-
-fn clock() -> impl Strategy<Value = ClockTimes> {
-    (display(), flags(), display(), flags(), any::<[bool; 6]>()).prop_map(|(r, rf, l, lf, b)| {
-        ClockTimes {
-            right: r,
-            right_flags: rf,
-            left: l,
-            left_flags: lf,
-            status: ClockStatus {
-                running: b[0],
-                lever_left_down: b[1],
-                battery_low: b[2],
-                left_running: b[3],
-                right_running: b[4],
-                connected: b[5],
-            },
-        }
-    })
-}
-
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => clock().prop_map(Op::Clock),
+        4 => clock_times(display).prop_map(Op::Clock),
         2 => (0u64..10_000).prop_map(Op::Tick),
         6 => any::<usize>().prop_map(Op::Move),
         1 => "[a-z0-9 -]{0,12}".prop_map(Op::Illegal),

@@ -28,6 +28,37 @@ fn simulate(dir: &std::path::Path, args: &[&str]) -> tokio::process::Child {
     cmd.spawn().expect("eboardctl simulate")
 }
 
+/// Writes `pgn` to `dir/<file>` and starts `eboardctl simulate` playing it at 25 times human
+/// pace, with clean handling, exiting when done, and `extra` flags; returns once its link is
+/// there.
+async fn simulate_pgn(
+    dir: &std::path::Path,
+    file: &str,
+    pgn: &str,
+    extra: &[&str],
+) -> tokio::process::Child {
+    let path = dir.join(file);
+    std::fs::write(&path, pgn).unwrap();
+    let mut args = vec![
+        "--pgn",
+        path.to_str().unwrap(),
+        "--speed",
+        "25",
+        "--clean",
+        "--exit-when-done",
+    ];
+    args.extend_from_slice(extra);
+    let sim = simulate(dir, &args);
+    wait_for_link(&dir.join("sim")).await;
+    sim
+}
+
+/// The simulator, done with its game, exits with success.
+async fn exits_cleanly(mut sim: tokio::process::Child) {
+    let status = within(Duration::from_secs(30), "simulate to exit", sim.wait()).await;
+    assert!(status.unwrap().success());
+}
+
 async fn wait_for_link(path: &std::path::Path) {
     within(Duration::from_secs(15), "the simulator's link", async {
         while !path.exists() {
@@ -40,25 +71,13 @@ async fn wait_for_link(path: &std::path::Path) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulate_ends_a_game_with_the_result_gesture() {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("g.pgn");
-    std::fs::write(
-        &pgn,
-        "[Event \"t\"]\n\n1. Nf3 Nf6 2. g3 g6 3. Bg2 Bg7 0-1\n",
-    )
-    .unwrap();
-    let mut sim = simulate(
+    let sim = simulate_pgn(
         dir.path(),
-        &[
-            "--pgn",
-            pgn.to_str().unwrap(),
-            "--speed",
-            "25",
-            "--clean",
-            "--exit-when-done",
-            "--result-gesture",
-        ],
-    );
-    wait_for_link(&dir.path().join("sim")).await;
+        "g.pgn",
+        "[Event \"t\"]\n\n1. Nf3 Nf6 2. g3 g6 3. Bg2 Bg7 0-1\n",
+        &["--result-gesture"],
+    )
+    .await;
     let bus = Bus::start(dir.path()).await;
     let port = dir.path().join("sim").display().to_string();
     let mut daemon = Daemon::spawn(&bus, dir.path(), &["--port", &port]);
@@ -88,34 +107,22 @@ async fn simulate_ends_a_game_with_the_result_gesture() {
         "the kings' moves are not part of the game"
     );
     assert_eq!(b.termination().await.unwrap(), "result-gesture");
-    let status = within(Duration::from_secs(30), "simulate to exit", sim.wait()).await;
-    assert!(status.unwrap().success());
+    exits_cleanly(sim).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulate_plays_a_chess960_game() {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("fr.pgn");
     // A Chess960 start (rbbqnnkr): White castles king side with the king staying on g1.
-    std::fs::write(
-        &pgn,
+    let sim = simulate_pgn(
+        dir.path(),
+        "fr.pgn",
         "[Event \"t\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n\
          [FEN \"rbbqnnkr/pppppppp/8/8/8/8/PPPPPPPP/RBBQNNKR w KQkq - 0 1\"]\n\n\
          1. Ng3 g6 2. O-O h6 3. b3 d6 *\n",
+        &[],
     )
-    .unwrap();
-    let mut sim = simulate(
-        dir.path(),
-        &[
-            "--pgn",
-            pgn.to_str().unwrap(),
-            "--speed",
-            "25",
-            "--clean",
-            "--exit-when-done",
-        ],
-    );
-    wait_for_link(&dir.path().join("sim")).await;
+    .await;
     let bus = Bus::start(dir.path()).await;
     let config = dir.path().join("eboardd.toml");
     std::fs::write(
@@ -144,6 +151,5 @@ async fn simulate_plays_a_chess960_game() {
         "{pgn}"
     );
     assert!(pgn.contains("O-O"), "{pgn}");
-    let status = within(Duration::from_secs(30), "simulate to exit", sim.wait()).await;
-    assert!(status.unwrap().success());
+    exits_cleanly(sim).await;
 }

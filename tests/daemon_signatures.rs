@@ -1,5 +1,5 @@
 //! Hostile calls: every method of both interfaces called with a wrong signature (an extra
-//! argument, a missing one, a wrong type) is refused with
+//! argument, a missing one, a wrong type, its arguments wrapped in one struct) is refused with
 //! `org.freedesktop.DBus.Error.InvalidArgs` and changes nothing.
 //!
 //! The methods and their input signatures are read from the shipped introspection XML, so a
@@ -11,13 +11,14 @@
 mod common;
 
 use std::collections::HashMap;
+use std::str::FromStr;
 
 use common::events::{Ev, Events};
 use common::proxies;
 use common::rig::{SimRig, moves};
 use common::{WAIT, within};
 use zbus::wire::StructureBuilder;
-use zbus::{ObjectPath, Structure, Variant as Value};
+use zbus::{ObjectPath, Signature, Structure, Variant as Value};
 
 const BUS_NAME: &str = "org.eboardd.Bridge1";
 const MANAGER_PATH: &str = "/org/eboardd/Bridge1";
@@ -75,9 +76,17 @@ fn methods(xml: &str, iface: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// A value of D-Bus type `ty` (the types the contract's methods take, and `u` for a wrong one).
+/// A value of D-Bus type `ty` (the types the contract's methods take, `u` for a wrong one, and
+/// a struct of those).
 fn value_of(ty: &str, board_path: &str) -> Value<'static> {
     match ty {
+        s if s.starts_with('(') => {
+            let Ok(Signature::Structure(fields)) = Signature::from_str(s) else {
+                panic!("{s} is not a struct signature")
+            };
+            let fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+            Value::from(body(&fields, board_path).expect("a struct has fields"))
+        }
         "s" => Value::from("hostile"),
         "u" => Value::from(7u32),
         "as" => Value::from(vec!["e7e5".to_owned()]),
@@ -121,6 +130,9 @@ async fn call(
     within(WAIT, method, call).await
 }
 
+/// How the calls with the arguments wrapped in one struct are named.
+const WRAPPED: &str = "its arguments wrapped in one struct";
+
 /// The wrong signatures tried for a method taking `inputs`.
 fn wrong_signatures(inputs: &[String]) -> Vec<(&'static str, Vec<String>)> {
     let mut wrong = Vec::new();
@@ -138,6 +150,9 @@ fn wrong_signatures(inputs: &[String]) -> Vec<(&'static str, Vec<String>)> {
         let mut retyped = inputs.to_vec();
         retyped[0] = if inputs[0] == "u" { "s" } else { "u" }.into();
         wrong.push(("a number for the first argument", retyped));
+        // zbus reads `(ss)` and `ss` the same way and the bodies are the same bytes: only the
+        // signature string in the header tells them apart.
+        wrong.push((WRAPPED, vec![format!("({})", inputs.concat())]));
     }
     wrong
 }
@@ -207,9 +222,16 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
     assert_eq!(before.moves, ["e4"], "{before:?}");
 
     let mut refused = 0;
+    let (mut wrapped, mut taking_args) = (Vec::new(), Vec::new());
     for (iface, path, xml) in interfaces(&board_path) {
         let methods = methods(xml, iface);
         assert!(methods.len() >= 2, "{iface}: {methods:?}");
+        taking_args.extend(
+            methods
+                .iter()
+                .filter(|(_, i)| !i.is_empty())
+                .map(|(m, _)| m.clone()),
+        );
         for (method, inputs) in &methods {
             for (how, types) in wrong_signatures(inputs) {
                 let what = format!("{iface}.{method} with {how} ({})", types.concat());
@@ -223,10 +245,22 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
                     "{what}: the answer names the method and its signature: {answer}"
                 );
                 refused += 1;
+                if how == WRAPPED {
+                    wrapped.push(method.clone());
+                }
             }
         }
     }
     assert!(refused >= 35, "only {refused} wrong calls made");
+    // Every method that takes arguments was called with them in a struct, those taking
+    // several (where zbus alone would have let it through) among them.
+    assert_eq!(taking_args, wrapped);
+    for several in ["AcceptClaim", "RejectClaim", "Adjudicate"] {
+        assert!(
+            wrapped.iter().any(|m| m == several),
+            "{several}: {wrapped:?}"
+        );
+    }
 
     // A method answers once it has done its work, so a call that slipped through would show
     // in the properties read now (uncached, from the daemon).

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use eboardd::daemon::config::{Bus, Config, ConfigError, ErrorOrigin, Overrides, Period};
+use eboardd::bus_choice::BusChoice;
+use eboardd::daemon::config::{Config, ConfigError, ErrorOrigin, Overrides, TimeControl};
 use eboardd::vocab::{Edition, OrientationSetting, Rules, WhiteDisplay};
 use proptest::prelude::*;
 
@@ -37,28 +38,16 @@ fn rejected(text: &str, line: usize, key: &str) -> ConfigError {
 #[test]
 fn the_shipped_example_is_valid() {
     let c = parse(EXAMPLE).unwrap();
-    assert_eq!(c.daemon.bus, Bus::System);
+    assert_eq!(c.daemon.bus, BusChoice::System);
     assert_eq!(c.daemon.state_dir, PathBuf::from("/var/lib/eboardd"));
     assert_eq!(c.daemon.pgn_dir(), PathBuf::from("/var/lib/eboardd/pgn"));
     assert_eq!(c.boards.len(), 2);
     let b = &c.boards[0];
     assert_eq!(b.rules, Some(Rules::Blitz));
     assert_eq!(b.edition, Some(Edition::Fide2005));
-    assert_eq!(
-        b.time_control.as_ref().unwrap().periods,
-        vec![
-            Period {
-                moves: Some(40),
-                seconds: 5400,
-                increment: 30
-            },
-            Period {
-                moves: None,
-                seconds: 1800,
-                increment: 30
-            }
-        ]
-    );
+    // The one time-control grammar (its periods are spelled out in the arbiter's own tests).
+    let example_tc: TimeControl = "40/5400+30:1800+30".parse().unwrap();
+    assert_eq!(b.time_control, Some(example_tc));
     let setups = c.board_specs();
     assert_eq!(setups[0].id, "board_1");
     assert_eq!(c.boards[0].display_name(), "board-1");
@@ -235,7 +224,10 @@ fn overrides_from_the_command_line() {
             state_dir: Some("/srv/chess".into()),
         })
         .unwrap();
-    assert_eq!(c.daemon.bus, Bus::Address("unix:path=/tmp/bus".into()));
+    assert_eq!(
+        c.daemon.bus,
+        BusChoice::Address("unix:path=/tmp/bus".into())
+    );
     // pgn_dir set in the file stays; rules only change boards without their own.
     assert_eq!(c.daemon.pgn_dir(), PathBuf::from("/var/lib/eboardd/pgn"));
     let setups = c.board_specs();
@@ -311,7 +303,7 @@ fn loading_files() {
     let file = dir.path().join("eboardd.toml");
     std::fs::write(&file, "[daemon]\nbus = \"session\"\n").unwrap();
     let c = Config::load_with_default(None, &file).unwrap();
-    assert_eq!(c.daemon.bus, Bus::Session);
+    assert_eq!(c.daemon.bus, BusChoice::Session);
     assert_eq!(c.source.as_deref(), Some(file.as_path()));
     std::fs::write(&file, "[daemon]\n\nbus = \"bus\"\n").unwrap();
     let e = Config::load_with_default(None, &file).unwrap_err();

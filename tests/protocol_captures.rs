@@ -1,17 +1,9 @@
 //! The real board + DGT 3000 captures decode completely, whatever the read sizes, and agree
 //! with the figures in the captures' README.
 
-use eboardd::protocol::{ClockTimes, Decoder, DecoderStats, DisplayTime, Message};
+mod captures;
 
-fn capture_bytes(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../shared/captures/{name}.inbytes",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let chunks = eboardd::capture::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    chunks.into_iter().flat_map(|c| c.bytes).collect()
-}
+use eboardd::protocol::{ClockTimes, Decoder, DecoderStats, DisplayTime, Message};
 
 fn decode_in_chunks(bytes: &[u8], size: usize) -> (Vec<Message>, DecoderStats, usize) {
     let mut decoder = Decoder::new();
@@ -51,8 +43,8 @@ fn clock_times(messages: &[Message]) -> Vec<ClockTimes> {
         .collect()
 }
 
-fn check_capture(name: &str, want: Expected) {
-    let bytes = capture_bytes(name);
+fn check_capture(name: u32, want: Expected) {
+    let bytes = captures::bytes(name);
     assert_eq!(bytes.len(), want.bytes, "capture {name} size");
 
     let (reference, _, _) = decode_in_chunks(&bytes, bytes.len());
@@ -130,41 +122,46 @@ fn check_capture(name: &str, want: Expected) {
     assert_eq!(again, bytes, "re-encoded capture {name}");
 }
 
-#[test]
-fn capture_1() {
-    check_capture(
-        "1",
-        Expected {
-            bytes: 3952,
-            dumps: 1,
-            clocks: 323,
-            fields: 131,
-            first: (t(0, 3, 2), t(0, 3, 2), 0x08),
-            last: (t(0, 1, 46), t(0, 1, 49), 0x12),
-            one_side_running_pairs: 263,
-        },
-    );
+/// What each shared capture decodes to, counted once by hand.
+fn expected_captures() -> [(u32, Expected); 2] {
+    [
+        (
+            1,
+            Expected {
+                bytes: 3952,
+                dumps: 1,
+                clocks: 323,
+                fields: 131,
+                first: (t(0, 3, 2), t(0, 3, 2), 0x08),
+                last: (t(0, 1, 46), t(0, 1, 49), 0x12),
+                one_side_running_pairs: 263,
+            },
+        ),
+        (
+            2,
+            Expected {
+                bytes: 6977,
+                dumps: 1,
+                clocks: 578,
+                fields: 226,
+                first: (t(0, 3, 2), t(0, 3, 2), 0x12),
+                last: (t(0, 0, 35), t(0, 0, 46), 0x13),
+                one_side_running_pairs: 478,
+            },
+        ),
+    ]
 }
 
 #[test]
-fn capture_2() {
-    check_capture(
-        "2",
-        Expected {
-            bytes: 6977,
-            dumps: 1,
-            clocks: 578,
-            fields: 226,
-            first: (t(0, 3, 2), t(0, 3, 2), 0x12),
-            last: (t(0, 0, 35), t(0, 0, 46), 0x13),
-            one_side_running_pairs: 478,
-        },
-    );
+fn each_capture_decodes_to_its_counted_messages() {
+    for (name, expected) in expected_captures() {
+        check_capture(name, expected);
+    }
 }
 
 #[test]
 fn capture_1_starts_with_the_start_position_and_white_on_the_left() {
-    let bytes = capture_bytes("1");
+    let bytes = captures::bytes(1);
     let (messages, _) = Decoder::decode_all(&bytes);
     let Some(Message::BoardDump(fields)) = messages.first() else {
         panic!("capture 1 starts with a board dump");

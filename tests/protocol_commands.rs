@@ -118,46 +118,51 @@ fn clock_icons_end_button_version_beep() {
 
 #[test]
 fn clock_set_and_run() {
-    // Left 0:03:00 running, right 0:03:02 counting up: binary times, flags 0x01.
-    exact(
-        Command::Clock(ClockCommand::SetAndRun(SetAndRun {
-            left: t(0, 3, 0),
-            right: t(0, 3, 2),
-            left_counts_up: false,
-            right_counts_up: true,
-            run: RunSide::Left,
-            switch_on_lever: false,
-        })),
-        &[
-            0x2B, 0x0A, 0x03, 0x0A, 0x00, 0x03, 0x00, 0x10, 0x03, 0x02, 0x01, 0x00,
-        ],
-    );
-    exact(
-        Command::Clock(ClockCommand::SetAndRun(SetAndRun {
-            left: t(1, 30, 0),
-            right: t(0, 59, 59),
-            left_counts_up: false,
-            right_counts_up: false,
-            run: RunSide::Right,
-            switch_on_lever: true,
-        })),
-        &[
-            0x2B, 0x0A, 0x03, 0x0A, 0x01, 0x1E, 0x00, 0x00, 0x3B, 0x3B, 0x0A, 0x00,
-        ],
-    );
-    exact(
-        Command::Clock(ClockCommand::SetAndRun(SetAndRun {
-            left: t(0, 0, 0),
-            right: t(0, 0, 0),
-            left_counts_up: false,
-            right_counts_up: false,
-            run: RunSide::Paused,
-            switch_on_lever: false,
-        })),
-        &[
-            0x2B, 0x0A, 0x03, 0x0A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
-        ],
-    );
+    // `(left, right, which count up, which runs, switch on the lever)` and the bytes.
+    let cases = [
+        // Left 0:03:00 running, right 0:03:02 counting up: binary times, flags 0x01.
+        (
+            (t(0, 3, 0), t(0, 3, 2), [false, true], RunSide::Left, false),
+            [
+                0x2B, 0x0A, 0x03, 0x0A, 0x00, 0x03, 0x00, 0x10, 0x03, 0x02, 0x01, 0x00,
+            ],
+        ),
+        (
+            (
+                t(1, 30, 0),
+                t(0, 59, 59),
+                [false, false],
+                RunSide::Right,
+                true,
+            ),
+            [
+                0x2B, 0x0A, 0x03, 0x0A, 0x01, 0x1E, 0x00, 0x00, 0x3B, 0x3B, 0x0A, 0x00,
+            ],
+        ),
+        (
+            (
+                t(0, 0, 0),
+                t(0, 0, 0),
+                [false, false],
+                RunSide::Paused,
+                false,
+            ),
+            [
+                0x2B, 0x0A, 0x03, 0x0A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
+            ],
+        ),
+    ];
+    for ((left, right, [left_counts_up, right_counts_up], run, switch_on_lever), bytes) in cases {
+        let set = SetAndRun {
+            left,
+            right,
+            left_counts_up,
+            right_counts_up,
+            run,
+            switch_on_lever,
+        };
+        exact(Command::Clock(ClockCommand::SetAndRun(set)), &bytes);
+    }
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Property tests of the protocol layer: encode/decode are inverse, garbage costs only the
 //! messages it hits, arbitrary input never panics and every byte is accounted for.
 
+mod clock_strategies;
+
+use clock_strategies::clock_times;
 use eboardd::protocol::*;
 use proptest::prelude::*;
 use shakmaty::{Color, Piece, Role};
@@ -21,25 +24,6 @@ fn display_time() -> impl Strategy<Value = DisplayTime> {
         hours,
         minutes,
         seconds,
-    })
-}
-
-fn display_flags() -> impl Strategy<Value = DisplayFlags> {
-    any::<(bool, bool, bool)>().prop_map(|(flag_fallen, time_per_move, flag_shown)| DisplayFlags {
-        flag_fallen,
-        time_per_move,
-        flag_shown,
-    })
-}
-
-fn clock_status() -> impl Strategy<Value = ClockStatus> {
-    any::<[bool; 6]>().prop_map(|b| ClockStatus {
-        running: b[0],
-        lever_left_down: b[1],
-        battery_low: b[2],
-        left_running: b[3],
-        right_running: b[4],
-        connected: b[5],
     })
 }
 
@@ -76,14 +60,7 @@ fn message() -> impl Strategy<Value = Message> {
         }),
         8 => (0..64u8, field_content())
             .prop_map(|(field, content)| Message::FieldUpdate { field, content }),
-        8 => (display_time(), display_flags(), display_time(), display_flags(), clock_status())
-            .prop_map(|(right, right_flags, left, left_flags, status)| ClockTimes {
-                right,
-                right_flags,
-                left,
-                left_flags,
-                status,
-            })
+        8 => clock_times(display_time)
             // The all-zero reading is ClockEmpty on the wire.
             .prop_filter("all-zero payload", |c| c.payload() != [0; 7])
             .prop_map(Message::ClockTimes),

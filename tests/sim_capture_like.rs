@@ -3,6 +3,7 @@
 //! kinds, a dump in the same layout, clock status bits with the same meanings, the same
 //! increment behaviour, and field updates that lead to the game's final position.
 
+mod captures;
 mod sim_support;
 
 use std::collections::BTreeSet;
@@ -12,8 +13,7 @@ use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::{ClockTimes, Decoder, Message};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
 use shakmaty::{Chess, Position};
-use sim_support::{Collector, capture_bytes, capture_moves, open_port};
-use tokio::io::AsyncWriteExt;
+use sim_support::attach;
 
 #[derive(Debug)]
 struct Summary {
@@ -124,8 +124,8 @@ fn check_clock_semantics(clocks: &[ClockTimes], what: &str) -> usize {
 
 #[tokio::test]
 async fn scripted_game_decodes_like_capture_one() {
-    let moves = capture_moves(1);
-    let real = summarise(&capture_bytes(1));
+    let moves = captures::moves(1);
+    let real = summarise(&captures::bytes(1));
 
     let sim = SimBoard::spawn(SimOptions {
         speed: f64::INFINITY,
@@ -133,13 +133,8 @@ async fn scripted_game_decodes_like_capture_one() {
     })
     .await
     .unwrap();
-    let mut port = open_port(&sim.path());
     // What the capture's host evidently did: a dump, then UPDATE_NICE.
-    port.write_all(&[0x40, 0x42, 0x4B]).await.unwrap();
-    sim.wait_for_update_mode(Duration::from_secs(5))
-        .await
-        .unwrap();
-    let collector = Collector::start(port);
+    let collector = attach(&sim, &sim.path(), &[0x40, 0x42, 0x4B]).await;
     let mut scenario = Scenario::new(
         &sim,
         ScenarioOptions {

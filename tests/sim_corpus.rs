@@ -20,8 +20,7 @@ use eboardd::sim::{
 use eboardd::tracker::{Tracker, TrackerEvent};
 use eboardd::vocab::OrientationSetting;
 use shakmaty::{CastlingMode, Chess};
-use sim_support::{Collector, open_port};
-use tokio::io::AsyncWriteExt;
+use sim_support::attach;
 
 struct Outcome {
     uci: Vec<String>,
@@ -48,13 +47,8 @@ async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u
     .await
     .unwrap();
     let mut tap = sim.take_tap().unwrap();
-    let mut port = open_port(&sim.path());
     // A daemon's start-up: reset, dump, updates with clock data on change.
-    port.write_all(&[0x40, 0x42, 0x4B]).await.unwrap();
-    sim.wait_for_update_mode(Duration::from_secs(5))
-        .await
-        .unwrap();
-    let collector = Collector::start(port);
+    let collector = attach(&sim, &sim.path(), &[0x40, 0x42, 0x4B]).await;
     let opts = ScenarioOptions {
         pace: Pace::human(),
         noise: Noise::Noisy,

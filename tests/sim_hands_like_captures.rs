@@ -4,47 +4,17 @@
 //! touching a square, adjustments), and the generator, playing the same games, must produce
 //! every kind of event order the real hands produced. The frequencies of both are printed.
 
+mod captures;
+
 use std::collections::BTreeMap;
 
 use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::{Decoder, Message};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
-use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Move, Piece, Position, Square};
 
 /// One field change: the square and what it now reads.
 type Change = (Square, Option<Piece>);
-
-fn capture(n: u32) -> (Vec<Message>, Vec<String>) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
-    let text = std::fs::read_to_string(format!("{dir}/{n}.inbytes")).expect("capture readable");
-    let bytes: Vec<u8> = eboardd::capture::parse(&text)
-        .expect("capture parses")
-        .into_iter()
-        .flat_map(|c| c.bytes)
-        .collect();
-    let uci = std::fs::read_to_string(format!("{dir}/{n}.uci")).expect("moves readable");
-    let moves = uci
-        .split_whitespace()
-        .filter(|t| !t.ends_with('.') && *t != "*")
-        .map(str::to_string)
-        .collect();
-    (Decoder::decode_all(&bytes).0, moves)
-}
-
-fn moves_of(uci: &[String]) -> Vec<Move> {
-    let mut pos = Chess::default();
-    uci.iter()
-        .map(|u| {
-            let m = UciMove::from_ascii(u.as_bytes())
-                .unwrap()
-                .to_move(&pos)
-                .unwrap();
-            pos.play_unchecked(m);
-            m
-        })
-        .collect()
-}
 
 /// Cut a stream of changes into plies: a ply ends when the board shows the position after
 /// it (or after the next one: a reply read together with the move joins its ply).
@@ -165,8 +135,8 @@ fn the_generator_produces_every_order_of_events_real_hands_produced() {
     let mut real_plies = 0;
     let mut generated_plies = 0;
     for n in [1, 2] {
-        let (messages, uci) = capture(n);
-        let game = moves_of(&uci);
+        let messages = Decoder::decode_all(&captures::bytes(n)).0;
+        let game = captures::moves(n);
         let mut orientation = Orientation::Normal;
         let mut start = None;
         let mut changes = Vec::new();

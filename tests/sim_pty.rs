@@ -1,25 +1,18 @@
 //! The simulator on a real pty, talked to through tokio-serial exactly as the daemon's serial
 //! side opens a port (9600 8N1): answers, update modes, unplug / replug behind a link.
 
+mod sim_support;
+
 use std::time::Duration;
 
 use eboardd::sim::clock::ClockSide;
 use eboardd::sim::pty::{SimBoard, SimOptions};
 use eboardd::sim::virtual_board::UpdateMode;
 use shakmaty::Square;
+use sim_support::open_port as open;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::timeout;
-use tokio_serial::{SerialPortBuilderExt, SerialStream};
-
-fn open(path: &std::path::Path) -> SerialStream {
-    tokio_serial::new(path.to_string_lossy(), 9600)
-        .data_bits(tokio_serial::DataBits::Eight)
-        .parity(tokio_serial::Parity::None)
-        .stop_bits(tokio_serial::StopBits::One)
-        .flow_control(tokio_serial::FlowControl::None)
-        .open_native_async()
-        .expect("open the simulated port")
-}
+use tokio_serial::SerialStream;
 
 async fn read_exact(port: &mut SerialStream, n: usize) -> Vec<u8> {
     let mut out = vec![0; n];

@@ -13,8 +13,7 @@ use eboardd::sim::{
     SimBoard, SimHandle, SimOptions, Step,
 };
 use shakmaty::{Chess, Position, Square};
-use sim_support::{Collector, decode_clean, open_port, reconstruct};
-use tokio::io::AsyncWriteExt;
+use sim_support::{Collector, attach, decode_clean, reconstruct};
 
 async fn connected(board: BoardOptions, host: &[u8]) -> (SimHandle, Collector) {
     let sim = SimBoard::spawn(SimOptions {
@@ -24,12 +23,8 @@ async fn connected(board: BoardOptions, host: &[u8]) -> (SimHandle, Collector) {
     })
     .await
     .unwrap();
-    let mut port = open_port(&sim.path());
-    port.write_all(host).await.unwrap();
-    sim.wait_for_update_mode(Duration::from_secs(5))
-        .await
-        .unwrap();
-    (sim, Collector::start(port))
+    let collector = attach(&sim, &sim.path(), host).await;
+    (sim, collector)
 }
 
 fn opts(seed: u64) -> ScenarioOptions {
@@ -170,12 +165,7 @@ async fn moves_made_while_unplugged_show_in_the_next_dump() {
     })
     .await
     .unwrap();
-    let mut port = open_port(&link);
-    port.write_all(&[0x42, 0x4B]).await.unwrap();
-    sim.wait_for_update_mode(Duration::from_secs(5))
-        .await
-        .unwrap();
-    let collector = Collector::start(port);
+    let collector = attach(&sim, &link, &[0x42, 0x4B]).await;
     let mut scenario = Scenario::new(&sim, opts(7));
     scenario
         .run(&[moves(&["e4"]), Step::Unplug, moves(&["c5", "Nf3"])])
@@ -187,12 +177,7 @@ async fn moves_made_while_unplugged_show_in_the_next_dump() {
         placement_after(&["e4"])
     );
     scenario.run(&[Step::Replug]).await.unwrap();
-    let mut port = open_port(&link);
-    port.write_all(&[0x42, 0x4B]).await.unwrap();
-    sim.wait_for_update_mode(Duration::from_secs(5))
-        .await
-        .unwrap();
-    let collector = Collector::start(port);
+    let collector = attach(&sim, &link, &[0x42, 0x4B]).await;
     scenario.run(&[moves(&["d6"])]).await.unwrap();
     let messages = finish(sim, collector).await;
     let Message::BoardDump(fields) = &messages[0] else {

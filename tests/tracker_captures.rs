@@ -1,6 +1,8 @@
 //! The two real captures, decoded and run through the session as eboardd runs them, give
 //! exactly the moves played.
 
+mod captures;
+
 use eboardd::board::Orientation;
 use eboardd::session::Event;
 
@@ -10,19 +12,9 @@ fn decode(chunks: &[eboardd::capture::Chunk]) -> eboardd::cli::decode::Decoded {
     eboardd::cli::decode::decode(chunks, &[], config, "2026-01-02")
 }
 
+/// Capture `n`'s reads and its moves in UCI.
 fn capture(n: u32) -> (Vec<eboardd::capture::Chunk>, Vec<String>) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
-    let bytes = std::fs::read_to_string(format!("{dir}/{n}.inbytes")).expect("capture readable");
-    let uci = std::fs::read_to_string(format!("{dir}/{n}.uci")).expect("moves readable");
-    let moves = uci
-        .split_whitespace()
-        .filter(|t| !t.ends_with('.') && *t != "*")
-        .map(str::to_string)
-        .collect();
-    (
-        eboardd::capture::parse(&bytes).expect("capture parses"),
-        moves,
-    )
+    (captures::chunks(n), captures::uci(n))
 }
 
 fn check(n: u32, orientation: Orientation) {
@@ -85,11 +77,10 @@ fn decode_prints_pgn_that_replays_to_the_same_moves() {
 
 #[test]
 fn decode_command_runs_on_both_captures_and_names_a_missing_file() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
     for n in [1, 2] {
         for events in [false, true] {
             let args = eboardd::cli::decode::DecodeArgs {
-                capture: format!("{dir}/{n}.inbytes").into(),
+                capture: captures::path(n, "inbytes").into(),
                 events,
             };
             eboardd::cli::decode::run(&args).expect("decodes");

@@ -15,6 +15,10 @@ use shakmaty::Square;
 use web_support::Rig;
 use web_support::browser::{Browser, screenshot_dir};
 
+/// How the pages name a board's default rules (`standard`, `fide-2023`, variant `standard`):
+/// in words, the standard variant left out.
+const RULES_TEXT: &str = "Standard play \u{b7} FIDE Laws 2023";
+
 /// Sets PGN tags on a board through the contract's `SetTags`.
 async fn set_tags(conn: &zbus::Connection, id: &str, tags: &[(&str, &str)]) {
     let tags: HashMap<&str, &str> = tags.iter().copied().collect();
@@ -175,6 +179,13 @@ async fn overlay_hall_and_board_pages_render_live_data() {
         .eval("document.querySelector('.card[data-board=\"web_o1\"]').classList.contains('alarm')")
         .await;
     assert_eq!(quiet, false, "only the board with the problem is alerted");
+    let rules = browser
+        .eval("document.querySelector('.card[data-board=\"web_o1\"]').title")
+        .await;
+    assert_eq!(
+        rules, RULES_TEXT,
+        "a card names the rules as the board page does"
+    );
     browser.screenshot("hall-alert.png").await;
     browser.size(1280, 800).await;
     browser.screenshot("hall-tablet.png").await;
@@ -218,6 +229,10 @@ async fn overlay_hall_and_board_pages_render_live_data() {
     browser
         .wait_for("the board page", "document.querySelector('ol.moves li')")
         .await;
+    let summary = browser
+        .eval("document.querySelector('.hall-head .summary').textContent")
+        .await;
+    assert_eq!(summary, RULES_TEXT, "the subtitle names the rules in words");
     browser.screenshot("board.png").await;
     eprintln!("screenshots in {}", screenshot_dir().display());
 }

@@ -237,22 +237,31 @@ mod tests {
         })
     }
 
-    #[test]
-    fn lines_lost_from_a_journal_are_put_back() {
+    /// A state dir with board `b1`'s journal and a commit log: `(dir, games dir, journal path,
+    /// journal, log)`.
+    fn journal_and_log() -> (tempfile::TempDir, PathBuf, PathBuf, Journal, CommitLog) {
         let dir = tempfile::tempdir().unwrap();
         let games = dir.path().join("games");
         let path = journal_path(dir.path(), "b1");
-        let (mut j, _, _) = Journal::open(&path).unwrap();
-        let mut log = CommitLog::create(&games).unwrap();
-        j.write(&[ev(1)]).unwrap();
+        let (j, _, _) = Journal::open(&path).unwrap();
+        let log = CommitLog::create(&games).unwrap();
+        (dir, games, path, j, log)
+    }
+
+    /// `event` written to board `b1`'s journal and its unsynced chunks committed to the log.
+    fn write_and_commit(j: &mut Journal, log: &mut CommitLog, event: Event) {
+        j.write(&[event]).unwrap();
         let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
         log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
             .unwrap();
+    }
+
+    #[test]
+    fn lines_lost_from_a_journal_are_put_back() {
+        let (_dir, games, path, mut j, mut log) = journal_and_log();
+        write_and_commit(&mut j, &mut log, ev(1));
         j.mark_synced();
-        j.write(&[ev(2)]).unwrap();
-        let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
-        log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
-            .unwrap();
+        write_and_commit(&mut j, &mut log, ev(2));
         j.mark_synced();
         drop(j);
         let full = fs::read(&path).unwrap();
@@ -277,15 +286,8 @@ mod tests {
 
     #[test]
     fn lines_of_a_replaced_file_are_skipped() {
-        let dir = tempfile::tempdir().unwrap();
-        let games = dir.path().join("games");
-        let path = journal_path(dir.path(), "b1");
-        let (mut j, _, _) = Journal::open(&path).unwrap();
-        let mut log = CommitLog::create(&games).unwrap();
-        j.write(&[ev(1)]).unwrap();
-        let chunks: Vec<Chunk> = j.unsynced_chunks().to_vec();
-        log.commit(&chunks.iter().map(|c| ("b1", c)).collect::<Vec<_>>())
-            .unwrap();
+        let (dir, games, path, mut j, mut log) = journal_and_log();
+        write_and_commit(&mut j, &mut log, ev(1));
         drop(j);
         // Replaced by another file (as a rotation does): its inode differs.
         let other = dir.path().join("other");

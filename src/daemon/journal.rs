@@ -47,6 +47,7 @@ use std::path::{Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
+use super::file_error::file_kind;
 use crate::session::{Event, RecordFact};
 
 /// First line of every journal file.
@@ -168,23 +169,12 @@ impl std::fmt::Display for Warning {
     }
 }
 
-/// An I/O failure on a journal, with the file and the operation.
-#[derive(Debug, thiserror::Error)]
-#[error("game journal {}: cannot {action}: {source}", path.display())]
-pub struct JournalError {
-    pub path: PathBuf,
-    pub action: &'static str,
-    #[source]
-    pub source: io::Error,
-}
-
-fn ctx<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(io::Error) -> JournalError + 'a {
-    move |source| JournalError {
-        path: path.to_path_buf(),
-        action,
-        source,
-    }
-}
+file_kind!(
+    /// An I/O failure on a journal, with the file and the operation.
+    JournalError,
+    JournalFile,
+    "game journal"
+);
 
 /// Whether an event must be on the device before its append returns. Everything that is part
 /// of the game record is; only the transient early warning and free comments may wait for the
@@ -228,7 +218,7 @@ impl Journal {
         if let Err(e) = fs::create_dir_all(&dir)
             && !is_storage_fault(&e)
         {
-            return Err(ctx(path, "create its directory")(e));
+            return Err(JournalError::at(path, "create its directory")(e));
         }
         let lock = lock(path)?;
         // A rotation interrupted before its rename leaves this behind; the journal is intact.
@@ -237,13 +227,14 @@ impl Journal {
         let mut bytes = Vec::new();
         match File::open(path) {
             Ok(mut f) => {
-                f.read_to_end(&mut bytes).map_err(ctx(path, "read it"))?;
+                f.read_to_end(&mut bytes)
+                    .map_err(JournalError::at(path, "read it"))?;
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(ctx(path, "open it")(e)),
+            Err(e) => return Err(JournalError::at(path, "open it")(e)),
         };
         let scan = scan(&bytes).map_err(|message| {
-            ctx(path, "read it")(io::Error::new(io::ErrorKind::InvalidData, message))
+            JournalError::at(path, "read it")(io::Error::new(io::ErrorKind::InvalidData, message))
         })?;
 
         let has_game = scan
@@ -309,38 +300,41 @@ impl Journal {
         let path = self.path.clone();
         let mut saved_copy = None;
         if let Some(repair) = self.repair.clone() {
-            super::faults::check().map_err(ctx(&path, "cut off the damage"))?;
+            super::faults::check().map_err(JournalError::at(&path, "cut off the damage"))?;
             if repair.keep_copy {
                 let copy = free_name(&path, "corrupt");
                 if let Err(e) = fs::copy(&path, &copy).and_then(|_| File::open(&copy)?.sync_all()) {
                     let _ = fs::remove_file(&copy);
-                    return Err(ctx(&path, "keep a copy of the damaged file")(e));
+                    return Err(JournalError::at(&path, "keep a copy of the damaged file")(
+                        e,
+                    ));
                 }
                 saved_copy = Some(copy);
             }
             let f = OpenOptions::new()
                 .write(true)
                 .open(&path)
-                .map_err(ctx(&path, "open it to cut off the damage"))?;
+                .map_err(JournalError::at(&path, "open it to cut off the damage"))?;
             f.set_len(repair.good_end)
                 .and_then(|_| f.sync_all())
-                .map_err(ctx(&path, "cut off the damage"))?;
+                .map_err(JournalError::at(&path, "cut off the damage"))?;
             self.repair = None;
         }
         if self.file.is_none() {
-            super::faults::check().map_err(ctx(&path, "open it for appending"))?;
+            super::faults::check().map_err(JournalError::at(&path, "open it for appending"))?;
             let mut file = OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(&path)
-                .map_err(ctx(&path, "open it for appending"))?;
+                .map_err(JournalError::at(&path, "open it for appending"))?;
             if self.len == 0 {
                 // Empty, new, or not even a complete header survived: start the file afresh.
                 file.set_len(0)
                     .and_then(|_| file.write_all(format!("{JOURNAL_HEADER}\n").as_bytes()))
                     .and_then(|_| file.sync_all())
-                    .map_err(ctx(&path, "write its header"))?;
-                sync_dir(&parent_dir(&path)).map_err(ctx(&path, "sync its directory"))?;
+                    .map_err(JournalError::at(&path, "write its header"))?;
+                sync_dir(&parent_dir(&path))
+                    .map_err(JournalError::at(&path, "sync its directory"))?;
                 self.len = (JOURNAL_HEADER.len() + 1) as u64;
                 self.synced_len = self.len;
             }
@@ -435,7 +429,8 @@ impl Journal {
         if !self.file_synced
             && let Some(file) = self.file.as_ref()
         {
-            file.sync_data().map_err(ctx(&self.path, "sync it"))?;
+            file.sync_data()
+                .map_err(JournalError::at(&self.path, "sync it"))?;
         }
         self.file_synced = true;
         Ok(())
@@ -498,18 +493,17 @@ impl Journal {
     }
 
     fn write_lines(&mut self, events: &[Event]) -> Result<(), JournalError> {
-        let text = encode_lines(events).map_err(ctx(&self.path, "encode an event"))?;
-        let file = self
-            .file
-            .as_mut()
-            .ok_or_else(|| ctx(&self.path, "append to it")(io::ErrorKind::NotFound.into()))?;
+        let text = encode_lines(events).map_err(JournalError::at(&self.path, "encode an event"))?;
+        let file = self.file.as_mut().ok_or_else(|| {
+            JournalError::at(&self.path, "append to it")(io::ErrorKind::NotFound.into())
+        })?;
         if let Err(fault) = super::faults::check() {
             // As a full disk does: part of the write lands, then the error.
             let _ = file.write_all(&text.as_bytes()[..text.len() / 2]);
-            return Err(ctx(&self.path, "append to it")(fault));
+            return Err(JournalError::at(&self.path, "append to it")(fault));
         }
         file.write_all(text.as_bytes())
-            .map_err(ctx(&self.path, "append to it"))?;
+            .map_err(JournalError::at(&self.path, "append to it"))?;
         self.chunks.push(Chunk {
             ino: self.ino,
             offset: self.len,
@@ -526,14 +520,16 @@ impl Journal {
     fn rotate(&mut self, events: &[Event]) -> Result<(), JournalError> {
         let path = self.path.clone();
         let dir = parent_dir(&path);
-        super::faults::check().map_err(ctx(&path, "archive the finished game"))?;
-        archive(&path).map_err(ctx(&path, "archive the finished game"))?;
+        super::faults::check().map_err(JournalError::at(&path, "archive the finished game"))?;
+        archive(&path).map_err(JournalError::at(&path, "archive the finished game"))?;
 
         let tmp = tmp_path(&path);
         let _ = fs::remove_file(&tmp);
         let mut text = format!("{JOURNAL_HEADER}\n");
-        text.push_str(&encode_lines(&self.carried).map_err(ctx(&path, "encode an event"))?);
-        text.push_str(&encode_lines(events).map_err(ctx(&path, "encode an event"))?);
+        text.push_str(
+            &encode_lines(&self.carried).map_err(JournalError::at(&path, "encode an event"))?,
+        );
+        text.push_str(&encode_lines(events).map_err(JournalError::at(&path, "encode an event"))?);
         let written = OpenOptions::new()
             .create_new(true)
             .append(true)
@@ -549,7 +545,7 @@ impl Journal {
             Ok(f) => f,
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
-                return Err(ctx(&path, "write the next game's journal")(e));
+                return Err(JournalError::at(&path, "write the next game's journal")(e));
             }
         };
         // From the rename on the new file is the journal, whatever happens next.
@@ -560,7 +556,7 @@ impl Journal {
         self.has_game = false;
         self.note(events);
         self.mark_synced();
-        sync_dir(&dir).map_err(ctx(&path, "sync its directory"))?;
+        sync_dir(&dir).map_err(JournalError::at(&path, "sync its directory"))?;
         Ok(())
     }
 }
@@ -644,7 +640,7 @@ fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
                 return Ok(None);
             }
         },
-        Err(e) => return Err(ctx(path, "create its lock file")(e)),
+        Err(e) => return Err(JournalError::at(path, "create its lock file")(e)),
     };
     Flock::lock(file, FlockArg::LockExclusiveNonblock)
         .map(Some)
@@ -657,7 +653,7 @@ fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
             } else {
                 io::Error::from(errno)
             };
-            ctx(path, "lock it")(source)
+            JournalError::at(path, "lock it")(source)
         })
 }
 

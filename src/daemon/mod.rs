@@ -18,6 +18,7 @@ pub mod config;
 pub mod dbus;
 pub mod demo;
 pub mod faults;
+pub mod file_error;
 pub mod health;
 pub mod journal;
 pub mod link;

@@ -23,29 +23,20 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::file_error::file_kind;
+
 /// The PGN directory of the daemon.
 #[derive(Debug, Clone)]
 pub struct PgnFiles {
     dir: PathBuf,
 }
 
-/// A failed PGN file operation, naming the file.
-#[derive(Debug, thiserror::Error)]
-#[error("PGN file {}: cannot {action}: {source}", path.display())]
-pub struct PgnFileError {
-    pub path: PathBuf,
-    pub action: &'static str,
-    #[source]
-    pub source: io::Error,
-}
-
-fn ctx<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(io::Error) -> PgnFileError + 'a {
-    move |source| PgnFileError {
-        path: path.to_path_buf(),
-        action,
-        source,
-    }
-}
+file_kind!(
+    /// A failed PGN file operation, naming the file.
+    PgnFileError,
+    PgnFile,
+    "PGN file"
+);
 
 impl PgnFiles {
     /// Use `dir` (and `dir/live`), creating them if needed.
@@ -54,7 +45,7 @@ impl PgnFiles {
             dir: dir.to_path_buf(),
         };
         let live = files.live_dir();
-        fs::create_dir_all(&live).map_err(ctx(&live, "create the directory"))?;
+        fs::create_dir_all(&live).map_err(PgnFileError::at(&live, "create the directory"))?;
         Ok(files)
     }
 
@@ -76,23 +67,25 @@ impl PgnFiles {
     /// Replace a board's live PGN atomically with `pgn`.
     pub fn write_live(&self, board_id: &str, pgn: &str) -> Result<PathBuf, PgnFileError> {
         let path = self.live_path(board_id);
-        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        check_id(board_id).map_err(PgnFileError::at(&path, "use this board id"))?;
         let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
-        super::faults::check().map_err(ctx(&tmp, "write the new game text"))?;
+        super::faults::check().map_err(PgnFileError::at(&tmp, "write the new game text"))?;
         // No fsync: readers need the atomic rename, not durability. The journal is what
         // survives a crash, and the daemon rewrites every live file from it at start. A sync
         // here cost two synced writes per move on the board task (measured: the p99 outliers).
-        write_unsynced(&tmp, pgn).map_err(ctx(&tmp, "write the new game text"))?;
-        fs::rename(&tmp, &path).map_err(ctx(&path, "replace it"))?;
+        write_unsynced(&tmp, pgn).map_err(PgnFileError::at(&tmp, "write the new game text"))?;
+        fs::rename(&tmp, &path).map_err(PgnFileError::at(&path, "replace it"))?;
         Ok(path)
     }
 
     /// Remove a board's live PGN (the board is no longer served). Missing is fine.
     pub fn remove_live(&self, board_id: &str) -> Result<(), PgnFileError> {
         let path = self.live_path(board_id);
-        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        check_id(board_id).map_err(PgnFileError::at(&path, "use this board id"))?;
         match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(ctx(&path, "remove it")(e)),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                Err(PgnFileError::at(&path, "remove it")(e))
+            }
             _ => Ok(()),
         }
     }
@@ -102,23 +95,23 @@ impl PgnFiles {
     /// and the game text is still there. Returns where it went; nothing to move is fine.
     pub fn retire_live(&self, board_id: &str) -> Result<Option<PathBuf>, PgnFileError> {
         let path = self.live_path(board_id);
-        check_id(board_id).map_err(ctx(&path, "use this board id"))?;
+        check_id(board_id).map_err(PgnFileError::at(&path, "use this board id"))?;
         if !path.exists() {
             return Ok(None);
         }
         let dir = self.dir.join("removed");
-        fs::create_dir_all(&dir).map_err(ctx(&dir, "create the directory"))?;
+        fs::create_dir_all(&dir).map_err(PgnFileError::at(&dir, "create the directory"))?;
         let mut n = 1u32;
         loop {
             let target = dir.join(format!("{board_id}-{n}.pgn"));
             // A link never replaces an existing file, unlike a rename.
             match fs::hard_link(&path, &target) {
                 Ok(()) => {
-                    fs::remove_file(&path).map_err(ctx(&path, "remove it"))?;
+                    fs::remove_file(&path).map_err(PgnFileError::at(&path, "remove it"))?;
                     return Ok(Some(target));
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
-                Err(e) => return Err(ctx(&target, "move the live game here")(e)),
+                Err(e) => return Err(PgnFileError::at(&target, "move the live game here")(e)),
             }
         }
     }
@@ -138,10 +131,10 @@ impl PgnFiles {
         pgn: &str,
     ) -> Result<PathBuf, PgnFileError> {
         let first = self.dir.join(finished_name(date, board_id, 1));
-        check_id(board_id).map_err(ctx(&first, "use this board id"))?;
+        check_id(board_id).map_err(PgnFileError::at(&first, "use this board id"))?;
         let text = with_newline(pgn);
         let tmp = self.dir.join(format!(".{board_id}.finished.tmp"));
-        super::faults::check().map_err(ctx(&tmp, "write the game text"))?;
+        super::faults::check().map_err(PgnFileError::at(&tmp, "write the game text"))?;
         let mut written = false;
         let mut n = 1u32;
         let result = loop {
@@ -153,11 +146,11 @@ impl PgnFiles {
                     continue;
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => break Err(ctx(&path, "read it")(e)),
+                Err(e) => break Err(PgnFileError::at(&path, "read it")(e)),
             }
             if !written {
                 if let Err(e) = write_synced(&tmp, &text) {
-                    break Err(ctx(&tmp, "write the game text")(e));
+                    break Err(PgnFileError::at(&tmp, "write the game text")(e));
                 }
                 written = true;
             }
@@ -169,7 +162,7 @@ impl PgnFiles {
                     // No hard links on this file system: the existence check above has to do.
                     break fs::rename(&tmp, &path)
                         .map(|_| path.clone())
-                        .map_err(ctx(&path, "create it"));
+                        .map_err(PgnFileError::at(&path, "create it"));
                 }
             }
         };

@@ -15,6 +15,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use super::file_error::file_kind;
 use crate::capture;
 
 /// A recording of one board's serial input.
@@ -26,27 +27,17 @@ pub struct Recorder {
     line: String,
 }
 
-/// A failed recording operation, naming the file.
-#[derive(Debug, thiserror::Error)]
-#[error("recording {}: cannot {action}: {source}", path.display())]
-pub struct RecordError {
-    pub path: PathBuf,
-    pub action: &'static str,
-    #[source]
-    pub source: io::Error,
-}
+file_kind!(
+    /// A failed recording operation, naming the file.
+    RecordError,
+    Recording,
+    "recording"
+);
 
 impl Recorder {
     /// Start a new recording for `board_id` in `dir` (created if needed); time 0 is now.
     pub fn create(dir: &Path, board_id: &str) -> Result<Recorder, RecordError> {
-        let err = |action| {
-            move |source| RecordError {
-                path: dir.to_path_buf(),
-                action,
-                source,
-            }
-        };
-        std::fs::create_dir_all(dir).map_err(err("create the directory"))?;
+        std::fs::create_dir_all(dir).map_err(RecordError::at(dir, "create the directory"))?;
         let stamp = utc_stamp(SystemTime::now());
         // Ids are already in the contract's alphabet; mapping again keeps a file name safe
         // whatever the caller passes.
@@ -74,13 +65,7 @@ impl Recorder {
                     return Ok(recorder);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-                Err(e) => {
-                    return Err(RecordError {
-                        path,
-                        action: "create it",
-                        source: e,
-                    });
-                }
+                Err(e) => return Err(RecordError::new(path, "create it", e)),
             }
         }
     }
@@ -132,21 +117,15 @@ impl Recorder {
 
     /// Push the recording to the device (on shutdown).
     pub fn sync(&mut self) -> Result<(), RecordError> {
-        self.file.sync_data().map_err(|source| RecordError {
-            path: self.path.clone(),
-            action: "sync it",
-            source,
-        })
+        self.file
+            .sync_data()
+            .map_err(RecordError::at(&self.path, "sync it"))
     }
 
     fn write_raw(&mut self, text: &str) -> Result<(), RecordError> {
         self.file
             .write_all(text.as_bytes())
-            .map_err(|source| RecordError {
-                path: self.path.clone(),
-                action: "write to it",
-                source,
-            })
+            .map_err(RecordError::at(&self.path, "write to it"))
     }
 }
 

@@ -17,6 +17,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::file_error::file_kind;
+
 /// Serialises the rebuilds of `games.pgn` among the board tasks of this daemon.
 static GAMES_LOCK: Mutex<()> = Mutex::new(());
 
@@ -64,15 +66,12 @@ pub fn game_file_name(board: u32) -> String {
     format!("game-{board}.pgn")
 }
 
-/// A failed round-file operation, naming the file.
-#[derive(Debug, thiserror::Error)]
-#[error("round file {}: cannot {action}: {source}", path.display())]
-pub struct RoundFileError {
-    pub path: PathBuf,
-    pub action: &'static str,
-    #[source]
-    pub source: io::Error,
-}
+file_kind!(
+    /// A failed round-file operation, naming the file.
+    RoundFileError,
+    RoundFile,
+    "round file"
+);
 
 /// Write `pgn` as its round's game file and rebuild the round's `games.pgn`. Returns the game
 /// file's path, or `None` when the game's `Round` tag names no board.
@@ -81,14 +80,7 @@ pub fn publish(pgn_dir: &Path, pgn: &str) -> Result<Option<PathBuf>, RoundFileEr
         return Ok(None);
     };
     let dir = round_dir(pgn_dir, &rb.round);
-    let err = |path: &Path, action| {
-        let path = path.to_path_buf();
-        move |source| RoundFileError {
-            path,
-            action,
-            source,
-        }
-    };
+    let err = RoundFileError::at;
     fs::create_dir_all(&dir).map_err(err(&dir, "create the directory"))?;
     let path = dir.join(game_file_name(rb.board));
     // A board whose next game starts before the next round's pairings are set still carries

@@ -63,6 +63,7 @@
 //! - adjustments: a piece of the mover lifted and put back on its square, before the move or
 //!   after the clock press.
 
+use SensorStep::{Lift, Place};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
@@ -272,6 +273,17 @@ impl Handling {
         out.push(SensorStep::Pause(self.rng.random_range(30..250)));
     }
 
+    /// `beats`: the steps of each beat come together (one hand or both at once), and a human
+    /// [`pause`](Self::pause) lies between one beat and the next.
+    fn in_beats(&mut self, out: &mut Vec<SensorStep>, beats: &[&[SensorStep]]) {
+        for (i, beat) in beats.iter().enumerate() {
+            if i > 0 {
+                self.pause(out);
+            }
+            out.extend_from_slice(beat);
+        }
+    }
+
     /// Lift one of `color`'s pieces (not on `avoid`) and put it back.
     fn adjust(&mut self, board: &Board, color: Color, avoid: Bitboard, out: &mut Vec<SensorStep>) {
         let candidates = board.by_color(color) & !avoid;
@@ -283,9 +295,7 @@ impl Handling {
         if let Some(sq) = candidates.into_iter().nth(pick)
             && let Some(piece) = board.piece_at(sq)
         {
-            out.push(SensorStep::Lift(sq));
-            self.pause(out);
-            out.push(SensorStep::Place(sq, piece));
+            self.in_beats(out, &[&[Lift(sq)], &[Place(sq, piece)]]);
             self.pause(out);
         }
     }
@@ -424,11 +434,7 @@ impl Handling {
             out.push(SensorStep::Lift(from));
         } else if capture.is_some() && !victim_first && self.rng.random_bool(0.3) {
             // Attacker lifted, victim lifted, attacker placed.
-            out.push(SensorStep::Lift(from));
-            self.pause(out);
-            out.push(SensorStep::Lift(to));
-            self.pause(out);
-            out.push(SensorStep::Place(to, first));
+            self.in_beats(out, &[&[Lift(from)], &[Lift(to)], &[Place(to, first)]]);
         } else if capture.is_some() && !victim_first && self.rng.random_bool(P_TO_FIRST) {
             // Replaced in one update, read before the origin empties.
             out.push(SensorStep::Place(to, first));
@@ -484,35 +490,14 @@ impl Handling {
         victim: Square,
         out: &mut Vec<SensorStep>,
     ) {
-        match self.rng.random_range(0..4) {
-            0 => {
-                out.push(SensorStep::Lift(victim));
-                self.pause(out);
-                out.push(SensorStep::Lift(from));
-                self.pause(out);
-                out.push(SensorStep::Place(to, pawn));
-            }
-            1 => {
-                out.push(SensorStep::Lift(from));
-                self.pause(out);
-                out.push(SensorStep::Lift(victim));
-                self.pause(out);
-                out.push(SensorStep::Place(to, pawn));
-            }
-            2 => {
-                out.push(SensorStep::Lift(from));
-                self.pause(out);
-                out.push(SensorStep::Place(to, pawn));
-                self.pause(out);
-                out.push(SensorStep::Lift(victim));
-            }
-            _ => {
-                out.push(SensorStep::Place(to, pawn));
-                out.push(SensorStep::Lift(from));
-                self.pause(out);
-                out.push(SensorStep::Lift(victim));
-            }
-        }
+        let beats: &[&[SensorStep]] = match self.rng.random_range(0..4) {
+            0 => &[&[Lift(victim)], &[Lift(from)], &[Place(to, pawn)]],
+            1 => &[&[Lift(from)], &[Lift(victim)], &[Place(to, pawn)]],
+            2 => &[&[Lift(from)], &[Place(to, pawn)], &[Lift(victim)]],
+            // Read at the destination before the origin empties.
+            _ => &[&[Place(to, pawn), Lift(from)], &[Lift(victim)]],
+        };
+        self.in_beats(out, beats);
     }
 
     fn noisy_castle(
@@ -532,52 +517,27 @@ impl Handling {
         } else {
             self.rng.random_range(0..4)
         };
-        match variant {
-            0 => {
-                // King first, sometimes dragged over the square next to it.
-                out.push(SensorStep::Lift(king));
-                let between = shakmaty::attacks::between(king, king_to);
-                if let Some(mid) = between.first()
-                    && between.count() == 1
-                    && self.rng.random_bool(0.3)
-                {
-                    out.push(SensorStep::Place(mid, k));
-                    out.push(SensorStep::Lift(mid));
+        let (king_on, rook_on) = (Place(king_to, k), Place(rook_to, r));
+        if variant == 0 {
+            // King first, sometimes dragged over the square next to it.
+            let between = shakmaty::attacks::between(king, king_to);
+            let lift: &[SensorStep] = match between.first() {
+                Some(mid) if between.count() == 1 && self.rng.random_bool(0.3) => {
+                    &[Lift(king), Place(mid, k), Lift(mid)]
                 }
-                self.pause(out);
-                out.push(SensorStep::Place(king_to, k));
-                self.pause(out);
-                out.push(SensorStep::Lift(rook));
-                self.pause(out);
-                out.push(SensorStep::Place(rook_to, r));
-            }
-            1 => {
-                // Rook first.
-                out.push(SensorStep::Lift(rook));
-                self.pause(out);
-                out.push(SensorStep::Place(rook_to, r));
-                self.pause(out);
-                out.push(SensorStep::Lift(king));
-                self.pause(out);
-                out.push(SensorStep::Place(king_to, k));
-            }
-            2 => {
-                // Both lifted, king placed first.
-                out.push(SensorStep::Lift(king));
-                out.push(SensorStep::Lift(rook));
-                self.pause(out);
-                out.push(SensorStep::Place(king_to, k));
-                out.push(SensorStep::Place(rook_to, r));
-            }
-            _ => {
-                // Both lifted (rook first), rook placed first.
-                out.push(SensorStep::Lift(rook));
-                out.push(SensorStep::Lift(king));
-                self.pause(out);
-                out.push(SensorStep::Place(rook_to, r));
-                out.push(SensorStep::Place(king_to, k));
-            }
+                _ => &[Lift(king)],
+            };
+            return self.in_beats(out, &[lift, &[king_on], &[Lift(rook)], &[rook_on]]);
         }
+        let beats: &[&[SensorStep]] = match variant {
+            // Rook first.
+            1 => &[&[Lift(rook)], &[rook_on], &[Lift(king)], &[king_on]],
+            // Both lifted, king placed first.
+            2 => &[&[Lift(king), Lift(rook)], &[king_on, rook_on]],
+            // Both lifted (rook first), rook placed first.
+            _ => &[&[Lift(rook), Lift(king)], &[rook_on, king_on]],
+        };
+        self.in_beats(out, beats);
     }
 }
 
@@ -610,6 +570,14 @@ mod tests {
         fen.parse::<Fen>()
             .unwrap()
             .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    /// The move `uci` in `pos`.
+    fn uci(pos: &Chess, uci: &str) -> Move {
+        uci.parse::<shakmaty::uci::UciMove>()
+            .unwrap()
+            .to_move(pos)
             .unwrap()
     }
 
@@ -655,10 +623,7 @@ mod tests {
     #[test]
     fn quick_reply_overtakes_and_ends_on_the_right_board() {
         let pos = Chess::default();
-        let e4 = shakmaty::uci::UciMove::from_ascii(b"e2e4")
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
+        let e4 = uci(&pos, "e2e4");
         let mut after = pos.clone();
         after.play_unchecked(e4);
         for reply in after.legal_moves() {
@@ -678,10 +643,7 @@ mod tests {
     #[test]
     fn clean_is_lift_then_place() {
         let pos = Chess::default();
-        let mv = shakmaty::uci::UciMove::from_ascii(b"g1f3")
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
+        let mv = uci(&pos, "g1f3");
         let steps = Handling::new(1, Noise::Clean).steps(&pos, mv);
         assert_eq!(
             steps,

@@ -188,15 +188,8 @@ fn piece_name(p: Piece) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Square::*};
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
+    use crate::tracker::test_position as pos;
+    use shakmaty::Square::*;
 
     fn moved(p: &Chess, from: Square, to: Square) -> Board {
         let mut b = p.board().clone();

@@ -125,16 +125,8 @@ fn castling_half(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
+    use crate::tracker::test_position as pos;
     use shakmaty::uci::UciMove;
-    use shakmaty::{CastlingMode, Chess};
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
 
     fn goes_on(fen: &str, uci: &str) -> bool {
         let p = pos(fen);

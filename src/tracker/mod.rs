@@ -63,6 +63,15 @@ pub mod gesture;
 pub mod hold;
 mod search;
 
+/// The standard-chess position of a FEN the unit tests write out (they panic on a bad one).
+#[cfg(test)]
+fn test_position(fen: &str) -> Chess {
+    fen.parse::<shakmaty::fen::Fen>()
+        .expect("a FEN")
+        .into_position(shakmaty::CastlingMode::Standard)
+        .expect("a legal position")
+}
+
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Board, Chess, Color, FromSetup, Move, Position, Setup};

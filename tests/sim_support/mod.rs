@@ -7,9 +7,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Move, Position};
-use tokio::io::AsyncReadExt;
+use eboardd::sim::SimHandle;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_serial::{SerialPortBuilderExt, SerialStream};
 
 pub fn open_port(path: &Path) -> SerialStream {
@@ -20,6 +19,17 @@ pub fn open_port(path: &Path) -> SerialStream {
         .flow_control(tokio_serial::FlowControl::None)
         .open_native_async()
         .expect("open the simulated port")
+}
+
+/// A host opens the board's port at `path`, sends `host`, and once the board sends field
+/// updates collects what it sends.
+pub async fn attach(sim: &SimHandle, path: &Path, host: &[u8]) -> Collector {
+    let mut port = open_port(path);
+    port.write_all(host).await.unwrap();
+    sim.wait_for_update_mode(Duration::from_secs(5))
+        .await
+        .unwrap();
+    Collector::start(port)
 }
 
 /// Reads a port in the background, keeping every chunk as it arrived.
@@ -70,37 +80,6 @@ impl Collector {
         let chunks = std::mem::take(&mut *self.chunks.lock().unwrap());
         (chunks, port)
     }
-}
-
-/// The moves of a shared capture's `.uci` file ("1. e2e4 e7e5" lines).
-pub fn capture_moves(n: u32) -> Vec<Move> {
-    let path = format!("{}/../shared/captures/{n}.uci", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).expect("shared capture moves");
-    let mut pos = Chess::default();
-    let mut moves = Vec::new();
-    for token in text
-        .split_whitespace()
-        .filter(|t| !t.ends_with('.') && !matches!(*t, "*" | "1-0" | "0-1" | "1/2-1/2"))
-    {
-        let uci: UciMove = token.parse().expect("uci");
-        let mv = uci.to_move(&pos).expect("legal capture move");
-        pos.play_unchecked(mv);
-        moves.push(mv);
-    }
-    moves
-}
-
-pub fn capture_bytes(n: u32) -> Vec<u8> {
-    let path = format!(
-        "{}/../shared/captures/{n}.inbytes",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).expect("shared capture");
-    eboardd::capture::parse(&text)
-        .expect("capture parses")
-        .into_iter()
-        .flat_map(|c| c.bytes)
-        .collect()
 }
 
 /// Decode everything, asserting nothing was skipped.

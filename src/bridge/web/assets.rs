@@ -13,50 +13,32 @@ pub struct Asset {
 }
 
 const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
 
-pub const HALL: Asset = Asset {
-    name: "hall.html",
-    mime: HTML,
-    body: include_str!("assets/hall.html"),
-};
-pub const BOARD: Asset = Asset {
-    name: "board.html",
-    mime: HTML,
-    body: include_str!("assets/board.html"),
-};
-pub const OVERLAY: Asset = Asset {
-    name: "overlay.html",
-    mime: HTML,
-    body: include_str!("assets/overlay.html"),
-};
+/// The asset of the file `assets/<name>`, served as `mime`: the name is written once, for
+/// both the URL and the file compiled in.
+macro_rules! asset {
+    ($name:literal, $mime:expr) => {
+        Asset {
+            name: $name,
+            mime: $mime,
+            body: include_str!(concat!("assets/", $name)),
+        }
+    };
+}
+
+pub const HALL: Asset = asset!("hall.html", HTML);
+pub const BOARD: Asset = asset!("board.html", HTML);
+pub const OVERLAY: Asset = asset!("overlay.html", HTML);
 
 /// Everything under `/static/`.
 const STATIC: &[Asset] = &[
-    Asset {
-        name: "app.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("assets/app.js"),
-    },
-    Asset {
-        name: "start-hall.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("assets/start-hall.js"),
-    },
-    Asset {
-        name: "start-board.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("assets/start-board.js"),
-    },
-    Asset {
-        name: "start-overlay.js",
-        mime: "text/javascript; charset=utf-8",
-        body: include_str!("assets/start-overlay.js"),
-    },
-    Asset {
-        name: "style.css",
-        mime: "text/css; charset=utf-8",
-        body: include_str!("assets/style.css"),
-    },
+    asset!("app.js", JS),
+    asset!("start-hall.js", JS),
+    asset!("start-board.js", JS),
+    asset!("start-overlay.js", JS),
+    asset!("style.css", CSS),
 ];
 
 /// The asset called `name`, if there is one.

@@ -27,7 +27,7 @@ mod words;
 use words::parse_rules;
 
 pub use crate::arbiter::timecontrol::{Period, TimeControl, TimeControlError};
-pub use crate::bus_choice::BusChoice as Bus;
+use crate::bus_choice::BusChoice;
 pub use board::{
     BoardConfig, BoardFault, BoardField, BoardSpec, ID_MAX, PORT_MAX, board_id, port_file_name,
 };
@@ -49,7 +49,7 @@ pub struct Config {
 /// The `[daemon]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DaemonConfig {
-    pub bus: Bus,
+    pub bus: BusChoice,
     pub state_dir: PathBuf,
     /// Default rules for boards that don't set their own.
     pub rules: Rules,
@@ -128,7 +128,7 @@ impl ConfigError {
 impl Default for DaemonConfig {
     fn default() -> Self {
         DaemonConfig {
-            bus: Bus::System,
+            bus: BusChoice::System,
             state_dir: PathBuf::from(DEFAULT_STATE_DIR),
             rules: Rules::Standard,
             edition: Edition::Fide2023,
@@ -348,7 +348,7 @@ mod tests {
                 state_dir: Some("/tmp/s".into()),
             })
             .unwrap();
-        assert_eq!(c.daemon.bus, Bus::Session);
+        assert_eq!(c.daemon.bus, BusChoice::Session);
         assert_eq!(c.daemon.rules, Rules::Blitz);
         assert_eq!(c.daemon.pgn_dir(), PathBuf::from("/tmp/s/pgn"));
         let setups = c.board_specs();

@@ -200,6 +200,19 @@ const EB = (() => {
 
   function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
 
+  // What a board plays, in words: "Blitz · FIDE Laws 2005", with "· Chess960" only when the
+  // variant is not standard chess (the contract's words say "standard" for both the rules
+  // and the variant, which read as "standard · fide-2023 · standard" side by side).
+  function rulesText(p) {
+    const parts = [];
+    if (p.Rules) parts.push(cap(p.Rules) + " play");
+    const ed = /^fide-(\d+)$/.exec(p.Edition || "");
+    if (ed) parts.push("FIDE Laws " + ed[1]);
+    else if (p.Edition) parts.push(p.Edition);
+    if (p.Variant && p.Variant !== "standard") parts.push(p.Variant === "chess960" ? "Chess960" : p.Variant);
+    return parts.join(" \u00B7 ");
+  }
+
   function resultText(p) {
     if (p.State !== "finished" && (!p.Result || p.Result === "*")) return "";
     const r = { "1-0": "1\u20130", "0-1": "0\u20131", "1/2-1/2": "\u00BD\u2013\u00BD" }[p.Result];
@@ -374,7 +387,8 @@ const EB = (() => {
     const top = al.length ? al[0].level : "";
     const num = Number(p.Number || 0);
     const c = el("a", { class: "card" + (top ? " " + top : "") + (p.State === "finished" ? " finished" : ""),
-      href: "/board/" + id.split("/").map(encodeURIComponent).join("/"), "data-board": id });
+      href: "/board/" + id.split("/").map(encodeURIComponent).join("/"), "data-board": id,
+      title: rulesText(p) });
     c.append(el("div", { class: "card-head" },
       num > 0 ? el("span", { class: "table", text: String(num) }) : null,
       el("span", { class: "name", text: p.Name || id }),
@@ -411,7 +425,7 @@ const EB = (() => {
       root.append(el("header", { class: "hall-head" },
         el("a", { href: "/", class: "back", text: "\u2190 hall" }),
         el("h1", { text: (Number(p.Number) > 0 ? "Table " + p.Number + " \u2014 " : "") + (p.Name || id) }),
-        el("span", { class: "summary", text: [p.Rules, p.Edition, p.Variant].filter(Boolean).join(" \u00B7 ") })));
+        el("span", { class: "summary", text: rulesText(p) })));
       for (const a of al) {
         root.append(el("div", { class: "alert big " + a.level }, el("strong", { text: a.title }),
           el("span", { text: a.detail })));
