@@ -218,6 +218,82 @@ mod tests {
         assert_eq!(v, json!({"event": "DaemonStopped", "time_ms": T}));
     }
 
+    /// The `--json` line of every board signal, byte for byte: scripts and overlays parse it,
+    /// so how the signal is held inside must not show.
+    #[test]
+    fn every_signal_line_is_pinned() {
+        let cases = [
+            (
+                BoardSignal::GameStarted { fen: "f0".into() },
+                r#"{"board":"b","event":"GameStarted","fen":"f0","path":"/org/eboardd/Bridge1/Board/board_1","time_ms":1796029503000}"#,
+            ),
+            (
+                BoardSignal::MovePlayed {
+                    ply: 3,
+                    san: "Nf3".into(),
+                    uci: "g1f3".into(),
+                    fen: "f1".into(),
+                    white_ms: 1,
+                    black_ms: 2,
+                },
+                r#"{"black_ms":2,"board":"b","event":"MovePlayed","fen":"f1","path":"/org/eboardd/Bridge1/Board/board_1","ply":3,"san":"Nf3","time_ms":1796029503000,"uci":"g1f3","white_ms":1}"#,
+            ),
+            (
+                BoardSignal::MoveRetracted {
+                    ply: 2,
+                    fen: "f2".into(),
+                },
+                r#"{"board":"b","event":"MoveRetracted","fen":"f2","path":"/org/eboardd/Bridge1/Board/board_1","ply":2,"time_ms":1796029503000}"#,
+            ),
+            (
+                BoardSignal::IllegalPlacement {
+                    player: "white".into(),
+                    description: "Ke1-e3".into(),
+                    placement: "p3".into(),
+                },
+                r#"{"board":"b","description":"Ke1-e3","event":"IllegalPlacement","path":"/org/eboardd/Bridge1/Board/board_1","placement":"p3","player":"white","time_ms":1796029503000}"#,
+            ),
+            (
+                BoardSignal::IllegalMoveCompleted {
+                    player: "black".into(),
+                    count: 2,
+                    description: "Ra8-a1".into(),
+                },
+                r#"{"board":"b","count":2,"description":"Ra8-a1","event":"IllegalMoveCompleted","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            ),
+            (
+                BoardSignal::FlagFell {
+                    player: "black".into(),
+                },
+                r#"{"board":"b","event":"FlagFell","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            ),
+            (
+                BoardSignal::GameEnded {
+                    result: "1/2-1/2".into(),
+                    termination: "flag-fall-draw".into(),
+                },
+                r#"{"board":"b","event":"GameEnded","path":"/org/eboardd/Bridge1/Board/board_1","result":"1/2-1/2","termination":"flag-fall-draw","time_ms":1796029503000}"#,
+            ),
+        ];
+        let texts = [
+            "09:05:03 b GameStarted f0",
+            "09:05:03 b MovePlayed 2. Nf3 (g1f3) white 0:00:00 black 0:00:00",
+            "09:05:03 b MoveRetracted ply 2",
+            "09:05:03 b IllegalPlacement white to move: Ke1-e3",
+            "09:05:03 b IllegalMoveCompleted black #2: Ra8-a1",
+            "09:05:03 b FlagFell black",
+            "09:05:03 b GameEnded 1/2-1/2 flag-fall-draw",
+        ];
+        for ((signal, want), text) in cases.into_iter().zip(texts) {
+            let e = WatchEvent::Signal {
+                path: P.into(),
+                signal,
+            };
+            assert_eq!(json_line(&e, "b", T).to_string(), want);
+            assert_eq!(text_line(&e, "b", T), text);
+        }
+    }
+
     #[test]
     fn time_of_day_is_utc() {
         assert_eq!(time_of_day(T), "09:05:03");
