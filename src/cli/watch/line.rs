@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 
 use crate::cli::render::{board_json, clock};
 use crate::cli::watch::model::describe_property;
-use crate::client::event::{BoardSignal, WatchEvent};
+use crate::client::event::WatchEvent;
+use crate::session::Event;
 
 /// Wall-clock milliseconds since the Unix epoch as `HH:MM:SS` (UTC).
 pub fn time_of_day(unix_ms: u64) -> String {
@@ -55,8 +56,8 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
             format!("{name} changed {}", parts.join(" "))
         }
         WatchEvent::Signal { signal, .. } => match signal {
-            BoardSignal::GameStarted { fen } => format!("{name} GameStarted {fen}"),
-            BoardSignal::MovePlayed {
+            Event::GameStarted { fen } => format!("{name} GameStarted {fen}"),
+            Event::MovePlayed {
                 ply,
                 san,
                 uci,
@@ -69,24 +70,25 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
                 clock(*white_ms),
                 clock(*black_ms)
             ),
-            BoardSignal::MoveRetracted { ply, .. } => {
+            Event::MoveRetracted { ply, .. } => {
                 format!("{name} MoveRetracted ply {ply}")
             }
-            BoardSignal::IllegalPlacement {
+            Event::IllegalPlacement {
                 player,
                 description,
                 ..
             } => format!("{name} IllegalPlacement {player} to move: {description}"),
-            BoardSignal::IllegalMoveCompleted {
+            Event::IllegalMoveCompleted {
                 player,
                 count,
                 description,
             } => format!("{name} IllegalMoveCompleted {player} #{count}: {description}"),
-            BoardSignal::FlagFell { player } => format!("{name} FlagFell {player}"),
-            BoardSignal::GameEnded {
+            Event::FlagFell { player } => format!("{name} FlagFell {player}"),
+            Event::GameEnded {
                 result,
                 termination,
             } => format!("{name} GameEnded {result} {termination}"),
+            Event::Record(_) => format!("{name} record"),
         },
         WatchEvent::DaemonStopped => "eboardd stopped".to_owned(),
         WatchEvent::DaemonStarted => "eboardd started".to_owned(),
@@ -108,9 +110,14 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
             "event": "PropertiesChanged",
             "changed": Value::Object(changed.clone()),
         }),
-        WatchEvent::Signal { signal, .. } => {
-            serde_json::to_value(signal).unwrap_or_else(|_| json!({"event": "?"}))
-        }
+        WatchEvent::Signal { signal, .. } => match signal.signal_args() {
+            Some((member, mut args)) => {
+                args.insert("event".into(), member.into());
+                Value::Object(args)
+            }
+            // Not a signal (the decoder never gives one): nothing of it to show.
+            None => json!({"event": "?"}),
+        },
         WatchEvent::DaemonStopped => json!({"event": "DaemonStopped"}),
         WatchEvent::DaemonStarted => json!({"event": "DaemonStarted"}),
     };
@@ -128,6 +135,7 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 mod tests {
     use super::*;
     use crate::client::props::BoardProps;
+    use crate::vocab::{GameResult, Player, Termination};
     use serde_json::Map;
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";
@@ -137,7 +145,7 @@ mod tests {
     fn moved(ply: u32, san: &str, fen: &str) -> WatchEvent {
         WatchEvent::Signal {
             path: P.into(),
-            signal: BoardSignal::MovePlayed {
+            signal: Event::MovePlayed {
                 ply,
                 san: san.into(),
                 uci: "e2e4".into(),
@@ -169,8 +177,8 @@ mod tests {
     fn alerts_and_changes_are_one_line_each() {
         let e = WatchEvent::Signal {
             path: P.into(),
-            signal: BoardSignal::IllegalMoveCompleted {
-                player: "black".into(),
+            signal: Event::IllegalMoveCompleted {
+                player: Player::Black,
                 count: 2,
                 description: "Ra8-a1".into(),
             },
@@ -224,11 +232,11 @@ mod tests {
     fn every_signal_line_is_pinned() {
         let cases = [
             (
-                BoardSignal::GameStarted { fen: "f0".into() },
+                Event::GameStarted { fen: "f0".into() },
                 r#"{"board":"b","event":"GameStarted","fen":"f0","path":"/org/eboardd/Bridge1/Board/board_1","time_ms":1796029503000}"#,
             ),
             (
-                BoardSignal::MovePlayed {
+                Event::MovePlayed {
                     ply: 3,
                     san: "Nf3".into(),
                     uci: "g1f3".into(),
@@ -239,38 +247,38 @@ mod tests {
                 r#"{"black_ms":2,"board":"b","event":"MovePlayed","fen":"f1","path":"/org/eboardd/Bridge1/Board/board_1","ply":3,"san":"Nf3","time_ms":1796029503000,"uci":"g1f3","white_ms":1}"#,
             ),
             (
-                BoardSignal::MoveRetracted {
+                Event::MoveRetracted {
                     ply: 2,
                     fen: "f2".into(),
                 },
                 r#"{"board":"b","event":"MoveRetracted","fen":"f2","path":"/org/eboardd/Bridge1/Board/board_1","ply":2,"time_ms":1796029503000}"#,
             ),
             (
-                BoardSignal::IllegalPlacement {
-                    player: "white".into(),
+                Event::IllegalPlacement {
+                    player: Player::White,
                     description: "Ke1-e3".into(),
                     placement: "p3".into(),
                 },
                 r#"{"board":"b","description":"Ke1-e3","event":"IllegalPlacement","path":"/org/eboardd/Bridge1/Board/board_1","placement":"p3","player":"white","time_ms":1796029503000}"#,
             ),
             (
-                BoardSignal::IllegalMoveCompleted {
-                    player: "black".into(),
+                Event::IllegalMoveCompleted {
+                    player: Player::Black,
                     count: 2,
                     description: "Ra8-a1".into(),
                 },
                 r#"{"board":"b","count":2,"description":"Ra8-a1","event":"IllegalMoveCompleted","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
             ),
             (
-                BoardSignal::FlagFell {
-                    player: "black".into(),
+                Event::FlagFell {
+                    player: Player::Black,
                 },
                 r#"{"board":"b","event":"FlagFell","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
             ),
             (
-                BoardSignal::GameEnded {
-                    result: "1/2-1/2".into(),
-                    termination: "flag-fall-draw".into(),
+                Event::GameEnded {
+                    result: GameResult::Draw,
+                    termination: Termination::FlagFallDraw,
                 },
                 r#"{"board":"b","event":"GameEnded","path":"/org/eboardd/Bridge1/Board/board_1","result":"1/2-1/2","termination":"flag-fall-draw","time_ms":1796029503000}"#,
             ),
