@@ -8,12 +8,13 @@ mod common;
 use std::process::Stdio;
 
 use common::board::FakeBoard;
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Daemon, Setup, WAIT, code, die_with_parent, wait_property, within};
 use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
+use eboardd::vocab::Player;
 use shakmaty::Square;
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
@@ -25,7 +26,8 @@ fn accusations(events: &[Ev]) -> Vec<Ev> {
         .filter(|e| {
             matches!(
                 e,
-                Ev::IllegalPlacement { .. } | Ev::IllegalMoveCompleted { .. }
+                Ev::Signal(Event::IllegalPlacement { .. })
+                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
             )
         })
         .cloned()
@@ -64,7 +66,7 @@ async fn killed_while(gap: usize, seed: u64) {
         .all()
         .iter()
         .filter_map(|e| match e {
-            Ev::MovePlayed { ply, .. } => Some(*ply),
+            Ev::Signal(Event::MovePlayed { ply, .. }) => Some(*ply),
             _ => None,
         })
         .collect();
@@ -179,16 +181,27 @@ async fn unplugged_three_plies_with_one_explanation_are_recovered_and_an_illegal
     .await
     .unwrap();
     events
-        .next_matching(
-            "IllegalPlacement",
-            |e| matches!(e, Ev::IllegalPlacement { player, .. } if player == "white"),
-        )
+        .next_matching("IllegalPlacement", |e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalPlacement {
+                    player: Player::White,
+                    ..
+                })
+            )
+        })
         .await;
     events
-        .next_matching(
-            "IllegalMoveCompleted",
-            |e| matches!(e, Ev::IllegalMoveCompleted { player, count: 1, .. } if player == "white"),
-        )
+        .next_matching("IllegalMoveCompleted", |e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalMoveCompleted {
+                    player: Player::White,
+                    count: 1,
+                    ..
+                })
+            )
+        })
         .await;
 }
 
