@@ -238,7 +238,10 @@ async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
     // Play goes on meanwhile.
     sc.run(&[Step::Moves(sans(&["Nf6"]))]).await.unwrap();
 
-    let wrong = b.resolve_gap(&["g1f3", "b8c6"]).await.unwrap_err();
+    let wrong = b
+        .resolve_gap(&["g1f3".into(), "b8c6".into()])
+        .await
+        .unwrap_err();
     assert_eq!(
         proxies::error_name(&wrong),
         "org.eboardd.Bridge1.Error.InvalidArgument"
