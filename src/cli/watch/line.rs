@@ -135,7 +135,7 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 mod tests {
     use super::*;
     use crate::client::props::BoardProps;
-    use crate::vocab::{GameResult, Player, Termination};
+    use crate::vocab::Player;
     use serde_json::Map;
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";
@@ -230,58 +230,15 @@ mod tests {
     /// so how the signal is held inside must not show.
     #[test]
     fn every_signal_line_is_pinned() {
-        let cases = [
-            (
-                Event::GameStarted { fen: "f0".into() },
-                r#"{"board":"b","event":"GameStarted","fen":"f0","path":"/org/eboardd/Bridge1/Board/board_1","time_ms":1796029503000}"#,
-            ),
-            (
-                Event::MovePlayed {
-                    ply: 3,
-                    san: "Nf3".into(),
-                    uci: "g1f3".into(),
-                    fen: "f1".into(),
-                    white_ms: 1,
-                    black_ms: 2,
-                },
-                r#"{"black_ms":2,"board":"b","event":"MovePlayed","fen":"f1","path":"/org/eboardd/Bridge1/Board/board_1","ply":3,"san":"Nf3","time_ms":1796029503000,"uci":"g1f3","white_ms":1}"#,
-            ),
-            (
-                Event::MoveRetracted {
-                    ply: 2,
-                    fen: "f2".into(),
-                },
-                r#"{"board":"b","event":"MoveRetracted","fen":"f2","path":"/org/eboardd/Bridge1/Board/board_1","ply":2,"time_ms":1796029503000}"#,
-            ),
-            (
-                Event::IllegalPlacement {
-                    player: Player::White,
-                    description: "Ke1-e3".into(),
-                    placement: "p3".into(),
-                },
-                r#"{"board":"b","description":"Ke1-e3","event":"IllegalPlacement","path":"/org/eboardd/Bridge1/Board/board_1","placement":"p3","player":"white","time_ms":1796029503000}"#,
-            ),
-            (
-                Event::IllegalMoveCompleted {
-                    player: Player::Black,
-                    count: 2,
-                    description: "Ra8-a1".into(),
-                },
-                r#"{"board":"b","count":2,"description":"Ra8-a1","event":"IllegalMoveCompleted","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
-            ),
-            (
-                Event::FlagFell {
-                    player: Player::Black,
-                },
-                r#"{"board":"b","event":"FlagFell","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
-            ),
-            (
-                Event::GameEnded {
-                    result: GameResult::Draw,
-                    termination: Termination::FlagFallDraw,
-                },
-                r#"{"board":"b","event":"GameEnded","path":"/org/eboardd/Bridge1/Board/board_1","result":"1/2-1/2","termination":"flag-fall-draw","time_ms":1796029503000}"#,
-            ),
+        // The events are `every_signal`'s: GameStarted f0, MovePlayed 3 Nf3, …, GameEnded ½-½.
+        let jsons = [
+            r#"{"board":"b","event":"GameStarted","fen":"f0","path":"/org/eboardd/Bridge1/Board/board_1","time_ms":1796029503000}"#,
+            r#"{"black_ms":2,"board":"b","event":"MovePlayed","fen":"f1","path":"/org/eboardd/Bridge1/Board/board_1","ply":3,"san":"Nf3","time_ms":1796029503000,"uci":"g1f3","white_ms":1}"#,
+            r#"{"board":"b","event":"MoveRetracted","fen":"f2","path":"/org/eboardd/Bridge1/Board/board_1","ply":2,"time_ms":1796029503000}"#,
+            r#"{"board":"b","description":"Ke1-e3","event":"IllegalPlacement","path":"/org/eboardd/Bridge1/Board/board_1","placement":"p3","player":"white","time_ms":1796029503000}"#,
+            r#"{"board":"b","count":2,"description":"Ra8-a1","event":"IllegalMoveCompleted","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            r#"{"board":"b","event":"FlagFell","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            r#"{"board":"b","event":"GameEnded","path":"/org/eboardd/Bridge1/Board/board_1","result":"1/2-1/2","termination":"flag-fall-draw","time_ms":1796029503000}"#,
         ];
         let texts = [
             "09:05:03 b GameStarted f0",
@@ -292,7 +249,9 @@ mod tests {
             "09:05:03 b FlagFell black",
             "09:05:03 b GameEnded 1/2-1/2 flag-fall-draw",
         ];
-        for ((signal, want), text) in cases.into_iter().zip(texts) {
+        let signals = crate::session::signal::every_signal();
+        assert_eq!(signals.len(), jsons.len());
+        for ((signal, want), text) in signals.into_iter().zip(jsons).zip(texts) {
             let e = WatchEvent::Signal {
                 path: P.into(),
                 signal,
