@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use zbus::OwnedVariant;
 use zbus::message::{Body, Message, Type};
+use zbus::{OwnedVariant, Structure};
 
-use crate::client::props::{BoardProps, dict_to_json};
+use crate::client::props::{BoardProps, dict_to_json, variant_to_json};
 use crate::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, OBJECT_MANAGER_INTERFACE, PROPERTIES_INTERFACE,
+    board_signal_named,
 };
 use crate::session::Event;
 
@@ -118,62 +119,32 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
 }
 
 /// The board signal `member` of `org.eboardd.Bridge1.Board` carried by `body`, as the event
-/// the daemon published it from. `None` for a member the contract does not have, or a body
-/// whose types are not the contract's signature or whose words are not the contract's (a
-/// player that is neither white nor black): a malformed signal is dropped, not guessed at.
+/// the daemon published it from. `None` for a member the contract does not have, a body whose
+/// types are not the contract's signature, or words that are not the contract's (a player
+/// that is neither white nor black): a malformed signal is dropped, not guessed at.
+///
+/// Nothing here is written per signal: the contract's table gives the argument types (checked
+/// against the body) and names, and `session::Event::from_signal_args` reads the arguments
+/// by those names — the same way a signal relayed as JSON over MQTT is read.
 pub fn board_signal(member: &str, body: &Body) -> Option<Event> {
-    let word = |s: String| s.parse().ok();
-    Some(match member {
-        "GameStarted" => {
-            let (fen,): (String,) = body.deserialize().ok()?;
-            Event::GameStarted { fen }
-        }
-        "MovePlayed" => {
-            let (ply, san, uci, fen, white_ms, black_ms) = body.deserialize().ok()?;
-            Event::MovePlayed {
-                ply,
-                san,
-                uci,
-                fen,
-                white_ms,
-                black_ms,
-            }
-        }
-        "MoveRetracted" => {
-            let (ply, fen) = body.deserialize().ok()?;
-            Event::MoveRetracted { ply, fen }
-        }
-        "IllegalPlacement" => {
-            let (player, description, placement) = body.deserialize().ok()?;
-            Event::IllegalPlacement {
-                player: word(player)?,
-                description,
-                placement,
-            }
-        }
-        "IllegalMoveCompleted" => {
-            let (player, count, description) = body.deserialize().ok()?;
-            Event::IllegalMoveCompleted {
-                player: word(player)?,
-                count,
-                description,
-            }
-        }
-        "FlagFell" => {
-            let (player,): (String,) = body.deserialize().ok()?;
-            Event::FlagFell {
-                player: word(player)?,
-            }
-        }
-        "GameEnded" => {
-            let (result, termination): (String, String) = body.deserialize().ok()?;
-            Event::GameEnded {
-                result: result.parse().ok()?,
-                termination: termination.parse().ok()?,
-            }
-        }
-        _ => return None,
-    })
+    let signal = board_signal_named(member)?;
+    let fields: Structure<'_> = body.deserialize().ok()?;
+    let fields = fields.fields();
+    let types_match = fields.len() == signal.args.len()
+        && fields
+            .iter()
+            .zip(signal.args)
+            .all(|(value, (_, signature))| value.value_signature().to_string() == *signature);
+    if !types_match {
+        return None;
+    }
+    let args: Map<String, Value> = signal
+        .args
+        .iter()
+        .zip(fields)
+        .map(|((name, _), value)| ((*name).to_owned(), variant_to_json(value)))
+        .collect();
+    Event::from_signal_args(member, args)
 }
 
 #[cfg(test)]
@@ -263,6 +234,19 @@ mod tests {
             })
             .collect();
         assert_eq!(decoded, want);
+        // The full range of the contract's integer types survives.
+        let m = signal(P, b, "MovePlayed", &(u32::MAX, "", "", "", u64::MAX, 0u64));
+        assert!(matches!(
+            decode(&m),
+            Some(WatchEvent::Signal {
+                signal: Event::MovePlayed {
+                    ply: u32::MAX,
+                    white_ms: u64::MAX,
+                    ..
+                },
+                ..
+            })
+        ));
         // The bodies above have the contract's signatures.
         for m in &bodies {
             let member = m
@@ -289,6 +273,11 @@ mod tests {
         let m = signal(P, BOARD_INTERFACE, "GameStarted", &(1u32,));
         assert_eq!(decode(&m), None);
         let m = signal(P, BOARD_INTERFACE, "FlagFell", &("white", "extra"));
+        assert_eq!(decode(&m), None);
+        // A number of the other width (`t` where the contract says `u`), a missing argument.
+        let m = signal(P, BOARD_INTERFACE, "MoveRetracted", &(2u64, "f"));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "MoveRetracted", &(2u32,));
         assert_eq!(decode(&m), None);
         // The right types, but words outside the contract.
         let m = signal(P, BOARD_INTERFACE, "FlagFell", &("purple",));
