@@ -247,6 +247,21 @@ mod tests {
                 ..
             })
         ));
+        // The daemon's encoder writes exactly these bytes with this signature (a one-argument
+        // body is the argument, not a structure around it).
+        for (m, event) in bodies.iter().zip(crate::session::signal::every_signal()) {
+            let member = event.member().unwrap_or_default();
+            let body = crate::daemon::dbus::signal_body(&event).expect("a body");
+            let ours = Message::signal(P, b, member)
+                .build(&body)
+                .expect("signal builds");
+            assert_eq!(ours.body().signature(), m.body().signature(), "{member}");
+            assert_eq!(
+                ours.body().data().bytes(),
+                m.body().data().bytes(),
+                "{member}"
+            );
+        }
         // The bodies above have the contract's signatures.
         for m in &bodies {
             let member = m
