@@ -294,6 +294,8 @@ mod tests {
         assert_eq!(decode(&m), None);
         let m = signal(P, BOARD_INTERFACE, "MoveRetracted", &(2u32,));
         assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "GameStarted", &());
+        assert_eq!(decode(&m), None);
         // The right types, but words outside the contract.
         let m = signal(P, BOARD_INTERFACE, "FlagFell", &("purple",));
         assert_eq!(decode(&m), None);

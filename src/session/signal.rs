@@ -6,8 +6,9 @@
 //! There is no second signal type: the seven signal variants of [`Event`] carry exactly the
 //! signal's arguments, named as `contract::SIGNALS` names them (a test checks every variant
 //! against the table), so a signal's JSON is the event's own serde form with the member in
-//! place of the journal's tag. The client decodes a D-Bus body into the same value
-//! (`client::event::board_signal`).
+//! place of the journal's tag. On the bus the daemon writes these arguments in the table's
+//! order and types (`daemon::dbus::signal_body`) and the client reads a body back into the
+//! same value (`client::event::board_signal`).
 
 use serde_json::{Map, Value};
 
