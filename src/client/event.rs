@@ -361,26 +361,19 @@ mod tests {
 
     #[test]
     fn daemon_owner_changes() {
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &(BUS_NAME, ":1.4", ""),
-        );
-        assert_eq!(decode(&m), Some(WatchEvent::DaemonStopped));
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &(BUS_NAME, "", ":1.9"),
-        );
-        assert_eq!(decode(&m), Some(WatchEvent::DaemonStarted));
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &("org.other", "", ":1.9"),
-        );
-        assert_eq!(decode(&m), None);
+        let cases = [
+            ((BUS_NAME, ":1.4", ""), Some(WatchEvent::DaemonStopped)),
+            ((BUS_NAME, "", ":1.9"), Some(WatchEvent::DaemonStarted)),
+            (("org.other", "", ":1.9"), None),
+        ];
+        for (owners, want) in cases {
+            let m = signal(
+                "/org/freedesktop/DBus",
+                DBUS_NAME,
+                "NameOwnerChanged",
+                &owners,
+            );
+            assert_eq!(decode(&m), want, "{owners:?}");
+        }
     }
 }
