@@ -272,9 +272,10 @@ mod tests {
             let table = crate::contract::board_signal_named(&member).expect("a contract signal");
             let args: String = table.args.iter().map(|(_, t)| *t).collect();
             // zbus writes a body of several arguments as one structure.
-            let signature = match table.args.len() {
-                1 => args,
-                _ => format!("({args})"),
+            let signature = if table.args.len() == 1 {
+                args
+            } else {
+                format!("({args})")
             };
             assert_eq!(m.body().signature().to_string(), signature, "{member}");
         }
