@@ -7,6 +7,7 @@
 //! indistinguishable from the one that produced them.
 
 mod gap;
+pub mod signal;
 
 use serde::{Deserialize, Serialize};
 

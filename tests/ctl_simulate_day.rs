@@ -8,9 +8,10 @@ mod ctl_support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies::fresh;
 use common::{Bus, Daemon, die_with_parent, within};
+use eboardd::vocab::{GameResult, Termination};
 use tokio::process::Command;
 
 /// Starts `eboardctl simulate` with `args` on a link in `dir`; the child dies with the test.
@@ -95,10 +96,16 @@ async fn simulate_ends_a_game_with_the_result_gesture() {
     let ended: Vec<Ev> = events
         .all()
         .into_iter()
-        .filter(|e| matches!(e, Ev::GameEnded(..)))
+        .filter(|e| matches!(e, Ev::Signal(Event::GameEnded { .. })))
         .collect();
     assert!(
-        matches!(ended.as_slice(), [Ev::GameEnded(r, t)] if r == "0-1" && t == "result-gesture"),
+        matches!(
+            ended.as_slice(),
+            [Ev::Signal(Event::GameEnded {
+                result: GameResult::BlackWins,
+                termination: Termination::ResultGesture
+            })]
+        ),
         "{ended:?}"
     );
     assert_eq!(

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies::fresh;
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, within};
@@ -81,7 +81,7 @@ async fn fifty_chess960_start_positions_through_a_pty() {
         let started = events
             .next_matching(
                 &format!("game {game}: GameStarted #{n}"),
-                |e| matches!(e, Ev::GameStarted(f) if *f == want_fen),
+                |e| matches!(e, Ev::Signal(Event::GameStarted { fen: f }) if *f == want_fen),
             )
             .await;
         drop(started);
@@ -116,9 +116,9 @@ async fn fifty_chess960_start_positions_through_a_pty() {
             .all()
             .into_iter()
             .rev()
-            .take_while(|e| !matches!(e, Ev::GameStarted(_)))
+            .take_while(|e| !matches!(e, Ev::Signal(Event::GameStarted { .. })))
             .filter_map(|e| match e {
-                Ev::MovePlayed { uci, .. } => Some(uci),
+                Ev::Signal(Event::MovePlayed { uci, .. }) => Some(uci),
                 _ => None,
             })
             .collect();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::events::{Ev, Events, sans_of};
+use common::events::{Ev, Event, Events, sans_of};
 use common::sim::sim_board;
 use common::{Setup, WAIT, within};
 use eboardd::sim::{BoardOptions, ClockSide, SimHandle};
@@ -69,7 +69,9 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
     let mut events = Events::start(&s.conn, "fin").await;
     sim.wait_for_update_mode(WAIT).await.expect("update mode");
     events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .next_matching("GameStarted", |e| {
+            matches!(e, Ev::Signal(Event::GameStarted { .. }))
+        })
         .await;
 
     // Read the live PGN after every signal while the game is played.
@@ -164,7 +166,7 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
     let all = events.all();
     let retracted = all
         .iter()
-        .filter(|e| matches!(e, Ev::MoveRetracted(..)))
+        .filter(|e| matches!(e, Ev::Signal(Event::MoveRetracted { .. })))
         .count();
     assert!(
         retracted >= 1,

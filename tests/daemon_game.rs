@@ -9,13 +9,14 @@ mod common;
 
 use std::time::Duration;
 
-use common::events::{Ev, Events, sans_of};
+use common::events::{Ev, Event, Events, sans_of};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, wait_property, within};
 use eboardd::board::Orientation;
 use eboardd::sim::{Action, BoardOptions, ClockSetup, ClockSide, Scenario, SimHandle, Step};
+use eboardd::vocab::{GameResult, Player, Termination};
 use shakmaty::{Board, Square};
 
 /// Board time per wall time for whole games: hands still move in distinct steps.
@@ -36,7 +37,9 @@ async fn ready(sim: &SimHandle) {
 
 async fn wait_started(events: &mut Events) {
     events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .next_matching("GameStarted", |e| {
+            matches!(e, Ev::Signal(Event::GameStarted { .. }))
+        })
         .await;
 }
 
@@ -130,21 +133,21 @@ async fn corpus_games_with_clock_on_three_boards_one_reversed() {
         let mut len = 0u32;
         for e in events[i].all() {
             match e {
-                Ev::MovePlayed {
+                Ev::Signal(Event::MovePlayed {
                     ply,
                     white_ms,
                     black_ms,
                     ..
-                } => {
+                }) => {
                     assert_eq!(ply, len + 1, "board {id}");
                     assert!(white_ms > 0 && black_ms > 0, "board {id}: ply {ply}");
                     len = ply;
                 }
-                Ev::MoveRetracted(ply, _) => {
+                Ev::Signal(Event::MoveRetracted { ply, .. }) => {
                     assert!(ply <= len, "board {id}: retracts ply {ply} of {len}");
                     len = ply - 1;
                 }
-                Ev::GameStarted(_) => len = 0,
+                Ev::Signal(Event::GameStarted { .. }) => len = 0,
                 _ => {}
             }
         }
@@ -174,11 +177,17 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
     .unwrap();
     let ev = events
         .next_matching("IllegalPlacement", |e| {
-            matches!(e, Ev::IllegalPlacement { .. })
+            matches!(e, Ev::Signal(Event::IllegalPlacement { .. }))
         })
         .await;
     assert!(
-        matches!(&ev, Ev::IllegalPlacement { player, .. } if player == "white"),
+        matches!(
+            &ev,
+            Ev::Signal(Event::IllegalPlacement {
+                player: Player::White,
+                ..
+            })
+        ),
         "{ev:?}"
     );
     assert!(
@@ -194,18 +203,25 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
         !events
             .all()
             .iter()
-            .any(|e| matches!(e, Ev::IllegalMoveCompleted { .. })),
+            .any(|e| matches!(e, Ev::Signal(Event::IllegalMoveCompleted { .. }))),
         "the alert comes before the press"
     );
 
     sc.step(&Step::PressClock).await.unwrap();
     let ev = events
         .next_matching("IllegalMoveCompleted", |e| {
-            matches!(e, Ev::IllegalMoveCompleted { .. })
+            matches!(e, Ev::Signal(Event::IllegalMoveCompleted { .. }))
         })
         .await;
     assert!(
-        matches!(&ev, Ev::IllegalMoveCompleted { player, count: 1, .. } if player == "white"),
+        matches!(
+            &ev,
+            Ev::Signal(Event::IllegalMoveCompleted {
+                player: Player::White,
+                count: 1,
+                ..
+            })
+        ),
         "{ev:?}"
     );
     let mut im = b.receive_illegal_moves_changed().await;
@@ -244,9 +260,17 @@ async fn threefold_claim_one_move_ahead_accepted() {
     );
     b.accept_claim(&want.0, &want.1, &want.2).await.unwrap();
     let ev = events
-        .next_matching("GameEnded", |e| matches!(e, Ev::GameEnded(..)))
+        .next_matching("GameEnded", |e| {
+            matches!(e, Ev::Signal(Event::GameEnded { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameEnded("1/2-1/2".into(), "claim".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::GameEnded {
+            result: GameResult::Draw,
+            termination: Termination::Claim
+        })
+    );
     assert_eq!(now(&s.conn, &b).await.result().await.unwrap(), "1/2-1/2");
     assert_eq!(now(&s.conn, &b).await.state().await.unwrap(), "finished");
 }
@@ -274,13 +298,28 @@ async fn flag_fall_with_mating_material_loses() {
         .await
         .unwrap();
     let ev = events
-        .next_matching("FlagFell", |e| matches!(e, Ev::FlagFell(_)))
+        .next_matching("FlagFell", |e| {
+            matches!(e, Ev::Signal(Event::FlagFell { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::FlagFell("black".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::FlagFell {
+            player: Player::Black
+        })
+    );
     let ev = events
-        .next_matching("GameEnded", |e| matches!(e, Ev::GameEnded(..)))
+        .next_matching("GameEnded", |e| {
+            matches!(e, Ev::Signal(Event::GameEnded { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameEnded("1-0".into(), "time-forfeit".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::GameEnded {
+            result: GameResult::WhiteWins,
+            termination: Termination::TimeForfeit
+        })
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,13 +342,28 @@ async fn flag_fall_without_mating_material_is_a_draw() {
     let mut sc = Scenario::new(&sim, quick(9));
     sc.step(&Step::FlagFall).await.unwrap();
     let ev = events
-        .next_matching("FlagFell", |e| matches!(e, Ev::FlagFell(_)))
+        .next_matching("FlagFell", |e| {
+            matches!(e, Ev::Signal(Event::FlagFell { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::FlagFell("white".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::FlagFell {
+            player: Player::White
+        })
+    );
     let ev = events
-        .next_matching("GameEnded", |e| matches!(e, Ev::GameEnded(..)))
+        .next_matching("GameEnded", |e| {
+            matches!(e, Ev::Signal(Event::GameEnded { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameEnded("1/2-1/2".into(), "flag-fall-draw".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::GameEnded {
+            result: GameResult::Draw,
+            termination: Termination::FlagFallDraw
+        })
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -373,7 +427,7 @@ async fn kill_9_mid_game_then_restore_and_continue() {
         .wait_until("plies 7 and 8", |all| sans_of(all) == sans(&["e3", "O-O"]))
         .await;
     let first_ply = events.all().iter().find_map(|e| match e {
-        Ev::MovePlayed { ply, .. } => Some(*ply),
+        Ev::Signal(Event::MovePlayed { ply, .. }) => Some(*ply),
         _ => None,
     });
     assert_eq!(first_ply, Some(7));

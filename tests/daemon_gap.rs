@@ -8,7 +8,7 @@ mod common;
 use std::process::Stdio;
 
 use common::board::FakeBoard;
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
@@ -16,6 +16,7 @@ use common::{Daemon, Setup, WAIT, code, die_with_parent, record_file, wait_prope
 use eboardd::capture;
 use eboardd::cli::decode;
 use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
+use eboardd::vocab::Player;
 use shakmaty::Square;
 use std::time::Duration;
 
@@ -28,7 +29,8 @@ fn accusations(events: &[Ev]) -> Vec<Ev> {
         .filter(|e| {
             matches!(
                 e,
-                Ev::IllegalPlacement { .. } | Ev::IllegalMoveCompleted { .. }
+                Ev::Signal(Event::IllegalPlacement { .. })
+                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
             )
         })
         .cloned()
@@ -67,7 +69,7 @@ async fn killed_while(gap: usize, seed: u64) {
         .all()
         .iter()
         .filter_map(|e| match e {
-            Ev::MovePlayed { ply, .. } => Some(*ply),
+            Ev::Signal(Event::MovePlayed { ply, .. }) => Some(*ply),
             _ => None,
         })
         .collect();
@@ -186,16 +188,27 @@ async fn unplugged_three_plies_with_one_explanation_are_recovered_and_an_illegal
     .await
     .unwrap();
     events
-        .next_matching(
-            "IllegalPlacement",
-            |e| matches!(e, Ev::IllegalPlacement { player, .. } if player == "white"),
-        )
+        .next_matching("IllegalPlacement", |e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalPlacement {
+                    player: Player::White,
+                    ..
+                })
+            )
+        })
         .await;
     events
-        .next_matching(
-            "IllegalMoveCompleted",
-            |e| matches!(e, Ev::IllegalMoveCompleted { player, count: 1, .. } if player == "white"),
-        )
+        .next_matching("IllegalMoveCompleted", |e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalMoveCompleted {
+                    player: Player::White,
+                    count: 1,
+                    ..
+                })
+            )
+        })
         .await;
     record_decodes_to_the_daemons_pgn(&s, "unp3", &sim.path()).await;
 }
@@ -270,7 +283,10 @@ async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
     // Play goes on meanwhile.
     sc.run(&[Step::Moves(sans(&["Nf6"]))]).await.unwrap();
 
-    let wrong = b.resolve_gap(&["g1f3", "b8c6"]).await.unwrap_err();
+    let wrong = b
+        .resolve_gap(&["g1f3".into(), "b8c6".into()])
+        .await
+        .unwrap_err();
     assert_eq!(
         proxies::error_name(&wrong),
         "org.eboardd.Bridge1.Error.InvalidArgument"

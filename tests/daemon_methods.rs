@@ -8,8 +8,9 @@ mod common;
 use std::collections::HashMap;
 
 use common::Setup;
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy, error_message, error_name};
+use eboardd::vocab::{GameResult, Termination};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
@@ -78,17 +79,21 @@ async fn methods_change_the_game_and_announce_it() {
 
     b.new_game().await.unwrap();
     let ev = events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .next_matching("GameStarted", |e| {
+            matches!(e, Ev::Signal(Event::GameStarted { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameStarted(START.into()));
+    assert_eq!(ev, Ev::Signal(Event::GameStarted { fen: START.into() }));
     assert_eq!(b.state().await.unwrap(), "playing");
 
     let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
     b.set_position(fen).await.unwrap();
     let ev = events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .next_matching("GameStarted", |e| {
+            matches!(e, Ev::Signal(Event::GameStarted { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameStarted(fen.into()));
+    assert_eq!(ev, Ev::Signal(Event::GameStarted { fen: fen.into() }));
     assert_eq!(b.fen().await.unwrap(), fen);
 
     let mut tags = HashMap::new();
@@ -106,9 +111,17 @@ async fn methods_change_the_game_and_announce_it() {
         .await
         .unwrap();
     let ev = events
-        .next_matching("GameEnded", |e| matches!(e, Ev::GameEnded(..)))
+        .next_matching("GameEnded", |e| {
+            matches!(e, Ev::Signal(Event::GameEnded { .. }))
+        })
         .await;
-    assert_eq!(ev, Ev::GameEnded("1/2-1/2".into(), "adjudication".into()));
+    assert_eq!(
+        ev,
+        Ev::Signal(Event::GameEnded {
+            result: GameResult::Draw,
+            termination: Termination::Adjudication
+        })
+    );
     assert_eq!(b.state().await.unwrap(), "finished");
     assert_eq!(b.termination().await.unwrap(), "adjudication");
 }

@@ -13,7 +13,7 @@ mod common;
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use common::events::{Ev, Events};
+use common::events::{Ev, Event, Events};
 use common::proxies;
 use common::rig::{SimRig, moves};
 use common::{WAIT, within};
@@ -206,7 +206,9 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
         .await
         .expect("the daemon puts the board in update mode");
     events
-        .next_matching("GameStarted", |e| matches!(e, Ev::GameStarted(_)))
+        .next_matching("GameStarted", |e| {
+            matches!(e, Ev::Signal(Event::GameStarted { .. }))
+        })
         .await;
     rig.scenario(0, 3)
         .run(&[moves(&["e4"])])
@@ -215,7 +217,7 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
     events
         .wait_until("e4", |all| {
             all.iter()
-                .any(|e| matches!(e, Ev::MovePlayed { san, .. } if san == "e4"))
+                .any(|e| matches!(e, Ev::Signal(Event::MovePlayed { san, .. }) if san == "e4"))
         })
         .await;
     let before = observe(&conn, id).await;
@@ -307,7 +309,8 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
     .expect("TakeBack with its own signature");
     events
         .wait_until("the takeback", |all| {
-            all.iter().any(|e| matches!(e, Ev::MoveRetracted(1, _)))
+            all.iter()
+                .any(|e| matches!(e, Ev::Signal(Event::MoveRetracted { ply: 1, .. })))
         })
         .await;
     let taken = proxies::fresh(&conn, id).await;

@@ -11,10 +11,12 @@ use crate::client::props::BoardProps;
 use crate::contract::OBJECT_MANAGER_INTERFACE;
 pub use crate::contract::{BOARD_INTERFACE, BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
 
-/// The mutating methods of `org.eboardd.Bridge1.Board` (properties are read in one go through
-/// `GetManagedObjects`, so they are not declared here). The attribute takes literals only:
-/// they are `contract::BOARD_INTERFACE` and `contract::BUS_NAME`, and the tests against the
-/// stand-in (built from the contract module) would fail on any difference.
+/// `org.eboardd.Bridge1.Board`: its methods, and its properties for a client that reads
+/// one property or follows its changes (the tests do; eboardctl reads all of them in one go
+/// through `GetManagedObjects`). The signals are decoded by `client::event::board_signal`.
+/// The attribute takes literals only: they are `contract::BOARD_INTERFACE` and
+/// `contract::BUS_NAME`, and the tests against the stand-in (built from the contract module)
+/// would fail on any difference.
 #[zbus::proxy(
     interface = "org.eboardd.Bridge1.Board",
     default_service = "org.eboardd.Bridge1"
@@ -30,6 +32,59 @@ pub trait Board {
     fn resolve_gap(&self, moves: &[String]) -> zbus::Result<()>;
     fn reject_claim(&self, player: &str, kind: &str, detail: &str) -> zbus::Result<()>;
     fn show_clock_message(&self, text: &str) -> zbus::Result<()>;
+
+    #[zbus(property)]
+    fn name(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn number(&self) -> zbus::Result<u32>;
+    #[zbus(property)]
+    fn variant(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn port(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn connected(&self) -> zbus::Result<bool>;
+    #[zbus(property)]
+    fn serial_number(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn firmware_version(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn rules(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn edition(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn state(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn fen(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn placement(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn in_sync(&self) -> zbus::Result<bool>;
+    #[zbus(property)]
+    fn turn(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn moves(&self) -> zbus::Result<Vec<String>>;
+    #[zbus(property)]
+    fn pgn(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn clock_connected(&self) -> zbus::Result<bool>;
+    #[zbus(property)]
+    fn white_time_ms(&self) -> zbus::Result<u64>;
+    #[zbus(property)]
+    fn black_time_ms(&self) -> zbus::Result<u64>;
+    #[zbus(property)]
+    fn clock_running(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn claims(&self) -> zbus::Result<Vec<(String, String, String)>>;
+    #[zbus(property)]
+    fn pending_illegal(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn gap(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn illegal_moves(&self) -> zbus::Result<(u32, u32)>;
+    #[zbus(property)]
+    fn result(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn termination(&self) -> zbus::Result<String>;
 }
 
 /// All boards at one moment, and which message of which sender that moment is.

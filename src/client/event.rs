@@ -4,53 +4,16 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use zbus::OwnedVariant;
-use zbus::message::{Message, Type};
+use zbus::message::{Body, Message, Type};
+use zbus::{OwnedVariant, Structure};
 
-use crate::client::props::{BoardProps, dict_to_json};
+use crate::client::props::{BoardProps, dict_to_json, variant_to_json};
 use crate::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, OBJECT_MANAGER_INTERFACE, PROPERTIES_INTERFACE,
+    board_signal_named,
 };
-
-/// A signal of `org.eboardd.Bridge1.Board`, with the contract's argument names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "event")]
-pub enum BoardSignal {
-    GameStarted {
-        fen: String,
-    },
-    MovePlayed {
-        ply: u32,
-        san: String,
-        uci: String,
-        fen: String,
-        white_ms: u64,
-        black_ms: u64,
-    },
-    MoveRetracted {
-        ply: u32,
-        fen: String,
-    },
-    IllegalPlacement {
-        player: String,
-        description: String,
-        placement: String,
-    },
-    IllegalMoveCompleted {
-        player: String,
-        count: u32,
-        description: String,
-    },
-    FlagFell {
-        player: String,
-    },
-    GameEnded {
-        result: String,
-        termination: String,
-    },
-}
+use crate::session::Event;
 
 /// Everything `watch` reacts to.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,8 +30,8 @@ pub enum WatchEvent {
         path: String,
         changed: Map<String, Value>,
     },
-    /// A board signal.
-    Signal { path: String, signal: BoardSignal },
+    /// A board signal, as the daemon's own event (one of its signal variants).
+    Signal { path: String, signal: Event },
     /// Nobody owns the daemon's name any more.
     DaemonStopped,
     /// The daemon's name has an owner again (boards are fetched anew).
@@ -147,60 +110,41 @@ pub fn decode(msg: &Message) -> Option<WatchEvent> {
                     path: object.to_string(),
                 })
         }
-        (BOARD_INTERFACE, _) => {
-            let signal = match member {
-                "GameStarted" => {
-                    let (fen,): (String,) = body.deserialize().ok()?;
-                    BoardSignal::GameStarted { fen }
-                }
-                "MovePlayed" => {
-                    let (ply, san, uci, fen, white_ms, black_ms) = body.deserialize().ok()?;
-                    BoardSignal::MovePlayed {
-                        ply,
-                        san,
-                        uci,
-                        fen,
-                        white_ms,
-                        black_ms,
-                    }
-                }
-                "MoveRetracted" => {
-                    let (ply, fen) = body.deserialize().ok()?;
-                    BoardSignal::MoveRetracted { ply, fen }
-                }
-                "IllegalPlacement" => {
-                    let (player, description, placement) = body.deserialize().ok()?;
-                    BoardSignal::IllegalPlacement {
-                        player,
-                        description,
-                        placement,
-                    }
-                }
-                "IllegalMoveCompleted" => {
-                    let (player, count, description) = body.deserialize().ok()?;
-                    BoardSignal::IllegalMoveCompleted {
-                        player,
-                        count,
-                        description,
-                    }
-                }
-                "FlagFell" => {
-                    let (player,): (String,) = body.deserialize().ok()?;
-                    BoardSignal::FlagFell { player }
-                }
-                "GameEnded" => {
-                    let (result, termination) = body.deserialize().ok()?;
-                    BoardSignal::GameEnded {
-                        result,
-                        termination,
-                    }
-                }
-                _ => return None,
-            };
-            Some(WatchEvent::Signal { path, signal })
-        }
+        (BOARD_INTERFACE, _) => Some(WatchEvent::Signal {
+            path,
+            signal: board_signal(member, &body)?,
+        }),
         _ => None,
     }
+}
+
+/// The board signal `member` of `org.eboardd.Bridge1.Board` carried by `body`, as the event
+/// the daemon published it from. `None` for a member the contract does not have, a body whose
+/// types are not the contract's signature, or words that are not the contract's (a player
+/// that is neither white nor black): a malformed signal is dropped, not guessed at.
+///
+/// Nothing here is written per signal: the contract's table gives the argument types (checked
+/// against the body) and names, and `session::Event::from_signal_args` reads the arguments
+/// by those names — the same way a signal relayed as JSON over MQTT is read.
+pub fn board_signal(member: &str, body: &Body) -> Option<Event> {
+    let signal = board_signal_named(member)?;
+    let fields: Structure<'_> = body.deserialize().ok()?;
+    let fields = fields.fields();
+    let types_match = fields.len() == signal.args.len()
+        && fields
+            .iter()
+            .zip(signal.args)
+            .all(|(value, (_, signature))| value.value_signature().to_string() == *signature);
+    if !types_match {
+        return None;
+    }
+    let args: Map<String, Value> = signal
+        .args
+        .iter()
+        .zip(fields)
+        .map(|((name, _), value)| ((*name).to_owned(), variant_to_json(value)))
+        .collect();
+    Event::from_signal_args(member, args)
 }
 
 #[cfg(test)]
@@ -232,7 +176,7 @@ mod tests {
             decode(&m),
             Some(WatchEvent::Signal {
                 path: P.into(),
-                signal: BoardSignal::MovePlayed {
+                signal: Event::MovePlayed {
                     ply: 1,
                     san: "e4".into(),
                     uci: "e2e4".into(),
@@ -251,7 +195,7 @@ mod tests {
         assert!(matches!(
             decode(&m),
             Some(WatchEvent::Signal {
-                signal: BoardSignal::IllegalMoveCompleted { count: 2, .. },
+                signal: Event::IllegalMoveCompleted { count: 2, .. },
                 ..
             })
         ));
@@ -259,16 +203,106 @@ mod tests {
         assert!(matches!(
             decode(&m),
             Some(WatchEvent::Signal {
-                signal: BoardSignal::FlagFell { .. },
+                signal: Event::FlagFell { .. },
                 ..
             })
         ));
+    }
+
+    /// Every signal, built with the contract's signature, decodes into the event the daemon
+    /// publishes it from.
+    #[test]
+    fn every_board_signal_decodes_into_the_daemons_event() {
+        let b = BOARD_INTERFACE;
+        let bodies = [
+            signal(P, b, "GameStarted", &("f0",)),
+            signal(P, b, "MovePlayed", &(3u32, "Nf3", "g1f3", "f1", 1u64, 2u64)),
+            signal(P, b, "MoveRetracted", &(2u32, "f2")),
+            signal(P, b, "IllegalPlacement", &("white", "Ke1-e3", "p3")),
+            signal(P, b, "IllegalMoveCompleted", &("black", 2u32, "Ra8-a1")),
+            signal(P, b, "FlagFell", &("black",)),
+            signal(P, b, "GameEnded", &("1/2-1/2", "flag-fall-draw")),
+        ];
+        let decoded: Vec<Option<WatchEvent>> = bodies.iter().map(decode).collect();
+        let want: Vec<Option<WatchEvent>> = crate::session::signal::every_signal()
+            .into_iter()
+            .map(|signal| {
+                Some(WatchEvent::Signal {
+                    path: P.into(),
+                    signal,
+                })
+            })
+            .collect();
+        assert_eq!(decoded, want);
+        // The full range of the contract's integer types survives.
+        let m = signal(P, b, "MovePlayed", &(u32::MAX, "", "", "", u64::MAX, 0u64));
+        assert!(matches!(
+            decode(&m),
+            Some(WatchEvent::Signal {
+                signal: Event::MovePlayed {
+                    ply: u32::MAX,
+                    white_ms: u64::MAX,
+                    ..
+                },
+                ..
+            })
+        ));
+        // The daemon's encoder writes exactly these bytes with this signature (a one-argument
+        // body is the argument, not a structure around it).
+        for (m, event) in bodies.iter().zip(crate::session::signal::every_signal()) {
+            let member = event.member().unwrap_or_default();
+            let body = crate::daemon::dbus::signal_body(&event).expect("a body");
+            let ours = Message::signal(P, b, member)
+                .build(&body)
+                .expect("signal builds");
+            assert_eq!(ours.body().signature(), m.body().signature(), "{member}");
+            assert_eq!(
+                ours.body().data().bytes(),
+                m.body().data().bytes(),
+                "{member}"
+            );
+        }
+        // The bodies above have the contract's signatures.
+        for m in &bodies {
+            let member = m
+                .header()
+                .member()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            let table = crate::contract::board_signal_named(&member).expect("a contract signal");
+            let args: String = table.args.iter().map(|(_, t)| *t).collect();
+            // zbus writes a body of several arguments as one structure.
+            let signature = if table.args.len() == 1 {
+                args
+            } else {
+                format!("({args})")
+            };
+            assert_eq!(m.body().signature().to_string(), signature, "{member}");
+        }
     }
 
     #[test]
     fn malformed_or_foreign_messages_are_ignored() {
         // Wrong argument types for the contract's signature.
         let m = signal(P, BOARD_INTERFACE, "MovePlayed", &("e4",));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "GameStarted", &(1u32,));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "FlagFell", &("white", "extra"));
+        assert_eq!(decode(&m), None);
+        // A number of the other width (`t` where the contract says `u`), a missing argument.
+        let m = signal(P, BOARD_INTERFACE, "MoveRetracted", &(2u64, "f"));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "MoveRetracted", &(2u32,));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "GameStarted", &());
+        assert_eq!(decode(&m), None);
+        // The right types, but words outside the contract.
+        let m = signal(P, BOARD_INTERFACE, "FlagFell", &("purple",));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "GameEnded", &("1-0", ""));
+        assert_eq!(decode(&m), None);
+        let m = signal(P, BOARD_INTERFACE, "IllegalPlacement", &("", "d", "p"));
         assert_eq!(decode(&m), None);
         let m = signal(P, BOARD_INTERFACE, "NoSuchSignal", &("x",));
         assert_eq!(decode(&m), None);
@@ -328,26 +362,19 @@ mod tests {
 
     #[test]
     fn daemon_owner_changes() {
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &(BUS_NAME, ":1.4", ""),
-        );
-        assert_eq!(decode(&m), Some(WatchEvent::DaemonStopped));
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &(BUS_NAME, "", ":1.9"),
-        );
-        assert_eq!(decode(&m), Some(WatchEvent::DaemonStarted));
-        let m = signal(
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "NameOwnerChanged",
-            &("org.other", "", ":1.9"),
-        );
-        assert_eq!(decode(&m), None);
+        let cases = [
+            ((BUS_NAME, ":1.4", ""), Some(WatchEvent::DaemonStopped)),
+            ((BUS_NAME, "", ":1.9"), Some(WatchEvent::DaemonStarted)),
+            (("org.other", "", ":1.9"), None),
+        ];
+        for (owners, want) in cases {
+            let m = signal(
+                "/org/freedesktop/DBus",
+                DBUS_NAME,
+                "NameOwnerChanged",
+                &owners,
+            );
+            assert_eq!(decode(&m), want, "{owners:?}");
+        }
     }
 }

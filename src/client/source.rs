@@ -332,20 +332,15 @@ fn from_watch_event(event: WatchEvent) -> Decoded {
             board: board_id(&path).to_owned(),
             changed,
         }),
-        WatchEvent::Signal { path, signal } => {
-            // BoardSignal serialises as {"event": Member, ...args by the contract's names}.
-            let Ok(Value::Object(mut args)) = serde_json::to_value(&signal) else {
-                return Decoded::Nothing;
-            };
-            let Some(Value::String(member)) = args.remove("event") else {
-                return Decoded::Nothing;
-            };
-            Decoded::Update(HallUpdate::Signal {
+        WatchEvent::Signal { path, signal } => match signal.signal_args() {
+            // The arguments under the contract's names: what the bridges publish.
+            Some((member, args)) => Decoded::Update(HallUpdate::Signal {
                 board: board_id(&path).to_owned(),
-                member,
+                member: member.to_owned(),
                 args,
-            })
-        }
+            }),
+            None => Decoded::Nothing,
+        },
         WatchEvent::DaemonStopped => Decoded::DaemonStopped,
         WatchEvent::DaemonStarted => Decoded::DaemonStarted,
     }
@@ -360,14 +355,14 @@ async fn next_message(stream: &mut MessageStream) -> Option<zbus::Result<Message
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::event::BoardSignal;
+    use crate::session::Event;
     use serde_json::json;
 
     #[test]
     fn signals_keep_the_contract_argument_names() {
         let decoded = from_watch_event(WatchEvent::Signal {
             path: "/org/eboardd/Bridge1/Board/b_1".into(),
-            signal: BoardSignal::MovePlayed {
+            signal: Event::MovePlayed {
                 ply: 3,
                 san: "Nf3".into(),
                 uci: "g1f3".into(),
@@ -386,6 +381,50 @@ mod tests {
                 args: expected.as_object().unwrap().clone(),
             })
         );
+    }
+
+    /// What the web bridge's `/api/events` and the relay's MQTT `event` carry for every
+    /// signal: the member and the arguments by the contract's names, with the contract's words.
+    #[test]
+    fn every_signal_is_published_by_member_and_contract_argument_names() {
+        let want = [
+            ("GameStarted", json!({"fen": "f0"})),
+            (
+                "MovePlayed",
+                json!({"ply": 3, "san": "Nf3", "uci": "g1f3", "fen": "f1",
+                       "white_ms": 1, "black_ms": 2}),
+            ),
+            ("MoveRetracted", json!({"ply": 2, "fen": "f2"})),
+            (
+                "IllegalPlacement",
+                json!({"player": "white", "description": "Ke1-e3", "placement": "p3"}),
+            ),
+            (
+                "IllegalMoveCompleted",
+                json!({"player": "black", "count": 2, "description": "Ra8-a1"}),
+            ),
+            ("FlagFell", json!({"player": "black"})),
+            (
+                "GameEnded",
+                json!({"result": "1/2-1/2", "termination": "flag-fall-draw"}),
+            ),
+        ];
+        let events = crate::session::signal::every_signal();
+        assert_eq!(events.len(), want.len());
+        for (signal, (member, args)) in events.into_iter().zip(want) {
+            let decoded = from_watch_event(WatchEvent::Signal {
+                path: "/org/eboardd/Bridge1/Board/b_1".into(),
+                signal,
+            });
+            assert_eq!(
+                decoded,
+                Decoded::Update(HallUpdate::Signal {
+                    board: "b_1".into(),
+                    member: member.into(),
+                    args: args.as_object().unwrap().clone(),
+                })
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{mpsc, oneshot};
 use zbus::Variant as Value;
 use zbus::object_server::SignalEmitter;
-use zbus::{interface, names::InterfaceName};
+use zbus::wire::StructureBuilder;
+use zbus::{Structure, interface, names::InterfaceName};
 
 use crate::contract::{BoardProps, Claim};
 use crate::session::{Command, Event};
@@ -269,6 +270,9 @@ impl BoardObject {
         self.view(|s| s.termination.clone())
     }
 
+    // The signals, declared for the interface's introspection (checked against
+    // `dbus/*.xml` by `daemon_introspection`). They are emitted by `Publisher::signal` from
+    // the contract's table ([`signal_body`]), which writes the same bytes these would.
     #[zbus(signal)]
     async fn game_started(emitter: &SignalEmitter<'_>, fen: &str) -> zbus::Result<()>;
 
@@ -371,37 +375,47 @@ impl Publisher {
         self.last = next;
     }
 
+    /// Emits the signal `event` is (nothing for a journal-only event), built by
+    /// [`signal_body`] from the contract's table.
     async fn signal(&self, event: &Event) -> zbus::Result<()> {
-        let e = &self.emitter;
-        match event {
-            Event::GameStarted { fen } => BoardObject::game_started(e, fen).await,
-            Event::MovePlayed {
-                ply,
-                san,
-                uci,
-                fen,
-                white_ms,
-                black_ms,
-            } => BoardObject::move_played(e, *ply, san, uci, fen, *white_ms, *black_ms).await,
-            Event::MoveRetracted { ply, fen } => BoardObject::move_retracted(e, *ply, fen).await,
-            Event::IllegalPlacement {
-                player,
-                description,
-                placement,
-            } => BoardObject::illegal_placement(e, player.as_str(), description, placement).await,
-            Event::IllegalMoveCompleted {
-                player,
-                count,
-                description,
-            } => BoardObject::illegal_move_completed(e, player.as_str(), *count, description).await,
-            Event::FlagFell { player } => BoardObject::flag_fell(e, player.as_str()).await,
-            Event::GameEnded {
-                result,
-                termination,
-            } => BoardObject::game_ended(e, result.as_str(), termination.as_str()).await,
-            Event::Record(_) => Ok(()),
-        }
+        let Some(member) = event.member() else {
+            return Ok(());
+        };
+        let body = signal_body(event).ok_or_else(|| {
+            zbus::Error::Failure(format!("{member}: no body of the contract's signature"))
+        })?;
+        self.emitter.emit(BOARD_INTERFACE, member, &body).await
     }
+}
+
+/// The body of the signal `event` is published as: its arguments (by the contract's names,
+/// `session::Event::signal_args`) in the order and with the D-Bus types of
+/// `contract::SIGNALS`. The one mapping from events to signals; its inverse is
+/// `client::event::board_signal`. `None` for an event that is not a signal.
+pub fn signal_body(event: &Event) -> Option<Structure<'static>> {
+    let signal = event.signal()?;
+    let (_, args) = event.signal_args()?;
+    let mut body = StructureBuilder::new();
+    for (name, signature) in signal.args {
+        let field = match args.get(*name)? {
+            serde_json::Value::String(s) => Value::from(s.clone()),
+            // The contract's numbers are unsigned: `u` (32 bits) or `t` (64 bits).
+            serde_json::Value::Number(n) if *signature == "u" => {
+                Value::from(u32::try_from(n.as_u64()?).ok()?)
+            }
+            serde_json::Value::Number(n) => Value::from(n.as_u64()?),
+            serde_json::Value::Null
+            | serde_json::Value::Bool(_)
+            | serde_json::Value::Array(_)
+            | serde_json::Value::Object(_) => return None,
+        };
+        // An argument of a type the contract does not give it is never sent.
+        if field.value_signature().to_string() != *signature {
+            return None;
+        }
+        body = body.append_field(field);
+    }
+    body.build().ok()
 }
 
 /// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
@@ -494,6 +508,32 @@ mod tests {
                 ("IllegalMoves", "(uu)".into())
             ]
         );
+    }
+
+    /// Every signal goes out with the contract's signature, and the client's decoder reads
+    /// back the very event it was published from.
+    #[test]
+    fn every_event_signal_has_a_body_of_its_contract_signature() {
+        for event in crate::session::signal::every_signal() {
+            let signal = event.signal().expect("a signal");
+            let body = signal_body(&event).unwrap_or_else(|| panic!("{} has no body", signal.name));
+            let msg = zbus::Message::signal(board_path("b"), BOARD_INTERFACE, signal.name)
+                .build(&body)
+                .expect("a body");
+            let types: Vec<String> = body
+                .fields()
+                .iter()
+                .map(|f| f.value_signature().to_string())
+                .collect();
+            let want: Vec<&str> = signal.args.iter().map(|(_, t)| *t).collect();
+            assert_eq!(types, want, "{}", signal.name);
+            assert_eq!(
+                crate::client::event::board_signal(signal.name, &msg.body()),
+                Some(event)
+            );
+        }
+        let record = Event::Record(crate::session::RecordFact::Comment { text: "x".into() });
+        assert!(signal_body(&record).is_none());
     }
 
     #[test]

@@ -6,32 +6,18 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use zbus::{MatchRule, MessageStream, OwnedVariant};
 
+use eboardd::client::event::board_signal;
+use eboardd::contract::{BOARD_INTERFACE, PROPERTIES_INTERFACE, board_path};
+pub use eboardd::session::Event;
+
 use super::{WAIT, next, within};
 
-/// A received board signal.
+/// What a client receives on a board's object, decoded by the client's own decoder.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ev {
-    GameStarted(String),
-    MovePlayed {
-        ply: u32,
-        san: String,
-        uci: String,
-        fen: String,
-        white_ms: u64,
-        black_ms: u64,
-    },
-    MoveRetracted(u32, String),
-    IllegalPlacement {
-        player: String,
-        description: String,
-    },
-    IllegalMoveCompleted {
-        player: String,
-        count: u32,
-        description: String,
-    },
-    FlagFell(String),
-    GameEnded(String, String),
+    /// A board signal, as the daemon's event it was published from
+    /// ([`eboardd::client::event::board_signal`]).
+    Signal(Event),
     /// `PropertiesChanged`: the names of the changed properties, sorted.
     Changed(Vec<String>, HashMap<String, OwnedVariant>),
 }
@@ -55,7 +41,7 @@ impl Events {
     pub async fn start(conn: &zbus::Connection, id: &str) -> Events {
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
-            .path(format!("/org/eboardd/Bridge1/Board/{id}"))
+            .path(board_path(id))
             .build()
             .unwrap();
         let mut stream = MessageStream::for_match_rule(rule, conn, None)
@@ -156,18 +142,18 @@ pub fn sans_of(events: &[Ev]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for ev in events {
         match ev {
-            Ev::MovePlayed { ply, san, .. } => {
+            Ev::Signal(Event::MovePlayed { ply, san, .. }) => {
                 let ply = *ply as usize;
                 let base = *base.get_or_insert(ply.saturating_sub(1));
                 out.truncate(ply.saturating_sub(1 + base));
                 out.push(san.clone());
             }
-            Ev::MoveRetracted(ply, _) => {
+            Ev::Signal(Event::MoveRetracted { ply, .. }) => {
                 if let Some(base) = base {
                     out.truncate((*ply as usize).saturating_sub(1 + base));
                 }
             }
-            Ev::GameStarted(_) => {
+            Ev::Signal(Event::GameStarted { .. }) => {
                 out.clear();
                 base = Some(0);
             }
@@ -177,59 +163,21 @@ pub fn sans_of(events: &[Ev]) -> Vec<String> {
     out
 }
 
+/// A `PropertiesChanged` or a board signal; anything else (or a malformed body) is `None`.
 fn parse(msg: &zbus::Message) -> Option<Ev> {
     let header = msg.header();
-    let iface = header.interface()?.to_string();
-    let member = header.member()?.to_string();
+    let iface = header.interface()?.as_str();
+    let member = header.member()?.as_str();
     let body = msg.body();
-    if iface == "org.freedesktop.DBus.Properties" && member == "PropertiesChanged" {
-        let (_, changed, _): (String, HashMap<String, OwnedVariant>, Vec<String>) =
-            body.deserialize().ok()?;
-        let mut names: Vec<String> = changed.keys().cloned().collect();
-        names.sort();
-        return Some(Ev::Changed(names, changed));
-    }
-    if iface != "org.eboardd.Bridge1.Board" {
-        return None;
-    }
-    Some(match member.as_str() {
-        "GameStarted" => Ev::GameStarted(body.deserialize().ok()?),
-        "MovePlayed" => {
-            let (ply, san, uci, fen, white_ms, black_ms) = body.deserialize().ok()?;
-            Ev::MovePlayed {
-                ply,
-                san,
-                uci,
-                fen,
-                white_ms,
-                black_ms,
-            }
-        }
-        "MoveRetracted" => {
-            let (ply, fen) = body.deserialize().ok()?;
-            Ev::MoveRetracted(ply, fen)
-        }
-        "IllegalPlacement" => {
-            let (player, description, _placement): (String, String, String) =
+    match iface {
+        PROPERTIES_INTERFACE if member == "PropertiesChanged" => {
+            let (_, changed, _): (String, HashMap<String, OwnedVariant>, Vec<String>) =
                 body.deserialize().ok()?;
-            Ev::IllegalPlacement {
-                player,
-                description,
-            }
+            let mut names: Vec<String> = changed.keys().cloned().collect();
+            names.sort();
+            Some(Ev::Changed(names, changed))
         }
-        "IllegalMoveCompleted" => {
-            let (player, count, description) = body.deserialize().ok()?;
-            Ev::IllegalMoveCompleted {
-                player,
-                count,
-                description,
-            }
-        }
-        "FlagFell" => Ev::FlagFell(body.deserialize().ok()?),
-        "GameEnded" => {
-            let (r, t) = body.deserialize().ok()?;
-            Ev::GameEnded(r, t)
-        }
-        _ => return None,
-    })
+        BOARD_INTERFACE => board_signal(member, &body).map(Ev::Signal),
+        _ => None,
+    }
 }

@@ -158,7 +158,10 @@ pub async fn ready_to_play(sim: &SimHandle, events: &mut super::events::Events) 
         .expect("the daemon puts the board in update mode");
     events
         .next_matching("GameStarted", |e| {
-            matches!(e, super::events::Ev::GameStarted(_))
+            matches!(
+                e,
+                super::events::Ev::Signal(super::events::Event::GameStarted { .. })
+            )
         })
         .await;
 }

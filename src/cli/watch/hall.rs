@@ -13,10 +13,11 @@ use serde_json::Value;
 use crate::cli::relay::HallSource;
 use crate::cli::watch::{View, follow};
 use crate::client::error::CtlError;
-use crate::client::event::{BoardSignal, WatchEvent};
+use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
 use crate::contract::board_path;
+use crate::session::Event;
 
 /// How the source names its boards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,15 +132,14 @@ impl Adapter {
                 member,
                 args,
             } => {
-                let mut tagged = args;
-                tagged.insert("event".into(), Value::from(member));
-                // A member this version does not know is shown by its property changes only.
-                match serde_json::from_value::<BoardSignal>(Value::Object(tagged)) {
-                    Ok(signal) => vec![WatchEvent::Signal {
+                // A member this version does not know (or malformed arguments) is shown by
+                // its property changes only.
+                match Event::from_signal_args(&member, args) {
+                    Some(signal) => vec![WatchEvent::Signal {
                         path: self.path(&board),
                         signal,
                     }],
-                    Err(_) => Vec::new(),
+                    None => Vec::new(),
                 }
             }
             HallUpdate::SourceDown { .. } => {
@@ -203,7 +203,7 @@ mod tests {
             out,
             vec![WatchEvent::Signal {
                 path: "r1/board_1".into(),
-                signal: BoardSignal::MovePlayed {
+                signal: Event::MovePlayed {
                     ply: 1,
                     san: "e4".into(),
                     uci: "e2e4".into(),

@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 
 use crate::cli::render::{board_json, clock};
 use crate::cli::watch::model::describe_property;
-use crate::client::event::{BoardSignal, WatchEvent};
+use crate::client::event::WatchEvent;
+use crate::session::Event;
 
 /// Wall-clock milliseconds since the Unix epoch as `HH:MM:SS` (UTC).
 pub fn time_of_day(unix_ms: u64) -> String {
@@ -55,8 +56,8 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
             format!("{name} changed {}", parts.join(" "))
         }
         WatchEvent::Signal { signal, .. } => match signal {
-            BoardSignal::GameStarted { fen } => format!("{name} GameStarted {fen}"),
-            BoardSignal::MovePlayed {
+            Event::GameStarted { fen } => format!("{name} GameStarted {fen}"),
+            Event::MovePlayed {
                 ply,
                 san,
                 uci,
@@ -69,24 +70,25 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
                 clock(*white_ms),
                 clock(*black_ms)
             ),
-            BoardSignal::MoveRetracted { ply, .. } => {
+            Event::MoveRetracted { ply, .. } => {
                 format!("{name} MoveRetracted ply {ply}")
             }
-            BoardSignal::IllegalPlacement {
+            Event::IllegalPlacement {
                 player,
                 description,
                 ..
             } => format!("{name} IllegalPlacement {player} to move: {description}"),
-            BoardSignal::IllegalMoveCompleted {
+            Event::IllegalMoveCompleted {
                 player,
                 count,
                 description,
             } => format!("{name} IllegalMoveCompleted {player} #{count}: {description}"),
-            BoardSignal::FlagFell { player } => format!("{name} FlagFell {player}"),
-            BoardSignal::GameEnded {
+            Event::FlagFell { player } => format!("{name} FlagFell {player}"),
+            Event::GameEnded {
                 result,
                 termination,
             } => format!("{name} GameEnded {result} {termination}"),
+            Event::Record(_) => format!("{name} record"),
         },
         WatchEvent::DaemonStopped => "eboardd stopped".to_owned(),
         WatchEvent::DaemonStarted => "eboardd started".to_owned(),
@@ -108,9 +110,14 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
             "event": "PropertiesChanged",
             "changed": Value::Object(changed.clone()),
         }),
-        WatchEvent::Signal { signal, .. } => {
-            serde_json::to_value(signal).unwrap_or_else(|_| json!({"event": "?"}))
-        }
+        WatchEvent::Signal { signal, .. } => match signal.signal_args() {
+            Some((member, mut args)) => {
+                args.insert("event".into(), member.into());
+                Value::Object(args)
+            }
+            // Not a signal (the decoder never gives one): nothing of it to show.
+            None => json!({"event": "?"}),
+        },
         WatchEvent::DaemonStopped => json!({"event": "DaemonStopped"}),
         WatchEvent::DaemonStarted => json!({"event": "DaemonStarted"}),
     };
@@ -128,6 +135,7 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 mod tests {
     use super::*;
     use crate::client::props::BoardProps;
+    use crate::vocab::Player;
     use serde_json::Map;
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";
@@ -137,7 +145,7 @@ mod tests {
     fn moved(ply: u32, san: &str, fen: &str) -> WatchEvent {
         WatchEvent::Signal {
             path: P.into(),
-            signal: BoardSignal::MovePlayed {
+            signal: Event::MovePlayed {
                 ply,
                 san: san.into(),
                 uci: "e2e4".into(),
@@ -169,8 +177,8 @@ mod tests {
     fn alerts_and_changes_are_one_line_each() {
         let e = WatchEvent::Signal {
             path: P.into(),
-            signal: BoardSignal::IllegalMoveCompleted {
-                player: "black".into(),
+            signal: Event::IllegalMoveCompleted {
+                player: Player::Black,
                 count: 2,
                 description: "Ra8-a1".into(),
             },
@@ -216,6 +224,41 @@ mod tests {
         assert_eq!(v["properties"]["Id"], "board_1");
         let v = json_line(&WatchEvent::DaemonStopped, "", T);
         assert_eq!(v, json!({"event": "DaemonStopped", "time_ms": T}));
+    }
+
+    /// The `--json` line of every board signal, byte for byte: scripts and overlays parse it,
+    /// so how the signal is held inside must not show.
+    #[test]
+    fn every_signal_line_is_pinned() {
+        // The events are `every_signal`'s: GameStarted f0, MovePlayed 3 Nf3, …, GameEnded ½-½.
+        let jsons = [
+            r#"{"board":"b","event":"GameStarted","fen":"f0","path":"/org/eboardd/Bridge1/Board/board_1","time_ms":1796029503000}"#,
+            r#"{"black_ms":2,"board":"b","event":"MovePlayed","fen":"f1","path":"/org/eboardd/Bridge1/Board/board_1","ply":3,"san":"Nf3","time_ms":1796029503000,"uci":"g1f3","white_ms":1}"#,
+            r#"{"board":"b","event":"MoveRetracted","fen":"f2","path":"/org/eboardd/Bridge1/Board/board_1","ply":2,"time_ms":1796029503000}"#,
+            r#"{"board":"b","description":"Ke1-e3","event":"IllegalPlacement","path":"/org/eboardd/Bridge1/Board/board_1","placement":"p3","player":"white","time_ms":1796029503000}"#,
+            r#"{"board":"b","count":2,"description":"Ra8-a1","event":"IllegalMoveCompleted","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            r#"{"board":"b","event":"FlagFell","path":"/org/eboardd/Bridge1/Board/board_1","player":"black","time_ms":1796029503000}"#,
+            r#"{"board":"b","event":"GameEnded","path":"/org/eboardd/Bridge1/Board/board_1","result":"1/2-1/2","termination":"flag-fall-draw","time_ms":1796029503000}"#,
+        ];
+        let texts = [
+            "09:05:03 b GameStarted f0",
+            "09:05:03 b MovePlayed 2. Nf3 (g1f3) white 0:00:00 black 0:00:00",
+            "09:05:03 b MoveRetracted ply 2",
+            "09:05:03 b IllegalPlacement white to move: Ke1-e3",
+            "09:05:03 b IllegalMoveCompleted black #2: Ra8-a1",
+            "09:05:03 b FlagFell black",
+            "09:05:03 b GameEnded 1/2-1/2 flag-fall-draw",
+        ];
+        let signals = crate::session::signal::every_signal();
+        assert_eq!(signals.len(), jsons.len());
+        for ((signal, want), text) in signals.into_iter().zip(jsons).zip(texts) {
+            let e = WatchEvent::Signal {
+                path: P.into(),
+                signal,
+            };
+            assert_eq!(json_line(&e, "b", T).to_string(), want);
+            assert_eq!(text_line(&e, "b", T), text);
+        }
     }
 
     #[test]

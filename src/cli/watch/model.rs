@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use crate::cli::client::{BoardEntry, matches};
 use crate::cli::render::clock;
-use crate::client::event::{BoardSignal, WatchEvent};
+use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
+use crate::session::Event;
 
 /// Milliseconds on the watcher's monotonic clock.
 pub type Millis = u64;
@@ -252,8 +253,8 @@ impl Model {
                     return false;
                 };
                 match signal {
-                    BoardSignal::GameStarted { .. } => b.raised.clear(),
-                    BoardSignal::IllegalMoveCompleted {
+                    Event::GameStarted { .. } => b.raised.clear(),
+                    Event::IllegalMoveCompleted {
                         player,
                         count,
                         description,
@@ -262,16 +263,18 @@ impl Model {
                         plies: b.props.moves.len(),
                         until_new_game: false,
                     }),
-                    BoardSignal::FlagFell { player } => b.raised.push(Raised {
+                    Event::FlagFell { player } => b.raised.push(Raised {
                         text: format!("FLAG: {player}'s time is up"),
                         plies: b.props.moves.len(),
                         until_new_game: true,
                     }),
                     // Shown from the properties (moves, pending illegal, result) instead.
-                    BoardSignal::MovePlayed { .. }
-                    | BoardSignal::MoveRetracted { .. }
-                    | BoardSignal::IllegalPlacement { .. }
-                    | BoardSignal::GameEnded { .. } => {}
+                    Event::MovePlayed { .. }
+                    | Event::MoveRetracted { .. }
+                    | Event::IllegalPlacement { .. }
+                    | Event::GameEnded { .. }
+                    // Never decoded from the bus: not a signal.
+                    | Event::Record(_) => {}
                 }
                 true
             }
@@ -344,6 +347,7 @@ pub fn describe_property(name: &str, value: &serde_json::Value) -> String {
 mod tests {
     use super::*;
     use crate::client::props::Claim;
+    use crate::vocab::Player;
     use serde_json::{Map, json};
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";
@@ -373,7 +377,7 @@ mod tests {
         }
     }
 
-    fn signal(s: BoardSignal) -> WatchEvent {
+    fn signal(s: Event) -> WatchEvent {
         WatchEvent::Signal {
             path: P.into(),
             signal: s,
@@ -463,8 +467,8 @@ mod tests {
         let mut m = model();
         m.apply(&changed(&[("Moves", json!(["e4", "e5"]))]), 1_100);
         m.apply(
-            &signal(BoardSignal::IllegalMoveCompleted {
-                player: "white".into(),
+            &signal(Event::IllegalMoveCompleted {
+                player: Player::White,
                 count: 1,
                 description: "Bf1-a7".into(),
             }),
@@ -487,14 +491,14 @@ mod tests {
     fn flag_alert_lasts_until_the_next_game() {
         let mut m = model();
         m.apply(
-            &signal(BoardSignal::FlagFell {
-                player: "black".into(),
+            &signal(Event::FlagFell {
+                player: Player::Black,
             }),
             2_000,
         );
         m.apply(&changed(&[("Moves", json!(["a", "b", "c", "d"]))]), 2_100);
         assert_eq!(m.boards()[0].alerts()[0].text, "FLAG: black's time is up");
-        m.apply(&signal(BoardSignal::GameStarted { fen: "x".into() }), 3_000);
+        m.apply(&signal(Event::GameStarted { fen: "x".into() }), 3_000);
         assert!(!m.boards()[0].alarmed());
     }
 

@@ -580,8 +580,10 @@ pub fn strip_ansi(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::event::{BoardSignal, WatchEvent};
+    use crate::client::event::WatchEvent;
     use crate::client::props::{BoardProps, Claim};
+    use crate::session::Event;
+    use crate::vocab::Player;
 
     /// `text` in `look`, without the reset that follows it (more may follow in the look).
     fn starts(look: Look, text: &str) -> String {
@@ -722,8 +724,8 @@ mod tests {
         m.apply(
             &WatchEvent::Signal {
                 path: "/org/eboardd/Bridge1/Board/board_2".into(),
-                signal: BoardSignal::IllegalMoveCompleted {
-                    player: "black".into(),
+                signal: Event::IllegalMoveCompleted {
+                    player: Player::Black,
                     count: 1,
                     description: "Ke8-e6".into(),
                 },
