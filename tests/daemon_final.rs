@@ -68,11 +68,7 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
     let live = s.dir.path().join("state/pgn/live/fin.pgn");
     let mut events = Events::start(&s.conn, "fin").await;
     sim.wait_for_update_mode(WAIT).await.expect("update mode");
-    events
-        .next_matching("GameStarted", |e| {
-            matches!(e, Ev::Signal(Event::GameStarted { .. }))
-        })
-        .await;
+    events.next_signal("GameStarted").await;
 
     // Read the live PGN after every signal while the game is played.
     let seen_files = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));

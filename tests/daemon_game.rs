@@ -36,11 +36,7 @@ async fn ready(sim: &SimHandle) {
 }
 
 async fn wait_started(events: &mut Events) {
-    events
-        .next_matching("GameStarted", |e| {
-            matches!(e, Ev::Signal(Event::GameStarted { .. }))
-        })
-        .await;
+    events.next_signal("GameStarted").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -175,18 +171,14 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
     })
     .await
     .unwrap();
-    let ev = events
-        .next_matching("IllegalPlacement", |e| {
-            matches!(e, Ev::Signal(Event::IllegalPlacement { .. }))
-        })
-        .await;
+    let ev = events.next_signal("IllegalPlacement").await;
     assert!(
         matches!(
             &ev,
-            Ev::Signal(Event::IllegalPlacement {
+            Event::IllegalPlacement {
                 player: Player::White,
                 ..
-            })
+            }
         ),
         "{ev:?}"
     );
@@ -208,19 +200,15 @@ async fn illegal_placement_alerted_before_the_press_then_completed() {
     );
 
     sc.step(&Step::PressClock).await.unwrap();
-    let ev = events
-        .next_matching("IllegalMoveCompleted", |e| {
-            matches!(e, Ev::Signal(Event::IllegalMoveCompleted { .. }))
-        })
-        .await;
+    let ev = events.next_signal("IllegalMoveCompleted").await;
     assert!(
         matches!(
             &ev,
-            Ev::Signal(Event::IllegalMoveCompleted {
+            Event::IllegalMoveCompleted {
                 player: Player::White,
                 count: 1,
                 ..
-            })
+            }
         ),
         "{ev:?}"
     );
@@ -259,17 +247,13 @@ async fn threefold_claim_one_move_ahead_accepted() {
         "org.eboardd.Bridge1.Error.ClaimNotAvailable"
     );
     b.accept_claim(&want.0, &want.1, &want.2).await.unwrap();
-    let ev = events
-        .next_matching("GameEnded", |e| {
-            matches!(e, Ev::Signal(Event::GameEnded { .. }))
-        })
-        .await;
+    let ev = events.next_signal("GameEnded").await;
     assert_eq!(
         ev,
-        Ev::Signal(Event::GameEnded {
+        Event::GameEnded {
             result: GameResult::Draw,
             termination: Termination::Claim
-        })
+        }
     );
     assert_eq!(now(&s.conn, &b).await.result().await.unwrap(), "1/2-1/2");
     assert_eq!(now(&s.conn, &b).await.state().await.unwrap(), "finished");
@@ -287,48 +271,53 @@ fn short_clock() -> BoardOptions {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flag_fall_with_mating_material_loses() {
-    let dir = tempfile::tempdir().unwrap();
-    let sim = sim_board(dir.path(), "flag", 10.0, short_clock()).await;
-    let port = sim.path().display().to_string();
-    let s = Setup::start_in(dir, &["--port", &port, "--rules", "rapid"]).await;
-    let mut events = Events::start(&s.conn, "flag").await;
+    let (_s, sim, mut events) = rapid_on_a_short_clock("flag").await;
     ready_to_play(&sim, &mut events).await;
     let mut sc = Scenario::new(&sim, quick(5));
     sc.run(&[Step::Moves(sans(&["e4", "e5", "Nf3"])), Step::FlagFall])
         .await
         .unwrap();
-    let ev = events
-        .next_matching("FlagFell", |e| {
-            matches!(e, Ev::Signal(Event::FlagFell { .. }))
-        })
-        .await;
+    flag_then_end(
+        &mut events,
+        Player::Black,
+        GameResult::WhiteWins,
+        Termination::TimeForfeit,
+    )
+    .await;
+}
+
+/// A simulated board `id` with a short clock, served by a fresh daemon with rapid rules.
+async fn rapid_on_a_short_clock(id: &str) -> (Setup, SimHandle, Events) {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = sim_board(dir.path(), id, 10.0, short_clock()).await;
+    let port = sim.path().display().to_string();
+    let s = Setup::start_in(dir, &["--port", &port, "--rules", "rapid"]).await;
+    let events = Events::start(&s.conn, id).await;
+    (s, sim, events)
+}
+
+/// `flagged`'s flag falls, then the game ends with `result` by `termination`.
+async fn flag_then_end(
+    events: &mut Events,
+    flagged: Player,
+    result: GameResult,
+    termination: Termination,
+) {
+    let flag = events.next_signal("FlagFell").await;
+    assert_eq!(flag, Event::FlagFell { player: flagged });
+    let ended = events.next_signal("GameEnded").await;
     assert_eq!(
-        ev,
-        Ev::Signal(Event::FlagFell {
-            player: Player::Black
-        })
-    );
-    let ev = events
-        .next_matching("GameEnded", |e| {
-            matches!(e, Ev::Signal(Event::GameEnded { .. }))
-        })
-        .await;
-    assert_eq!(
-        ev,
-        Ev::Signal(Event::GameEnded {
-            result: GameResult::WhiteWins,
-            termination: Termination::TimeForfeit
-        })
+        ended,
+        Event::GameEnded {
+            result,
+            termination
+        }
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flag_fall_without_mating_material_is_a_draw() {
-    let dir = tempfile::tempdir().unwrap();
-    let sim = sim_board(dir.path(), "flag2", 10.0, short_clock()).await;
-    let port = sim.path().display().to_string();
-    let s = Setup::start_in(dir, &["--port", &port, "--rules", "rapid"]).await;
-    let mut events = Events::start(&s.conn, "flag2").await;
+    let (s, sim, mut events) = rapid_on_a_short_clock("flag2").await;
     ready(&sim).await;
     let b = proxies::board(&s.conn, "flag2").await;
     // White has a queen, Black a bare king: White's flag falls, Black cannot mate.
@@ -341,29 +330,13 @@ async fn flag_fall_without_mating_material_is_a_draw() {
     sim.press_lever(ClockSide::Right).await.unwrap();
     let mut sc = Scenario::new(&sim, quick(9));
     sc.step(&Step::FlagFall).await.unwrap();
-    let ev = events
-        .next_matching("FlagFell", |e| {
-            matches!(e, Ev::Signal(Event::FlagFell { .. }))
-        })
-        .await;
-    assert_eq!(
-        ev,
-        Ev::Signal(Event::FlagFell {
-            player: Player::White
-        })
-    );
-    let ev = events
-        .next_matching("GameEnded", |e| {
-            matches!(e, Ev::Signal(Event::GameEnded { .. }))
-        })
-        .await;
-    assert_eq!(
-        ev,
-        Ev::Signal(Event::GameEnded {
-            result: GameResult::Draw,
-            termination: Termination::FlagFallDraw
-        })
-    );
+    flag_then_end(
+        &mut events,
+        Player::White,
+        GameResult::Draw,
+        Termination::FlagFallDraw,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,15 +4,15 @@
 //! accused of an illegal move.
 
 mod common;
-
-use std::process::Stdio;
+mod ctl_support;
 
 use common::board::FakeBoard;
 use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
-use common::{Daemon, Setup, WAIT, code, die_with_parent, record_file, wait_property, within};
+use common::{Daemon, Setup, WAIT, code, record_file, wait_property};
+use ctl_support::ctl;
 use eboardd::capture;
 use eboardd::cli::decode;
 use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
@@ -277,8 +277,12 @@ async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
 
     // `eboardctl status` shows it.
     let status = ctl(&s.bus.address, &["status", "unp2"]).await;
-    assert_eq!(status.0, 0, "{}", status.2);
-    assert!(status.1.contains("GAP  2 sequences"), "{}", status.1);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    assert!(
+        status.stdout.contains("GAP  2 sequences"),
+        "{}",
+        status.stdout
+    );
 
     // Play goes on meanwhile.
     sc.run(&[Step::Moves(sans(&["Nf6"]))]).await.unwrap();
@@ -296,7 +300,7 @@ async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
         "{wrong}"
     );
     let resolved = ctl(&s.bus.address, &["resolve", "unp2", "g1f3", "b8c6", "f1c4"]).await;
-    assert_eq!(resolved.0, 0, "{}", resolved.2);
+    assert_eq!(resolved.code, 0, "{}", resolved.stderr);
     wait_moves(&events, &sans(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"])).await;
     let now = proxies::fresh(&s.conn, "unp2").await;
     assert_eq!(now.gap().await.unwrap(), "");
@@ -307,23 +311,6 @@ async fn several_explanations_are_listed_and_resolve_gap_settles_them() {
         "{again}"
     );
     assert!(accusations(&events.all()).is_empty());
-}
-
-/// `eboardctl --bus ADDRESS args…`: (exit code, stdout, stderr).
-async fn ctl(address: &str, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_eboardctl"));
-    cmd.arg("--bus")
-        .arg(address)
-        .args(args)
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    die_with_parent(&mut cmd);
-    let out = within(WAIT, "eboardctl", cmd.output()).await.unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

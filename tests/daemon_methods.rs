@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 
 use common::Setup;
-use common::events::{Ev, Event, Events};
+use common::events::{Event, Events};
 use common::proxies::{self, BoardProxy, error_message, error_name};
 use eboardd::vocab::{GameResult, Termination};
 
@@ -78,22 +78,14 @@ async fn methods_change_the_game_and_announce_it() {
     let mut events = Events::start(&s.conn, "m").await;
 
     b.new_game().await.unwrap();
-    let ev = events
-        .next_matching("GameStarted", |e| {
-            matches!(e, Ev::Signal(Event::GameStarted { .. }))
-        })
-        .await;
-    assert_eq!(ev, Ev::Signal(Event::GameStarted { fen: START.into() }));
+    let ev = events.next_signal("GameStarted").await;
+    assert_eq!(ev, Event::GameStarted { fen: START.into() });
     assert_eq!(b.state().await.unwrap(), "playing");
 
     let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
     b.set_position(fen).await.unwrap();
-    let ev = events
-        .next_matching("GameStarted", |e| {
-            matches!(e, Ev::Signal(Event::GameStarted { .. }))
-        })
-        .await;
-    assert_eq!(ev, Ev::Signal(Event::GameStarted { fen: fen.into() }));
+    let ev = events.next_signal("GameStarted").await;
+    assert_eq!(ev, Event::GameStarted { fen: fen.into() });
     assert_eq!(b.fen().await.unwrap(), fen);
 
     let mut tags = HashMap::new();
@@ -110,17 +102,13 @@ async fn methods_change_the_game_and_announce_it() {
     b.adjudicate("1/2-1/2", "agreed by the arbiter")
         .await
         .unwrap();
-    let ev = events
-        .next_matching("GameEnded", |e| {
-            matches!(e, Ev::Signal(Event::GameEnded { .. }))
-        })
-        .await;
+    let ev = events.next_signal("GameEnded").await;
     assert_eq!(
         ev,
-        Ev::Signal(Event::GameEnded {
+        Event::GameEnded {
             result: GameResult::Draw,
             termination: Termination::Adjudication
-        })
+        }
     );
     assert_eq!(b.state().await.unwrap(), "finished");
     assert_eq!(b.termination().await.unwrap(), "adjudication");

@@ -205,11 +205,7 @@ async fn wrong_signatures_are_refused_with_invalid_args_and_change_nothing() {
         .wait_for_update_mode(WAIT)
         .await
         .expect("the daemon puts the board in update mode");
-    events
-        .next_matching("GameStarted", |e| {
-            matches!(e, Ev::Signal(Event::GameStarted { .. }))
-        })
-        .await;
+    events.next_signal("GameStarted").await;
     rig.scenario(0, 3)
         .run(&[moves(&["e4"])])
         .await

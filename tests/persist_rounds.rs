@@ -11,7 +11,7 @@ mod ctl_support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::events::{Ev, Event, Events};
+use common::events::Events;
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, within};
 use ctl_support::ctl;
@@ -142,11 +142,7 @@ async fn a_simulated_round_is_uploaded_in_board_order() {
     for ((sim, line), events) in sims.iter().zip(lines).zip(events.iter_mut()) {
         sim.wait_for_update_mode(WAIT).await.unwrap();
         // The players move once the daemon has seen the start position.
-        events
-            .next_matching("GameStarted", |e| {
-                matches!(e, Ev::Signal(Event::GameStarted { .. }))
-            })
-            .await;
+        events.next_signal("GameStarted").await;
         let mut scenario = Scenario::new(
             sim,
             ScenarioOptions {

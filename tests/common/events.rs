@@ -101,6 +101,20 @@ impl Events {
         ev
     }
 
+    /// Wait for the next signal `member` (`"GameEnded"`, …) after the previous match.
+    pub async fn next_signal(&mut self, member: &str) -> Event {
+        let ev = self
+            .next_matching(
+                member,
+                |e| matches!(e, Ev::Signal(ev) if ev.member() == Some(member)),
+            )
+            .await;
+        match ev {
+            Ev::Signal(ev) => ev,
+            Ev::Changed(..) => unreachable!("a property change is no signal"),
+        }
+    }
+
     /// Wait until `pred` holds for everything received so far (`pred` must not call back
     /// into `self`: it runs under the lock).
     pub async fn wait_until(&self, what: &str, pred: impl Fn(&[Ev]) -> bool) {
