@@ -881,9 +881,12 @@ mod tests {
                 b.receive(bytes, now);
                 if let Some(&(sq, code)) = moves.get(i) {
                     let square = Square::ALL[sq];
-                    match code {
-                        0 => b.lift(square, now),
-                        c => b.place(square, piece_of(c), now),
+                    // Codes 1–12 are the pieces in the protocol's own order.
+                    match crate::protocol::wire::piece_from_code(code) {
+                        crate::protocol::wire::PieceCode::Known(Some(piece)) => {
+                            b.place(square, piece, now)
+                        }
+                        _ => b.lift(square, now),
                     }
                     b.press_lever(if code % 2 == 0 { ClockSide::Left } else { ClockSide::Right }, now);
                 }
@@ -893,23 +896,6 @@ mod tests {
             let (_, stats) = crate::protocol::Decoder::decode_all(&out);
             proptest::prop_assert_eq!(stats.skipped_bytes, 0);
         }
-    }
-
-    fn piece_of(code: u8) -> Piece {
-        let role = [
-            Role::Pawn,
-            Role::Rook,
-            Role::Knight,
-            Role::Bishop,
-            Role::King,
-            Role::Queen,
-        ][usize::from((code - 1) % 6)];
-        let color = if code <= 6 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        Piece { color, role }
     }
 
     #[test]
