@@ -112,22 +112,25 @@ async fn fifty_chess960_start_positions_through_a_pty() {
             }
         })
         .await;
-        let uci_seen: Vec<String> = events
-            .all()
-            .into_iter()
-            .rev()
-            .take_while(|e| !matches!(e, Ev::Signal(Event::GameStarted { .. })))
-            .filter_map(|e| match e {
-                Ev::Signal(Event::MovePlayed { uci, .. }) => Some(uci),
-                _ => None,
-            })
-            .collect();
-        for u in &ucis {
-            assert!(
-                uci_seen.contains(u),
-                "game {game} (#{n}): {u} not in {uci_seen:?}"
-            );
-        }
+        // `Moves` is read on the same connection the signals come on, but the recorder takes
+        // them off it in its own task: wait for it to have every move's `MovePlayed`.
+        events
+            .wait_until(
+                &format!("game {game} (#{n}): a MovePlayed for each of {ucis:?}"),
+                |all| {
+                    let seen: Vec<&String> = all
+                        .iter()
+                        .rev()
+                        .take_while(|e| !matches!(e, Ev::Signal(Event::GameStarted { .. })))
+                        .filter_map(|e| match e {
+                            Ev::Signal(Event::MovePlayed { uci, .. }) => Some(uci),
+                            _ => None,
+                        })
+                        .collect();
+                    ucis.iter().all(|u| seen.contains(&u))
+                },
+            )
+            .await;
         let pgn = b.pgn().await.unwrap();
         assert!(
             pgn.contains("[Variant \"Chess960\"]") && pgn.contains(&want_fen),
