@@ -93,6 +93,14 @@ async fn simulate_ends_a_game_with_the_result_gesture() {
         }
     })
     .await;
+    // The recorder takes signals off the connection in its own task: it may not hold the
+    // `GameEnded` yet when `State` already says finished.
+    events
+        .wait_until("the GameEnded signal", |all| {
+            all.iter()
+                .any(|e| matches!(e, Ev::Signal(Event::GameEnded { .. })))
+        })
+        .await;
     let ended: Vec<Ev> = events
         .all()
         .into_iter()
