@@ -77,7 +77,7 @@ fn is_escaped_value(value: &str) -> bool {
                 Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => i += 3,
                 _ => return false,
             }
-        } else if bytes[i].is_ascii_alphanumeric() || b"-_/.\\*".contains(&bytes[i]) {
+        } else if bytes[i].is_ascii_alphanumeric() || b"-_/.*".contains(&bytes[i]) {
             i += 1;
         } else {
             return false;
@@ -168,6 +168,7 @@ mod tests {
             "unix",
             "unix:path",
             "unix:path=/a b",
+            "unix:path=/a\\b",
             "unix:=x",
             ":path=x",
             "unix:path=/x%2",

@@ -8,6 +8,7 @@
 //! so both see the same times (the daemon up to scheduling jitter, which is what the record
 //! comparison pins down). All captures run concurrently; the longest takes about 40 s.
 
+mod captures;
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ use common::{Bus, Daemon, proxies, record_file};
 
 /// Every `*.inbytes` capture of the shared captures, in name order.
 fn shared_captures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures"));
+    let dir = PathBuf::from(captures::DIR);
     let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())

@@ -222,13 +222,15 @@ async fn record_decodes_to_the_daemons_pgn(s: &Setup, id: &str, port: &std::path
     let b = proxies::fresh(&s.conn, id).await;
     let mut changes = b.receive_pgn_changed().await;
     let record = record_file(&s.dir.path().join("records"));
+    // The unplugging is in the record before the daemon saw the board come back.
+    let notes = capture::link_notes(&std::fs::read_to_string(&record).unwrap());
+    assert!(
+        notes.iter().any(|n| n.change == capture::LinkChange::Lost),
+        "the record notes the unplugging: {notes:?}"
+    );
     let decoded = || {
         let text = std::fs::read_to_string(&record).unwrap();
         let notes = capture::link_notes(&text);
-        assert!(
-            notes.iter().any(|n| n.change == capture::LinkChange::Lost),
-            "the record notes the unplugging: {notes:?}"
-        );
         let reads = capture::parse(&text).unwrap();
         let config = decode::session_config_for(port);
         let out = decode::decode(&reads, &notes, config, &decode::today());

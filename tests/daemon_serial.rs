@@ -218,12 +218,7 @@ async fn record_writes_the_raw_input() {
     wait_connected(&b, true).await;
     let mut sn = b.receive_serial_number_changed().await;
     wait_property(&mut sn, "SerialNumber", |v| v == "13116").await;
-    let files: Vec<_> = std::fs::read_dir(&record)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let text = std::fs::read_to_string(&files[0]).unwrap();
+    let text = std::fs::read_to_string(common::record_file(&record)).unwrap();
     let chunks = eboardd::capture::parse(&text).unwrap();
     let bytes: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
     let serial = [0x91, 0x00, 0x08, b'1', b'3', b'1', b'1', b'6'];

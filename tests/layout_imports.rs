@@ -1,11 +1,11 @@
 //! The crate's layering, read from the source tree: which top-level module of `src/` uses
 //! which (`crate::…` paths outside comments and test modules), so that
 //!
-//! * the pure core (vocabulary, protocol, board, tracker, arbiter, gap, game, patch, session,
-//!   the link state machine when it is its own module) is in no import cycle,
-//! * the core uses no shell module (daemon, cli, client, bridge) and no I/O, async runtime,
-//!   D-Bus or OS clock,
-//! * the shells gain no new cycle (the ones left are listed below and may only go away).
+//! * no module is in an import cycle (and, named apart, none through the pure core:
+//!   vocabulary, protocol, board, tracker, arbiter, gap, game, patch, session, link),
+//! * the core uses no shell module (daemon, cli, client, bridge, mqtt, sim) and no I/O, async
+//!   runtime, D-Bus or OS clock,
+//! * the vocabulary is a leaf.
 //!
 //! The modules are whatever `src/` holds (`src/x.rs` or `src/x/`), so the test follows
 //! modules that are added, moved or split.
@@ -19,8 +19,9 @@ const CORE: [&str; 10] = [
     "vocab", "protocol", "board", "tracker", "arbiter", "gap", "game", "patch", "session", "link",
 ];
 
-/// Shell modules the core must not use.
-const SHELLS: [&str; 4] = ["daemon", "cli", "client", "bridge"];
+/// Shell modules the core must not use (the simulator drives ptys with tokio; `mqtt` is the
+/// broker side of the relay and the hall reader).
+const SHELLS: [&str; 6] = ["daemon", "cli", "client", "bridge", "mqtt", "sim"];
 
 /// What the core must not name: the runtime, D-Bus, the file system, the network, the OS clock.
 const FORBIDDEN_IN_CORE: [&str; 8] = [

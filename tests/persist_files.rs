@@ -2,6 +2,8 @@
 //! live folder never reads a half-written game, and a recording parses back to the very
 //! chunks that were read from the board.
 
+mod captures;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -94,19 +96,7 @@ fn finished_games_per_board_and_day() {
 fn recorded_session_replays_through_the_capture_reader() {
     let dir = tempfile::tempdir().unwrap();
     // A real capture from the shared corpus, recorded as the daemon would read it.
-    let capture_file = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures/1.inbytes");
-    let source = std::fs::read_to_string(capture_file)
-        .ok()
-        .map(|text| capture::parse(&text).expect("the shared capture parses"));
-    let chunks = source.unwrap_or_else(|| {
-        // Without the shared data: a synthetic stream of board messages.
-        (0..50u8)
-            .map(|i| capture::Chunk {
-                at_ms: None,
-                bytes: vec![0x8e, 0, 5, i % 64, i],
-            })
-            .collect()
-    });
+    let chunks = captures::chunks(1);
     let mut recorder = Recorder::create(dir.path(), "board_1").unwrap();
     for (i, c) in chunks.iter().enumerate() {
         recorder.record_at(i as u64 * 10, &c.bytes).unwrap();

@@ -2,7 +2,9 @@
 //! tokio-serial and the decoder yields exactly the capture's bytes and messages; a timestamped
 //! `--record` capture keeps its timing (scaled by the speed).
 
-use std::path::{Path, PathBuf};
+mod captures;
+
+use std::path::Path;
 use std::time::Duration;
 
 use eboardd::capture::{self, Chunk, RECORD_HEADER, format_record_line};
@@ -11,11 +13,6 @@ use eboardd::protocol::Decoder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::{Instant, timeout};
 use tokio_serial::SerialPortBuilderExt;
-
-fn capture_path(n: u32) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures"))
-        .join(format!("{n}.inbytes"))
-}
 
 async fn wait_for(path: &Path) {
     for _ in 0..500 {
@@ -65,8 +62,7 @@ async fn round_trip(chunks: Vec<Chunk>, speed: f64, gap_ms: u64) -> Vec<u8> {
 #[tokio::test]
 async fn shared_captures_come_back_byte_exact() {
     for n in [1, 2] {
-        let text = std::fs::read_to_string(capture_path(n)).unwrap();
-        let chunks = capture::parse(&text).unwrap();
+        let chunks = captures::chunks(n);
         let original: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
         let got = round_trip(chunks, 1.0, 0).await;
         assert_eq!(got, original, "capture {n}");

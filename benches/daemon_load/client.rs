@@ -88,23 +88,41 @@ impl Log {
             return;
         };
         let body = msg.body();
-        match member.as_str() {
+        // Whether a waiter has news; told once the lock is released, so the woken check does
+        // not wait on it.
+        let news = match member.as_str() {
             "GameStarted" => {
                 log.boards[i].games += 1;
-                self.news.notify_waiters();
+                true
             }
             "MovePlayed" => match body.deserialize::<(u32, String, String, String, u64, u64)>() {
                 Ok((ply, _san, uci, _fen, _white, _black)) => {
                     let board = &mut log.boards[i];
                     let game = board.games;
                     board.moves.entry((game, ply)).or_default().push((uci, at));
-                    self.news.notify_waiters();
+                    true
                 }
-                Err(_) => log.undecodable += 1,
+                Err(_) => {
+                    log.undecodable += 1;
+                    false
+                }
             },
-            "MoveRetracted" => log.boards[i].retractions += 1,
-            "PropertiesChanged" => log.boards[i].properties_changed += 1,
-            _ => log.boards[i].other_signals += 1,
+            "MoveRetracted" => {
+                log.boards[i].retractions += 1;
+                false
+            }
+            "PropertiesChanged" => {
+                log.boards[i].properties_changed += 1;
+                false
+            }
+            _ => {
+                log.boards[i].other_signals += 1;
+                false
+            }
+        };
+        drop(log);
+        if news {
+            self.news.notify_waiters();
         }
     }
 }

@@ -141,7 +141,8 @@ impl Arbiter {
         // The increment the offender gained from the illegal press is not his (Arbiters'
         // Manual, all time controls): say so in the record for the arbiter setting the clock.
         let inc = self
-            .tc
+            .cfg
+            .time_control
             .as_ref()
             .map(|t| t.increment_after(self.completed_moves[idx(offender)]))
             .filter(|&i| i > 0)

@@ -130,12 +130,9 @@ pub enum ArbiterEvent {
     },
 }
 
-/// Contract name of a colour.
+/// Contract name of a colour (the vocabulary's `Player` word).
 pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
+    Player::from(c).as_str()
 }
 
 fn win_for(c: Color) -> GameResult {
@@ -181,7 +178,6 @@ struct Window {
 #[derive(Debug, Clone)]
 pub struct Arbiter {
     cfg: ArbiterConfig,
-    tc: Option<TimeControl>,
     /// Positions of the current segment, start first; the last one is the current position.
     positions: Vec<Chess>,
     history: History,
@@ -205,12 +201,14 @@ pub struct Arbiter {
 impl Arbiter {
     /// A new game from `start` with the given tags.
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
-        let tc = cfg.time_control.clone();
         let mut clock = ClockModel::new(cfg.white_display);
-        clock.set_multi_period(tc.as_ref().is_some_and(|t| t.periods.len() > 1));
+        clock.set_multi_period(
+            cfg.time_control
+                .as_ref()
+                .is_some_and(|t| t.periods.len() > 1),
+        );
         let mut a = Arbiter {
             cfg,
-            tc,
             positions: Vec::new(),
             history: History::default(),
             clock,
@@ -398,7 +396,10 @@ impl Arbiter {
     }
 
     fn has_increment(&self) -> bool {
-        self.tc.as_ref().is_some_and(TimeControl::has_increment)
+        self.cfg
+            .time_control
+            .as_ref()
+            .is_some_and(TimeControl::has_increment)
             || self.clock.observed_increment_ms().is_some_and(|i| i > 0)
     }
 

@@ -17,25 +17,3 @@ pub async fn connect(bus: &BusChoice) -> Result<zbus::Connection, CtlError> {
         ))
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bus_choices_parse() {
-        assert_eq!("system".parse::<BusChoice>(), Ok(BusChoice::System));
-        assert_eq!("session".parse::<BusChoice>(), Ok(BusChoice::Session));
-        assert_eq!(
-            "unix:path=/run/x".parse::<BusChoice>(),
-            Ok(BusChoice::Address("unix:path=/run/x".into()))
-        );
-        let err = "sytem".parse::<BusChoice>().expect_err("typo is refused");
-        assert!(err.contains("\"sytem\""), "{err}");
-        assert_eq!(BusChoice::default(), BusChoice::System);
-        assert_eq!(
-            BusChoice::Address("unix:path=/b".into()).to_string(),
-            "bus at unix:path=/b"
-        );
-    }
-}

@@ -9,7 +9,6 @@
 use serde_json::{Map, Value};
 use zbus::Variant;
 
-pub use crate::contract::BOARD_INTERFACE;
 pub use crate::contract::props::{BoardProps, Claim, IllegalCounts};
 
 /// Converts any D-Bus value to JSON: strings, object paths and signatures become strings,

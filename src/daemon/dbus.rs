@@ -24,7 +24,7 @@ use crate::session::{Command, Event};
 use crate::vocab::CommandError;
 
 // The names and paths are the contract's, written down once in `crate::contract`.
-pub use crate::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_INTERFACE, MANAGER_PATH, board_path};
+pub use crate::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_PATH, board_path};
 
 /// Named errors `org.eboardd.Bridge1.Error.*`.
 #[derive(Debug, zbus::DBusError)]
@@ -341,11 +341,12 @@ impl Publisher {
     pub async fn publish(&mut self, events: &[Event], view: &BoardProps) {
         let next = {
             let mut snap = self.shared.lock();
-            if *snap == *view && events.is_empty() {
+            let same = *snap == *view;
+            if same && events.is_empty() {
                 // The common tick: nothing to say.
                 return;
             }
-            if *snap != *view {
+            if !same {
                 *snap = view.clone();
             }
             snap.clone()
@@ -458,6 +459,10 @@ pub fn changed_properties<'a>(
     old: &BoardProps,
     new: &'a BoardProps,
 ) -> Vec<(&'static str, Value<'a>)> {
+    if old == new {
+        // Signals without a property change: nothing to build or compare.
+        return Vec::new();
+    }
     crate::contract::BOARD_PROPERTIES
         .iter()
         .filter_map(|p| {

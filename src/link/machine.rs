@@ -160,10 +160,6 @@ impl Link {
         }
     }
 
-    pub fn listen_only(&self) -> bool {
-        self.listen_only
-    }
-
     /// The port is open (the board may not have answered yet).
     pub fn is_open(&self) -> bool {
         matches!(self.port, Port::Open(_))

@@ -21,8 +21,8 @@ use crate::session::{
 };
 use crate::vocab::CommandError;
 
-/// How often the session gets a tick (as the daemon's board task does).
-pub const TICK_MS: u64 = 100;
+/// How often the session gets a tick: the daemon's board task's own pace.
+pub use crate::link::TICK_MS;
 
 /// The board, the line and the session (see the module documentation).
 pub struct Rig {

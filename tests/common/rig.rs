@@ -156,14 +156,7 @@ pub async fn ready_to_play(sim: &SimHandle, events: &mut super::events::Events) 
     sim.wait_for_update_mode(super::WAIT)
         .await
         .expect("the daemon puts the board in update mode");
-    events
-        .next_matching("GameStarted", |e| {
-            matches!(
-                e,
-                super::events::Ev::Signal(super::events::Event::GameStarted { .. })
-            )
-        })
-        .await;
+    events.next_signal("GameStarted").await;
 }
 
 /// Waits until the client has seen exactly the moves `want` (SAN) in this game.

@@ -69,7 +69,7 @@ pub async fn start_bus(dir: &Path) -> anyhow::Result<(Child, String)> {
 }
 
 /// The mosquitto binary (Debian puts it in /usr/sbin, which a user's PATH may lack).
-pub fn mosquitto_binary() -> Option<PathBuf> {
+fn mosquitto_binary() -> Option<PathBuf> {
     let sbin = PathBuf::from("/usr/sbin/mosquitto");
     if sbin.exists() {
         return Some(sbin);

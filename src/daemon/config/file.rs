@@ -11,10 +11,7 @@ use toml::Spanned;
 use crate::arbiter::timecontrol::TimeControl;
 
 use super::board::{BoardConfig, BoardField, port_file_name};
-use super::words::{
-    parse_dir, parse_edition, parse_number, parse_orientation, parse_rules, parse_variant,
-    parse_white_display, validate_tag_name, validate_tag_value,
-};
+use super::words::{parse_dir, parse_number, parse_word, validate_tag_name, validate_tag_value};
 use super::{Config, ConfigError, ErrorOrigin};
 
 /// Parse and validate configuration text read from `path` (used in error messages).
@@ -51,11 +48,11 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 .map_err(|m| at(Some(dir.span()), field("state_dir"), m))?;
         }
         if let Some(rules) = d.rules {
-            config.daemon.rules = parse_rules(rules.get_ref())
+            config.daemon.rules = parse_word(rules.get_ref())
                 .map_err(|m| at(Some(rules.span()), field("rules"), m))?;
         }
         if let Some(edition) = d.edition {
-            config.daemon.edition = parse_edition(edition.get_ref())
+            config.daemon.edition = parse_word(edition.get_ref())
                 .map_err(|m| at(Some(edition.span()), field("edition"), m))?;
         }
         if let Some(dir) = d.pgn_dir {
@@ -66,7 +63,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         config.daemon.guidelines_iii = d.guidelines_iii.unwrap_or(false);
         if let Some(v) = d.variant {
             config.daemon.variant =
-                parse_variant(v.get_ref()).map_err(|m| at(Some(v.span()), field("variant"), m))?;
+                parse_word(v.get_ref()).map_err(|m| at(Some(v.span()), field("variant"), m))?;
         }
     }
 
@@ -109,29 +106,28 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
             board.number = Some(n);
         }
         if let Some(v) = b.variant {
-            board.variant = Some(
-                parse_variant(v.get_ref()).map_err(|m| at(Some(v.span()), field("variant"), m))?,
-            );
+            board.variant =
+                Some(parse_word(v.get_ref()).map_err(|m| at(Some(v.span()), field("variant"), m))?);
         }
         if let Some(rules) = b.rules {
             board.rules = Some(
-                parse_rules(rules.get_ref())
+                parse_word(rules.get_ref())
                     .map_err(|m| at(Some(rules.span()), field("rules"), m))?,
             );
         }
         if let Some(edition) = b.edition {
             board.edition = Some(
-                parse_edition(edition.get_ref())
+                parse_word(edition.get_ref())
                     .map_err(|m| at(Some(edition.span()), field("edition"), m))?,
             );
         }
         if let Some(wd) = b.white_display {
-            board.white_display = parse_white_display(wd.get_ref())
+            board.white_display = parse_word(wd.get_ref())
                 .map_err(|m| at(Some(wd.span()), field("white_display"), m))?;
         }
         if let Some(o) = b.orientation {
-            board.orientation = parse_orientation(o.get_ref())
-                .map_err(|m| at(Some(o.span()), field("orientation"), m))?;
+            board.orientation =
+                parse_word(o.get_ref()).map_err(|m| at(Some(o.span()), field("orientation"), m))?;
         }
         if let Some(tc) = b.time_control {
             board.time_control = Some(

@@ -24,7 +24,7 @@ mod board;
 mod file;
 mod words;
 
-use words::parse_rules;
+use words::parse_word;
 
 pub use crate::arbiter::timecontrol::{Period, TimeControl, TimeControlError};
 use crate::bus_choice::BusChoice;
@@ -202,7 +202,7 @@ impl Config {
         }
         if let Some(rules) = &overrides.rules {
             self.daemon.rules =
-                parse_rules(rules).map_err(|m| ConfigError::command_line("--rules", m))?;
+                parse_word(rules).map_err(|m| ConfigError::command_line("--rules", m))?;
         }
         if let Some(dir) = &overrides.state_dir {
             if dir.as_os_str().is_empty() {

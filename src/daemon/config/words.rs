@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::game::{self, TagValueFault};
-use crate::vocab::{Edition, OrientationSetting, Rules, UnknownWord, Variant, WhiteDisplay};
+use crate::vocab::UnknownWord;
 
 /// The longest tag name a config file may give (the PGN standard's limit on a symbol).
 const TAG_NAME_MAX: usize = 255;
@@ -50,22 +50,8 @@ pub(super) fn parse_number(n: i64) -> Result<u32, String> {
     }
 }
 
-pub(super) fn parse_variant(s: &str) -> Result<Variant, String> {
-    s.parse().map_err(|e: UnknownWord| e.to_string())
-}
-
-pub(super) fn parse_rules(s: &str) -> Result<Rules, String> {
-    s.parse().map_err(|e: UnknownWord| e.to_string())
-}
-
-pub(super) fn parse_edition(s: &str) -> Result<Edition, String> {
-    s.parse().map_err(|e: UnknownWord| e.to_string())
-}
-
-pub(super) fn parse_white_display(s: &str) -> Result<WhiteDisplay, String> {
-    s.parse().map_err(|e: UnknownWord| e.to_string())
-}
-
-pub(super) fn parse_orientation(s: &str) -> Result<OrientationSetting, String> {
+/// One of the contract's words (`rules`, `edition`, `variant`, …), with the error naming the
+/// accepted words.
+pub(super) fn parse_word<T: std::str::FromStr<Err = UnknownWord>>(s: &str) -> Result<T, String> {
     s.parse().map_err(|e: UnknownWord| e.to_string())
 }
