@@ -13,7 +13,7 @@ use shakmaty::{Chess, Move, Position};
 
 const CORPUS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/twic1599.pgn"
+    "/tests/data/corpus/twic1599.pgn"
 ));
 
 /// Moves of the first `n` games of the corpus that start from the initial position.

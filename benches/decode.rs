@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 fn capture(name: &str) -> Vec<Vec<u8>> {
     let path = format!(
-        "{}/../shared/captures/{name}.inbytes",
+        "{}/tests/data/captures/{name}.inbytes",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));

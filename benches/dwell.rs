@@ -188,7 +188,7 @@ fn generator_game(index: usize, game: &[Move], seed: u64, dwell: u64) -> Tally {
 }
 
 fn capture(n: u32) -> (Vec<u8>, Vec<String>) {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures");
     let text = std::fs::read_to_string(format!("{dir}/{n}.inbytes")).expect("capture readable");
     let chunks = eboardd::capture::parse(&text).expect("capture parses");
     let bytes = chunks.into_iter().flat_map(|c| c.bytes).collect();

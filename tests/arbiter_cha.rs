@@ -13,11 +13,11 @@ use shakmaty::{CastlingMode, Chess, Color};
 
 const CHA_VECTOR: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/cha-test-vector.txt"
+    "/tests/data/oracle/cha-test-vector.txt"
 ));
 const CHASOLVER_POSITIONS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/chasolver-positions.txt"
+    "/tests/data/oracle/chasolver-positions.txt"
 ));
 
 /// Every `FULL`-th position gets the full search and every `FAST`-th the fast checks: these

@@ -15,7 +15,7 @@ use shakmaty::{Chess, Color, Position};
 
 const CLAIMS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/oracle/claims.jsonl"
+    "/tests/data/oracle/claims.jsonl"
 ));
 
 /// One game of `claims.jsonl`: its name, start, moves (UCI) and the oracle's verdicts at the

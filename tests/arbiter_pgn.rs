@@ -10,7 +10,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 const CORPUS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/twic1599.pgn"
+    "/tests/data/corpus/twic1599.pgn"
 ));
 
 /// Debug builds replay every `STRIDE`-th game (the per-move work includes the unwinnability

@@ -26,7 +26,7 @@ const CASES: u32 = 4_000;
 
 /// The board → host byte streams of the shared captures.
 fn capture_seeds() -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures"));
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures"));
     let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("the captures {}: {e}", dir.display()))
         .map(|entry| entry.expect("capture dir entry").path())

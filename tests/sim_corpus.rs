@@ -115,7 +115,7 @@ async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u
 async fn corpus_games_come_out_exact_through_the_pty() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/twic1599.pgn"
+        "/tests/data/corpus/twic1599.pgn"
     ))
     .unwrap();
     let games = parse_games(&text);

@@ -7,7 +7,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
 /// Where the captures are.
-pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/captures");
+pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures");
 
 /// The path of capture `n`'s file with `extension`.
 pub fn path(n: u32, extension: &str) -> String {
