@@ -482,7 +482,11 @@ async fn removal_daemon_restart_and_relay_restart() {
     assert_ne!(new_run, old_run, "each relay run has its own id");
     let run_topic = "hall/rig-f/run".to_owned();
     let kept = retained(broker.port, std::slice::from_ref(&run_topic)).await;
-    assert_eq!(kept[&run_topic], new_run.as_bytes(), "the retained run is the new one");
+    assert_eq!(
+        kept[&run_topic],
+        new_run.as_bytes(),
+        "the retained run is the new one"
+    );
     assert_eq!(
         (first["member"].as_str(), first["san"].as_str()),
         (Some("MovePlayed"), Some("Bb5"))

@@ -99,7 +99,11 @@ async fn hostile_broker_messages_are_refused_counted_and_the_stream_lives() {
     assert_eq!(snap.event, "Snapshot");
     assert_eq!(snap.data["boards"][0]["board"], BOARD);
 
-    publish(broker.port, &[json_msg("rig-a/board_1/event", moved(1, 1, "e4"))]).await;
+    publish(
+        broker.port,
+        &[json_msg("rig-a/board_1/event", moved(1, 1, "e4"))],
+    )
+    .await;
     sse.until("the first move", |e| e.event == "MovePlayed")
         .await;
 
@@ -166,7 +170,9 @@ async fn hostile_broker_messages_are_refused_counted_and_the_stream_lives() {
     ));
     publish(broker.port, &hostile).await;
 
-    let seen = sse.until("the last good event", |e| e.event == "FlagFell").await;
+    let seen = sse
+        .until("the last good event", |e| e.event == "FlagFell")
+        .await;
     let known = [
         "MovePlayed",
         "FlagFell",
@@ -181,7 +187,10 @@ async fn hostile_broker_messages_are_refused_counted_and_the_stream_lives() {
     }
     let moves: Vec<&SseEvent> = seen.iter().filter(|e| e.event == "MovePlayed").collect();
     assert_eq!(moves.len(), 1, "only the good second move, once: {moves:?}");
-    assert_eq!(moves[0].data["board"], BOARD, "the board comes from the topic");
+    assert_eq!(
+        moves[0].data["board"], BOARD,
+        "the board comes from the topic"
+    );
     assert_eq!(moves[0].data["ply"], 2);
     assert_eq!(
         seen.iter().filter(|e| e.event == "InterfacesAdded").count(),
@@ -218,7 +227,10 @@ async fn hostile_broker_messages_are_refused_counted_and_the_stream_lives() {
     assert_eq!(health["source"], "broker");
     assert_eq!(health["source_up"], true);
     assert_eq!(health["boards"], 5);
-    assert_eq!(health["events"]["refused"], 0, "nothing got as far as the writer");
+    assert_eq!(
+        health["events"]["refused"], 0,
+        "nothing got as far as the writer"
+    );
     assert_eq!(serve.json("/api/boards").await.as_array().unwrap().len(), 5);
 
     // The same stream carries what comes next, and the operator was told once.
@@ -235,7 +247,14 @@ async fn hostile_broker_messages_are_refused_counted_and_the_stream_lives() {
                 .lock()
                 .unwrap()
                 .iter()
-                .filter_map(|l| l.split("refused ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+                .filter_map(|l| {
+                    l.split("refused ")
+                        .nth(1)?
+                        .split(' ')
+                        .next()?
+                        .parse::<u64>()
+                        .ok()
+                })
                 .sum();
             if told == 26 {
                 return;
@@ -298,7 +317,10 @@ async fn hostile_http_requests_get_plain_answers_and_the_bridge_lives() {
     ] {
         let (status, text) = raw(&serve.base, "GET", path).await;
         assert!([400, 404].contains(&status), "{path}: {status} {text}");
-        assert!(!text.contains("[package]") && !text.contains("root:"), "{path}");
+        assert!(
+            !text.contains("[package]") && !text.contains("root:"),
+            "{path}"
+        );
     }
     for method in ["POST", "DELETE", "BREW", "CONNECT"] {
         let (status, text) = raw(&serve.base, method, "/api/boards").await;

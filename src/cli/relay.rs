@@ -62,7 +62,9 @@ pub struct HallArgs {
 fn boards_bound(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
-        _ => Err(format!("{text:?} is not a number of boards from 1 to 1000000")),
+        _ => Err(format!(
+            "{text:?} is not a number of boards from 1 to 1000000"
+        )),
     }
 }
 

@@ -235,7 +235,11 @@ impl Feed {
 
     fn refuse(&mut self, why: Refusal) {
         self.health.refused += 1;
-        *self.health.refused_by_reason.entry(why.as_str()).or_insert(0) += 1;
+        *self
+            .health
+            .refused_by_reason
+            .entry(why.as_str())
+            .or_insert(0) += 1;
         self.health_changed = true;
     }
 
@@ -271,7 +275,9 @@ impl Feed {
                 self.refuse(Refusal::OverBound);
                 return None;
             }
-            self.health.rigs.insert(rig.to_owned(), RigHealth::default());
+            self.health
+                .rigs
+                .insert(rig.to_owned(), RigHealth::default());
         }
         self.health_changed = true;
         self.health.rigs.get_mut(rig)
@@ -447,7 +453,11 @@ impl Feed {
             self.refuse(Refusal::NotJson);
             return Vec::new();
         };
-        let Some(seq) = args.remove("seq").and_then(|v| v.as_u64()).filter(|&s| s > 0) else {
+        let Some(seq) = args
+            .remove("seq")
+            .and_then(|v| v.as_u64())
+            .filter(|&s| s > 0)
+        else {
             self.refuse(Refusal::BadSeq);
             return Vec::new();
         };
@@ -825,7 +835,10 @@ mod tests {
                 json!({"seq": 1, "member": "FlagFell", "player": "purple"}),
                 Refusal::BadEvent,
             ),
-            (json!({"member": "FlagFell", "player": "white"}), Refusal::BadSeq),
+            (
+                json!({"member": "FlagFell", "player": "white"}),
+                Refusal::BadSeq,
+            ),
             (
                 json!({"seq": 0, "member": "FlagFell", "player": "white"}),
                 Refusal::BadSeq,
@@ -862,8 +875,10 @@ mod tests {
         // `board` and extra keys in the payload never reach the update.
         let out = f.on_message(
             "eb/r/b/event",
-            &ev(json!({"seq": 1, "run": "x", "member": "FlagFell", "player": "white",
-                "board": "other/board", "extra": "<script>"})),
+            &ev(
+                json!({"seq": 1, "run": "x", "member": "FlagFell", "player": "white",
+                "board": "other/board", "extra": "<script>"}),
+            ),
             false,
         );
         assert_eq!(
@@ -922,7 +937,10 @@ mod tests {
             long_rig.as_str(),
             "elsewhere/r/b/state",
         ] {
-            assert!(f.on_message(topic, &state("x"), false).is_empty(), "{topic}");
+            assert!(
+                f.on_message(topic, &state("x"), false).is_empty(),
+                "{topic}"
+            );
         }
         assert_eq!(refused(&f, Refusal::BadTopic), 9);
         assert_eq!(

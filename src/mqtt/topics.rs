@@ -252,7 +252,17 @@ mod tests {
         }
         assert!(check_rig("hall-a").is_ok());
         let long = "r".repeat(MAX_RIG_LEN + 1);
-        for bad in ["", "a/b", "a+", "#", "$x", "a\nb", "a\rb", "a\0", long.as_str()] {
+        for bad in [
+            "",
+            "a/b",
+            "a+",
+            "#",
+            "$x",
+            "a\nb",
+            "a\rb",
+            "a\0",
+            long.as_str(),
+        ] {
             let e = check_rig(bad).expect_err(bad);
             assert!(e.0.starts_with("--rig"), "{e}");
         }

@@ -292,8 +292,8 @@ pub async fn raw_with(base: &str, method: &str, path: &str, headers: &[u8]) -> (
     let mut s = within(WAIT, "connect", tokio::net::TcpStream::connect(addr))
         .await
         .unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n")
-        .into_bytes();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n").into_bytes();
     req.extend_from_slice(headers);
     req.extend_from_slice(b"Content-Length: 0\r\n\r\n");
     // A server may answer and close before it has read a huge request: that is an answer.
@@ -310,4 +310,3 @@ pub async fn raw_with(base: &str, method: &str, path: &str, headers: &[u8]) -> (
         .unwrap_or(0);
     (status, text)
 }
-

@@ -411,9 +411,7 @@ mod tests {
             args: props(json!({"board": "elsewhere", "player": "white"})),
         });
         assert_eq!(data(&ev[0]), json!({"board": "r/b", "player": "white"}));
-        let ev = feed.apply(HallUpdate::SourceDown {
-            reason: "x".into(),
-        });
+        let ev = feed.apply(HallUpdate::SourceDown { reason: "x".into() });
         assert_eq!(data(&ev[0]), json!({"reason": "x"}));
     }
 

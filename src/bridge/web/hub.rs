@@ -268,7 +268,14 @@ mod tests {
                 assert!(sub.first[0].data.contains(r#""reset":true"#));
                 // Then the live stream.
                 hub.publish(signal("a", 9));
-                assert_eq!(sub.live.try_recv().map(|e| e.member.clone()).ok().as_deref(), Some("MovePlayed"));
+                assert_eq!(
+                    sub.live
+                        .try_recv()
+                        .map(|e| e.member.clone())
+                        .ok()
+                        .as_deref(),
+                    Some("MovePlayed")
+                );
             }
         }
         assert_eq!(hub.resets(), 10);

@@ -390,7 +390,10 @@ mod tests {
             ("MovePlayed", "{}\n\ndata: x"),
             ("MovePlayed", "{}\r"),
         ] {
-            assert!(sse_event(&event(member, data)).is_none(), "{member:?} {data:?}");
+            assert!(
+                sse_event(&event(member, data)).is_none(),
+                "{member:?} {data:?}"
+            );
         }
     }
 
@@ -401,8 +404,18 @@ mod tests {
         assert_eq!(resume_from(Some(&h(b" 42 ")), None), Resume::After(42));
         assert_eq!(resume_from(None, Some("42")), Resume::After(42));
         assert_eq!(resume_from(Some(&h(b"")), Some("5")), Resume::Fresh);
-        for bad in [&b"yesterday"[..], b"-1", b"1e3", b"99999999999999999999999", b"\xff\xfe"] {
-            assert_eq!(resume_from(Some(&h(bad)), None), Resume::Unreadable, "{bad:?}");
+        for bad in [
+            &b"yesterday"[..],
+            b"-1",
+            b"1e3",
+            b"99999999999999999999999",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(
+                resume_from(Some(&h(bad)), None),
+                Resume::Unreadable,
+                "{bad:?}"
+            );
         }
     }
 }
