@@ -5,11 +5,13 @@
 //!   member, arguments of the wrong type, `board` in a payload, made-up boards past the
 //!   bound, oversized payloads, bad topics, a resent first event) are refused and counted in
 //!   `/api/health`, and the live event stream goes on carrying the good events;
+//! - the same messages to `eboardctl watch --mqtt --json`: only the good events are shown;
 //! - HTTP: hostile paths, methods, headers and `Last-Event-ID` values get plain answers (a
 //!   reset snapshot for every id that cannot be replayed), and the bridge and its open
 //!   streams live on.
 
 mod common;
+mod ctl_support;
 mod relay_support;
 mod web_support;
 
@@ -40,8 +42,8 @@ fn moved(seq: u64, ply: u64, san: &str) -> Value {
         "uci": "e2e4", "fen": "8/8/8/8/8/8/8/8 w - - 0 1", "white_ms": 1000, "black_ms": 2000})
 }
 
-/// A broker holding one rig's board (as a relay leaves it), and the bridge serving it.
-async fn hall(dir: &std::path::Path, extra: &[&str]) -> (Broker, Serve) {
+/// A broker holding one rig's board (as a relay leaves it).
+async fn broker_with_a_board(dir: &std::path::Path) -> Broker {
     let broker = Broker::start(dir).await;
     publish(
         broker.port,
@@ -58,6 +60,12 @@ async fn hall(dir: &std::path::Path, extra: &[&str]) -> (Broker, Serve) {
         ],
     )
     .await;
+    broker
+}
+
+/// [`broker_with_a_board`], and the bridge serving it.
+async fn hall(dir: &std::path::Path, extra: &[&str]) -> (Broker, Serve) {
+    let broker = broker_with_a_board(dir).await;
     let url = broker.url();
     let mut args = vec!["--mqtt", url.as_str(), "--prefix", PREFIX];
     args.extend_from_slice(extra);
@@ -389,4 +397,79 @@ async fn hostile_http_requests_get_plain_answers_and_the_bridge_lives() {
         e.event == "MovePlayed"
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_from_a_hostile_broker_shows_only_the_contracts_events() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let broker = broker_with_a_board(dir.path()).await;
+    let url = broker.url();
+    let args = [
+        "--json",
+        "watch",
+        "--mqtt",
+        url.as_str(),
+        "--prefix",
+        PREFIX,
+        "--max-boards",
+        "2",
+    ];
+    let mut watch = ctl_support::Watch::spawn("session", &args);
+    watch
+        .until("the board", |l| {
+            l.contains(r#""event":"Board""#) && l.contains(BOARD)
+        })
+        .await;
+    let ev = "rig-a/board_1/event";
+    let mut bad_member = moved(1, 1, "e4");
+    bad_member["member"] = json!("MovePlayed\nevent: Evil");
+    let mut bad_fen = moved(1, 1, "e4");
+    bad_fen["fen"] = json!(5);
+    let mut elsewhere = json!({"seq": 1, "run": "r1", "member": "FlagFell", "player": "white"});
+    elsewhere["board"] = json!("rig-b/elsewhere");
+    let mut hostile = vec![json_msg(ev, bad_member), json_msg(ev, bad_fen)];
+    for n in 0..5 {
+        hostile.push(json_msg(
+            &format!("rig-evil/b{n}/state"),
+            json!({"Name": format!("fake {n}")}),
+        ));
+    }
+    hostile.push(json_msg(ev, elsewhere));
+    hostile.push(json_msg(ev, moved(1, 1, "e4")));
+    hostile.push(json_msg(
+        ev,
+        json!({"seq": 2, "run": "r1", "member": "FlagFell", "player": "black"}),
+    ));
+    publish(broker.port, &hostile).await;
+    watch
+        .until("the last good event", |l| l.contains(r#""player":"black""#))
+        .await;
+    let lines: Vec<Value> = watch
+        .seen
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    let shown: Vec<(&str, &str)> = lines
+        .iter()
+        .filter(|l| l["event"] != "PropertiesChanged")
+        .map(|l| {
+            (
+                l["event"].as_str().unwrap_or("?"),
+                l["path"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("DaemonStarted", ""),
+            ("Board", BOARD),
+            ("Board", "rig-evil/b0"),
+            ("FlagFell", BOARD),
+            ("FlagFell", BOARD),
+        ],
+        "only the contract's events, the board from the topic, one made-up board within the \
+         bound, the repeat of seq 1 dropped: {lines:#?}"
+    );
+    assert_eq!(watch.interrupt().await, 0);
 }
