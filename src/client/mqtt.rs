@@ -249,13 +249,19 @@ impl Feed {
         if gathered || self.known.contains_key(id) || self.last_seq.contains_key(id) {
             return true;
         }
-        let mut all: BTreeSet<&String> = self.known.keys().collect();
-        all.extend(self.last_seq.keys());
-        if let Some(g) = &self.gathering {
-            all.extend(g.keys());
-        }
-        if all.len() < self.max_boards {
-            return true;
+        let gathered = self.gathering.as_ref().map_or(0, BTreeMap::len);
+        // The boards are the union of the three sets: at least the largest of them, so a
+        // full hall refuses a flood of made-up boards without counting the union each time.
+        let at_least = self.known.len().max(self.last_seq.len()).max(gathered);
+        if at_least < self.max_boards {
+            let mut all: BTreeSet<&String> = self.known.keys().collect();
+            all.extend(self.last_seq.keys());
+            if let Some(g) = &self.gathering {
+                all.extend(g.keys());
+            }
+            if all.len() < self.max_boards {
+                return true;
+            }
         }
         self.refuse(Refusal::OverBound);
         let named = &mut self.health.over_bound_by_rig;
