@@ -451,6 +451,11 @@ async fn removal_daemon_restart_and_relay_restart() {
         })
         .await;
     assert_eq!(played(&events), ["e4", "e5", "Nf3", "Nc6"], "seq went on");
+    let old_run = events[0]["run"]
+        .as_str()
+        .expect("events carry the relay's run id")
+        .to_owned();
+    assert!(events.iter().all(|e| e["run"] == old_run.as_str()));
     assert!(!has_retained(broker.port, &gone_state, &status).await);
 
     // The relay restarted: offline, online, everything republished, seq from 1 again.
@@ -473,6 +478,15 @@ async fn removal_daemon_restart_and_relay_restart() {
         })
         .await;
     assert_eq!(first["seq"], 1, "a new relay run counts from 1: {first}");
+    let new_run = first["run"].as_str().expect("run id").to_owned();
+    assert_ne!(new_run, old_run, "each relay run has its own id");
+    let run_topic = "hall/rig-f/run".to_owned();
+    let kept = retained(broker.port, std::slice::from_ref(&run_topic)).await;
+    assert_eq!(
+        kept[&run_topic],
+        new_run.as_bytes(),
+        "the retained run is the new one"
+    );
     assert_eq!(
         (first["member"].as_str(), first["san"].as_str()),
         (Some("MovePlayed"), Some("Bb5"))

@@ -12,8 +12,7 @@ use std::time::Duration;
 use common::rig::moves;
 use common::{WAIT, within};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use web_support::{Rig, SseEvent, dbus_boards, spawn_daemon};
+use web_support::{Rig, SseEvent, dbus_boards, raw, spawn_daemon};
 
 fn is_move(e: &SseEvent, board: &str, ply: u64) -> bool {
     e.event == "MovePlayed" && e.data["board"] == board && e.data["ply"] == ply
@@ -165,20 +164,34 @@ async fn last_event_id_replays_exactly_what_was_missed() {
     assert_eq!(boards[0]["board"], "web_r");
     assert_eq!(boards[0]["last_move"]["uci"], "f1b5");
 
-    // An id that is no number is refused, clearly.
-    let res = reqwest::Client::new()
-        .get(rig.serve.url("/api/events"))
-        .header("Last-Event-ID", "yesterday")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status().as_u16(), 400);
-    assert!(
-        res.text()
+    assert_eq!(snap.data["reset"], false);
+
+    // An id that cannot be replayed (no number, from an earlier run, in the future) gets the
+    // whole state marked as a reset, also without `?snapshot=1`: a reconnect always gets the
+    // truth.
+    for id in ["yesterday", "1", &(last + 1_000_000).to_string()] {
+        let mut req = reqwest::Client::new()
+            .get(rig.serve.url("/api/events"))
+            .header("Last-Event-ID", id)
+            .send()
             .await
-            .unwrap()
-            .contains("Last-Event-ID \"yesterday\"")
-    );
+            .unwrap();
+        assert_eq!(req.status().as_u16(), 200, "{id}");
+        let mut body = Vec::new();
+        let first = within(WAIT, "the reset snapshot", async {
+            loop {
+                body.extend_from_slice(&req.chunk().await.unwrap().expect("stream open"));
+                let text = String::from_utf8_lossy(&body).into_owned();
+                if let Some(block) = text.split("\n\n").find(|b| b.contains("event:")) {
+                    return block.to_owned();
+                }
+            }
+        })
+        .await;
+        assert!(first.contains("event: Snapshot"), "{id}: {first}");
+        assert!(first.contains(r#""reset":true"#), "{id}: {first}");
+        assert!(first.contains(r#""board":"web_r""#), "{id}: {first}");
+    }
 }
 
 /// One game as pgn-reader reads it: its tags and its SAN moves.
@@ -287,29 +300,6 @@ async fn all_pgn_parses_into_every_game_in_table_order() {
     .await;
     assert_eq!(rig.serve.get("/pgn/web_c9.pgn").await.0, 404);
     assert_eq!(rig.serve.get("/pgn/web_c2.txt").await.0, 404);
-}
-
-/// A raw HTTP/1.1 request, so the path reaches the server exactly as written (an HTTP client
-/// library would normalise `..` away). Returns (status, head and body).
-async fn raw(base: &str, method: &str, path: &str) -> (u16, String) {
-    let addr = base.trim_start_matches("http://");
-    let mut s = within(WAIT, "connect", tokio::net::TcpStream::connect(addr))
-        .await
-        .unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    // Event streams never end: read what comes first.
-    let _ = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut out)).await;
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("no status line: {text:?}"));
-    (status, text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

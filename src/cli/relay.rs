@@ -7,6 +7,7 @@ use crate::bridge::relay::core::MIN_QUEUED;
 use crate::bridge::relay::{RelayOptions, run as run_relay};
 use crate::cli::Globals;
 use crate::client::error::CtlError;
+use crate::client::mqtt::{DEFAULT_MAX_BOARDS, SharedHealth};
 use crate::mqtt::broker::Broker;
 use crate::mqtt::topics::{self, DEFAULT_PREFIX};
 
@@ -50,6 +51,21 @@ pub struct HallArgs {
     /// With --mqtt: trust the CA certificates in this PEM file (mqtts:// only).
     #[arg(long, value_name = "FILE", requires = "mqtt")]
     pub ca: Option<PathBuf>,
+    /// With --mqtt: boards (and rigs) of the hall taken at most; more are refused and
+    /// counted (a broker anyone can publish to must not grow the hall without bound).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BOARDS, requires = "mqtt",
+          value_parser = boards_bound)]
+    pub max_boards: usize,
+}
+
+/// `--max-boards N`: 1 to 1,000,000.
+fn boards_bound(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is not a number of boards from 1 to 1000000"
+        )),
+    }
 }
 
 /// A hall on a broker, checked and ready to follow.
@@ -57,6 +73,7 @@ pub struct HallArgs {
 pub struct HallSource {
     pub broker: Broker,
     pub prefix: String,
+    pub max_boards: usize,
 }
 
 impl HallArgs {
@@ -76,14 +93,21 @@ impl HallArgs {
         Ok(Some(HallSource {
             broker,
             prefix: self.prefix.clone(),
+            max_boards: self.max_boards,
         }))
     }
 }
 
 impl HallSource {
-    /// Follows the hall, sending every update to `tx` (see [`crate::client::mqtt`]).
-    pub async fn follow(self, tx: tokio::sync::mpsc::Sender<crate::client::HallUpdate>) {
-        crate::client::mqtt::watch_broker(self.broker, self.prefix, tx).await
+    /// Follows the hall, sending every update to `tx` (see [`crate::client::mqtt`]); what
+    /// the broker sent that was refused is kept current in `health`, when given.
+    pub async fn follow(
+        self,
+        health: Option<SharedHealth>,
+        tx: tokio::sync::mpsc::Sender<crate::client::HallUpdate>,
+    ) {
+        crate::client::mqtt::watch_broker(self.broker, self.prefix, self.max_boards, health, tx)
+            .await
     }
 }
 

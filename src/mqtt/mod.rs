@@ -12,6 +12,19 @@ use std::time::Duration;
 pub const ONLINE: &str = "online";
 pub const OFFLINE: &str = "offline";
 
+/// The longest relay run id, in bytes.
+pub const MAX_RUN_LEN: usize = 64;
+
+/// Whether `run` can be a relay's run id (the relay makes them of hex digits and `-`; a
+/// reader takes ASCII letters, digits, `-`, `_` and `.`, 1 to [`MAX_RUN_LEN`] bytes).
+pub fn is_run_id(run: &str) -> bool {
+    !run.is_empty()
+        && run.len() <= MAX_RUN_LEN
+        && run
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
 /// How long to wait before reconnect attempt `attempt` (0 = the first after a loss): 0.5 s,
 /// doubling up to 30 s. A rig on a flaky network reconnects quickly, one whose broker is
 /// down for long does not hammer it.
@@ -23,6 +36,14 @@ pub fn backoff(attempt: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_ids_are_short_plain_words() {
+        assert!(is_run_id("18c3f2a9b1e-4d2"));
+        for bad in ["", "a b", "a\nb", "é", &"r".repeat(MAX_RUN_LEN + 1)] {
+            assert!(!is_run_id(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn backoff_grows_and_is_capped() {

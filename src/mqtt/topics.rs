@@ -38,20 +38,39 @@ pub fn check_prefix(prefix: &str) -> Result<(), TopicError> {
     Ok(())
 }
 
+/// The longest rig name, in bytes (a host name's label is at most 63).
+pub const MAX_RIG_LEN: usize = 64;
+
+/// The longest board id, in bytes (a board id is also a file name on its rig).
+pub const MAX_BOARD_ID_LEN: usize = 255;
+
 /// Checks a rig name: exactly one topic level (it is also a board name's first part in the
-/// hall, `<rig>/<board id>`).
+/// hall, `<rig>/<board id>`), at most [`MAX_RIG_LEN`] bytes, no control characters. The
+/// relay checks its `--rig` with it and the hall's readers check every rig they are shown,
+/// so a name one side accepts the other does too.
 pub fn check_rig(rig: &str) -> Result<(), TopicError> {
     let bad = |why: &str| Err(TopicError(format!("--rig {rig:?}: {why}")));
     if rig.is_empty() {
         return bad("is empty");
     }
-    if rig.contains(['/', '+', '#', '\0']) {
-        return bad("must be one topic level: no `/`, `+`, `#` or NUL");
+    if rig.len() > MAX_RIG_LEN {
+        return bad("is longer than 64 bytes");
+    }
+    if rig.contains(['/', '+', '#']) || rig.chars().any(char::is_control) {
+        return bad("must be one topic level: no `/`, `+`, `#` or control characters");
     }
     if rig.starts_with('$') {
         return bad("must not start with `$`");
     }
     Ok(())
+}
+
+/// Whether `id` can be a board id a relay publishes: what `contract::object_id` makes of a
+/// name (ASCII letters, digits and `_`), 1 to [`MAX_BOARD_ID_LEN`] bytes.
+pub fn is_board_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_BOARD_ID_LEN
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The rig name from a host name: the host's first label, any character a topic level cannot
@@ -61,13 +80,17 @@ pub fn rig_from_hostname(host: &str) -> String {
     let cleaned: String = first
         .chars()
         .map(|c| {
-            if matches!(c, '/' | '+' | '#' | '$' | '\0') {
+            if matches!(c, '/' | '+' | '#' | '$') || c.is_control() {
                 '_'
             } else {
                 c
             }
         })
         .collect();
+    let mut cleaned = cleaned;
+    while cleaned.len() > MAX_RIG_LEN {
+        cleaned.pop();
+    }
     if cleaned.is_empty() {
         "rig".to_owned()
     } else {
@@ -91,6 +114,11 @@ impl RigTopics {
 
     pub fn status(&self) -> String {
         format!("{}/status", self.base)
+    }
+
+    /// The retained id of the relay's current run (see `bridge::relay::core`).
+    pub fn run(&self) -> String {
+        format!("{}/{RUN}", self.base)
     }
 
     pub fn board(&self, board: &str, kind: Kind) -> String {
@@ -122,10 +150,17 @@ impl Kind {
     }
 }
 
+/// The last level of a rig's run topic.
+const RUN: &str = "run";
+
 /// A topic of the tree, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Topic<'a> {
     Status {
+        rig: &'a str,
+    },
+    /// `<prefix>/<rig>/run`: the relay's run id (retained).
+    Run {
         rig: &'a str,
     },
     Board {
@@ -148,6 +183,7 @@ pub fn parse<'a>(prefix: &str, topic: &'a str) -> Option<Topic<'a>> {
     let rig = levels.next().filter(|r| !r.is_empty())?;
     match (levels.next(), levels.next(), levels.next()) {
         (Some("status"), None, None) => Some(Topic::Status { rig }),
+        (Some(RUN), None, None) => Some(Topic::Run { rig }),
         (Some(board), Some(kind), None) if !board.is_empty() => {
             let kind = match kind {
                 "state" => Kind::State,
@@ -195,6 +231,10 @@ mod tests {
                 kind: Kind::Event
             })
         );
+        assert_eq!(
+            parse("eboardd", "eboardd/a/run"),
+            Some(Topic::Run { rig: "a" })
+        );
         assert_eq!(parse("eboardd", "eboardd/a/b/other"), None);
         assert_eq!(parse("eboardd", "eboardd/a/b/state/x"), None);
         assert_eq!(parse("eboardd", "eboarddx/a/status"), None);
@@ -211,11 +251,28 @@ mod tests {
             assert!(e.0.starts_with("--prefix"), "{e}");
         }
         assert!(check_rig("hall-a").is_ok());
-        for bad in ["", "a/b", "a+", "#", "$x"] {
+        let long = "r".repeat(MAX_RIG_LEN + 1);
+        for bad in [
+            "",
+            "a/b",
+            "a+",
+            "#",
+            "$x",
+            "a\nb",
+            "a\rb",
+            "a\0",
+            long.as_str(),
+        ] {
             let e = check_rig(bad).expect_err(bad);
             assert!(e.0.starts_with("--rig"), "{e}");
         }
         assert_eq!(rig_from_hostname("pi-04.local"), "pi-04");
         assert_eq!(rig_from_hostname(""), "rig");
+        assert!(check_rig(&rig_from_hostname(&"h".repeat(300))).is_ok());
+        assert!(is_board_id("board_1"));
+        for bad in ["", "a-b", "a/b", "a\n", "é"] {
+            assert!(!is_board_id(bad), "{bad:?}");
+        }
+        assert!(!is_board_id(&"b".repeat(MAX_BOARD_ID_LEN + 1)));
     }
 }

@@ -395,3 +395,41 @@ pub async fn has_retained(port: u16, topic: &str, marker: &str) -> bool {
     let _ = client.disconnect().await;
     found
 }
+
+/// Publishes `messages` (topic, payload, retained) in order at QoS 1 as a client of its own,
+/// and returns once the broker has acknowledged every one: what a neighbour on the hall's
+/// broker can do.
+pub async fn publish(port: u16, messages: &[(String, Vec<u8>, bool)]) {
+    let id = format!("publisher-{}", crate::common::unique());
+    let mut o = MqttOptions::new(id, "127.0.0.1", port);
+    o.set_max_packet_size(4 << 20, 4 << 20);
+    let (client, mut events) = AsyncClient::new(o, messages.len().max(1) + 4);
+    let mut acked = 0;
+    within(WAIT, "the broker to take every message", async {
+        loop {
+            match events.poll().await.expect("broker") {
+                Event::Incoming(Incoming::ConnAck(_)) => {
+                    for (topic, payload, retain) in messages {
+                        client
+                            .publish(topic.clone(), QoS::AtLeastOnce, *retain, payload.clone())
+                            .await
+                            .unwrap();
+                    }
+                    if messages.is_empty() {
+                        return;
+                    }
+                }
+                Event::Incoming(Incoming::PubAck(_)) => {
+                    acked += 1;
+                    if acked == messages.len() {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    })
+    .await;
+    let _ = client.disconnect().await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), events.poll()).await;
+}

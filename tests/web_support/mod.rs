@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use eboardd::sim::{Scenario, SimHandle};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 use crate::common::{Bus, Daemon, WAIT, die_with_parent, rig, within};
@@ -276,4 +276,37 @@ pub async fn spawn_daemon(bus: &Bus, dir: &Path, ports: &[String]) -> Daemon {
 /// Every board's properties as D-Bus gives them, as JSON by id.
 pub async fn dbus_boards(conn: &zbus::Connection) -> serde_json::Map<String, Value> {
     crate::common::rig::dbus_boards(conn).await
+}
+
+/// A raw HTTP/1.1 request, so the path reaches the server exactly as written (an HTTP client
+/// library would normalise `..` away). Returns (status, head and body); status 0 when the
+/// connection closed without an answer.
+pub async fn raw(base: &str, method: &str, path: &str) -> (u16, String) {
+    raw_with(base, method, path, b"").await
+}
+
+/// [`raw`] with more header lines (raw bytes, each line ending in CRLF), so a test can send
+/// what no client library would: huge, non-UTF-8 or malformed headers.
+pub async fn raw_with(base: &str, method: &str, path: &str, headers: &[u8]) -> (u16, String) {
+    let addr = base.trim_start_matches("http://");
+    let mut s = within(WAIT, "connect", tokio::net::TcpStream::connect(addr))
+        .await
+        .unwrap();
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n").into_bytes();
+    req.extend_from_slice(headers);
+    req.extend_from_slice(b"Content-Length: 0\r\n\r\n");
+    // A server may answer and close before it has read a huge request: that is an answer.
+    let _ = s.write_all(&req).await;
+    let mut out = Vec::new();
+    // Event streams never end: read what comes first.
+    let _ = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut out)).await;
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        // Closed without an answer (a server may refuse a malformed request so).
+        .unwrap_or(0);
+    (status, text)
 }

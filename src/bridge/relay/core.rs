@@ -16,7 +16,12 @@
 //!   the window allows, and every one is republished after each (re)connect (a restarted
 //!   broker may have lost them);
 //! - a board that leaves the rig gets empty retained payloads on `state` and `pgn`, which
-//!   deletes them on the broker.
+//!   deletes them on the broker;
+//! - each run of the relay has its own id (`Config::run`, made by the shell from the start
+//!   time and the process id): every event carries it as `"run"`, and it is retained on
+//!   `<prefix>/<rig>/run` (after `status`, at every connect), so a reader scopes `seq` by run:
+//!   a restarted relay's `seq` 1 is a new count, a resent `seq` 1 of the same run a repeat.
+//!   `status` stays the contract's plain `online`/`offline`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -39,6 +44,8 @@ pub struct Config {
     /// Publications handed to the MQTT client and not yet acknowledged, at most. Must not
     /// exceed the client's in-flight limit, so the client never holds one back.
     pub window: usize,
+    /// This run's id (`mqtt::is_run_id`).
+    pub run: String,
 }
 
 /// One message to publish (always QoS 1).
@@ -78,6 +85,7 @@ enum Handed {
     ClearState(String),
     ClearPgn(String),
     Status,
+    Run,
 }
 
 /// The relay's state.
@@ -105,6 +113,8 @@ pub struct Relay {
     sent_state: BTreeMap<String, String>,
     sent_pgn: BTreeMap<String, String>,
     status_dirty: bool,
+    /// The run id is to be published (at every connect).
+    run_dirty: bool,
     /// Whether the daemon is there (its boards are live).
     source_up: bool,
     /// Whether a snapshot of the bus has been seen since the relay started.
@@ -137,6 +147,7 @@ impl Relay {
             sent_state: BTreeMap::new(),
             sent_pgn: BTreeMap::new(),
             status_dirty: true,
+            run_dirty: true,
             source_up: false,
             seen_snapshot: false,
             retained_seen: BTreeSet::new(),
@@ -285,10 +296,11 @@ impl Relay {
         *seq += 1;
         let mut payload = serde_json::Map::new();
         payload.insert("seq".into(), Value::from(*seq));
+        payload.insert("run".into(), Value::from(self.config.run.as_str()));
         payload.insert("member".into(), Value::from(member));
         for (k, v) in args {
             // The envelope's names win over an argument that happened to share them.
-            if k != "seq" && k != "member" {
+            if !matches!(k.as_str(), "seq" | "run" | "member") {
                 payload.insert(k, v);
             }
         }
@@ -323,6 +335,7 @@ impl Relay {
         self.requeue();
         self.connected = true;
         self.status_dirty = true;
+        self.run_dirty = true;
         self.sent_state.clear();
         self.sent_pgn.clear();
         self.dirty_state.extend(self.boards.keys().cloned());
@@ -371,6 +384,7 @@ impl Relay {
                     }
                 }
                 Handed::Status => self.status_dirty = true,
+                Handed::Run => self.run_dirty = true,
             }
         }
     }
@@ -385,6 +399,11 @@ impl Relay {
             self.status_dirty = false;
             let topic = topics.status();
             return Some(self.hand(Handed::Status, topic, self.status().to_owned(), true));
+        }
+        if self.run_dirty {
+            self.run_dirty = false;
+            let run = self.config.run.clone();
+            return Some(self.hand(Handed::Run, topics.run(), run, true));
         }
         if let Some(e) = self.queue.pop_front() {
             let (topic, payload) = (e.topic.clone(), e.payload.clone());
@@ -472,6 +491,7 @@ impl Relay {
             && self.dirty_state.is_empty()
             && self.dirty_pgn.is_empty()
             && !self.status_dirty
+            && !self.run_dirty
     }
 }
 
@@ -487,6 +507,7 @@ mod tests {
             topics: RigTopics::new("eb", "rig1"),
             max_queued,
             window,
+            run: "run-1".into(),
         })
     }
 
@@ -549,13 +570,19 @@ mod tests {
         let first = deliver(&mut r, &mut pkid);
         assert_eq!(
             topics_of(&first),
-            vec!["eb/rig1/status", "eb/rig1/b1/state", "eb/rig1/b1/pgn"]
+            vec![
+                "eb/rig1/status",
+                "eb/rig1/run",
+                "eb/rig1/b1/state",
+                "eb/rig1/b1/pgn"
+            ]
         );
         assert_eq!(first[0].payload, "online");
+        assert_eq!(first[1].payload, "run-1", "the run id, retained");
         assert!(first.iter().all(|p| p.retain));
-        let state: Value = serde_json::from_str(&first[1].payload).expect("json");
+        let state: Value = serde_json::from_str(&first[2].payload).expect("json");
         assert_eq!(state["Name"], "b1");
-        assert_eq!(first[2].payload, "[Event \"x\"]\n\n*");
+        assert_eq!(first[3].payload, "[Event \"x\"]\n\n*");
 
         r.on_update(move_played("b1", 1, "e4"));
         r.on_update(HallUpdate::Changed {
@@ -572,7 +599,7 @@ mod tests {
         let e: Value = serde_json::from_str(&next[0].payload).expect("json");
         assert_eq!(
             e,
-            json!({"seq": 1, "member": "MovePlayed", "ply": 1, "san": "e4", "uci": "", "fen": "", "white_ms": 1, "black_ms": 2})
+            json!({"seq": 1, "run": "run-1", "member": "MovePlayed", "ply": 1, "san": "e4", "uci": "", "fen": "", "white_ms": 1, "black_ms": 2})
         );
         assert_eq!(seqs(&next), vec![1, 2]);
         assert!(r.idle());
@@ -671,9 +698,14 @@ mod tests {
         let out = deliver(&mut r, &mut pkid);
         assert_eq!(
             topics_of(&out),
-            vec!["eb/rig1/status", "eb/rig1/b2/state", "eb/rig1/b2/pgn"]
+            vec![
+                "eb/rig1/status",
+                "eb/rig1/run",
+                "eb/rig1/b2/state",
+                "eb/rig1/b2/pgn"
+            ]
         );
-        assert!(!out[1].payload.is_empty());
+        assert!(!out[2].payload.is_empty());
     }
 
     #[test]

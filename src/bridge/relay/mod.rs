@@ -81,15 +81,17 @@ pub async fn run(
 
     let (tx, mut rx) = mpsc::channel::<HallUpdate>(4096);
     let source = tokio::spawn(crate::client::watch_bus(opts.bus.clone(), tx));
+    let run = run_id();
     let mut relay = Relay::new(Config {
         topics: topics.clone(),
         max_queued: opts.max_queued,
         window: WINDOW,
+        run: run.clone(),
     });
     say(
         INFO,
         &format!(
-            "relaying the boards on the {} to {} as {}/{}",
+            "relaying the boards on the {} to {} as {}/{} (run {run})",
             opts.bus, opts.broker.url, opts.prefix, opts.rig
         ),
     );
@@ -153,6 +155,17 @@ pub async fn run(
             }
         }
     }
+}
+
+/// This run's id: the start time in microseconds and the process id, in hex. Two runs of one
+/// rig's relay never share it (the same microsecond would need the same pid), and it needs
+/// nothing kept on disk.
+fn run_id() -> String {
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(0);
+    format!("{micros:x}-{:x}", std::process::id())
 }
 
 /// Hands the client every publication the core has ready and the window allows.

@@ -174,9 +174,11 @@ impl Feed {
     }
 
     /// A `Snapshot` event (not logged) with every board, or only `only`, in table order: each
-    /// as `{board, properties, last_move}`, plus whether the source is up. Its id is the
-    /// newest event's, so a client that reconnects with it misses nothing.
-    pub fn snapshot_event(&self, only: Option<&str>) -> Event {
+    /// as `{board, properties, last_move}`, plus whether the source is up and whether it is
+    /// a `reset` (the client asked to resume from an id that cannot be replayed exactly, so
+    /// what it holds is to be thrown away). Its id is the newest event's, so a client that
+    /// reconnects with it misses nothing.
+    pub fn snapshot_event(&self, only: Option<&str>, reset: bool) -> Event {
         let boards: Vec<Value> = self
             .hall
             .ordered()
@@ -190,7 +192,7 @@ impl Feed {
                 })
             })
             .collect();
-        let data = json!({"boards": boards, "source_up": self.hall.source_up});
+        let data = json!({"boards": boards, "source_up": self.hall.source_up, "reset": reset});
         Event {
             id: self.last_id(),
             member: "Snapshot".into(),
@@ -244,11 +246,12 @@ impl Feed {
         board: Option<&str>,
         args: Map<String, Value>,
     ) {
-        let mut data = Map::new();
-        if let Some(b) = board {
-            data.insert("board".into(), Value::String(b.to_owned()));
-        }
-        data.extend(args);
+        let mut data = args;
+        // The board is the bridge's own word, whatever a source's arguments say.
+        match board {
+            Some(b) => data.insert("board".into(), Value::String(b.to_owned())),
+            None => data.remove("board"),
+        };
         let event = Arc::new(Event {
             id: self.next_id,
             member: member.to_owned(),
@@ -386,15 +389,30 @@ mod tests {
             ("x".into(), props(json!({"Number": 2}))),
             ("y".into(), props(json!({"Number": 1, "Moves": ["d4"]}))),
         ]));
-        let snap = feed.snapshot_event(None);
+        let snap = feed.snapshot_event(None, false);
         assert_eq!(snap.id, feed.last_id());
         let v = data(&snap);
         assert_eq!(v["source_up"], true);
+        assert_eq!(v["reset"], false);
+        assert_eq!(data(&feed.snapshot_event(None, true))["reset"], true);
         assert_eq!(v["boards"][0]["board"], "y");
         assert_eq!(v["boards"][0]["last_move"]["uci"], "d2d4");
         assert_eq!(v["boards"][1]["last_move"], Value::Null);
-        let only = data(&feed.snapshot_event(Some("x")));
+        let only = data(&feed.snapshot_event(Some("x"), false));
         assert_eq!(only["boards"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_board_in_the_data_is_the_bridges_own() {
+        let mut feed = Feed::new(1, 0);
+        let ev = feed.apply(HallUpdate::Signal {
+            board: "r/b".into(),
+            member: "FlagFell".into(),
+            args: props(json!({"board": "elsewhere", "player": "white"})),
+        });
+        assert_eq!(data(&ev[0]), json!({"board": "r/b", "player": "white"}));
+        let ev = feed.apply(HallUpdate::SourceDown { reason: "x".into() });
+        assert_eq!(data(&ev[0]), json!({"reason": "x"}));
     }
 
     #[test]

@@ -5,6 +5,10 @@
 //! client has a bounded queue; a client that does not keep up (its queue is full) is dropped
 //! rather than buffered without bound — its stream ends after what is queued, and a browser
 //! reconnects by itself with `Last-Event-ID` and is replayed from the log.
+//!
+//! A reconnect always gets the truth: an exact replay when the log still holds everything
+//! after the client's `Last-Event-ID`, and otherwise (too old, from an earlier run, in the
+//! future, not a number) a `Snapshot` of every board marked `reset`, then the live stream.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,14 +18,26 @@ use tokio::sync::mpsc;
 use crate::bridge::web::feed::{Event, Feed, Replay};
 use crate::client::HallUpdate;
 
+/// Where a client asks to resume from (its `Last-Event-ID`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Resume {
+    /// No id: a new client.
+    #[default]
+    Fresh,
+    /// Replay what came after this id.
+    After(u64),
+    /// An id that is no event's number: nothing can be replayed.
+    Unreadable,
+}
+
 /// What a new client asked for.
 #[derive(Debug, Clone, Default)]
 pub struct Subscribe {
     /// Only this board's events (and the source's).
     pub board: Option<String>,
-    /// `Last-Event-ID`: replay what came after it.
-    pub last_id: Option<u64>,
-    /// Start with a `Snapshot` event (when there is no exact replay).
+    /// `Last-Event-ID`.
+    pub resume: Resume,
+    /// A new client starts with a `Snapshot` event.
     pub snapshot: bool,
 }
 
@@ -55,6 +71,7 @@ pub struct Hub {
     inner: Mutex<Inner>,
     queue: usize,
     dropped: AtomicU64,
+    resets: AtomicU64,
 }
 
 impl Hub {
@@ -67,6 +84,7 @@ impl Hub {
             }),
             queue: queue.max(1),
             dropped: AtomicU64::new(0),
+            resets: AtomicU64::new(0),
         }
     }
 
@@ -103,18 +121,20 @@ impl Hub {
             (Some(w), Some(b)) => w == b,
             _ => true,
         };
-        let first = match req.last_id.map(|id| inner.feed.since(id)) {
+        let replay = match req.resume {
+            Resume::Fresh => None,
+            Resume::After(id) => Some(inner.feed.since(id)),
+            Resume::Unreadable => Some(Replay::Lost),
+        };
+        let first = match replay {
             Some(Replay::Events(events)) => events.into_iter().filter(wanted).collect(),
-            // Nothing to resume from, or too much lost: start from the current state if the
-            // client can use it; a plain event consumer gets the log (at least the newest
-            // events) instead.
-            None | Some(Replay::Lost) if req.snapshot => {
-                vec![Arc::new(inner.feed.snapshot_event(board))]
+            // What the client holds cannot be brought up to date exactly: it gets the whole
+            // current state, marked as a reset, whatever it asked for.
+            Some(Replay::Lost) => {
+                self.resets.fetch_add(1, Ordering::Relaxed);
+                vec![Arc::new(inner.feed.snapshot_event(board, true))]
             }
-            Some(Replay::Lost) => match inner.feed.since(0) {
-                Replay::Events(events) => events.into_iter().filter(wanted).collect(),
-                Replay::Lost => Vec::new(),
-            },
+            None if req.snapshot => vec![Arc::new(inner.feed.snapshot_event(board, false))],
             None => Vec::new(),
         };
         let (tx, live) = mpsc::channel(self.queue);
@@ -128,6 +148,11 @@ impl Hub {
     /// Reads the feed.
     pub fn read<R>(&self, f: impl FnOnce(&Feed) -> R) -> R {
         f(&self.lock().feed)
+    }
+
+    /// How many reconnects could not be replayed exactly and got a reset snapshot so far.
+    pub fn resets(&self) -> u64 {
+        self.resets.load(Ordering::Relaxed)
     }
 
     /// Live clients now, and how many were dropped for falling behind so far.
@@ -200,7 +225,7 @@ mod tests {
             hub.publish(signal("a", ply));
         }
         let sub = hub.subscribe(&Subscribe {
-            last_id: Some(3),
+            resume: Resume::After(3),
             snapshot: true,
             ..Default::default()
         });
@@ -212,5 +237,53 @@ mod tests {
         assert_eq!(fresh.first.len(), 1);
         assert_eq!(fresh.first[0].member, "Snapshot");
         assert_eq!(fresh.first[0].id, 5);
+        assert!(fresh.first[0].data.contains(r#""reset":false"#));
+        assert_eq!(hub.resets(), 0);
+    }
+
+    #[test]
+    fn an_id_that_cannot_be_replayed_gets_a_reset_snapshot() {
+        let hub = Hub::new(Feed::new(100, 0), 64);
+        for ply in 1..=5 {
+            hub.publish(signal("a", ply));
+        }
+        // Too old (an earlier run), in the future, unreadable; with and without `snapshot`.
+        for resume in [
+            Resume::After(7),
+            Resume::After(98),
+            Resume::After(10_000),
+            Resume::After(u64::MAX),
+            Resume::Unreadable,
+        ] {
+            for snapshot in [false, true] {
+                let newest = hub.read(|f| f.last_id());
+                let mut sub = hub.subscribe(&Subscribe {
+                    resume,
+                    snapshot,
+                    board: None,
+                });
+                assert_eq!(sub.first.len(), 1, "{resume:?}");
+                assert_eq!(sub.first[0].member, "Snapshot");
+                assert_eq!(sub.first[0].id, newest);
+                assert!(sub.first[0].data.contains(r#""reset":true"#));
+                // Then the live stream.
+                hub.publish(signal("a", 9));
+                assert_eq!(
+                    sub.live
+                        .try_recv()
+                        .map(|e| e.member.clone())
+                        .ok()
+                        .as_deref(),
+                    Some("MovePlayed")
+                );
+            }
+        }
+        assert_eq!(hub.resets(), 10);
+        // The one id before the first is exact: nothing was missed.
+        let sub = hub.subscribe(&Subscribe {
+            resume: Resume::After(99),
+            ..Default::default()
+        });
+        assert_eq!(sub.first.len(), 15);
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! - [`feed`] (pure): the hall, the last moves, the numbered event log for replays;
 //! - [`hub`]: fan-out to the live event clients, each with a bounded queue;
-//! - [`routes`]: the HTTP surface (axum): pages, `/api/…`, `/pgn/…`, the 405 and 503 rules;
+//! - [`routes`]: the HTTP surface (axum): pages, `/api/…` (with `/api/health`), `/pgn/…`, the
+//!   405 and 503 rules, the SSE writer that refuses what would break a stream;
 //! - [`assets`]: the pages, compiled into the binary;
 //! - [`lastmove`] (pure): the squares of each board's last move, for the diagrams.
 //!
@@ -30,6 +31,7 @@ use tokio::sync::{mpsc, watch};
 use crate::bridge::web::feed::{Feed, MIN_HISTORY};
 use crate::bridge::web::hub::Hub;
 use crate::client::HallUpdate;
+use crate::client::mqtt::SharedHealth;
 
 /// The contract's default address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7380";
@@ -45,6 +47,8 @@ pub struct Options {
     pub queue: usize,
     /// Events kept for `Last-Event-ID` replays (at least 10,000).
     pub history: usize,
+    /// When fed from a broker: what its feed refused, for `/api/health`.
+    pub broker_health: Option<SharedHealth>,
 }
 
 impl Default for Options {
@@ -54,6 +58,7 @@ impl Default for Options {
             max_clients: 100,
             queue: 4096,
             history: MIN_HISTORY,
+            broker_health: None,
         }
     }
 }

@@ -1,10 +1,13 @@
 //! The HTTP surface: which path serves what, and the rules every request goes through —
 //! read-only (any method but GET and HEAD answers 405), bounded (too many clients at once
 //! answer 503), and a fixed set of paths (nothing is read from the file system, so no path
-//! can escape what is served).
+//! can escape what is served). Nothing a client or a source sends can make it panic: a
+//! `Last-Event-ID` of any shape gets an exact replay or a reset snapshot, and the SSE writer
+//! ([`sse_event`]) refuses an event whose name could break the stream instead of asserting.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Router;
@@ -21,8 +24,10 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::bridge::web::Options;
 use crate::bridge::web::assets;
-use crate::bridge::web::hub::{Hub, Subscribe};
+use crate::bridge::web::feed::Event;
+use crate::bridge::web::hub::{Hub, Resume, Subscribe};
 use crate::client::Props;
+use crate::client::mqtt::SharedHealth;
 
 /// How long a browser waits before reconnecting a broken event stream.
 const RETRY: Duration = Duration::from_secs(1);
@@ -36,6 +41,10 @@ struct App {
     requests: Arc<Semaphore>,
     max_clients: usize,
     stopping: watch::Receiver<bool>,
+    /// The broker's refusals, when fed from one.
+    broker: Option<SharedHealth>,
+    /// Events the SSE writer refused.
+    refused: Arc<AtomicU64>,
 }
 
 /// The whole router.
@@ -47,6 +56,8 @@ pub fn router(hub: Arc<Hub>, opts: &Options, stopping: watch::Receiver<bool>) ->
         requests: Arc::new(Semaphore::new(max)),
         max_clients: max,
         stopping,
+        broker: opts.broker_health.clone(),
+        refused: Arc::new(AtomicU64::new(0)),
     };
     Router::new()
         .route("/", get(|| async { assets::page(assets::HALL) }))
@@ -62,6 +73,7 @@ pub fn router(hub: Arc<Hub>, opts: &Options, stopping: watch::Receiver<bool>) ->
         .route("/api/boards", get(boards))
         .route("/api/boards/{*id}", get(board))
         .route("/api/events", get(events))
+        .route("/api/health", get(health))
         .route("/pgn/{*file}", get(pgn))
         .fallback(|| async { not_found("no such page on this bridge") })
         .layer(middleware::from_fn_with_state(app.clone(), limit))
@@ -236,16 +248,76 @@ struct EventsQuery {
     last_event_id: Option<String>,
 }
 
-/// The answer to a `Last-Event-ID` that is not the number of an event: a clear 400.
-fn bad_last_id(text: &str) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        format!(
-            "400 bad request: Last-Event-ID {text:?} is not the number of an event this \
-             bridge sent\n"
-        ),
+/// Where a client resumes from: its `Last-Event-ID` header (or `?last_event_id=`). Anything
+/// that is not an event's number can be replayed from nowhere: it gets a reset snapshot.
+fn resume_from(header: Option<&HeaderValue>, query: Option<&str>) -> Resume {
+    let text = match (header, query) {
+        (Some(value), _) => match value.to_str() {
+            Ok(text) => text,
+            Err(_) => return Resume::Unreadable,
+        },
+        (None, Some(text)) => text,
+        (None, None) => return Resume::Fresh,
+    };
+    match text.trim() {
+        "" => Resume::Fresh,
+        t => t.parse().map_or(Resume::Unreadable, Resume::After),
+    }
+}
+
+/// The SSE form of an event, or `None` for one whose name or data holds a character that
+/// would end or split the stream's fields (a newline, a carriage return, a NUL): axum asserts
+/// on those, and one bad event must not end every client's stream. The feed only names
+/// events after the contract's members, so this is the last line, not the filter.
+pub fn sse_event(e: &Event) -> Option<SseEvent> {
+    let breaks = |text: &str| text.contains(['\n', '\r', '\0']);
+    if e.member.is_empty() || breaks(&e.member) || breaks(&e.data) {
+        return None;
+    }
+    Some(
+        SseEvent::default()
+            .id(e.id.to_string())
+            .event(&e.member)
+            .data(&e.data),
     )
-        .into_response()
+}
+
+/// `/api/health`: the source, the boards, the event streams, and what was refused.
+async fn health(State(app): State<App>) -> Response {
+    let (clients, clients_dropped) = app.hub.clients();
+    let (source_up, boards, by_rig, last_id) = app.hub.read(|feed| {
+        let hall = feed.hall();
+        let mut by_rig = serde_json::Map::new();
+        if app.broker.is_some() {
+            for id in hall.boards.keys() {
+                let rig = id.split('/').next().unwrap_or(id);
+                let n = by_rig.entry(rig).or_insert(Value::from(0u64));
+                *n = Value::from(n.as_u64().unwrap_or(0) + 1);
+            }
+        }
+        (hall.source_up, hall.boards.len(), by_rig, feed.last_id())
+    });
+    let broker = app
+        .broker
+        .as_ref()
+        .map(|h| h.lock().unwrap_or_else(|p| p.into_inner()).clone());
+    let mut body = json!({
+        "source": if broker.is_some() { "broker" } else { "bus" },
+        "source_up": source_up,
+        "boards": boards,
+        "events": {
+            "last_id": last_id,
+            "clients": clients,
+            "clients_dropped": clients_dropped,
+            "resets": app.hub.resets(),
+            "refused": app.refused.load(Ordering::Relaxed),
+        },
+        "broker": broker,
+    });
+    if let Some(b) = body["broker"].as_object_mut() {
+        b.insert("boards_by_rig".into(), Value::Object(by_rig));
+    }
+    axum::Json(body).into_response()
 }
 
 async fn events(
@@ -253,25 +325,13 @@ async fn events(
     Query(q): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let header_id = match headers.get("last-event-id").map(|v| v.to_str()) {
-        None => None,
-        Some(Ok(text)) => Some(text.to_owned()),
-        Some(Err(_)) => Some(String::from("<not text>")),
-    };
-    let last_id = match header_id.or(q.last_event_id) {
-        None => None,
-        Some(text) if text.trim().is_empty() => None,
-        Some(text) => match text.trim().parse::<u64>() {
-            Ok(id) => Some(id),
-            Err(_) => return bad_last_id(&text),
-        },
-    };
+    let resume = resume_from(headers.get("last-event-id"), q.last_event_id.as_deref());
     let Ok(permit) = app.streams.clone().try_acquire_owned() else {
         return too_many(app.max_clients, "live event streams");
     };
     let sub = app.hub.subscribe(&Subscribe {
         board: q.board.filter(|b| !b.is_empty()),
-        last_id,
+        resume,
         snapshot: q
             .snapshot
             .as_deref()
@@ -284,18 +344,78 @@ async fn events(
     let stop = async move {
         let _ = stopping.wait_for(|s| *s).await;
     };
-    let events = futures_util::stream::iter(sub.first).chain(live).map(|e| {
-        Ok::<_, Infallible>(
-            SseEvent::default()
-                .id(e.id.to_string())
-                .event(&e.member)
-                .data(&e.data),
-        )
-    });
+    let refused = app.refused.clone();
+    let events = futures_util::stream::iter(sub.first)
+        .chain(live)
+        .filter_map(move |e| {
+            let event = sse_event(&e);
+            if event.is_none() && refused.fetch_add(1, Ordering::Relaxed) == 0 {
+                eprintln!(
+                    "eboardctl serve: an event named {:?} cannot be sent as Server-Sent Events; \
+                     left out (counted in /api/health)",
+                    e.member
+                );
+            }
+            std::future::ready(event.map(Ok::<_, Infallible>))
+        });
     let stream = futures_util::stream::once(async { Ok(SseEvent::default().retry(RETRY)) })
         .chain(events)
         .take_until(stop);
     Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(member: &str, data: &str) -> Event {
+        Event {
+            id: 7,
+            member: member.into(),
+            board: None,
+            data: data.into(),
+        }
+    }
+
+    #[test]
+    fn the_sse_writer_refuses_what_would_break_the_stream() {
+        assert!(sse_event(&event("MovePlayed", r#"{"ply":1}"#)).is_some());
+        for (member, data) in [
+            ("Move\nevent: x", "{}"),
+            ("Move\rPlayed", "{}"),
+            ("Move\0", "{}"),
+            ("", "{}"),
+            ("MovePlayed", "{}\n\ndata: x"),
+            ("MovePlayed", "{}\r"),
+        ] {
+            assert!(
+                sse_event(&event(member, data)).is_none(),
+                "{member:?} {data:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn any_last_event_id_is_read_without_refusal() {
+        let h = |v: &[u8]| HeaderValue::from_bytes(v).unwrap();
+        assert_eq!(resume_from(None, None), Resume::Fresh);
+        assert_eq!(resume_from(Some(&h(b" 42 ")), None), Resume::After(42));
+        assert_eq!(resume_from(None, Some("42")), Resume::After(42));
+        assert_eq!(resume_from(Some(&h(b"")), Some("5")), Resume::Fresh);
+        for bad in [
+            &b"yesterday"[..],
+            b"-1",
+            b"1e3",
+            b"99999999999999999999999",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(
+                resume_from(Some(&h(bad)), None),
+                Resume::Unreadable,
+                "{bad:?}"
+            );
+        }
+    }
 }

@@ -159,7 +159,7 @@ pub async fn run(source: HallSource, json: bool, boards: Vec<String>) -> Result<
         boards,
     };
     let (tx, rx) = tokio::sync::mpsc::channel(1024);
-    let feed = tokio::spawn(source.follow(tx));
+    let feed = tokio::spawn(source.follow(None, tx));
     let result = follow(view, Adapter::new(Naming::Hall), rx, stop).await;
     feed.abort();
     result
