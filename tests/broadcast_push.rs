@@ -15,7 +15,7 @@ mod ctl_support;
 use std::time::Duration;
 
 use broadcast_support::{Broadcaster, Lichess, Reply, TOKEN, ctl_in, token_file};
-use common::events::Events;
+use common::events::{Ev, Event, Events};
 use common::proxies::board;
 use common::rig::{SimRig, moves, ready_to_play};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, Step};
@@ -114,19 +114,24 @@ async fn a_round_reaches_lichess_through_every_answer() {
     lichess.refuse_game(None);
     lichess.script(&[Reply::Status(429, Some("2")), Reply::Status(500, None)]);
 
-    // Board 2: a move set down and taken back at once (never final), then the real one.
+    // Board 2: a move set down (shown as played, not yet final: no clock press, and taken
+    // back well before the board has stood still for 2 s), then the real one.
     let mut s2 = scenario(&rig, 1, false);
-    s2.run(&[
-        moves(&["d4", "d5", "c4", "e6"]),
-        Step::TakeBack(1),
-        moves(&["c6"]),
-    ])
-    .await
-    .unwrap();
+    s2.run(&[moves(&["d4", "d5", "c4", "e6"])]).await.unwrap();
+    ev2.next_matching("MovePlayed e6", |e| {
+        matches!(e, Ev::Signal(Event::MovePlayed { san, .. }) if san == "e6")
+    })
+    .await;
+    s2.run(&[Step::TakeBack(1)]).await.unwrap();
+    ev2.next_matching("MoveRetracted", |e| {
+        matches!(e, Ev::Signal(Event::MoveRetracted { .. }))
+    })
+    .await;
+    s2.run(&[moves(&["c6"])]).await.unwrap();
     // Board 1: a game ended with the result gesture (the kings' moves are no part of it).
     let mut s1 = scenario(&rig, 0, true);
     s1.run(&[
-        moves(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"]),
+        moves(&["Nf3", "Nf6", "g3", "g6", "Bg2", "Bg7"]),
         Step::ResultGesture(GameResult::WhiteWins),
     ])
     .await
@@ -137,7 +142,7 @@ async fn a_round_reaches_lichess_through_every_answer() {
             let g = r.games();
             r.answered == 200
                 && g.len() == 2
-                && g[0].sans == ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"]
+                && g[0].sans == ["Nf3", "Nf6", "g3", "g6", "Bg2", "Bg7"]
                 && g[0].result.as_deref() == Some("1-0")
                 && g[1].sans == ["d4", "d5", "c4", "c6"]
         })
