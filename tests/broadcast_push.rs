@@ -6,7 +6,7 @@
 //! through the simulator: one with a move put down and taken back before it was final, one
 //! ended with the result gesture; each arrives complete and in order, and neither the
 //! retracted move nor a king move of the gesture ever arrives. The refused game shows on
-//! the terminal and in `eboardctl status`; the token shows nowhere.
+//! the terminal, in `eboardctl status` and in `eboardctl watch`; the token shows nowhere.
 
 mod broadcast_support;
 mod common;
@@ -14,7 +14,7 @@ mod ctl_support;
 
 use std::time::Duration;
 
-use broadcast_support::{Broadcaster, Lichess, Reply, TOKEN, ctl_in, token_file};
+use broadcast_support::{Broadcaster, Lichess, Reply, TOKEN, ctl_in, token_file, watch_until};
 use common::events::{Ev, Event, Events};
 use common::proxies::board;
 use common::rig::{SimRig, moves, ready_to_play};
@@ -107,6 +107,8 @@ async fn a_round_reaches_lichess_through_every_answer() {
         status.contains("Invalid PGN: stand-in refuses board 2") && status.contains(ROUND_ID),
         "{status}"
     );
+    let watched = watch_until(rig.dir.path(), rig.address(), &["b2"], "broadcast:").await;
+    assert!(watched.contains("refused") && watched.contains("Invalid PGN"), "{watched}");
     let status1 = within_status(&rig, "b1", "✓").await;
     assert!(status1.contains("board 1"), "{status1}");
 
