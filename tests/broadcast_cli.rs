@@ -17,7 +17,12 @@ use ctl_support::contract::{Daemon, path_of};
 /// An address nobody listens on: these refusals come before any connection attempt.
 const NO_BUS: &str = "unix:path=/nonexistent/bus";
 
-async fn refused(dir: &std::path::Path, address: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+async fn refused(
+    dir: &std::path::Path,
+    address: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> String {
     let mut b = Broadcaster::spawn(address, dir, args, env);
     let code = b.exit_code(Duration::from_secs(30)).await;
     let out = b.output();
@@ -32,28 +37,54 @@ async fn bad_options_and_tokens_are_refused_by_name() {
     let d = dir.path();
     let open = token_file(d, 0o644);
     let open = open.to_str().unwrap();
-    let out = refused(d, NO_BUS, &["--round", "aBcD1234", "--token-file", open], &[]).await;
-    assert!(out.contains("--token-file") && out.contains("chmod 600"), "{out}");
+    let out = refused(
+        d,
+        NO_BUS,
+        &["--round", "aBcD1234", "--token-file", open],
+        &[],
+    )
+    .await;
+    assert!(
+        out.contains("--token-file") && out.contains("chmod 600"),
+        "{out}"
+    );
     let group = token_file(d, 0o640);
     let out = refused(
         d,
         NO_BUS,
-        &["--round", "aBcD1234", "--token-file", group.to_str().unwrap()],
+        &[
+            "--round",
+            "aBcD1234",
+            "--token-file",
+            group.to_str().unwrap(),
+        ],
         &[],
     )
     .await;
     assert!(out.contains("its group"), "{out}");
     let out = refused(d, NO_BUS, &["--round", "aBcD1234"], &[]).await;
-    assert!(out.contains("LICHESS_TOKEN") && out.contains("study:write"), "{out}");
+    assert!(
+        out.contains("LICHESS_TOKEN") && out.contains("study:write"),
+        "{out}"
+    );
 
     let private = token_file(d, 0o600);
     let private = private.to_str().unwrap();
     for (args, says) in [
         (vec!["--round", "../etc"], "--round"),
-        (vec!["--round", "aBcD1234", "--url", "ftp://lichess.org"], "--url"),
-        (vec!["--round", "aBcD1234", "--boards", "1-65"], "at most 64"),
+        (
+            vec!["--round", "aBcD1234", "--url", "ftp://lichess.org"],
+            "--url",
+        ),
+        (
+            vec!["--round", "aBcD1234", "--boards", "1-65"],
+            "at most 64",
+        ),
         (vec!["--round", "aBcD1234", "--boards", "4-2"], "--boards"),
-        (vec!["--round", "aBcD1234", "--round-number", "0"], "--round-number"),
+        (
+            vec!["--round", "aBcD1234", "--round-number", "0"],
+            "--round-number",
+        ),
     ] {
         let mut full = args.clone();
         full.extend(["--token-file", private]);
@@ -100,7 +131,10 @@ async fn more_than_64_games_are_refused_at_start() {
         &[],
     )
     .await;
-    assert!(out.contains("65 games") && out.contains("--boards"), "{out}");
+    assert!(
+        out.contains("65 games") && out.contains("--boards"),
+        "{out}"
+    );
     assert!(lichess.requests().is_empty(), "nothing was pushed");
 }
 

@@ -108,7 +108,10 @@ async fn a_round_reaches_lichess_through_every_answer() {
         "{status}"
     );
     let watched = watch_until(rig.dir.path(), rig.address(), &["b2"], "broadcast:").await;
-    assert!(watched.contains("refused") && watched.contains("Invalid PGN"), "{watched}");
+    assert!(
+        watched.contains("refused") && watched.contains("Invalid PGN"),
+        "{watched}"
+    );
     let status1 = within_status(&rig, "b1", "✓").await;
     assert!(status1.contains("board 1"), "{status1}");
 
@@ -120,9 +123,10 @@ async fn a_round_reaches_lichess_through_every_answer() {
     // back well before the board has stood still for 2 s), then the real one.
     let mut s2 = scenario(&rig, 1, false);
     s2.run(&[moves(&["d4", "d5", "c4", "e6"])]).await.unwrap();
-    ev2.next_matching("MovePlayed e6", |e| {
-        matches!(e, Ev::Signal(Event::MovePlayed { san, .. }) if san == "e6")
-    })
+    ev2.next_matching(
+        "MovePlayed e6",
+        |e| matches!(e, Ev::Signal(Event::MovePlayed { san, .. }) if san == "e6"),
+    )
     .await;
     s2.run(&[Step::TakeBack(1)]).await.unwrap();
     ev2.next_matching("MoveRetracted", |e| {
@@ -178,7 +182,11 @@ async fn a_round_reaches_lichess_through_every_answer() {
         assert_eq!(games[0].tag("Round"), Some("5.1"), "{}", r.body);
         if let Some(g2) = games.get(1) {
             assert_eq!(g2.tag("Round"), Some("5.2"), "{}", r.body);
-            assert!(!g2.sans.contains(&"e6".to_string()), "a retracted move: {}", r.body);
+            assert!(
+                !g2.sans.contains(&"e6".to_string()),
+                "a retracted move: {}",
+                r.body
+            );
         }
         assert!(
             !games[0].sans.iter().any(|m| m.starts_with('K')),
@@ -194,7 +202,10 @@ async fn a_round_reaches_lichess_through_every_answer() {
         let gap = pair[1].at - pair[0].at;
         assert!(gap >= Duration::from_millis(800), "pushes {gap:?} apart");
     }
-    let i429 = all.iter().position(|r| r.answered == 429).expect("a 429 was answered");
+    let i429 = all
+        .iter()
+        .position(|r| r.answered == 429)
+        .expect("a 429 was answered");
     assert!(all[i429 + 1].at - all[i429].at >= Duration::from_millis(1_800));
     assert_eq!(all[i429 + 1].answered, 500, "then the 500");
     // Nothing was sent twice in a row unchanged after being taken.
@@ -216,7 +227,10 @@ async fn a_round_reaches_lichess_through_every_answer() {
         .unwrap();
     assert_eq!(caster.exit_code(LONG).await, 1);
     let output = caster.output();
-    assert!(output.contains("study:write") && output.contains("contributor"), "{output}");
+    assert!(
+        output.contains("study:write") && output.contains("contributor"),
+        "{output}"
+    );
     assert!(
         output.contains("board 2") && output.contains("Invalid PGN"),
         "the refused game on the terminal: {output}"

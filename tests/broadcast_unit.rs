@@ -20,7 +20,10 @@ fn the_unit_is_a_hardened_instance_per_round() {
     ] {
         assert!(UNIT.contains(line), "{line}");
     }
-    assert!(!UNIT.contains("LICHESS_TOKEN="), "no token in the environment");
+    assert!(
+        !UNIT.contains("LICHESS_TOKEN="),
+        "no token in the environment"
+    );
     if !common::require::require_tool("systemd-analyze", "systemd") {
         return;
     }

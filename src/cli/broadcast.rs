@@ -134,7 +134,10 @@ mod tests {
     fn options_are_checked() {
         assert!(check_round_id("aBc12345").is_ok());
         assert!(check_round_id("../x").is_err() && check_round_id("").is_err());
-        assert_eq!(check_url("https://lichess.org/").unwrap(), "https://lichess.org");
+        assert_eq!(
+            check_url("https://lichess.org/").unwrap(),
+            "https://lichess.org"
+        );
         assert_eq!(
             check_url("http://127.0.0.1:8080").unwrap(),
             "http://127.0.0.1:8080"

@@ -27,7 +27,9 @@ pub async fn run(client: &Client, json: bool, args: &StatusArgs) -> Result<(), C
         }
         crate::cli::print_json(&value)
     } else {
-        let mut text = status_text(&board.props, &board.path).trim_end().to_string();
+        let mut text = status_text(&board.props, &board.path)
+            .trim_end()
+            .to_string();
         for line in broadcast {
             text.push('\n');
             text.push_str(&line);

@@ -126,7 +126,11 @@ impl Lichess {
 
     /// Answers the next pushes so, in turn (then per game again).
     pub fn script(&self, replies: &[Reply]) {
-        self.shared.lock().unwrap().script.extend(replies.iter().cloned());
+        self.shared
+            .lock()
+            .unwrap()
+            .script
+            .extend(replies.iter().cloned());
     }
 
     /// Refuses the game at `index` of every body with `text` (`None`: takes them all).
@@ -139,7 +143,12 @@ impl Lichess {
     }
 
     /// Waits until some request satisfies `pred`; returns it.
-    pub async fn wait_for(&self, what: &str, limit: Duration, pred: impl Fn(&Request) -> bool) -> Request {
+    pub async fn wait_for(
+        &self,
+        what: &str,
+        limit: Duration,
+        pred: impl Fn(&Request) -> bool,
+    ) -> Request {
         within(limit, what, async {
             loop {
                 let notified = self.changed.notified();
@@ -179,7 +188,11 @@ fn per_game(body: &str, refuse: Option<&(usize, String)>) -> Response {
             }
         })
         .collect();
-    (StatusCode::OK, serde_json::json!({ "games": games }).to_string()).into_response()
+    (
+        StatusCode::OK,
+        serde_json::json!({ "games": games }).to_string(),
+    )
+        .into_response()
 }
 
 /// `eboardctl broadcast` as a child: its stdout and stderr go to files in `dir`, its runtime
@@ -192,7 +205,10 @@ pub struct Broadcaster {
 
 /// The environment the broadcaster and the status readers share.
 pub fn runtime_env(dir: &Path) -> Vec<(String, String)> {
-    vec![("XDG_RUNTIME_DIR".into(), dir.join("run").display().to_string())]
+    vec![(
+        "XDG_RUNTIME_DIR".into(),
+        dir.join("run").display().to_string(),
+    )]
 }
 
 impl Broadcaster {
@@ -254,9 +270,13 @@ pub async fn ctl_in(dir: &Path, address: &str, args: &[&str]) -> crate::ctl_supp
         .stdin(Stdio::null())
         .kill_on_drop(true);
     die_with_parent(&mut cmd);
-    let out = within(crate::ctl_support::WAIT, &format!("eboardctl {args:?}"), cmd.output())
-        .await
-        .expect("run eboardctl");
+    let out = within(
+        crate::ctl_support::WAIT,
+        &format!("eboardctl {args:?}"),
+        cmd.output(),
+    )
+    .await
+    .expect("run eboardctl");
     crate::ctl_support::Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

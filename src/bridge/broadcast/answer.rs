@@ -162,7 +162,9 @@ mod tests {
     fn refusals() {
         let a = read(401, None, r#"{"error":"No such token"}"#, "r");
         let Answer::Stop(m) = a else { panic!() };
-        assert!(m.contains("study:write") && m.contains("contributor") && m.contains("No such token"));
+        assert!(
+            m.contains("study:write") && m.contains("contributor") && m.contains("No such token")
+        );
         assert!(matches!(read(403, None, "", "r"), Answer::Stop(_)));
         let Answer::Stop(m) = read(404, None, "", "abcd1234") else {
             panic!()
@@ -177,7 +179,10 @@ mod tests {
         );
         assert!(matches!(
             read(503, None, "", "r"),
-            Answer::Retry { retry_after_ms: None, .. }
+            Answer::Retry {
+                retry_after_ms: None,
+                ..
+            }
         ));
         let Answer::Retry { why, .. } = read(400, None, r#"{"error":"Bad PGN"}"#, "r") else {
             panic!()

@@ -108,7 +108,11 @@ impl Broadcaster {
                 "the round now has {} games; lichess takes {MAX_GAMES}: boards {:?} and on \
                  are not pushed",
                 self.round.len(),
-                self.round.games().nth(MAX_GAMES).map(|(n, _)| n).unwrap_or(0)
+                self.round
+                    .games()
+                    .nth(MAX_GAMES)
+                    .map(|(n, _)| n)
+                    .unwrap_or(0)
             )));
         }
     }
@@ -160,7 +164,12 @@ impl Broadcaster {
                 self.accepted = Some(body);
                 self.report.ok = true;
                 self.record(&games, &answers);
-                let taken = self.report.boards.values().filter(|b| b.error.is_none()).count();
+                let taken = self
+                    .report
+                    .boards
+                    .values()
+                    .filter(|b| b.error.is_none())
+                    .count();
                 self.report.status = format!("{taken} of {} game(s) on lichess", games.len());
                 if !was_ok {
                     self.say(Notice::Info(format!(
@@ -171,8 +180,10 @@ impl Broadcaster {
             }
             Answer::Retry { why, .. } => {
                 self.report.ok = false;
-                self.report.status =
-                    format!("{why}; the latest games go in {:.0} s", wait as f64 / 1000.0);
+                self.report.status = format!(
+                    "{why}; the latest games go in {:.0} s",
+                    wait as f64 / 1000.0
+                );
                 self.say(Notice::Warning(self.report.status.clone()));
             }
             Answer::Stop(_) => {}
@@ -252,7 +263,9 @@ mod tests {
     use serde_json::json;
 
     fn game(round: &str, moves: &str) -> String {
-        format!("[Event \"E\"]\n[Round \"{round}\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"*\"]\n\n{moves} *\n")
+        format!(
+            "[Event \"E\"]\n[Round \"{round}\"]\n[White \"W\"]\n[Black \"B\"]\n[Result \"*\"]\n\n{moves} *\n"
+        )
     }
 
     fn set(b: &mut Broadcaster, id: &str, pgn: &str) {
@@ -297,7 +310,10 @@ mod tests {
         assert_eq!(b.wake_at(), Some(5_300));
         assert_eq!(b.poll_push(5_299), None);
         let next = b.poll_push(5_300).unwrap();
-        assert!(next.contains("2. Nf3"), "the latest, not the state in between");
+        assert!(
+            next.contains("2. Nf3"),
+            "the latest, not the state in between"
+        );
         b.on_answer(5_400, accepted(&[Ok(3)]));
         assert!(b.report().ok);
         assert_eq!(b.report().boards["b1"].moves, Some(3));
@@ -324,7 +340,10 @@ mod tests {
         set(&mut b, "y", &game("2.2", "1. c4 c5"));
         b.poll_push(1_000).unwrap();
         b.on_answer(1_100, accepted(&[Ok(1), Err("Invalid PGN")]));
-        assert!(b.take_notices().is_empty(), "the same error is not said twice");
+        assert!(
+            b.take_notices().is_empty(),
+            "the same error is not said twice"
+        );
         set(&mut b, "y", &game("2.2", "1. c4 e5"));
         b.poll_push(2_100).unwrap();
         b.on_answer(2_200, accepted(&[Ok(1), Ok(2)]));

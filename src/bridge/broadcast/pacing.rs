@@ -93,7 +93,11 @@ impl Pacer {
 /// A `Retry-After` header's delay: whole seconds (lichess's form). An HTTP date, or anything
 /// else, is not read (the backoff applies).
 pub fn retry_after_ms(header: &str) -> Option<Millis> {
-    header.trim().parse::<u64>().ok().map(|s| s.saturating_mul(1000))
+    header
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(|s| s.saturating_mul(1000))
 }
 
 #[cfg(test)]
@@ -123,20 +127,35 @@ mod tests {
         let mut waits = Vec::new();
         for _ in 0..9 {
             p.started(now);
-            let wait = p.ended(now + 10, Paced::Retry { retry_after_ms: None });
+            let wait = p.ended(
+                now + 10,
+                Paced::Retry {
+                    retry_after_ms: None,
+                },
+            );
             waits.push(wait);
             assert_eq!(p.due_at(true), Some(now + 10 + wait));
             now += 10 + wait;
         }
         assert_eq!(
             waits,
-            [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]
+            [
+                1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000
+            ]
         );
         // Success resets the backoff.
         p.started(now);
         p.ended(now, Paced::Accepted);
         p.started(now + 1_000);
-        assert_eq!(p.ended(now + 1_000, Paced::Retry { retry_after_ms: None }), 1_000);
+        assert_eq!(
+            p.ended(
+                now + 1_000,
+                Paced::Retry {
+                    retry_after_ms: None
+                }
+            ),
+            1_000
+        );
     }
 
     #[test]
@@ -144,13 +163,23 @@ mod tests {
         let mut p = Pacer::default();
         p.started(0);
         assert_eq!(
-            p.ended(100, Paced::Retry { retry_after_ms: Some(30_000) }),
+            p.ended(
+                100,
+                Paced::Retry {
+                    retry_after_ms: Some(30_000)
+                }
+            ),
             30_000
         );
         assert_eq!(p.due_at(true), Some(30_100));
         p.started(30_100);
         assert_eq!(
-            p.ended(30_200, Paced::Retry { retry_after_ms: Some(86_400_000) }),
+            p.ended(
+                30_200,
+                Paced::Retry {
+                    retry_after_ms: Some(86_400_000)
+                }
+            ),
             MAX_RETRY_AFTER_MS
         );
         assert_eq!(retry_after_ms(" 7 "), Some(7_000));

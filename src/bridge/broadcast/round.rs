@@ -220,10 +220,7 @@ fn result_of(pgn: &str) -> Option<&str> {
 /// line apart, each starting with its `[Event` tag; within one, the tags stand on consecutive
 /// lines (a tag value never holds a newline), so only a new game follows a blank line.
 pub fn current_segment(pgn: &str) -> String {
-    let start = pgn
-        .rfind("\n\n[Event \"")
-        .map(|i| i + 2)
-        .unwrap_or(0);
+    let start = pgn.rfind("\n\n[Event \"").map(|i| i + 2).unwrap_or(0);
     let mut out = pgn[start..].trim_start().to_string();
     if !out.ends_with('\n') {
         out.push('\n');
@@ -264,7 +261,10 @@ mod tests {
     }
 
     fn board(number: u64, pgn: &str) -> Props {
-        json!({"Number": number, "Pgn": pgn}).as_object().unwrap().clone()
+        json!({"Number": number, "Pgn": pgn})
+            .as_object()
+            .unwrap()
+            .clone()
     }
 
     fn changed(id: &str, pgn: &str) -> HallUpdate {
@@ -333,7 +333,10 @@ mod tests {
         let seg = current_segment(&two);
         assert!(seg.starts_with("[Event \"Open\"]") && seg.contains("1. d4"));
         assert!(!seg.contains("1. e4"));
-        assert_eq!(current_segment(&pgn("1.1", "A", "", "*")), pgn("1.1", "A", "", "*"));
+        assert_eq!(
+            current_segment(&pgn("1.1", "A", "", "*")),
+            pgn("1.1", "A", "", "*")
+        );
     }
 
     #[test]
@@ -346,7 +349,12 @@ mod tests {
     fn at_most_64_games_in_a_body() {
         let mut r = Round::new(Selection::default());
         let boards = (1..=70)
-            .map(|b| (format!("b{b}"), board(b, &pgn(&format!("1.{b}"), "A", "", "*"))))
+            .map(|b| {
+                (
+                    format!("b{b}"),
+                    board(b, &pgn(&format!("1.{b}"), "A", "", "*")),
+                )
+            })
             .collect();
         r.apply(&HallUpdate::Snapshot(boards));
         assert_eq!(r.len(), 70);

@@ -89,7 +89,11 @@ pub fn read_all(env: impl Fn(&str) -> Option<String>) -> Vec<StateFile> {
                 continue;
             };
             let alive = Path::new("/proc").join(state.pid.to_string()).exists();
-            if alive && !out.iter().any(|s| s.round_id == state.round_id && s.pid == state.pid) {
+            if alive
+                && !out
+                    .iter()
+                    .any(|s| s.round_id == state.round_id && s.pid == state.pid)
+            {
                 out.push(state);
             }
         }
@@ -139,7 +143,10 @@ mod tests {
     #[test]
     fn where_the_file_goes() {
         assert_eq!(
-            file_for("abc", env(&[("RUNTIME_DIRECTORY", "/run/eboardd-broadcast/abc")])),
+            file_for(
+                "abc",
+                env(&[("RUNTIME_DIRECTORY", "/run/eboardd-broadcast/abc")])
+            ),
             Path::new("/run/eboardd-broadcast/abc/state.json")
         );
         assert_eq!(
@@ -166,10 +173,21 @@ mod tests {
                 ok: true,
                 status: "1 of 2 game(s) on lichess".into(),
                 boards: [
-                    ("b1".to_string(), BoardReport { number: 1, moves: Some(7), error: None }),
+                    (
+                        "b1".to_string(),
+                        BoardReport {
+                            number: 1,
+                            moves: Some(7),
+                            error: None,
+                        },
+                    ),
                     (
                         "b2".to_string(),
-                        BoardReport { number: 2, moves: None, error: Some("Bad PGN".into()) },
+                        BoardReport {
+                            number: 2,
+                            moves: None,
+                            error: Some("Bad PGN".into()),
+                        },
                     ),
                 ]
                 .into(),

@@ -107,10 +107,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
         std::fs::write(&path, "lip_secret123\n").unwrap();
-        for (mode, who) in [(0o644, "everyone"), (0o640, "its group"), (0o604, "everyone")] {
+        for (mode, who) in [
+            (0o644, "everyone"),
+            (0o640, "its group"),
+            (0o604, "everyone"),
+        ] {
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
             let e = Token::from_file(&path).unwrap_err();
-            assert!(matches!(e, TokenError::Readable { who: w, .. } if w == who), "{e}");
+            assert!(
+                matches!(e, TokenError::Readable { who: w, .. } if w == who),
+                "{e}"
+            );
             assert!(e.to_string().contains("chmod 600") && !e.to_string().contains("secret123"));
         }
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -118,7 +125,12 @@ mod tests {
         assert_eq!(t.expose(), "lip_secret123");
         assert!(!format!("{t:?} {t}").contains("secret"));
         std::fs::write(&path, "\n").unwrap();
-        assert!(Token::from_file(&path).unwrap_err().to_string().contains("no token"));
+        assert!(
+            Token::from_file(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("no token")
+        );
         assert!(matches!(
             Token::from_file(&dir.path().join("none")),
             Err(TokenError::File { .. })
@@ -127,8 +139,14 @@ mod tests {
 
     #[test]
     fn from_the_environment() {
-        assert_eq!(Token::load(None, Some(" lip_x ".into())).unwrap().expose(), "lip_x");
-        assert_eq!(Token::load(None, Some("".into())), Err(TokenError::EmptyEnv));
+        assert_eq!(
+            Token::load(None, Some(" lip_x ".into())).unwrap().expose(),
+            "lip_x"
+        );
+        assert_eq!(
+            Token::load(None, Some("".into())),
+            Err(TokenError::EmptyEnv)
+        );
         assert_eq!(Token::load(None, None), Err(TokenError::Missing));
     }
 }
