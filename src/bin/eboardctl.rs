@@ -70,6 +70,9 @@ enum BusCommand {
     /// The hall relay: every board of this rig on an MQTT broker (retained state and PGN,
     /// QoS 1 events with a per-board seq, the rig's status with a Last Will).
     Relay(cli::relay::RelayArgs),
+    /// Push this rig's games of a round straight to a lichess broadcast round (final moves
+    /// only, within a second of each, at most one push a second).
+    Broadcast(cli::broadcast::BroadcastArgs),
 }
 
 /// Runs a command that talks to the daemon, on a single-threaded runtime.
@@ -82,6 +85,10 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         // The relay follows the daemon coming and going, so it does not need it at start.
         if let BusCommand::Relay(args) = &command {
             return cli::relay::run(globals, args).await;
+        }
+        // So does the broadcaster.
+        if let BusCommand::Broadcast(args) = &command {
+            return cli::broadcast::run(globals, args).await;
         }
         // `watch --mqtt` follows a hall on a broker, not the local bus.
         if let BusCommand::Watch(args) = &command
@@ -99,7 +106,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
             BusCommand::Pgn(args) => cli::pgn::run(&client, args).await,
             BusCommand::Pairings(args) => cli::pairings::run(&client, args).await,
             BusCommand::Verb(verb) => cli::verbs::run(&client, verb).await,
-            BusCommand::Relay(_) => unreachable!("handled above"),
+            BusCommand::Relay(_) | BusCommand::Broadcast(_) => unreachable!("handled above"),
         }
     })
 }

@@ -1,7 +1,9 @@
 //! The bridges: thin adapters from the client model ([`crate::client`]) to what cannot speak
 //! D-Bus, each a client of the daemon that can crash and restart without touching it.
 //! [`web`] serves pages, JSON, Server-Sent Events and PGN over HTTP; [`relay`] republishes a
-//! rig's boards on an MQTT broker.
+//! rig's boards on an MQTT broker; [`broadcast`] pushes a round's games to a lichess
+//! broadcast.
 
+pub mod broadcast;
 pub mod relay;
 pub mod web;

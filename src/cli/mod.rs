@@ -5,6 +5,7 @@
 //! rendered by pure functions ([`render`], [`watch::screen`]) that are unit-tested without a
 //! bus. Failures are [`CtlError`] values that carry their exit code.
 
+pub mod broadcast;
 pub mod client;
 pub mod decode;
 pub mod list;

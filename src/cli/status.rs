@@ -1,6 +1,7 @@
 //! `eboardctl status BOARD`: the position as a diagram from White's side, clocks, side to
 //! move, recent moves, claims, pending illegal placement, illegal-move counts and the result;
-//! with `--json`, every property of the board as one JSON object.
+//! with `--json`, every property of the board as one JSON object. A board a running
+//! `eboardctl broadcast` pushes to lichess gets a `broadcast` line (`Broadcast` in JSON).
 
 use crate::cli::client::Client;
 use crate::cli::render::{board_json, status_text};
@@ -16,9 +17,36 @@ pub struct StatusArgs {
 /// Prints one board's status.
 pub async fn run(client: &Client, json: bool, args: &StatusArgs) -> Result<(), CtlError> {
     let board = client.board(&args.board).await?;
+    let broadcast = broadcast_lines(crate::client::board_id(&board.path));
     if json {
-        crate::cli::print_json(&board_json(&board.props, &board.path))
+        let mut value = board_json(&board.props, &board.path);
+        if let Some(map) = value.as_object_mut()
+            && !broadcast.is_empty()
+        {
+            map.insert("Broadcast".into(), broadcast.into());
+        }
+        crate::cli::print_json(&value)
     } else {
-        crate::cli::print_text(status_text(&board.props, &board.path).trim_end())
+        let mut text = status_text(&board.props, &board.path)
+            .trim_end()
+            .to_string();
+        for line in broadcast {
+            text.push('\n');
+            text.push_str(&line);
+        }
+        crate::cli::print_text(&text)
     }
+}
+
+/// The `broadcast` lines of a board: how the pushes of each `eboardctl broadcast` running on
+/// this host fare for it (read from their state files, see
+/// [`crate::bridge::broadcast::state`]).
+pub fn broadcast_lines(board_id: &str) -> Vec<String> {
+    use crate::bridge::broadcast::state;
+    let states = state::read_all(|k| std::env::var(k).ok());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    state::lines_for(&states, board_id, now)
 }

@@ -157,6 +157,7 @@ pub async fn run(source: HallSource, json: bool, boards: Vec<String>) -> Result<
         label: format!("broker {}", source.broker.url),
         json,
         boards,
+        local: false,
     };
     let (tx, rx) = tokio::sync::mpsc::channel(1024);
     let feed = tokio::spawn(source.follow(None, tx));

@@ -28,6 +28,33 @@ fn move_number(ply: u32, fen_after: &str) -> String {
 }
 
 /// The text line for an event about board `name` (ignored for daemon events).
+/// The line (text or JSON) saying a board's `broadcast` lines changed; no lines: the
+/// broadcaster stopped pushing it.
+pub fn broadcast_line(
+    name: &str,
+    path: &str,
+    lines: &[String],
+    unix_ms: u64,
+    json: bool,
+) -> String {
+    if json {
+        return serde_json::json!({
+            "event": "Broadcast",
+            "time_ms": unix_ms,
+            "board": name,
+            "path": path,
+            "lines": lines,
+        })
+        .to_string();
+    }
+    let what = if lines.is_empty() {
+        "broadcast: no longer pushed".to_string()
+    } else {
+        lines.join(" | ")
+    };
+    format!("{} {name} {what}", time_of_day(unix_ms))
+}
+
 pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
     let t = time_of_day(unix_ms);
     let what = match event {

@@ -63,6 +63,7 @@ pub async fn run(
         label: client.bus.clone(),
         json,
         boards: args.boards.clone(),
+        local: true,
     };
     let result = follow(view, Adapter::new(Naming::Bus), rx, stop).await;
     feed.abort();
@@ -76,7 +77,13 @@ pub struct View {
     pub json: bool,
     /// The boards asked for (all when empty).
     pub boards: Vec<String>,
+    /// Whether the boards are this host's (the local bus): then the `broadcast` lines of a
+    /// running `eboardctl broadcast` are shown too.
+    pub local: bool,
 }
+
+/// How often the `broadcast` lines are read again.
+const BROADCAST_EVERY: Duration = Duration::from_secs(1);
 
 /// The one watch loop: hall updates from any source in, lines or frames out, until `stop`
 /// resolves or the source ends.
@@ -91,10 +98,22 @@ pub async fn follow(
     let started = Instant::now();
     let now = || started.elapsed().as_millis() as u64;
     let gone = || CtlError::Other(format!("the feed from the {} stopped", view.label));
+    let mut broadcast = tokio::time::interval(BROADCAST_EVERY);
+    broadcast.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     if view.json || !std::io::stdout().is_terminal() {
         loop {
             let update = tokio::select! {
                 u = rx.recv() => u.ok_or_else(gone)?,
+                _ = broadcast.tick(), if view.local => {
+                    for (path, lines) in model.set_broadcast(broadcast_lines) {
+                        let name = model.name_of(&path);
+                        let text = line::broadcast_line(&name, &path, &lines, unix_ms(), view.json);
+                        if crate::cli::print_text(&text).is_err() {
+                            return Ok(());
+                        }
+                    }
+                    continue;
+                }
                 _ = &mut stop => return Ok(()),
             };
             for event in adapter.events(update) {
@@ -155,10 +174,18 @@ pub async fn follow(
                 }
             }
             _ = ticker.tick() => {}
+            _ = broadcast.tick(), if view.local => {
+                model.set_broadcast(broadcast_lines);
+            }
             _ = resize.recv() => last_frame.clear(),
             _ = &mut stop => return Ok(()),
         }
     }
+}
+
+/// A board's `broadcast` lines, read from the running broadcasters' state files.
+fn broadcast_lines(board_id: &str) -> Vec<String> {
+    crate::cli::status::broadcast_lines(board_id)
 }
 
 /// Milliseconds since the Unix epoch, for event times.

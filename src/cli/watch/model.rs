@@ -50,6 +50,8 @@ pub struct BoardView {
     /// When `WhiteTimeMs`/`BlackTimeMs`/`ClockRunning` were last set.
     clock_at: Millis,
     raised: Vec<Raised>,
+    /// The `broadcast` lines of this board (how `eboardctl broadcast` fares with it).
+    pub broadcast: Vec<String>,
 }
 
 impl BoardView {
@@ -59,6 +61,7 @@ impl BoardView {
             props,
             clock_at: now,
             raised: Vec::new(),
+            broadcast: Vec::new(),
         }
     }
 
@@ -117,6 +120,18 @@ impl BoardView {
             out.push(Alert {
                 severity: Severity::Claim,
                 text,
+            });
+        }
+        for line in &self.broadcast {
+            // A game lichess refused needs someone; one it took is news, shown quietly.
+            let severity = if line.contains('✗') || line.contains("; ") {
+                Severity::Claim
+            } else {
+                Severity::Result
+            };
+            out.push(Alert {
+                severity,
+                text: line.clone(),
             });
         }
         if p.state == "finished" {
@@ -197,6 +212,23 @@ impl Model {
                 .then_with(|| a.path.cmp(&b.path))
         });
         v
+    }
+
+    /// Sets every watched board's `broadcast` lines (`lines_of` a board's object id); returns
+    /// the boards whose lines changed, with their new lines, for a line-per-event watcher.
+    pub fn set_broadcast(
+        &mut self,
+        lines_of: impl Fn(&str) -> Vec<String>,
+    ) -> Vec<(String, Vec<String>)> {
+        let mut changed = Vec::new();
+        for (path, view) in &mut self.boards {
+            let lines = lines_of(crate::client::board_id(path));
+            if lines != view.broadcast {
+                view.broadcast = lines.clone();
+                changed.push((path.clone(), lines));
+            }
+        }
+        changed
     }
 
     /// Updates the model with one event at time `now`. Returns whether the event concerned a
