@@ -8,6 +8,7 @@
 pub mod client;
 pub mod decode;
 pub mod list;
+pub mod livechess;
 pub mod pairings;
 pub mod pgn;
 pub mod relay;
