@@ -117,9 +117,9 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
         seen.iter().any(|m| m["param"].get("board").is_none()),
         "some message leaves out the unchanged board"
     );
-    // Black's clock runs after White's Nf3 and its press.
-    let clock = rig.livechess.json("/api/v1.0/eboards").await[0]["clock"].clone();
-    assert_eq!(clock["run"], false, "{clock}");
+    // Black's clock runs after White's Nf3 and its press: the clock follows.
+    ws.feed_until("black's clock running", |m| m["param"]["clock"]["run"] == false)
+        .await;
 
     // The sensed placement shows in `board` (a knight set where no move takes it), `match`
     // follows InSync, and both come back when the pieces are put back.
