@@ -78,7 +78,8 @@ impl Board {
         put("Variant", Variant::from("standard"));
         put("Port", Variant::from(format!("/dev/eboard/{}", self.id)));
         put("Connected", Variant::from(true));
-        put("SerialNumber", Variant::from("13116"));
+        // Each board its own serial number, as real boards have (LiveChess clients name boards by it).
+        put("SerialNumber", Variant::from(format!("{}", 10_000 + self.number)));
         put("FirmwareVersion", Variant::from("3.10"));
         put("Rules", Variant::from("rapid"));
         put("Edition", Variant::from("fide-2023"));
