@@ -11,7 +11,6 @@ mod livechess_support;
 
 use common::rig::moves;
 use ctl_support::ctl;
-use eboardd::sim::Step;
 use livechess_support::*;
 use serde_json::{Value, json};
 
@@ -121,22 +120,26 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     ws.feed_until("black's clock running", |m| m["param"]["clock"]["run"] == false)
         .await;
 
-    // The sensed placement shows in `board` (a knight set where no move takes it), `match`
-    // follows InSync, and both come back when the pieces are put back.
-    sc.run(&[Step::IllegalPlacement {
-        from: shakmaty::Square::B8,
-        to: shakmaty::Square::B4,
-    }])
-    .await
-    .expect("misplace");
-    let misplaced = ws
-        .feed_until("the misplaced knight", |m| m["param"]["match"] == false)
+    // A lifted piece shows in `board`, `match` follows InSync, and both come back when the
+    // piece is put back.
+    let sim = &rig.sims[0];
+    sim.lift(shakmaty::Square::B8).await.expect("lift");
+    let lifted = ws
+        .feed_until("the lifted knight", |m| {
+            m["param"]["board"] == "r1bqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"
+        })
         .await;
-    let last = ws_board(&misplaced);
-    assert_eq!(last, "r1bqkbnr/pppp1ppp/8/4p3/1n2P3/5N2/PPPP1PPP/RNBQKB1R");
-    sc.run(&[Step::CorrectIllegal]).await.expect("put back");
-    ws.feed_until("the knight back", |m| m["param"]["match"] == true)
+    assert_eq!(lifted.last().unwrap()["param"]["match"], false);
+    let knight = shakmaty::Piece::from_char('n').unwrap();
+    sim.place(shakmaty::Square::B8, knight).await.expect("put back");
+    let back = ws
+        .feed_until("the knight back", |m| m["param"]["match"] == true)
         .await;
+    let last_board = back.iter().rev().find_map(|m| m["param"]["board"].as_str());
+    assert_eq!(
+        last_board,
+        Some("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R")
+    );
 
     // flip shows in flipped; board stays from White's side.
     let flip = ws
@@ -287,16 +290,6 @@ async fn rest_side_shows_the_round_set_by_pairings() {
         .get("/api/v1.0/game/00000000-0000-0000-0000-000000000000")
         .await;
     assert_eq!(status, 404);
-}
-
-/// The last `board` sent in these feed messages.
-fn ws_board(messages: &[Value]) -> String {
-    messages
-        .iter()
-        .rev()
-        .find_map(|m| m["param"]["board"].as_str())
-        .expect("a board in the feed")
-        .to_owned()
 }
 
 /// GETs `path` until `pred` holds (the bridge follows the bus a moment later).
