@@ -20,7 +20,11 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     let rig = Rig::start(2, &[]).await;
     let boards = rig.livechess.wait_active(2).await;
-    let mut ws = rig.livechess.connect(None).await.expect("a program is let in");
+    let mut ws = rig
+        .livechess
+        .connect(None)
+        .await
+        .expect("a program is let in");
 
     // eboards: table order (both connected), the keys exact, the id echoed as a number.
     let answer = ws.call(1, "eboards", Value::Null).await;
@@ -62,7 +66,11 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
             json!(32),
             "no feed 9",
         ),
-        (r#"{"id":33,"call":"unsubscribe","param":{"id":9}}"#, json!(33), "no feed 9"),
+        (
+            r#"{"id":33,"call":"unsubscribe","param":{"id":9}}"#,
+            json!(33),
+            "no feed 9",
+        ),
     ];
     for (text, id, words) in cases {
         let err = ws.request(text, &id).await;
@@ -98,7 +106,9 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     let mut sc = rig.scenario(0);
     sc.run(&[moves(&["e4", "e5", "Nf3"])]).await.expect("moves");
     let seen = ws
-        .feed_until("the three moves", |m| m["param"]["san"] == json!(["e4", "e5", "Nf3"]))
+        .feed_until("the three moves", |m| {
+            m["param"]["san"] == json!(["e4", "e5", "Nf3"])
+        })
         .await;
     for m in &seen {
         let e = &m["param"];
@@ -117,8 +127,10 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
         "some message leaves out the unchanged board"
     );
     // Black's clock runs after White's Nf3 and its press: the clock follows.
-    ws.feed_until("black's clock running", |m| m["param"]["clock"]["run"] == false)
-        .await;
+    ws.feed_until("black's clock running", |m| {
+        m["param"]["clock"]["run"] == false
+    })
+    .await;
 
     // A lifted piece shows in `board`, `match` follows InSync, and both come back when the
     // piece is put back.
@@ -131,7 +143,9 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
         .await;
     assert_eq!(lifted.last().unwrap()["param"]["match"], false);
     let knight = shakmaty::Piece::from_char('n').unwrap();
-    sim.place(shakmaty::Square::B8, knight).await.expect("put back");
+    sim.place(shakmaty::Square::B8, knight)
+        .await
+        .expect("put back");
     let back = ws
         .feed_until("the knight back", |m| m["param"]["match"] == true)
         .await;
@@ -143,10 +157,16 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
 
     // flip shows in flipped; board stays from White's side.
     let flip = ws
-        .call(4, "call", json!({"id": 1, "method": "flip", "param": {"flip": true}}))
+        .call(
+            4,
+            "call",
+            json!({"id": 1, "method": "flip", "param": {"flip": true}}),
+        )
         .await;
     assert_eq!(flip["response"], "call", "{flip}");
-    let flipped = ws.feed_until("flipped", |m| m["param"]["flipped"] == true).await;
+    let flipped = ws
+        .feed_until("flipped", |m| m["param"]["flipped"] == true)
+        .await;
     assert!(flipped.last().unwrap()["param"].get("board").is_none());
     let listed = ws.call(5, "eboards", Value::Null).await;
     assert_eq!(listed["param"][0]["flipped"], true);
@@ -154,7 +174,11 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     // setup restarts the game from the FEN: start = FEN, san = [].
     let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
     let setup = ws
-        .call(6, "call", json!({"id": 1, "method": "setup", "param": {"fen": fen}}))
+        .call(
+            6,
+            "call",
+            json!({"id": 1, "method": "setup", "param": {"fen": fen}}),
+        )
         .await;
     assert_eq!(setup["response"], "call", "{setup}");
     let restarted = ws
@@ -165,10 +189,20 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     assert_eq!(e["match"], false, "the pieces do not stand as the FEN says");
     // A FEN the daemon refuses is an error with its message; the connection stays open.
     let bad = ws
-        .call(7, "call", json!({"id": 1, "method": "setup", "param": {"fen": "8/8 w"}}))
+        .call(
+            7,
+            "call",
+            json!({"id": 1, "method": "setup", "param": {"fen": "8/8 w"}}),
+        )
         .await;
     assert_eq!(bad["response"], "error", "{bad}");
-    assert!(bad["param"]["message"].as_str().unwrap().contains("InvalidFen"), "{bad}");
+    assert!(
+        bad["param"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("InvalidFen"),
+        "{bad}"
+    );
 
     // unsubscribe: null, and no more feed for it.
     let unsub = ws.call(8, "unsubscribe", json!({"id": 1})).await;
@@ -180,7 +214,11 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_from_foreign_origins_are_refused_at_the_handshake() {
     let rig = Rig::start(1, &["--allow-origin", "http://127.0.0.1:9"]).await;
-    for origin in ["https://lichess.org", "https://www.chess.com", "http://127.0.0.1:9"] {
+    for origin in [
+        "https://lichess.org",
+        "https://www.chess.com",
+        "http://127.0.0.1:9",
+    ] {
         let mut ws = rig
             .livechess
             .connect(Some(origin))
@@ -188,12 +226,22 @@ async fn pages_from_foreign_origins_are_refused_at_the_handshake() {
             .unwrap_or_else(|s| panic!("{origin} refused with {s}"));
         assert_eq!(ws.call(1, "eboards", Value::Null).await["response"], "call");
     }
-    for origin in ["https://evil.example", "http://127.0.0.1:10", "null", "https://lichess.org.evil"] {
+    for origin in [
+        "https://evil.example",
+        "http://127.0.0.1:10",
+        "null",
+        "https://lichess.org.evil",
+    ] {
         let refused = rig.livechess.connect(Some(origin)).await;
         assert_eq!(refused.err(), Some(403), "{origin}");
     }
     // The WebSocket path without an upgrade, and unknown paths: 404 with a message.
-    for path in ["/api/v1.0", "/api/v1.0/nothing", "/", "/api/v1.0/tournament/x"] {
+    for path in [
+        "/api/v1.0",
+        "/api/v1.0/nothing",
+        "/",
+        "/api/v1.0/tournament/x",
+    ] {
         let (status, body) = rig.livechess.get(path).await;
         assert_eq!(status, 404, "{path}");
         assert_keys("404", &body, &["message"]);
@@ -215,25 +263,46 @@ async fn rest_side_shows_the_round_set_by_pairings() {
     let out = ctl(&rig.bus.address, &["pairings", pairings.to_str().unwrap()]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let mut sc = rig.scenario(0);
-    sc.run(&[moves(&["d4", "d5", "c4", "e6"])]).await.expect("moves");
+    sc.run(&[moves(&["d4", "d5", "c4", "e6"])])
+        .await
+        .expect("moves");
 
     // /eboards.
     for b in listed.as_array().unwrap() {
         check_eboard(b);
     }
     // /tournaments: one, named after the Event, with the highest round.
-    let list = within_tags(&rig, |v| v[0]["description"] == "City Open", "/api/v1.0/tournaments")
-        .await;
+    let list = within_tags(
+        &rig,
+        |v| v[0]["description"] == "City Open",
+        "/api/v1.0/tournaments",
+    )
+    .await;
     assert_eq!(list.as_array().unwrap().len(), 1);
-    assert_keys("tournaments entry", &list[0], &["uuid", "description", "rounds"]);
+    assert_keys(
+        "tournaments entry",
+        &list[0],
+        &["uuid", "description", "rounds"],
+    );
     assert_eq!(list[0]["rounds"], 3);
     let uuid = list[0]["uuid"].as_str().unwrap().to_owned();
 
-    let t = rig.livechess.json(&format!("/api/v1.0/tournament/{uuid}")).await;
+    let t = rig
+        .livechess
+        .json(&format!("/api/v1.0/tournament/{uuid}"))
+        .await;
     assert_keys(
         "tournament",
         &t,
-        &["uuid", "name", "description", "location", "country", "rounds", "eboards"],
+        &[
+            "uuid",
+            "name",
+            "description",
+            "location",
+            "country",
+            "rounds",
+            "eboards",
+        ],
     );
     assert_eq!(t["uuid"], uuid.as_str());
     assert_eq!(t["name"], "City Open");
@@ -245,14 +314,21 @@ async fn rest_side_shows_the_round_set_by_pairings() {
     );
 
     // Round 3 is index 2; indices before it hold no game now, past it are 404.
-    let round = rig.livechess.json(&format!("/api/v1.0/round/{uuid}/2")).await;
+    let round = rig
+        .livechess
+        .json(&format!("/api/v1.0/round/{uuid}/2"))
+        .await;
     assert_keys("round", &round, &["nr", "date", "pairings"]);
     assert_eq!(round["nr"], 3);
     assert_eq!(round["date"], "2026.12.01");
     let pairings = round["pairings"].as_array().unwrap();
     assert_eq!(pairings.len(), 2);
     for (i, p) in pairings.iter().enumerate() {
-        assert_keys("pairing", p, &["nr", "uuid", "white", "black", "live", "result"]);
+        assert_keys(
+            "pairing",
+            p,
+            &["nr", "uuid", "white", "black", "live", "result"],
+        );
         assert_eq!(p["nr"], i as u64 + 1);
         assert_keys("PLAYER", &p["white"], PLAYER);
         assert_keys("PLAYER", &p["black"], PLAYER);
@@ -266,22 +342,43 @@ async fn rest_side_shows_the_round_set_by_pairings() {
     assert_eq!(pairings[1]["black"]["fname"], Value::Null);
     assert_eq!(pairings[0]["live"], true);
     assert_eq!(
-        rig.livechess.json(&format!("/api/v1.0/round/{uuid}/0")).await["pairings"],
+        rig.livechess
+            .json(&format!("/api/v1.0/round/{uuid}/0"))
+            .await["pairings"],
         json!([])
     );
-    let (status, body) = rig.livechess.get(&format!("/api/v1.0/round/{uuid}/3")).await;
+    let (status, body) = rig
+        .livechess
+        .get(&format!("/api/v1.0/round/{uuid}/3"))
+        .await;
     assert_eq!(status, 404, "{body}");
 
     // The game of table 1: final moves with the mover's seconds from %clk.
     let game_path = format!("/api/v1.0/game/{}", pairings[0]["uuid"].as_str().unwrap());
-    let game = within_tags(&rig, |g| g["moves"].as_array().unwrap().len() == 4, &game_path).await;
-    assert_keys("game", &game, &["chess960", "result", "comment", "clock", "moves"]);
+    let game = within_tags(
+        &rig,
+        |g| g["moves"].as_array().unwrap().len() == 4,
+        &game_path,
+    )
+    .await;
+    assert_keys(
+        "game",
+        &game,
+        &["chess960", "result", "comment", "clock", "moves"],
+    );
     assert_eq!(game["chess960"], 518);
     assert_eq!(game["result"], Value::Null);
     assert_keys("CLOCK", &game["clock"], CLOCK);
-    let moves: Vec<&str> = game["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let moves: Vec<&str> = game["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
     for (m, san) in moves.iter().zip(["d4", "d5", "c4", "e6"]) {
-        let (s, secs) = m.split_once(' ').unwrap_or_else(|| panic!("SAN and seconds: {m}"));
+        let (s, secs) = m
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("SAN and seconds: {m}"));
         assert_eq!(s, san);
         assert!(secs.parse::<u64>().is_ok(), "{m}");
     }

@@ -23,8 +23,8 @@ const PAGE: &str = include_str!("livechess_support/connector.html");
 
 /// A Najdorf with captures and castling on both sides.
 const GAME: &[&str] = &[
-    "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be2", "e5", "Nb3",
-    "Be7", "O-O", "O-O", "Be3", "Be6", "Qd2", "Nbd7",
+    "e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4", "Nf6", "Nc3", "a6", "Be2", "e5", "Nb3", "Be7",
+    "O-O", "O-O", "Be3", "Be6", "Qd2", "Nbd7",
 ];
 
 /// Serves the page on `listener` (its own origin, `http://127.0.0.1:PORT`).
@@ -61,9 +61,14 @@ async fn the_lichess_handshake_in_chromium_follows_a_game() {
     let mut browser = Browser::launch().await;
 
     // From an origin not let in: the handshake is refused, nothing is answered.
-    browser.goto(&format!("{foreign_origin}/?ws={ws}&setup=1")).await;
     browser
-        .wait_for("the refused socket to close", "window.__state && window.__state.closed")
+        .goto(&format!("{foreign_origin}/?ws={ws}&setup=1"))
+        .await;
+    browser
+        .wait_for(
+            "the refused socket to close",
+            "window.__state && window.__state.closed",
+        )
         .await;
     let state = browser.eval("JSON.stringify(window.__state)").await;
     let state: serde_json::Value = serde_json::from_str(state.as_str().unwrap()).unwrap();
@@ -71,7 +76,9 @@ async fn the_lichess_handshake_in_chromium_follows_a_game() {
     assert_eq!(state["serialnr"], serde_json::Value::Null);
 
     // From the allowed origin: the connector's handshake, then the game.
-    browser.goto(&format!("{allowed_origin}/?ws={ws}&setup=1")).await;
+    browser
+        .goto(&format!("{allowed_origin}/?ws={ws}&setup=1"))
+        .await;
     browser
         .wait_for(
             "the handshake and setup",
@@ -99,7 +106,10 @@ async fn the_lichess_handshake_in_chromium_follows_a_game() {
         replay(list).unwrap_or_else(|e| panic!("a list the page received does not parse: {e}"));
     }
     let last = lists.last().unwrap();
-    assert_eq!(last, &GAME.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        last,
+        &GAME.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    );
     // Every list the page saw starts where the one before it left off or corrects its tail:
     // lichess plays the difference.
     assert!(
@@ -115,8 +125,8 @@ async fn the_lichess_handshake_in_chromium_follows_a_game() {
         let mv = san.parse::<San>().unwrap().to_move(&pos).unwrap();
         pos.play_unchecked(mv);
     }
-    let placement = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-        .to_string();
+    let placement =
+        shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
     let boards = state["boards"].as_array().unwrap();
     assert_eq!(
         boards.last().unwrap(),

@@ -100,11 +100,17 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let standin = StandIn::start(&bus.address, config.boards, emitted.clone()).await?;
 
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
-    cmd.args(["--bus", &bus.address, "livechess", "--listen", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+    cmd.args([
+        "--bus",
+        &bus.address,
+        "livechess",
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .kill_on_drop(true);
     let mut bridge = cmd.spawn().context("cannot start eboardctl livechess")?;
     let pid = bridge.id().context("bridge pid")? as i32;
     let mut lines = BufReader::new(bridge.stderr.take().context("stderr")?).lines();
@@ -125,7 +131,11 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let http = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     let boards: Vec<(String, String)> = loop {
-        let listed = match http.get(format!("http://{addr}/api/v1.0/eboards")).send().await {
+        let listed = match http
+            .get(format!("http://{addr}/api/v1.0/eboards"))
+            .send()
+            .await
+        {
             Ok(r) => r.json::<Value>().await.ok(),
             Err(_) => None,
         };
@@ -258,7 +268,11 @@ async fn client(
         let req = json!({"id": 100 + k, "call": "subscribe",
                          "param": {"feed": "eboardevent", "id": k + 1,
                                    "param": {"serialnr": serialnr}}});
-        if ws.send(Message::Text(req.to_string().into())).await.is_err() {
+        if ws
+            .send(Message::Text(req.to_string().into()))
+            .await
+            .is_err()
+        {
             seen.ended_early = true;
             return seen;
         }

@@ -16,7 +16,10 @@ use shakmaty::{Chess, Color, EnPassantMode, Position};
 use zbus::{OwnedVariant, Variant};
 
 const BOARD_IFACE: &str = "org.eboardd.Bridge1.Board";
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/corpus/twic1599.pgn"
+);
 
 /// When each (board id, ply) was sent as `MovePlayed`.
 pub type Emitted = Arc<Mutex<HashMap<(String, u64), Instant>>>;
@@ -78,8 +81,9 @@ impl Board {
         put("Variant", Variant::from("standard"));
         put("Port", Variant::from(format!("/dev/eboard/{}", self.id)));
         put("Connected", Variant::from(true));
-        // Each board its own serial number, as real boards have (LiveChess clients name boards by it).
-        put("SerialNumber", Variant::from(format!("{}", 10_000 + self.number)));
+        // A serial number per board, as real boards have (LiveChess clients name boards by it).
+        let serial = (10_000 + self.number).to_string();
+        put("SerialNumber", Variant::from(serial));
         put("FirmwareVersion", Variant::from("3.10"));
         put("Rules", Variant::from("rapid"));
         put("Edition", Variant::from("fide-2023"));

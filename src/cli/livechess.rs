@@ -25,14 +25,14 @@ pub struct LiveChessArgs {
 /// An origin as browsers send it: a scheme, `://`, a host and an optional port, no path.
 fn parse_origin(text: &str) -> Result<String, String> {
     let origin = text.trim_end_matches('/');
-    let ok = origin
-        .split_once("://")
-        .is_some_and(|(scheme, rest)| {
-            !scheme.is_empty()
-                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-                && !rest.is_empty()
-                && !rest.contains(['/', '?', '#', ' '])
-        });
+    let ok = origin.split_once("://").is_some_and(|(scheme, rest)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !rest.is_empty()
+            && !rest.contains(['/', '?', '#', ' '])
+    });
     if ok {
         Ok(origin.to_owned())
     } else {
@@ -73,7 +73,10 @@ mod tests {
 
     #[test]
     fn origins_are_checked() {
-        assert_eq!(parse_origin("https://example.org/"), Ok("https://example.org".into()));
+        assert_eq!(
+            parse_origin("https://example.org/"),
+            Ok("https://example.org".into())
+        );
         assert_eq!(
             parse_origin("http://127.0.0.1:8080"),
             Ok("http://127.0.0.1:8080".into())

@@ -87,7 +87,12 @@ impl LiveChess {
         if let Some(o) = origin {
             req.headers_mut().insert("Origin", o.parse().unwrap());
         }
-        match within(WAIT, "the WebSocket handshake", tokio_tungstenite::connect_async(req)).await
+        match within(
+            WAIT,
+            "the WebSocket handshake",
+            tokio_tungstenite::connect_async(req),
+        )
+        .await
         {
             Ok((stream, _)) => Ok(Ws {
                 stream,
@@ -106,14 +111,14 @@ impl LiveChess {
                 let boards = self.json("/api/v1.0/eboards").await;
                 let list = boards.as_array().unwrap();
                 if list.len() == n
-                    && list
-                        .iter()
-                        .all(|b| {
-                            b["state"] == "ACTIVE"
-                                && !b["clock"].is_null()
-                                && b["board"] != "8/8/8/8/8/8/8/8"
-                                && b["serialnr"].as_str().is_some_and(|s| s.starts_with(char::is_numeric))
-                        })
+                    && list.iter().all(|b| {
+                        b["state"] == "ACTIVE"
+                            && !b["clock"].is_null()
+                            && b["board"] != "8/8/8/8/8/8/8/8"
+                            && b["serialnr"]
+                                .as_str()
+                                .is_some_and(|s| s.starts_with(char::is_numeric))
+                    })
                 {
                     return boards;
                 }
@@ -183,13 +188,9 @@ impl Ws {
         if !self.feeds.is_empty() {
             return self.feeds.remove(0);
         }
-        loop {
-            let msg = self.next().await;
-            if msg["response"] == "feed" {
-                return msg;
-            }
-            panic!("not a feed message: {msg}");
-        }
+        let msg = self.next().await;
+        assert_eq!(msg["response"], "feed", "not a feed message: {msg}");
+        msg
     }
 
     /// Feed messages until one satisfies `pred` (included).
@@ -317,7 +318,13 @@ pub const EVENT: &[&str] = &[
 pub const SOURCE: &[&str] = &["type", "device", "name", "present", "active", "status"];
 pub const CALL: &[&str] = &["response", "id", "param", "time"];
 pub const PLAYER: &[&str] = &[
-    "fname", "mname", "lname", "title", "federation", "gender", "fideid",
+    "fname",
+    "mname",
+    "lname",
+    "title",
+    "federation",
+    "gender",
+    "fideid",
 ];
 
 /// Checks an EBOARD and its CLOCK.

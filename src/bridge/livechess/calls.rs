@@ -199,9 +199,11 @@ mod tests {
             }
         );
         assert_eq!(
-            parse(r#"{"id":4,"call":"call","param":{"id":1,"method":"flip","param":{"flip":true}}}"#)
-                .unwrap()
-                .request,
+            parse(
+                r#"{"id":4,"call":"call","param":{"id":1,"method":"flip","param":{"flip":true}}}"#
+            )
+            .unwrap()
+            .request,
             Request::Flip {
                 feed: json!(1),
                 flip: true
@@ -259,13 +261,19 @@ mod tests {
     #[test]
     fn envelopes_have_the_contract_keys_and_echo_the_number() {
         let a = answer(&json!(1), Value::Null, 9);
-        assert_eq!(a, json!({"response": "call", "id": 1, "param": null, "time": 9}));
+        assert_eq!(
+            a,
+            json!({"response": "call", "id": 1, "param": null, "time": 9})
+        );
         let e = error(&CallError::new(&json!(2.5), "no"), 9);
         assert_eq!(
             e,
             json!({"response": "error", "id": 2.5, "param": {"message": "no"}, "time": 9})
         );
         let f = feed(&json!(1), json!({}), 9);
-        assert_eq!(f, json!({"response": "feed", "id": 1, "param": {}, "time": 9}));
+        assert_eq!(
+            f,
+            json!({"response": "feed", "id": 1, "param": {}, "time": 9})
+        );
     }
 }

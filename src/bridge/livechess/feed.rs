@@ -82,7 +82,9 @@ mod tests {
         let first = feed.next(&b, false, 1).expect("first");
         assert_eq!(
             keys(&first),
-            ["board", "clock", "flipped", "match", "san", "serialnr", "start"]
+            [
+                "board", "clock", "flipped", "match", "san", "serialnr", "start"
+            ]
         );
         assert_eq!(first["san"], json!(["e4"]));
         assert_eq!(feed.next(&b, false, 2), None, "nothing changed");

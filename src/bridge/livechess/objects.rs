@@ -75,11 +75,7 @@ pub fn clock_reading(props: &BoardProps) -> ClockReading {
         "black" => Some(false),
         _ => None,
     };
-    Some((
-        props.white_time_ms / 1000,
-        props.black_time_ms / 1000,
-        run,
-    ))
+    Some((props.white_time_ms / 1000, props.black_time_ms / 1000, run))
 }
 
 /// CLOCK `{"white", "black", "run", "time"}` of a reading taken at `now_ms`, or `null`.
@@ -219,7 +215,11 @@ pub(crate) mod tests {
     #[test]
     fn clock_run_follows_the_running_side() {
         let mut b = board();
-        for (running, run) in [("white", json!(true)), ("black", json!(false)), ("none", json!(null))] {
+        for (running, run) in [
+            ("white", json!(true)),
+            ("black", json!(false)),
+            ("none", json!(null)),
+        ] {
             b.clock_running = running.into();
             assert_eq!(clock_json(clock_reading(&b), 5)["run"], run, "{running}");
         }
@@ -229,7 +229,10 @@ pub(crate) mod tests {
     fn comment_names_what_needs_the_arbiter() {
         let mut b = board();
         b.pending_illegal = "Ke2 with the king in check".into();
-        assert_eq!(comment(&b), json!("illegal placement: Ke2 with the king in check"));
+        assert_eq!(
+            comment(&b),
+            json!("illegal placement: Ke2 with the king in check")
+        );
         b.gap = "reading the board's memory".into();
         assert_eq!(comment(&b), json!("gap: reading the board's memory"));
     }
@@ -264,7 +267,10 @@ pub(crate) mod tests {
         let v = source_entry(&board());
         let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort();
-        assert_eq!(keys, ["active", "device", "name", "present", "status", "type"]);
+        assert_eq!(
+            keys,
+            ["active", "device", "name", "present", "status", "type"]
+        );
         assert_eq!(v["device"], "/dev/ttyACM0");
     }
 }

@@ -64,7 +64,10 @@ impl<'a> Tournament<'a> {
             .iter()
             .find_map(|b| tag(&tags(&b.pgn), "Event").map(str::to_owned))
             .unwrap_or_else(|| "eboardd".to_owned());
-        let uuid = Uuid::new_v5(&Uuid::NAMESPACE_URL, format!("eboardd:event:{event}").as_bytes());
+        let uuid = Uuid::new_v5(
+            &Uuid::NAMESPACE_URL,
+            format!("eboardd:event:{event}").as_bytes(),
+        );
         Tournament {
             boards,
             event,
@@ -250,7 +253,10 @@ fn clk_seconds(comment: &str) -> Option<u64> {
 /// `Pgn`, so final moves only; each move "SAN seconds" with the mover's time from `%clk`
 /// (only the SAN when the game has no clock).
 pub fn game(props: &BoardProps, now_ms: u64) -> Value {
-    let parsed = parse_games(&props.pgn).into_iter().next().unwrap_or_default();
+    let parsed = parse_games(&props.pgn)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     let moves: Vec<String> = parsed
         .sans
         .iter()

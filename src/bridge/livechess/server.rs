@@ -221,7 +221,11 @@ pub fn router(shared: Arc<Shared>) -> Router {
 }
 
 fn not_found(message: &str) -> Response {
-    (StatusCode::NOT_FOUND, axum::Json(json!({"message": message}))).into_response()
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({"message": message})),
+    )
+        .into_response()
 }
 
 async fn eboards(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
@@ -273,7 +277,9 @@ async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let origin = headers.get(header::ORIGIN).map(|o| o.to_str().unwrap_or("?"));
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|o| o.to_str().unwrap_or("?"));
     if !shared.origin_allowed(origin) {
         let origin = origin.unwrap_or_default();
         eprintln!("eboardctl livechess: refused a WebSocket from origin {origin}");
@@ -417,7 +423,9 @@ async fn serve(
         Request::Flip { feed, flip } => {
             let board = sub_board(subs, &feed)?;
             shared.lock().flipped.insert(board.clone(), flip);
-            let _ = shared.changes.send(Change::Board(Arc::from(board.as_str())));
+            let _ = shared
+                .changes
+                .send(Change::Board(Arc::from(board.as_str())));
             Ok((Value::Null, Vec::new()))
         }
     }
