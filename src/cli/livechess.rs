@@ -48,11 +48,7 @@ const UPDATES: usize = 1024;
 
 /// Runs the bridge until SIGINT/SIGTERM, following the daemon as it comes and goes.
 pub fn run(globals: &Globals, args: &LiveChessArgs) -> Result<(), CtlError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
+    let runtime = crate::cli::bridge_runtime()?;
     let opts = Options {
         listen: args.listen,
         allow_origins: args.allow_origin.clone(),

@@ -33,6 +33,15 @@ pub struct Globals {
     pub json: bool,
 }
 
+/// The runtime of a long-running bridge (`serve`, `livechess`): two worker threads.
+pub fn bridge_runtime() -> Result<tokio::runtime::Runtime, CtlError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))
+}
+
 /// Connects to the bus the globals name.
 pub async fn client(globals: &Globals) -> Result<Client, CtlError> {
     let conn = bus::connect(&globals.bus).await?;

@@ -35,11 +35,7 @@ const UPDATES: usize = 1024;
 /// Runs the bridge until SIGINT/SIGTERM. The bus need not be there: the bridge serves from
 /// the start and follows the daemon and the bus as they come and go.
 pub fn run(globals: &Globals, args: &ServeArgs) -> Result<(), CtlError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
+    let runtime = crate::cli::bridge_runtime()?;
     let opts = Options {
         listen: args.listen,
         max_clients: args.max_clients as usize,

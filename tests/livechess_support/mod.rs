@@ -7,7 +7,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use eboardd::sim::{BoardOptions, Scenario, SimBoard, SimHandle, SimOptions};
+use eboardd::sim::{BoardOptions, Scenario, SimHandle};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -264,28 +264,12 @@ impl Rig {
 /// Simulated boards like the shared rig's, each with a serial number of its own (as real
 /// boards have: the serial number is how LiveChess's clients name a board), `20001`, ….
 pub async fn spawn_sims(dir: &std::path::Path, names: &[&str]) -> (Vec<SimHandle>, Vec<String>) {
-    let mut sims = Vec::new();
-    let mut ports = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        let link = dir.join(name);
-        let board = BoardOptions {
-            serial: format!("{}", 20001 + i),
-            long_serial: format!("{}", 3_000_020_001u64 + i as u64),
-            ..BoardOptions::default()
-        };
-        sims.push(
-            SimBoard::spawn(SimOptions {
-                board,
-                link: Some(link.clone()),
-                speed: 1.0,
-                ..SimOptions::default()
-            })
-            .await
-            .expect("simulator"),
-        );
-        ports.push(link.display().to_string());
-    }
-    (sims, ports)
+    rig::spawn_sims_with(dir, names, |i| BoardOptions {
+        serial: format!("{}", 20001 + i),
+        long_serial: format!("{}", 3_000_020_001u64 + i as u64),
+        ..BoardOptions::default()
+    })
+    .await
 }
 
 /// The sorted keys of a JSON object.
