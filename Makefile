@@ -70,6 +70,8 @@ install:
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
 	$(SUBST) systemd/eboardd-broadcast@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
+	$(SUBST) systemd/eboardd-livechess.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
 	$(INSTALL) -m 0644 systemd/eboardd.sysusers $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	$(INSTALL) -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	$(INSTALL) -m 0644 dbus/org.eboardd.Bridge1.conf $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
@@ -103,6 +105,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-web.service
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
 	rm -f $(DESTDIR)$(DBUSSERVICEDIR)/org.eboardd.Bridge1.service

@@ -106,6 +106,7 @@ fn expected(prefix: &str) -> Vec<String> {
         format!("{units}/eboardd-board@.service"),
         format!("{units}/eboardd-web.service"),
         format!("{units}/eboardd-relay.service"),
+        format!("{units}/eboardd-livechess.service"),
         format!("{sysusers}/eboardd.conf"),
         format!("{policy}/org.eboardd.Bridge1.conf"),
         format!("{prefix}/share/dbus-1/system-services/org.eboardd.Bridge1.service"),
@@ -159,6 +160,11 @@ fn make_install_places_everything_and_uninstall_removes_it() {
             std::fs::read_to_string(dest.join(units).join("eboardd-relay.service")).expect("unit");
         assert!(relay.contains(&format!(
             "ExecStart={prefix}/bin/eboardctl --bus system relay --mqtt ${{EBOARDD_RELAY_MQTT}}"
+        )));
+        let livechess = std::fs::read_to_string(dest.join(units).join("eboardd-livechess.service"))
+            .expect("unit");
+        assert!(livechess.contains(&format!(
+            "ExecStart={prefix}/bin/eboardctl --bus system livechess --listen 127.0.0.1:1982"
         )));
         let helper = dest.join(format!("{}/libexec/eboardd/eboardd-board", &prefix[1..]));
         let mode = std::os::unix::fs::PermissionsExt::mode(

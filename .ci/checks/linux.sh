@@ -43,7 +43,7 @@ for unit in systemd/*.service; do
       -e "s|/usr/libexec/eboardd/eboardd-board|$work/bin/eboardd-board|g" \
       "$unit" >"$work/units/$(basename "$unit")"
 done
-for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service; do
+for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service eboardd-livechess.service; do
   out=$(cd "$work/units" && systemd-analyze verify "./$unit" 2>&1) || true
   if [ -n "$out" ]; then
     echo "linux: systemd-analyze verify $unit printed:" >&2
@@ -54,7 +54,7 @@ for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eb
   fi
 done
 
-for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service; do
+for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service eboardd-livechess.service; do
   report=$(cd "$work/units" && systemd-analyze security --offline=true "./$unit" 2>&1) || true
   echo "linux: systemd-analyze security --offline=true $unit (open items):"
   echo "$report" | grep -E '✗|Overall' || echo "$report"

@@ -81,7 +81,9 @@ impl Board {
         put("Variant", Variant::from("standard"));
         put("Port", Variant::from(format!("/dev/eboard/{}", self.id)));
         put("Connected", Variant::from(true));
-        put("SerialNumber", Variant::from("13116"));
+        // A serial number per board, as real boards have (LiveChess clients name boards by it).
+        let serial = (10_000 + self.number).to_string();
+        put("SerialNumber", Variant::from(serial));
         put("FirmwareVersion", Variant::from("3.10"));
         put("Rules", Variant::from("rapid"));
         put("Edition", Variant::from("fide-2023"));

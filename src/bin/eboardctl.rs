@@ -50,6 +50,9 @@ enum Command {
     Decode(cli::decode::DecodeArgs),
     /// The web bridge: pages, JSON, live events and PGN over HTTP (follows the bus by itself).
     Serve(cli::serve::ServeArgs),
+    /// The LiveChess-compatible local API for the lichess and chess.com board connectors and
+    /// LiveChess tools (follows the bus by itself).
+    Livechess(cli::livechess::LiveChessArgs),
 }
 
 /// The commands that talk to the daemon.
@@ -124,6 +127,7 @@ fn main() {
         Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
         Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
         Command::Serve(args) => cli::serve::run(&globals, &args),
+        Command::Livechess(args) => cli::livechess::run(&globals, &args),
     };
     if let Err(e) = result {
         eprintln!("eboardctl: {e}");

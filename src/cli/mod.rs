@@ -9,6 +9,7 @@ pub mod broadcast;
 pub mod client;
 pub mod decode;
 pub mod list;
+pub mod livechess;
 pub mod pairings;
 pub mod pgn;
 pub mod relay;
@@ -31,6 +32,15 @@ use crate::client::error::CtlError;
 pub struct Globals {
     pub bus: BusChoice,
     pub json: bool,
+}
+
+/// The runtime of a long-running bridge (`serve`, `livechess`): two worker threads.
+pub fn bridge_runtime() -> Result<tokio::runtime::Runtime, CtlError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))
 }
 
 /// Connects to the bus the globals name.

@@ -43,11 +43,7 @@ pub const REFUSALS_EVERY: Duration = Duration::from_secs(10);
 /// Runs the bridge until SIGINT/SIGTERM. The bus need not be there: the bridge serves from
 /// the start and follows the daemon and the bus as they come and go.
 pub fn run(globals: &Globals, args: &ServeArgs) -> Result<(), CtlError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CtlError::Other(format!("cannot start the async runtime: {e}")))?;
+    let runtime = crate::cli::bridge_runtime()?;
     let hall = args.hall.source()?;
     let health: Option<SharedHealth> = hall
         .as_ref()

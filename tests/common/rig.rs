@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step};
+use eboardd::sim::{
+    BoardOptions, Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step,
+};
 
 use super::{Bus, Daemon};
 
@@ -20,12 +22,23 @@ pub fn board_id(name: &str) -> String {
 
 /// Simulated boards + clocks in real time, linked as `dir/<name>`; with their port paths.
 pub async fn spawn_sims(dir: &Path, names: &[&str]) -> (Vec<SimHandle>, Vec<String>) {
+    spawn_sims_with(dir, names, |_| BoardOptions::default()).await
+}
+
+/// [`spawn_sims`] with board `i`'s identity and behaviour from `board(i)` (a serial number of
+/// its own, say).
+pub async fn spawn_sims_with(
+    dir: &Path,
+    names: &[&str],
+    board: impl Fn(usize) -> BoardOptions,
+) -> (Vec<SimHandle>, Vec<String>) {
     let mut sims = Vec::new();
     let mut ports = Vec::new();
-    for name in names {
+    for (i, name) in names.iter().enumerate() {
         let link = dir.join(name);
         sims.push(
             SimBoard::spawn(SimOptions {
+                board: board(i),
                 link: Some(link.clone()),
                 speed: 1.0,
                 ..SimOptions::default()

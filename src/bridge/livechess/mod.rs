@@ -1,0 +1,125 @@
+//! The LiveChess-compatible local API behind `eboardctl livechess` (contract section 8): the
+//! WebSocket call and feed protocol and the REST side of DGT LiveChess, on its port, so the
+//! lichess and chess.com board connectors and LiveChess tools work with eboardd's boards.
+//!
+//! Its input is a stream of [`HallUpdate`]s, like the web bridge's. [`run`] binds and serves
+//! until SIGINT/SIGTERM.
+//!
+//! - [`objects`] (pure): EBOARD, CLOCK and `sources` entries of a board;
+//! - [`feed`] (pure): one `eboardevent` feed, diffed against what it last sent;
+//! - [`calls`] (pure): requests read into typed calls, the answer/error/feed envelopes;
+//! - [`rest`] (pure): tournaments, rounds, pairings and games from the boards' tags and PGN;
+//! - [`server`]: axum, the `Origin` check, `setup` over D-Bus.
+//!
+//! `flip`: LiveChess uses it to read a board that stands the other way round. eboardd learns
+//! each board's orientation from the start position (or its `orientation` setting) and its
+//! `Placement` is already seen from White's side, so there is nothing to re-map, and a page
+//! must not be able to re-map a game in progress. `flip` therefore sets what this bridge
+//! reports as the board's `flipped` (for the clients that draw the board the way it stands);
+//! `board` stays from White's side, as the contract says.
+
+pub mod calls;
+pub mod feed;
+pub mod objects;
+pub mod rest;
+pub mod server;
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use crate::client::HallUpdate;
+use crate::client::bus::BusChoice;
+
+/// LiveChess's address and port.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:1982";
+
+/// How the bridge serves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub listen: SocketAddr,
+    /// Origins let in besides lichess's and chess.com's.
+    pub allow_origins: Vec<String>,
+    /// The bus `setup` calls the daemon on.
+    pub bus: BusChoice,
+}
+
+/// What stops the bridge from serving.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveChessError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("serving on {addr}: {source}")]
+    Serve {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("installing a signal handler: {0}")]
+    Signal(std::io::Error),
+}
+
+/// Binds `opts.listen` and serves the boards fed by `rx` until SIGINT or SIGTERM.
+pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), LiveChessError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(LiveChessError::Signal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(LiveChessError::Signal)?;
+    let listener = TcpListener::bind(opts.listen)
+        .await
+        .map_err(|source| LiveChessError::Bind {
+            addr: opts.listen,
+            source,
+        })?;
+    serve(listener, opts, rx, async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
+    .await
+}
+
+/// Serves on an already bound listener until `stop` completes. Prints the address it serves
+/// on.
+pub async fn serve(
+    listener: TcpListener,
+    opts: Options,
+    mut rx: mpsc::Receiver<HallUpdate>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), LiveChessError> {
+    let addr = listener
+        .local_addr()
+        .map_err(|source| LiveChessError::Serve {
+            addr: opts.listen,
+            source,
+        })?;
+    let shared = server::Shared::new(opts.bus.clone(), &opts.allow_origins);
+    let feeder = {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            while let Some(update) = rx.recv().await {
+                match &update {
+                    HallUpdate::SourceDown { reason } => {
+                        eprintln!("eboardctl livechess: source down: {reason}")
+                    }
+                    HallUpdate::Snapshot(boards) => {
+                        eprintln!("eboardctl livechess: source up: {} boards", boards.len())
+                    }
+                    _ => {}
+                }
+                shared.apply(&update);
+            }
+        })
+    };
+    eprintln!("eboardctl livechess: listening on ws://{addr}/api/v1.0");
+    let result = axum::serve(listener, server::router(shared))
+        .with_graceful_shutdown(stop)
+        .await
+        .map_err(|source| LiveChessError::Serve { addr, source });
+    feeder.abort();
+    result
+}

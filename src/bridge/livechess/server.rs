@@ -1,0 +1,432 @@
+//! The shell of the LiveChess API: the hall kept current from the source, the HTTP surface
+//! (axum) with the WebSocket at `/api/v1.0` and the REST paths beside it, the `Origin` check
+//! at the handshake, and `setup` as the contract's `SetPosition` over D-Bus. What is sent is
+//! computed by the pure modules ([`objects`], [`feed`], [`calls`], [`rest`]).
+//!
+//! Fan-out: every change of a board is announced on a broadcast channel by board id; each
+//! connection recomputes its feeds of that board from the hall. A connection that falls
+//! behind (the channel lagged) recomputes all its feeds, which, being diffs of the current
+//! state, lose nothing that matters.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State as AxumState};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use crate::bridge::livechess::calls::{self, Call, CallError, Request};
+use crate::bridge::livechess::feed::Feed;
+use crate::bridge::livechess::objects;
+use crate::bridge::livechess::rest::Tournament;
+use crate::client::bus::{BusChoice, connect};
+use crate::client::{BoardProps, Hall, HallUpdate};
+use crate::contract::{ACCESS_DENIED, BOARD_INTERFACE, BUS_NAME, board_path};
+
+/// The origins of the two board connectors that run in a browser page.
+pub const BUILT_IN_ORIGINS: [&str; 2] = ["https://lichess.org", "https://www.chess.com"];
+
+/// How many board changes may wait for a slow connection before it recomputes everything.
+const CHANGES: usize = 4096;
+
+/// What changed: one board, or possibly all of them.
+#[derive(Debug, Clone)]
+enum Change {
+    Board(Arc<str>),
+    All,
+}
+
+/// The boards as last seen, each also read once into its typed properties.
+#[derive(Default)]
+struct Boards {
+    hall: Hall,
+    props: BTreeMap<String, Arc<BoardProps>>,
+    /// Board id → what `flip` set (the presentation of this bridge; see the module
+    /// [`crate::bridge::livechess`]).
+    flipped: HashMap<String, bool>,
+}
+
+impl Boards {
+    fn flipped(&self, id: &str) -> bool {
+        self.flipped.get(id).copied().unwrap_or(false)
+    }
+
+    /// Board id of the board with this `serialnr`.
+    fn by_serialnr(&self, serialnr: &str) -> Option<String> {
+        self.props
+            .iter()
+            .find(|(_, p)| objects::serialnr(p) == serialnr)
+            .map(|(id, _)| id.clone())
+    }
+
+    fn ordered(&self) -> Vec<(&str, &BoardProps)> {
+        objects::eboards_order(self.props.iter().map(|(id, p)| (id.as_str(), &**p)))
+    }
+
+    fn eboards(&self, now: u64) -> Value {
+        Value::Array(
+            self.ordered()
+                .into_iter()
+                .map(|(id, p)| objects::eboard(p, self.flipped(id), now))
+                .collect(),
+        )
+    }
+
+    fn tournament(&self) -> Tournament<'_> {
+        let boards = self
+            .hall
+            .ordered()
+            .into_iter()
+            .filter_map(|(id, _)| self.props.get(id).map(|p| &**p))
+            .collect();
+        Tournament::new(boards)
+    }
+}
+
+/// What the handlers share.
+pub struct Shared {
+    boards: Mutex<Boards>,
+    changes: broadcast::Sender<Change>,
+    bus: BusChoice,
+    conn: tokio::sync::Mutex<Option<zbus::Connection>>,
+    allowed: Vec<String>,
+}
+
+impl Shared {
+    /// A bridge to the daemon on `bus` letting in pages from the built-in origins and
+    /// `allowed`.
+    pub fn new(bus: BusChoice, allowed: &[String]) -> Arc<Shared> {
+        let mut origins: Vec<String> = BUILT_IN_ORIGINS.iter().map(|s| s.to_string()).collect();
+        origins.extend(allowed.iter().map(|o| o.trim_end_matches('/').to_owned()));
+        Arc::new(Shared {
+            boards: Mutex::new(Boards::default()),
+            changes: broadcast::channel(CHANGES).0,
+            bus,
+            conn: tokio::sync::Mutex::new(None),
+            allowed: origins,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Boards> {
+        self.boards.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies one update from the source and tells the connections.
+    pub fn apply(&self, update: &HallUpdate) {
+        let change = {
+            let mut b = self.lock();
+            b.hall.apply(update);
+            match update {
+                HallUpdate::Signal { .. } => return,
+                HallUpdate::Changed { board, .. } | HallUpdate::Added { board, .. } => {
+                    if let Some(props) = b.hall.boards.get(board) {
+                        let typed = Arc::new(BoardProps::from_map(props));
+                        b.props.insert(board.clone(), typed);
+                    }
+                    Change::Board(Arc::from(board.as_str()))
+                }
+                HallUpdate::Removed { board } => {
+                    b.props.remove(board);
+                    Change::Board(Arc::from(board.as_str()))
+                }
+                HallUpdate::Snapshot(_) | HallUpdate::SourceDown { .. } => {
+                    let Boards { hall, props, .. } = &mut *b;
+                    *props = hall
+                        .boards
+                        .iter()
+                        .map(|(id, p)| (id.clone(), Arc::new(BoardProps::from_map(p))))
+                        .collect();
+                    Change::All
+                }
+            }
+        };
+        // No connection listening is not an error.
+        let _ = self.changes.send(change);
+    }
+
+    /// Whether a handshake with this `Origin` (none: a program) may open the WebSocket.
+    pub fn origin_allowed(&self, origin: Option<&str>) -> bool {
+        match origin {
+            None => true,
+            Some(o) => self.allowed.iter().any(|a| a == o.trim_end_matches('/')),
+        }
+    }
+
+    /// The contract's `SetPosition(fen)` on board `id`.
+    async fn set_position(&self, id: &str, fen: &str) -> Result<(), String> {
+        let mut conn = self.conn.lock().await;
+        if conn.is_none() {
+            *conn = Some(connect(&self.bus).await.map_err(|e| e.to_string())?);
+        }
+        let c = conn.as_ref().expect("connected above");
+        let path = board_path(id);
+        match c
+            .call_method(
+                Some(BUS_NAME),
+                path.as_str(),
+                Some(BOARD_INTERFACE),
+                "SetPosition",
+                &(fen,),
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(zbus::Error::MethodError(name, message, _)) if name.as_str() == ACCESS_DENIED => {
+                Err(format!(
+                    "eboardd refused setup: this bridge may not change games (run it as a \
+                     member of group eboardd, as eboardd-livechess.service does): {}",
+                    message.unwrap_or_default()
+                ))
+            }
+            Err(zbus::Error::MethodError(name, message, _)) => Err(format!(
+                "eboardd refused setup ({name}): {}",
+                message.unwrap_or_default()
+            )),
+            Err(e) => {
+                // The connection may be broken: the next setup connects again.
+                *conn = None;
+                Err(format!("cannot ask eboardd to set the position: {e}"))
+            }
+        }
+    }
+}
+
+/// Epoch milliseconds, LiveChess's `time`.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The whole router: the WebSocket and the REST paths; 404 with `{"message"}` for anything
+/// else.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/api/v1.0", get(upgrade))
+        .route("/api/v1.0/eboards", get(eboards))
+        .route("/api/v1.0/tournaments", get(tournaments))
+        .route("/api/v1.0/tournament/{uuid}", get(tournament))
+        .route("/api/v1.0/round/{uuid}/{index}", get(round))
+        .route("/api/v1.0/game/{uuid}", get(game))
+        .fallback(|| async { not_found("no such path in the LiveChess API") })
+        .with_state(shared)
+}
+
+fn not_found(message: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({"message": message})),
+    )
+        .into_response()
+}
+
+async fn eboards(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
+    axum::Json(shared.lock().eboards(now_ms())).into_response()
+}
+
+async fn tournaments(AxumState(shared): AxumState<Arc<Shared>>) -> Response {
+    axum::Json(shared.lock().tournament().list()).into_response()
+}
+
+async fn tournament(
+    AxumState(shared): AxumState<Arc<Shared>>,
+    Path(uuid): Path<String>,
+) -> Response {
+    let boards = shared.lock();
+    let t = boards.tournament();
+    if t.uuid() != uuid {
+        return not_found("no tournament with this uuid");
+    }
+    axum::Json(t.tournament()).into_response()
+}
+
+async fn round(
+    AxumState(shared): AxumState<Arc<Shared>>,
+    Path((uuid, index)): Path<(String, String)>,
+) -> Response {
+    let boards = shared.lock();
+    let t = boards.tournament();
+    if t.uuid() != uuid {
+        return not_found("no tournament with this uuid");
+    }
+    match index.parse().ok().and_then(|i| t.round(i)) {
+        Some(v) => axum::Json(v).into_response(),
+        None => not_found("no such round (the index counts from 0)"),
+    }
+}
+
+async fn game(AxumState(shared): AxumState<Arc<Shared>>, Path(uuid): Path<String>) -> Response {
+    let boards = shared.lock();
+    match boards.tournament().game(&uuid, now_ms()) {
+        Some(v) => axum::Json(v).into_response(),
+        None => not_found("no game with this pairing uuid"),
+    }
+}
+
+/// The handshake: refused (403) for a page from an origin not let in, before anything else.
+async fn upgrade(
+    AxumState(shared): AxumState<Arc<Shared>>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let origin = headers
+        .get(header::ORIGIN)
+        .map(|o| o.to_str().unwrap_or("?"));
+    if !shared.origin_allowed(origin) {
+        let origin = origin.unwrap_or_default();
+        eprintln!("eboardctl livechess: refused a WebSocket from origin {origin}");
+        return (
+            StatusCode::FORBIDDEN,
+            axum::Json(json!({"message": format!(
+                "origin {origin} may not use this LiveChess API (start the bridge with \
+                 --allow-origin {origin} to let it in)"
+            )})),
+        )
+            .into_response();
+    }
+    match ws {
+        Ok(ws) => ws.on_upgrade(move |socket| connection(socket, shared)),
+        Err(_) => not_found("/api/v1.0 is the WebSocket: connect with a WebSocket client"),
+    }
+}
+
+/// One subscribed feed of a connection.
+struct Subscription {
+    feed_id: Value,
+    board: String,
+    feed: Feed,
+}
+
+/// One WebSocket client, until it closes.
+async fn connection(mut socket: WebSocket, shared: Arc<Shared>) {
+    let mut changes = shared.changes.subscribe();
+    let mut subs: Vec<Subscription> = Vec::new();
+    loop {
+        let out = tokio::select! {
+            msg = socket.recv() => match msg {
+                Some(Ok(Message::Text(text))) => handle(&shared, &mut subs, text.as_str()).await,
+                Some(Ok(Message::Binary(_))) => vec![calls::error(
+                    &CallError::new(&Value::Null, "binary frames are not understood: send JSON text"),
+                    now_ms(),
+                )],
+                Some(Ok(_)) => Vec::new(),
+                Some(Err(_)) | None => return,
+            },
+            change = changes.recv() => match change {
+                Ok(Change::Board(id)) => feeds(&shared, &mut subs, Some(&id)),
+                Ok(Change::All) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    feeds(&shared, &mut subs, None)
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        for message in out {
+            if socket
+                .send(Message::Text(message.to_string().into()))
+                .await
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// The feed messages due on `subs` for board `only` (all boards with `None`).
+fn feeds(shared: &Shared, subs: &mut [Subscription], only: Option<&str>) -> Vec<Value> {
+    let boards = shared.lock();
+    let now = now_ms();
+    subs.iter_mut()
+        .filter(|s| only.is_none_or(|b| b == s.board))
+        .filter_map(|s| {
+            let props = boards.props.get(&s.board)?;
+            let event = s.feed.next(props, boards.flipped(&s.board), now)?;
+            Some(calls::feed(&s.feed_id, event, now))
+        })
+        .collect()
+}
+
+/// Serves one request: its answer (or error), then the feed messages it starts.
+async fn handle(shared: &Shared, subs: &mut Vec<Subscription>, text: &str) -> Vec<Value> {
+    let Call { id, request } = match calls::parse(text) {
+        Ok(call) => call,
+        Err(e) => return vec![calls::error(&e, now_ms())],
+    };
+    match serve(shared, subs, &id, request).await {
+        Ok((param, then)) => {
+            let mut out = vec![calls::answer(&id, param, now_ms())];
+            out.extend(then);
+            out
+        }
+        Err(e) => vec![calls::error(&e, now_ms())],
+    }
+}
+
+/// One request's answer `param` and the feed messages that follow it.
+async fn serve(
+    shared: &Shared,
+    subs: &mut Vec<Subscription>,
+    id: &Value,
+    request: Request,
+) -> Result<(Value, Vec<Value>), CallError> {
+    let sub_board = |subs: &[Subscription], feed: &Value| {
+        subs.iter()
+            .find(|s| s.feed_id == *feed)
+            .map(|s| s.board.clone())
+            .ok_or_else(|| CallError::new(id, format!("no feed {feed} on this connection")))
+    };
+    match request {
+        Request::Eboards => Ok((shared.lock().eboards(now_ms()), Vec::new())),
+        Request::Sources => {
+            let boards = shared.lock();
+            let list = boards
+                .ordered()
+                .into_iter()
+                .map(|(_, p)| objects::source_entry(p))
+                .collect();
+            Ok((Value::Array(list), Vec::new()))
+        }
+        Request::Subscribe { feed, serialnr } => {
+            let board = shared.lock().by_serialnr(&serialnr).ok_or_else(|| {
+                CallError::new(id, format!("no board with serial number {serialnr:?}"))
+            })?;
+            subs.retain(|s| s.feed_id != feed);
+            subs.push(Subscription {
+                feed_id: feed,
+                board: board.clone(),
+                feed: Feed::default(),
+            });
+            Ok((Value::Null, feeds(shared, subs, Some(&board))))
+        }
+        Request::Unsubscribe { feed } => {
+            sub_board(subs, &feed)?;
+            subs.retain(|s| s.feed_id != feed);
+            Ok((Value::Null, Vec::new()))
+        }
+        Request::Setup { feed, fen } => {
+            let board = sub_board(subs, &feed)?;
+            shared
+                .set_position(&board, &fen)
+                .await
+                .map_err(|m| CallError::new(id, m))?;
+            // The feed follows once the daemon's property changes arrive.
+            Ok((Value::Null, Vec::new()))
+        }
+        Request::Flip { feed, flip } => {
+            let board = sub_board(subs, &feed)?;
+            shared.lock().flipped.insert(board.clone(), flip);
+            let _ = shared
+                .changes
+                .send(Change::Board(Arc::from(board.as_str())));
+            Ok((Value::Null, Vec::new()))
+        }
+    }
+}
