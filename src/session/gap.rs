@@ -32,7 +32,7 @@ use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
 use crate::gap::{clock, memory, search};
 use crate::protocol::{ClockTimes, EeEvent, FieldContent, Message};
-use crate::tracker::{DWELL_MS, Tracker};
+use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
 use crate::vocab::{CommandError, Millis};
 
 /// How long the board's memory may take to arrive (a real board needs about 8 s at 9600
@@ -41,8 +41,11 @@ pub const MEMORY_WAIT_MS: Millis = 20_000;
 /// How long after asking for the memory a single sequence found by the search waits for it
 /// (the memory has the press times); past this the search's answer is published.
 pub const MEMORY_GRACE_MS: Millis = 600;
-/// A reading that stood this long is searched again (a piece put down, not one in hand).
-pub const SETTLED_MS: Millis = DWELL_MS;
+/// A reading that stood this long is a position (a piece put down, not one in hand), as for
+/// the tracker: a sequence found on it may be published. So may one found at a clock press
+/// (the mover says the move is done); one found on any other reading (the first board after
+/// the link is back may catch a piece in hand) waits for one of those.
+pub const SETTLED_MS: Millis = ILLEGAL_SETTLE_MS;
 /// How long a board no legal sequence explains must stand still before play continues from
 /// it (a piece held in hand is not a position).
 pub const UNREACHABLE_SETTLE_MS: Millis = 10_000;
@@ -124,8 +127,10 @@ pub(super) struct GapState {
     asked_again: bool,
     /// When the board's memory was asked for, while its answer is awaited.
     memory_asked: Option<Millis>,
-    /// The search found one sequence while the memory was awaited (see [`MEMORY_GRACE_MS`]).
+    /// The search found one sequence on a position while the memory was awaited (see
+    /// [`MEMORY_GRACE_MS`]): the board change it was found on.
     held_unique: bool,
+    trusted_at: Option<Millis>,
     /// The clock as last read before the gap, and the held reading's time after it.
     clock_before: Option<clock::Reading>,
     clock_at: Millis,
@@ -250,7 +255,7 @@ impl Session {
                 // A press: the mover says the move is done; the board is a position.
                 if pressed && let Phase::Search { tried } = &mut self.gap.phase {
                     *tried = Some(self.gap.last_change);
-                    self.gap_search(now, out);
+                    self.gap_search(now, out, true);
                 }
             }
             Message::FieldUpdate { field, content } => {
@@ -305,8 +310,7 @@ impl Session {
             }
             if self.gap.held_unique && (waited >= MEMORY_GRACE_MS || waited >= MEMORY_WAIT_MS) {
                 // The single sequence found has waited for the memory long enough.
-                self.gap.held_unique = false;
-                self.gap_search(now, out);
+                self.gap_search_again(now, out);
                 return;
             }
         }
@@ -315,7 +319,7 @@ impl Session {
                 let still = now.saturating_sub(self.gap.last_change);
                 if still >= SETTLED_MS && *tried != Some(self.gap.last_change) {
                     *tried = Some(self.gap.last_change);
-                    self.gap_search(now, out);
+                    self.gap_search(now, out, true);
                 } else if still >= UNREACHABLE_SETTLE_MS
                     && *tried == Some(self.gap.last_change)
                     && self.gap.memory_asked.is_none()
@@ -389,18 +393,15 @@ impl Session {
             "moves were made {}: reading the board's memory and searching the legal sequences to the board",
             self.gap.cause.text()
         );
-        // Search at once: the first whole board may already tell.
-        self.gap.phase = Phase::Search {
-            tried: Some(self.gap.last_change),
-        };
-        self.gap_search(now, out);
+        // Search at once: the first whole board may already tell (published once the board
+        // proves a position: a press or a settled reading).
+        self.gap_search(now, out, false);
     }
 
     /// The shell cannot ask the board (listen-only): the search alone decides.
     pub(super) fn gap_no_memory(&mut self, now: Millis, out: &mut Vec<Event>) {
-        if self.gap.memory_asked.take().is_some() && self.gap.held_unique {
-            self.gap.held_unique = false;
-            self.gap_search(now, out);
+        if self.gap.memory_asked.take().is_some() {
+            self.gap_search_again(now, out);
         }
     }
 
@@ -470,12 +471,16 @@ impl Session {
         }
     }
 
-    /// The memory is not used: the search decides, now if it held a sequence for it.
+    /// The memory is not used: the search decides, now if it held a sequence for it on the
+    /// board as it still stands, else at the next press or settled reading.
     fn gap_search_again(&mut self, now: Millis, out: &mut Vec<Event>) {
+        let held = std::mem::take(&mut self.gap.held_unique);
         if let Phase::Search { tried } = &mut self.gap.phase {
-            *tried = Some(self.gap.last_change);
-            self.gap.held_unique = false;
-            self.gap_search(now, out);
+            if held && self.gap.trusted_at == Some(self.gap.last_change) {
+                self.gap_search(now, out, true);
+            } else {
+                *tried = None;
+            }
         }
     }
 
@@ -491,10 +496,11 @@ impl Session {
             self.close_gap(now, out);
         } else {
             self.gap_search_phase();
+            let settled = now.saturating_sub(self.gap.last_change) >= SETTLED_MS;
             self.gap.phase = Phase::Search {
-                tried: Some(self.gap.last_change),
+                tried: settled.then_some(self.gap.last_change),
             };
-            self.gap_search(now, out);
+            self.gap_search(now, out, settled);
         }
     }
 
@@ -560,10 +566,15 @@ impl Session {
         Some(self.arbiter.clock().color_of(display))
     }
 
-    fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>) {
+    /// Search the board as sensed; `position`: the reading is known to be a position (a
+    /// press, a settled reading), so what is found may be acted on.
+    fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>, position: bool) {
         let Some(fields) = self.gap.sensed else {
             return;
         };
+        if position {
+            self.gap.trusted_at = Some(self.gap.last_change);
+        }
         let board = self.board_of(&fields);
         let from = self.tracker.position().clone();
         let witness = self.clock_witness();
@@ -571,6 +582,15 @@ impl Session {
         let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
         match search::explain_within(&from, &board, self.clock_side(), &fits) {
             search::Outcome::Same => self.close_gap(now, out),
+            search::Outcome::Unique(moves) if !position => {
+                self.gap.text = format!(
+                    "moves were made {}: {} explain the board ({}), once it shows a position",
+                    self.gap.cause.text(),
+                    plies(moves.len()),
+                    search::san_line(&from, &moves)
+                );
+            }
+            _ if !position => {}
             search::Outcome::Unique(_)
                 if self
                     .gap
@@ -742,6 +762,7 @@ impl Session {
             return Ok(());
         }
         let from = self.tracker.position().clone();
+        let known_len = self.tracker.moves().len();
         let mut pos = from.clone();
         let mut line = Vec::with_capacity(moves.len());
         // After how many of the arbiter's moves the board read after the gap stood.
@@ -778,43 +799,45 @@ impl Session {
                 )));
             }
         };
-        // Play went on from the chosen story: its follower knows the moves since, and the
-        // arbiter's moves past the gap must agree with them.
-        let mut all = line.clone();
-        if let Phase::Arbiter { candidates, .. } = &self.gap.phase
-            && let Some(c) = candidates.iter().find(|c| c.moves == line[..gap_len])
-        {
-            let known = self.tracker.moves().len();
-            let followed = c.shadow.moves();
-            if followed.len() >= known && followed[..known] == *self.tracker.moves() {
-                let story = &followed[known..];
-                let common = story.len().min(line.len());
-                if story[..common] != line[..common] {
-                    return Err(CommandError::InvalidArgument(format!(
-                        "{} contradict the play followed since the gap ({})",
-                        search::san_line(&from, &line),
-                        search::san_line(&from, story)
-                    )));
-                }
-                if story.len() > line.len() {
-                    all = story.to_vec();
-                }
+        // Play went on from the chosen story: its follower knows the moves since. The board
+        // is the judge: the arbiter's moves stand when the board now follows from them, else
+        // the follower's longer story when it agrees with them.
+        let follows = |moves: &[Move]| {
+            let mut end = from.clone();
+            for &m in moves {
+                end.play_unchecked(m);
             }
-        }
-        let mut end = from.clone();
-        for &m in &all {
-            end.play_unchecked(m);
-        }
-        if let Some(board) = &now_board
-            && !self.board_follows(&end, board)
-        {
-            return Err(CommandError::InvalidArgument(format!(
-                "{} contradict the play followed since the gap: no legal play from {} reaches the board ({})",
-                search::san_line(&from, &all),
-                crate::arbiter::fen_of(&end),
-                Placement::from_board(board).board_fen()
-            )));
-        }
+            now_board
+                .as_ref()
+                .is_none_or(|board| self.board_follows(&end, board))
+        };
+        let story = match &self.gap.phase {
+            Phase::Arbiter { candidates, .. } => candidates
+                .iter()
+                .find(|c| c.moves == line[..gap_len])
+                .map(|c| c.shadow.moves())
+                .filter(|f| f.len() >= known_len && f[..known_len] == *self.tracker.moves())
+                .map(|f| f[known_len..].to_vec()),
+            _ => None,
+        };
+        let all = match story {
+            Some(story)
+                if story.len() > line.len() && story.starts_with(&line) && follows(&story) =>
+            {
+                story
+            }
+            _ if follows(&line) => line.clone(),
+            _ => {
+                return Err(CommandError::InvalidArgument(format!(
+                    "{} contradict the play followed since the gap: no legal play from there reaches the board ({})",
+                    search::san_line(&from, &line),
+                    now_board
+                        .as_ref()
+                        .map(|b| Placement::from_board(b).board_fen())
+                        .unwrap_or_default()
+                )));
+            }
+        };
         let note = format!(
             "{} made {}, as the arbiter resolved them",
             plies(gap_len),
