@@ -27,7 +27,7 @@ use crate::vocab::{
     Termination, Variant, WhiteDisplay,
 };
 
-pub use gap::{BoardRequest, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
+pub use gap::{BoardRequest, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
 
 /// Everything a session needs to know about its board, from the configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -393,7 +393,7 @@ impl Session {
         }
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         // Whatever was played while eboardd was not running is a gap until the board is read.
-        s.gap_unread(gap::Cause::NotRunning);
+        s.gap_unread(gap::Cause::NotRunning, None);
         s.refresh_view();
         s
     }
@@ -410,7 +410,7 @@ impl Session {
             Input::Command(command) => self.on_command(command, now, &mut out)?,
             Input::Tick if self.gap.is_open() => self.gap_tick(now, &mut out),
             Input::LineLoss => self.gap_line_loss(now),
-            Input::MemoryUnavailable => self.gap_no_memory(),
+            Input::MemoryUnavailable => self.gap_no_memory(now, &mut out),
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, &mut out);
@@ -429,7 +429,7 @@ impl Session {
                 if up {
                     self.gap_link_up(now);
                 } else {
-                    self.gap_unread(gap::Cause::Disconnected);
+                    self.gap_unread(gap::Cause::Disconnected, Some(now));
                 }
             }
         }

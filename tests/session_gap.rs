@@ -312,7 +312,9 @@ fn a_link_drop_with_power_on_reads_the_memory() {
 }
 
 #[test]
-fn a_memory_dump_cut_off_in_the_middle_falls_back_to_the_search() {
+fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
+    // The memory never arrives whole: the search's one sequence is published once the
+    // memory had its short grace, not after the memory's whole time-out.
     let mut rig = rig(13);
     play(&mut rig, &["e4"]);
     rig.advance(2_000);
@@ -320,21 +322,17 @@ fn a_memory_dump_cut_off_in_the_middle_falls_back_to_the_search() {
     play(&mut rig, &["d5", "exd5", "Qxd5"]);
     rig.cut_next_memory_dump(40);
     rig.connect();
-    rig.advance(3_000);
-    let waiting = rig.session().view().gap.clone();
-    let evs = rig.take_events();
-    assert!(
-        waiting.contains("reading the board's memory"),
-        "{waiting} {:?} {evs:?}",
-        rig.session().view()
-    );
-    assert_eq!(rig.session().view().moves, ["e4"]);
-    rig.advance(eboardd::session::MEMORY_WAIT_MS + 2_000);
+    rig.advance(eboardd::session::MEMORY_GRACE_MS + 1_000);
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
+    assert_eq!(view.gap, "");
     assert_no_accusations(&events);
     assert_pgn_says(view, "recovered: the only legal sequence");
+    // The rest of the cut-off answer, or a late one, changes nothing.
+    rig.advance(eboardd::session::MEMORY_WAIT_MS + 2_000);
+    assert_eq!(rig.session().view().moves, ["e4", "d5", "exd5", "Qxd5"]);
+    assert_no_accusations(&rig.take_events());
 }
 
 #[test]
@@ -395,4 +393,131 @@ fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyon
     assert_eq!(rig.session().view().moves, ["e4", "e5", "d4"]);
     assert_no_accusations(&events);
     assert_eq!(rig.session().view().illegal_moves, IllegalCounts::default());
+}
+
+/// The moves of a SAN line.
+fn line_moves(line: &str) -> Vec<shakmaty::Move> {
+    use shakmaty::{Chess, Position, san::San};
+    let mut pos = Chess::default();
+    line.split_whitespace()
+        .map(|s| {
+            let m = s.parse::<San>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            m
+        })
+        .collect()
+}
+
+#[test]
+fn bullet_a_replug_with_one_ply_then_nine_quick_plies_is_exact_without_the_arbiter() {
+    let moves = line_moves(RUY);
+    for seed in 1..=4u64 {
+        let mut rig = rig(40 + seed);
+        for &m in &moves[..6] {
+            rig.play_move(m);
+        }
+        rig.advance(2_000);
+        rig.take_events();
+        // Out for 1 s, one ply made meanwhile.
+        rig.unplug();
+        rig.advance(300);
+        rig.play_quick(moves[6], 400);
+        rig.advance(300);
+        rig.replug();
+        let replugged = rig.now();
+        rig.shown.retain(|s| s.0 != 7);
+        rig.shown.push((7, replugged));
+        // Nine plies at 0.2-0.5 s each.
+        for (i, &m) in moves[7..16].iter().enumerate() {
+            rig.play_quick(m, 200 + (i as u64 * 37 + seed * 71) % 300);
+        }
+        rig.advance(3_000);
+        let events = rig.take_events();
+        let view = rig.session().view();
+        assert_eq!(view.moves, rig.played_san, "seed {seed}: {}", view.gap);
+        assert_no_accusations(&events);
+        assert_eq!(view.gap, "");
+        assert_pgn_says(view, "recovered: the only legal sequence to the board");
+        let (longest, missing) = rig.stalls();
+        assert!(
+            missing.is_empty(),
+            "seed {seed}: never published: {missing:?}"
+        );
+        assert!(
+            longest <= 1_000,
+            "seed {seed}: a shown move waited {longest} ms for MovePlayed"
+        );
+    }
+}
+
+#[test]
+fn three_plies_made_while_a_slow_memory_answer_is_on_the_line_are_followed() {
+    let mut rig = rig(51);
+    // Earlier games fill the board's memory: its answer takes seconds at 9600 baud.
+    for _ in 0..10 {
+        for m in line_moves(RUY) {
+            rig.play_quick(m, 300);
+        }
+        rig.new_game();
+    }
+    rig.take_events();
+    play(&mut rig, &["e4", "e5"]);
+    rig.advance(2_000);
+    rig.disconnect();
+    // Two stories explain this board (Nf3 Nc6 Bc4, Bc4 Nc6 Nf3): only the memory can tell.
+    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
+    let memory = rig.board.eeprom_dump().len();
+    assert!(memory > 2_500, "the memory holds {memory} bytes");
+    rig.pace_line(Some(960));
+    rig.connect();
+    rig.advance(500);
+    assert_ne!(rig.session().view().gap, "", "the gap waits for the memory");
+    assert_eq!(rig.session().view().moves, ["e4", "e5"]);
+    let more = line_moves("e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6");
+    for &m in &more[5..] {
+        rig.play_quick(m, 500);
+    }
+    let on_line = rig.now();
+    rig.advance(12_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, rig.played_san, "{}", view.gap);
+    assert_no_accusations(&events);
+    assert_eq!(view.gap, "");
+    assert_pgn_says(view, "read from the board's memory");
+    // The memory was still on the line when the three plies were made.
+    let recovered_at = rig
+        .published
+        .iter()
+        .find(|p| p.0 == 3)
+        .map(|p| p.1)
+        .unwrap();
+    assert!(recovered_at > on_line, "{recovered_at} {on_line}");
+}
+
+#[test]
+#[ignore = "open: in 1 of 6 games a gap found unreachable at its first settled reading grows past the search's 6 plies before it is searched again"]
+fn blitz_with_unplugs_and_an_arbiter_answering_from_the_scoresheet_every_game_is_exact() {
+    use eboardd::sim::scramble::{Figures, Pace, play_game};
+    let games = [RUY, RUY, RUY, RUY, RUY, RUY];
+    let mut all = Figures::default();
+    for (i, game) in games.iter().enumerate() {
+        let mut rig = rig(60 + i as u64);
+        let pace = Pace {
+            unplug_chance: 0.15,
+            ..Pace::blitz()
+        };
+        let f = play_game(&mut rig, &line_moves(game), &pace, 600 + i as u64);
+        assert_eq!(
+            rig.session().view().moves,
+            rig.played_san,
+            "game {i}: {f:?} {} {:?}",
+            rig.session().view().gap,
+            rig.journal().iter().rev().take(30).collect::<Vec<_>>()
+        );
+        assert_eq!(f.false_accusations, 0, "game {i}: {f:?}");
+        all.add(&f);
+    }
+    assert_eq!(all.games_exact, all.games, "{all:?}");
+    assert!(all.unplugs >= 6 && all.gap_plies >= 6, "{all:?}");
 }

@@ -6,9 +6,12 @@
 //!   tracker from the last position the daemon knew, with the clock times of its time tags;
 //! - [`search`]: without usable memory, the legal sequences (at most [`search::MAX_PLIES`])
 //!   from the last known position to the board, shortest first. Exactly one is published;
-//!   several wait for the arbiter; none continues from the board.
+//!   several wait for the arbiter; none continues from the board;
+//! - [`clock`]: what the clock's times after the gap allow (how many plies, with an
+//!   increment), so the search drops the stories the clock contradicts.
 //!
 //! Pure: no I/O, no clock; time comes in as milliseconds.
 
+pub mod clock;
 pub mod memory;
 pub mod search;

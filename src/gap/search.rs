@@ -21,7 +21,9 @@ use crate::tracker::search_diff as diff;
 pub const MAX_PLIES: usize = 6;
 /// Positions visited before the search gives up (then the arbiter decides).
 pub const NODE_BUDGET: u64 = 2_000_000;
-/// Sequences kept for listing; more are only counted.
+/// Sequences kept as candidates (each followed as play goes on); more are only counted.
+pub const MAX_KEPT: usize = 64;
+/// Sequences listed in the `Gap` text.
 pub const MAX_LISTED: usize = 8;
 
 /// What the search found.
@@ -31,7 +33,7 @@ pub enum Outcome {
     Same,
     /// Exactly one sequence explains the board.
     Unique(Vec<Move>),
-    /// Several do: the first [`MAX_LISTED`] of them, and how many there are in all.
+    /// Several do: the first [`MAX_KEPT`] of them, and how many there are in all.
     Several {
         sequences: Vec<Vec<Move>>,
         total: u64,
@@ -45,9 +47,34 @@ pub enum Outcome {
 /// Explain `target` from `from` (see the module documentation). `to_move`: the side whose
 /// clock runs, when known.
 pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome {
+    explain_within(from, target, to_move, &|_| true)
+}
+
+/// [`explain`] with only the sequence lengths `fits` allows (what the clock's times say, see
+/// [`crate::gap::clock`]). When no allowed length reaches the board, the clock is not
+/// believed and every length is searched: a witness never makes the search worse.
+pub fn explain_within(
+    from: &Chess,
+    target: &Board,
+    to_move: Option<Color>,
+    fits: &dyn Fn(usize) -> bool,
+) -> Outcome {
     if from.board() == target {
         return Outcome::Same;
     }
+    let narrowed = (1..=MAX_PLIES).any(|n| !fits(n));
+    match lengths(from, target, to_move, fits) {
+        Outcome::Unreachable if narrowed => lengths(from, target, to_move, &|_| true),
+        found => found,
+    }
+}
+
+fn lengths(
+    from: &Chess,
+    target: &Board,
+    to_move: Option<Color>,
+    fits: &dyn Fn(usize) -> bool,
+) -> Outcome {
     let mut search = Dfs {
         target,
         nodes: 0,
@@ -56,7 +83,7 @@ pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome 
         total: 0,
     };
     let mut shortest = None;
-    for plies in 1..=MAX_PLIES {
+    for plies in (1..=MAX_PLIES).filter(|&n| fits(n)) {
         search.run(from, plies);
         if search.nodes > NODE_BUDGET {
             return Outcome::GaveUp;
@@ -81,7 +108,7 @@ pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome 
     if let Some(side) = to_move
         && turn_after(plies) != side
     {
-        for longer in (plies + 1..=MAX_PLIES).step_by(2) {
+        for longer in (plies + 1..=MAX_PLIES).step_by(2).filter(|&n| fits(n)) {
             search.total = 0;
             search.run(from, longer);
             if search.nodes > NODE_BUDGET {
@@ -89,7 +116,7 @@ pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome 
             }
             if search.total > 0 {
                 total += search.total;
-                let room = MAX_LISTED.saturating_sub(sequences.len());
+                let room = MAX_KEPT.saturating_sub(sequences.len());
                 sequences.extend(search.found.drain(..).take(room));
                 break;
             }
@@ -125,7 +152,7 @@ impl Dfs<'_> {
         if left == 0 {
             if pos.board() == self.target {
                 self.total += 1;
-                if self.found.len() < MAX_LISTED {
+                if self.found.len() < MAX_KEPT {
                     self.found.push(self.path.clone());
                 }
             }

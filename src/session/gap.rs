@@ -7,12 +7,19 @@
 //! after the gap decides:
 //!
 //! 1. the board shows the known position (or a start position, or no game is on): closed;
-//! 2. otherwise the board's memory is asked for ([`BoardRequest::ReadMemory`]) and replayed
-//!    ([`crate::gap::memory`]); the moves are published in order with their clock times;
-//! 3. without usable memory, once the board stands still, the legal sequences are searched
-//!    ([`crate::gap::search`]): one is published (marked as recovered in the PGN); several
-//!    wait for the arbiter (`ResolveGap`) while play going on meanwhile is followed from each
-//!    of them; none continues from the board in a new segment, with a comment.
+//! 2. otherwise the board's memory is asked for ([`BoardRequest::ReadMemory`]) and, at once
+//!    and while the memory is on its way (a real board needs seconds to send it), the legal
+//!    sequences to the board are searched ([`crate::gap::search`]): at that first board, at
+//!    every clock press and at every settled reading while the gap stays open (a still board
+//!    is not required: play goes on in a time scramble). The clock's times after the gap
+//!    drop the sequence lengths they contradict ([`crate::gap::clock`]);
+//! 3. the memory, when it comes in time, is replayed ([`crate::gap::memory`]) and then the
+//!    board as read now must follow from it (a few plies made meanwhile are searched or
+//!    followed on top); otherwise it is not used and the search goes on;
+//! 4. one sequence is published (marked as recovered in the PGN); several wait for the
+//!    arbiter (`ResolveGap`, the moves from the last known position as the scoresheets have
+//!    them, the gap's and any since) while play going on meanwhile is followed from each of
+//!    them; none continues from the board in a new segment, with a comment.
 //!
 //! Then the tracker gets the board as it stands and play goes on: an illegal move made right
 //! after a gap is caught as ever.
@@ -23,7 +30,7 @@ use shakmaty::{Board, Chess, Color, Move, Position};
 use super::{Event, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
-use crate::gap::{memory, search};
+use crate::gap::{clock, memory, search};
 use crate::protocol::{ClockTimes, EeEvent, FieldContent, Message};
 use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
 use crate::vocab::{CommandError, Millis};
@@ -31,6 +38,14 @@ use crate::vocab::{CommandError, Millis};
 /// How long the board's memory may take to arrive (a real board needs about 8 s at 9600
 /// baud) before the search is used instead.
 pub const MEMORY_WAIT_MS: Millis = 20_000;
+/// How long after asking for the memory a single sequence found by the search waits for it
+/// (the memory has the press times); past this the search's answer is published.
+pub const MEMORY_GRACE_MS: Millis = 600;
+/// A reading that stood this long is a position (a piece put down, not one in hand), as for
+/// the tracker: a sequence found on it may be published. So may one found at a clock press
+/// (the mover says the move is done); one found on any other reading (the first board after
+/// the link is back may catch a piece in hand) waits for one of those.
+pub const SETTLED_MS: Millis = ILLEGAL_SETTLE_MS;
 /// How long a board no legal sequence explains must stand still before play continues from
 /// it (a piece held in hand is not a position).
 pub const UNREACHABLE_SETTLE_MS: Millis = 10_000;
@@ -83,9 +98,7 @@ enum Phase {
     Closed,
     /// Nothing read yet: waiting for a whole board.
     Unread,
-    /// The board changed: its memory was asked for at this time.
-    Memory { asked: Millis },
-    /// Searching once the board stands still; `tried`: the board change last searched.
+    /// Searching at every press and settled reading; `tried`: the board change last searched.
     Search { tried: Option<Millis> },
     /// Several stories: waiting for `ResolveGap`.
     Arbiter {
@@ -112,6 +125,15 @@ pub(super) struct GapState {
     /// for again since.
     link_up_at: Option<Millis>,
     asked_again: bool,
+    /// When the board's memory was asked for, while its answer is awaited.
+    memory_asked: Option<Millis>,
+    /// The search found one sequence on a position while the memory was awaited (see
+    /// [`MEMORY_GRACE_MS`]): the board change it was found on.
+    held_unique: bool,
+    trusted_at: Option<Millis>,
+    /// The clock as last read before the gap, and the held reading's time after it.
+    clock_before: Option<clock::Reading>,
+    clock_at: Millis,
 }
 
 impl GapState {
@@ -158,14 +180,30 @@ impl Session {
             .map(|f| Placement::from_wire(f, self.orientation()).board_fen())
     }
 
-    /// Nothing will be read for a while (`cause`): from now on the board is held back.
-    pub(super) fn gap_unread(&mut self, cause: Cause) {
+    /// Nothing will be read for a while (`cause`, from `now` when known): from now on the
+    /// board is held back.
+    pub(super) fn gap_unread(&mut self, cause: Cause, now: Option<Millis>) {
         if !self.game_on() {
             return;
         }
         if !self.gap.is_open() {
             self.gap.cause = cause;
+            let c = self.arbiter.clock();
+            self.gap.clock_before = match (
+                now,
+                c.known_time_ms(Color::White),
+                c.known_time_ms(Color::Black),
+            ) {
+                (Some(at), Some(w), Some(b)) if c.connected() => Some(clock::Reading {
+                    times: [w, b],
+                    running: c.running().is_some(),
+                    at,
+                }),
+                _ => None,
+            };
         }
+        self.gap.memory_asked = None;
+        self.gap.held_unique = false;
         self.gap.phase = Phase::Unread;
         self.gap.link_up_at = None;
         self.gap.sensed = None;
@@ -183,7 +221,7 @@ impl Session {
     /// read, so a whole board is asked for and decides.
     pub(super) fn gap_line_loss(&mut self, now: Millis) {
         if self.game_on() && !self.gap.is_open() {
-            self.gap_unread(Cause::LineLoss);
+            self.gap_unread(Cause::LineLoss, Some(now));
             self.gap_link_up(now);
             self.gap.requests.push(BoardRequest::SendBoard);
         }
@@ -213,6 +251,12 @@ impl Session {
                     }
                 }
                 self.gap.clock = Some(*times);
+                self.gap.clock_at = now;
+                // A press: the mover says the move is done; the board is a position.
+                if pressed && let Phase::Search { tried } = &mut self.gap.phase {
+                    *tried = Some(self.gap.last_change);
+                    self.gap_search(now, out, true);
+                }
             }
             Message::FieldUpdate { field, content } => {
                 let Some(sensed) = self.gap.sensed.as_mut() else {
@@ -247,7 +291,7 @@ impl Session {
                 }
             }
             Message::EeMoves(log) => {
-                if matches!(self.gap.phase, Phase::Memory { .. }) {
+                if self.gap.memory_asked.take().is_some() {
                     self.gap_memory(log, now, out);
                 }
             }
@@ -258,17 +302,28 @@ impl Session {
 
     /// Time passes while the gap is open: the memory's time-out, the search on a still board.
     pub(super) fn gap_tick(&mut self, now: Millis, out: &mut Vec<Event>) {
-        match &mut self.gap.phase {
-            Phase::Memory { asked } if now.saturating_sub(*asked) >= MEMORY_WAIT_MS => {
-                tracing::info!("the board's memory did not come: searching the legal sequences");
-                self.gap_search_phase();
+        if let Some(asked) = self.gap.memory_asked {
+            let waited = now.saturating_sub(asked);
+            if waited >= MEMORY_WAIT_MS {
+                tracing::info!("the board's memory did not come: the search decides");
+                self.gap.memory_asked = None;
             }
+            if self.gap.held_unique && (waited >= MEMORY_GRACE_MS || waited >= MEMORY_WAIT_MS) {
+                // The single sequence found has waited for the memory long enough.
+                self.gap_search_again(now, out);
+                return;
+            }
+        }
+        match &mut self.gap.phase {
             Phase::Search { tried } => {
                 let still = now.saturating_sub(self.gap.last_change);
-                if still >= ILLEGAL_SETTLE_MS && *tried != Some(self.gap.last_change) {
+                if still >= SETTLED_MS && *tried != Some(self.gap.last_change) {
                     *tried = Some(self.gap.last_change);
-                    self.gap_search(now, out);
-                } else if still >= UNREACHABLE_SETTLE_MS && *tried == Some(self.gap.last_change) {
+                    self.gap_search(now, out, true);
+                } else if still >= UNREACHABLE_SETTLE_MS
+                    && *tried == Some(self.gap.last_change)
+                    && self.gap.memory_asked.is_none()
+                {
                     // Searched, unreachable, and still standing: play continues from it.
                     self.gap_unreachable(now, out);
                 }
@@ -323,12 +378,7 @@ impl Session {
             Placement::from_board(&turned).is_start()
         };
         // Only pieces lifted from the known position: a move in progress, the tracker's job.
-        let lifted_only = (board.occupied() & !known.occupied()).is_empty()
-            && board
-                .occupied()
-                .into_iter()
-                .all(|sq| board.piece_at(sq) == known.piece_at(sq));
-        if !self.game_on() || board == known || start || lifted_only {
+        if !self.game_on() || start || lifted_only(&known, &board) {
             self.close_gap(now, out);
             return;
         }
@@ -336,18 +386,22 @@ impl Session {
             cause = self.gap.cause.text(),
             "the board changed while it was not read: reading its memory"
         );
-        self.gap.phase = Phase::Memory { asked: now };
+        self.gap.memory_asked = Some(now);
+        self.gap.requests.push(BoardRequest::ReadMemory);
+        self.gap_search_phase();
         self.gap.text = format!(
-            "moves were made {}: reading the board's memory",
+            "moves were made {}: reading the board's memory and searching the legal sequences to the board",
             self.gap.cause.text()
         );
-        self.gap.requests.push(BoardRequest::ReadMemory);
+        // Search at once: the first whole board may already tell (published once the board
+        // proves a position: a press or a settled reading).
+        self.gap_search(now, out, false);
     }
 
-    /// The shell cannot ask the board (listen-only): search instead.
-    pub(super) fn gap_no_memory(&mut self) {
-        if matches!(self.gap.phase, Phase::Memory { .. }) {
-            self.gap_search_phase();
+    /// The shell cannot ask the board (listen-only): the search alone decides.
+    pub(super) fn gap_no_memory(&mut self, now: Millis, out: &mut Vec<Event>) {
+        if self.gap.memory_asked.take().is_some() {
+            self.gap_search_again(now, out);
         }
     }
 
@@ -379,6 +433,20 @@ impl Session {
                     })
                     .collect();
                 let n = found.moves.len();
+                // The memory was read a while ago (seconds at 9600 baud): the board now must
+                // follow from its moves, or they are not used.
+                let mut end = self.tracker.position().clone();
+                for &m in &found.moves {
+                    end.play_unchecked(m);
+                }
+                if !self.board_follows(&end, &self.board_of(&fields)) {
+                    tracing::warn!(
+                        plies = n,
+                        "the board now does not follow from the moves in its memory: searching instead"
+                    );
+                    self.gap_search_again(now, out);
+                    return;
+                }
                 tracing::info!(plies = n, "moves recovered from the board's memory");
                 let note = format!(
                     "{} made {}, read from the board's memory",
@@ -393,14 +461,89 @@ impl Session {
                 self.gap.earlier = earlier;
                 self.replay_moves(&found.moves, &stamps, now, out);
                 self.arbiter.note(note);
-                self.close_gap(now, out);
+                self.close_or_search_on(now, out);
             }
-            Ok(_) => self.gap_search_phase(),
+            Ok(_) => self.gap_search_again(now, out),
             Err(why) => {
                 tracing::info!(%why, "the board's memory has nothing for the gap: searching");
-                self.gap_search_phase();
+                self.gap_search_again(now, out);
             }
         }
+    }
+
+    /// The memory is not used: the search decides, now if it held a sequence for it on the
+    /// board as it still stands, else at the next press or settled reading.
+    fn gap_search_again(&mut self, now: Millis, out: &mut Vec<Event>) {
+        let held = std::mem::take(&mut self.gap.held_unique);
+        if let Phase::Search { tried } = &mut self.gap.phase {
+            if held && self.gap.trusted_at == Some(self.gap.last_change) {
+                self.gap_search(now, out, true);
+            } else {
+                *tried = None;
+            }
+        }
+    }
+
+    /// Moves were published up to the tracker's position: closed when the board now shows
+    /// it (or a move of it in progress), else the gap goes on from there (plies made while
+    /// the memory or the arbiter was awaited), searched at once.
+    fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
+        let on_board = self.gap.sensed.map(|f| self.board_of(&f));
+        let done = on_board
+            .as_ref()
+            .is_none_or(|b| lifted_only(self.tracker.position().board(), b));
+        if done {
+            self.close_gap(now, out);
+        } else {
+            self.gap_search_phase();
+            let settled = now.saturating_sub(self.gap.last_change) >= SETTLED_MS;
+            self.gap.phase = Phase::Search {
+                tried: settled.then_some(self.gap.last_change),
+            };
+            self.gap_search(now, out, settled);
+        }
+    }
+
+    /// Whether `board` can follow from `from`: the same (or a move in progress), or reached by
+    /// a legal sequence the search finds (or cannot rule out).
+    fn board_follows(&self, from: &Chess, board: &Board) -> bool {
+        lifted_only(from.board(), board)
+            || !matches!(
+                search::explain(from, board, None),
+                search::Outcome::Unreachable
+            )
+    }
+
+    /// The clock's readings around the gap, when both are known (see [`clock::Witness`]).
+    fn clock_witness(&self) -> Option<clock::Witness> {
+        let before = self.gap.clock_before?;
+        let t = self.gap.clock.as_ref()?;
+        if !t.status.connected || self.gap.clock_at <= before.at {
+            return None;
+        }
+        let mut times = [0, 0];
+        for (display, time) in [(Display::Left, t.left), (Display::Right, t.right)] {
+            let color = self.arbiter.clock().color_of(display);
+            times[usize::from(color == Color::Black)] = time.as_millis();
+        }
+        let completed = (self.tracker.moves().len() / 2) as u32;
+        let increment_ms = self
+            .arbiter
+            .config()
+            .time_control
+            .as_ref()
+            .map(|tc| tc.increment_after(completed))
+            .or(self.arbiter.clock().observed_increment_ms())
+            .unwrap_or(0);
+        Some(clock::Witness {
+            before,
+            after: clock::Reading {
+                times,
+                running: t.status.running,
+                at: self.gap.clock_at,
+            },
+            increment_ms,
+        })
     }
 
     /// The side whose clock runs, from the held reading.
@@ -423,14 +566,40 @@ impl Session {
         Some(self.arbiter.clock().color_of(display))
     }
 
-    fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>) {
+    /// Search the board as sensed; `position`: the reading is known to be a position (a
+    /// press, a settled reading), so what is found may be acted on.
+    fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>, position: bool) {
         let Some(fields) = self.gap.sensed else {
             return;
         };
+        if position {
+            self.gap.trusted_at = Some(self.gap.last_change);
+        }
         let board = self.board_of(&fields);
         let from = self.tracker.position().clone();
-        match search::explain(&from, &board, self.clock_side()) {
+        let witness = self.clock_witness();
+        let first = from.turn();
+        let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
+        match search::explain_within(&from, &board, self.clock_side(), &fits) {
             search::Outcome::Same => self.close_gap(now, out),
+            search::Outcome::Unique(moves) if !position => {
+                self.gap.text = format!(
+                    "moves were made {}: {} explain the board ({}), once it shows a position",
+                    self.gap.cause.text(),
+                    plies(moves.len()),
+                    search::san_line(&from, &moves)
+                );
+            }
+            _ if !position => {}
+            search::Outcome::Unique(_)
+                if self
+                    .gap
+                    .memory_asked
+                    .is_some_and(|asked| now.saturating_sub(asked) < MEMORY_GRACE_MS) =>
+            {
+                // The memory, if it comes at once, has the press times too.
+                self.gap.held_unique = true;
+            }
             search::Outcome::Unique(moves) => {
                 tracing::info!(line = %search::san_line(&from, &moves), "the only legal sequence to the board: recovered");
                 let note = format!(
@@ -445,6 +614,7 @@ impl Session {
             search::Outcome::Several { sequences, total } => {
                 let listed: Vec<String> = sequences
                     .iter()
+                    .take(search::MAX_LISTED)
                     .enumerate()
                     .map(|(i, s)| {
                         format!(
@@ -455,8 +625,8 @@ impl Session {
                         )
                     })
                     .collect();
-                let more = if total > sequences.len() as u64 {
-                    format!("; {} more", total - sequences.len() as u64)
+                let more = if total > listed.len() as u64 {
+                    format!("; {} more", total - listed.len() as u64)
                 } else {
                     String::new()
                 };
@@ -506,6 +676,11 @@ impl Session {
             let mut next = shadow.position().clone();
             next.play_unchecked(m);
             let _ = shadow.on_board_dump(&Placement::from_board(next.board()).to_wire(o), now);
+            // A story's move is complete (play went on after it): never held.
+            let _ = shadow.release_held();
+            if shadow.position() != &next {
+                break;
+            }
         }
         let _ = shadow.on_board_dump(fields, now);
         shadow
@@ -565,7 +740,7 @@ impl Session {
     ) -> Result<(), CommandError> {
         let target = match &self.gap.phase {
             Phase::Arbiter { target, .. } => Some(*target),
-            Phase::Memory { .. } | Phase::Search { .. } => self.gap.sensed,
+            Phase::Search { .. } => self.gap.sensed,
             _ => None,
         };
         let Some(target) = target else {
@@ -587,8 +762,12 @@ impl Session {
             return Ok(());
         }
         let from = self.tracker.position().clone();
+        let known_len = self.tracker.moves().len();
         let mut pos = from.clone();
         let mut line = Vec::with_capacity(moves.len());
+        // After how many of the arbiter's moves the board read after the gap stood.
+        let target_board = self.board_of(&target);
+        let mut through = None;
         for (i, text) in moves.iter().enumerate() {
             let m = text
                 .parse::<UciMove>()
@@ -603,47 +782,74 @@ impl Session {
                 })?;
             pos.play_unchecked(m);
             line.push(m);
-        }
-        let target_board = self.board_of(&target);
-        let now_board = self.gap.sensed.map(|f| self.board_of(&f));
-        if *pos.board() != target_board && now_board.as_ref() != Some(pos.board()) {
-            return Err(CommandError::InvalidArgument(format!(
-                "{} lead from the last known position to {}, not to the board ({})",
-                search::san_line(&from, &line),
-                Placement::from_board(pos.board()).board_fen(),
-                Placement::from_board(&target_board).board_fen()
-            )));
-        }
-        // Play went on from the chosen story: its follower knows the moves since.
-        let mut all = line.clone();
-        if let Phase::Arbiter { candidates, .. } = &self.gap.phase
-            && let Some(c) = candidates.iter().find(|c| c.moves == line)
-        {
-            let known = self.tracker.moves().len() + line.len();
-            let followed = c.shadow.moves();
-            if followed.len() > known
-                && followed[..self.tracker.moves().len()] == *self.tracker.moves()
-            {
-                all.extend_from_slice(&followed[known..]);
+            if through.is_none() && *pos.board() == target_board {
+                through = Some(i + 1);
             }
         }
+        let now_board = self.gap.sensed.map(|f| self.board_of(&f));
+        let gap_len = match through {
+            Some(n) => n,
+            None if now_board.as_ref() == Some(pos.board()) => line.len(),
+            None => {
+                return Err(CommandError::InvalidArgument(format!(
+                    "{} lead from the last known position to {}, not to the board ({}), nor through it",
+                    search::san_line(&from, &line),
+                    Placement::from_board(pos.board()).board_fen(),
+                    Placement::from_board(&target_board).board_fen()
+                )));
+            }
+        };
+        // Play went on from the chosen story: its follower knows the moves since. The board
+        // is the judge: the arbiter's moves stand when the board now follows from them, else
+        // the follower's longer story when it agrees with them.
+        let follows = |moves: &[Move]| {
+            let mut end = from.clone();
+            for &m in moves {
+                end.play_unchecked(m);
+            }
+            now_board
+                .as_ref()
+                .is_none_or(|board| self.board_follows(&end, board))
+        };
+        let story = match &self.gap.phase {
+            Phase::Arbiter { candidates, .. } => candidates
+                .iter()
+                .find(|c| c.moves == line[..gap_len])
+                .map(|c| c.shadow.moves())
+                .filter(|f| f.len() >= known_len && f[..known_len] == *self.tracker.moves())
+                .map(|f| f[known_len..].to_vec()),
+            _ => None,
+        };
+        let all = match story {
+            Some(story)
+                if story.len() > line.len() && story.starts_with(&line) && follows(&story) =>
+            {
+                story
+            }
+            _ if follows(&line) => line.clone(),
+            _ => {
+                return Err(CommandError::InvalidArgument(format!(
+                    "{} contradict the play followed since the gap: no legal play from there reaches the board ({})",
+                    search::san_line(&from, &line),
+                    now_board
+                        .as_ref()
+                        .map(|b| Placement::from_board(b).board_fen())
+                        .unwrap_or_default()
+                )));
+            }
+        };
         let note = format!(
             "{} made {}, as the arbiter resolved them",
-            plies(line.len()),
+            plies(gap_len),
             self.gap.cause.text()
         );
         tracing::info!(line = %search::san_line(&from, &all), "gap resolved by the arbiter");
-        self.replay_moves(&line, &[], now, out);
+        self.replay_moves(&all[..gap_len], &[], now, out);
         self.arbiter.note(note);
-        self.replay_moves(&all[line.len()..], &[], now, out);
-        let on_board = self.gap.sensed.map(|f| self.board_of(&f));
-        if on_board.as_ref() == Some(self.tracker.position().board()) || on_board.is_none() {
-            self.close_gap(now, out);
-        } else {
-            // Play went on in a way no follower read: search from the resolved position.
-            self.gap.last_change = now;
-            self.gap_search_phase();
-        }
+        self.replay_moves(&all[gap_len..], &[], now, out);
+        self.gap.memory_asked = None;
+        self.gap.held_unique = false;
+        self.close_or_search_on(now, out);
         Ok(())
     }
 
@@ -724,6 +930,15 @@ impl Session {
             self.on_clock(&clock, now, out);
         }
     }
+}
+
+/// `board` is `known` or `known` with pieces lifted: at most a move in progress.
+fn lifted_only(known: &Board, board: &Board) -> bool {
+    (board.occupied() & !known.occupied()).is_empty()
+        && board
+            .occupied()
+            .into_iter()
+            .all(|sq| board.piece_at(sq) == known.piece_at(sq))
 }
 
 fn plies(n: usize) -> String {

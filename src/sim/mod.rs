@@ -75,6 +75,7 @@ pub mod pgn;
 pub mod pty;
 pub mod rig;
 pub mod scenario;
+pub mod scramble;
 pub mod virtual_board;
 
 pub use clock::{ClockSetup, ClockSide};

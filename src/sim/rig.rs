@@ -10,7 +10,9 @@
 //! run hours of play in seconds.
 
 use shakmaty::san::San;
-use shakmaty::{Chess, Color, Move, Position};
+use std::collections::VecDeque;
+
+use shakmaty::{Chess, Color, Move, Position, Square};
 
 use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
@@ -48,8 +50,19 @@ pub struct Rig {
     /// The game as the players play it (the truth the session should reach).
     pub played: Chess,
     pub played_san: Vec<String>,
+    /// The moves of `played`, in order (what a scoresheet holds).
+    pub played_moves: Vec<Move>,
     /// Frames the session's decoder dropped (junk cut them), each a `LineLoss`.
     pub lost_frames: u64,
+    /// When the board first showed each ply played (its number, the time).
+    pub shown: Vec<(u32, u64)>,
+    /// When each `MovePlayed` was reported (its ply, the time).
+    pub published: Vec<(u32, u64)>,
+    /// The line's pace in bytes per second (None: as fast as the board sends), the bytes
+    /// on their way and the credit of the current step.
+    line_rate: Option<u64>,
+    line: VecDeque<u8>,
+    line_credit: u64,
 }
 
 impl Rig {
@@ -71,7 +84,13 @@ impl Rig {
             hands: Handling::new(seed, noise),
             played: Chess::default(),
             played_san: Vec::new(),
+            played_moves: Vec::new(),
             lost_frames: 0,
+            shown: Vec::new(),
+            published: Vec::new(),
+            line_rate: None,
+            line: VecDeque::new(),
+            line_credit: 0,
         };
         rig.connect();
         rig.advance(1_000);
@@ -143,8 +162,70 @@ impl Rig {
             self.board.press_lever(side, self.now);
         }
         self.advance(200);
+        self.note_played(m);
+    }
+
+    fn note_played(&mut self, m: Move) {
         let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut self.played, m);
         self.played_san.push(san.to_string());
+        self.played_moves.push(m);
+    }
+
+    /// Play a legal move with quick, clean hands in `ms` in all (a time scramble): the
+    /// pieces that leave are lifted, those that arrive are put down a third of the way in,
+    /// the clock is pressed two thirds in.
+    pub fn play_quick(&mut self, m: Move, ms: u64) {
+        let before = self.played.board().clone();
+        let mut after = self.played.clone();
+        after.play_unchecked(m);
+        let after = after.board().clone();
+        let side = self.side_of(self.played.turn());
+        let changed: Vec<Square> = Square::ALL
+            .into_iter()
+            .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
+            .collect();
+        for &sq in &changed {
+            if before.piece_at(sq).is_some() {
+                self.board.lift(sq, self.now);
+                self.advance(10);
+            }
+        }
+        self.advance(ms / 3);
+        for &sq in &changed {
+            if let Some(piece) = after.piece_at(sq) {
+                self.board.place(sq, piece, self.now);
+                self.advance(10);
+            }
+        }
+        self.note_played(m);
+        self.shown.push((self.played_san.len() as u32, self.now));
+        self.advance(ms / 3);
+        self.board.press_lever(side, self.now);
+        self.advance(ms / 3);
+    }
+
+    /// Pace the line from the board at `bytes_per_s` (960 for 9600 baud), or not at all:
+    /// what the board sends queues behind a long answer, as on a real serial line.
+    pub fn pace_line(&mut self, bytes_per_s: Option<u64>) {
+        self.line_rate = bytes_per_s;
+    }
+
+    /// The longest time a ply the board showed (by [`Rig::play_quick`]) waited for its
+    /// `MovePlayed`, and the plies never published (the record stalls).
+    pub fn stalls(&self) -> (u64, Vec<u32>) {
+        let mut longest = 0;
+        let mut missing = Vec::new();
+        for &(ply, shown) in &self.shown {
+            match self
+                .published
+                .iter()
+                .find(|&&(p, at)| p == ply && at >= shown.saturating_sub(1_000))
+            {
+                Some(&(_, at)) => longest = longest.max(at.saturating_sub(shown)),
+                None => missing.push(ply),
+            }
+        }
+        (longest, missing)
     }
 
     /// The players set up the start position for a new game.
@@ -153,6 +234,9 @@ impl Rig {
         self.board.set_position(&shakmaty::Board::default(), now);
         self.played = Chess::default();
         self.played_san.clear();
+        self.played_moves.clear();
+        self.shown.clear();
+        self.published.clear();
         self.advance(2_000);
     }
 
@@ -257,6 +341,11 @@ impl Rig {
     }
 
     fn record(&mut self, events: Vec<Event>) {
+        for e in &events {
+            if let Event::MovePlayed { ply, .. } = e {
+                self.published.push((*ply, self.now));
+            }
+        }
         self.journal.extend(events.iter().cloned());
         self.fresh.extend(events);
     }
@@ -308,6 +397,18 @@ impl Rig {
         {
             self.cut_dump = None;
             bytes.truncate(at + keep);
+        }
+        if let Some(rate) = self.line_rate {
+            // 10 ms steps: `rate` bytes a second, the fraction carried over.
+            if self.link_up {
+                self.line.extend(bytes);
+            } else {
+                self.line.clear();
+            }
+            self.line_credit += rate * 10;
+            let n = ((self.line_credit / 1000) as usize).min(self.line.len());
+            self.line_credit %= 1000;
+            bytes = self.line.drain(..n).collect();
         }
         if self.link_up && !bytes.is_empty() {
             self.receive(&bytes);
