@@ -30,7 +30,7 @@ struct Cli {
         value_name = "session|system|ADDRESS"
     )]
     bus: BusChoice,
-    /// Print JSON (list, status; one object per line for watch).
+    /// Print JSON (list, status, doctor; one object per line for watch).
     #[arg(long, global = true)]
     json: bool,
     #[command(subcommand)]
@@ -50,6 +50,10 @@ enum Command {
     Decode(cli::decode::DecodeArgs),
     /// The web bridge: pages, JSON, live events and PGN over HTTP (follows the bus by itself).
     Serve(cli::serve::ServeArgs),
+    /// Check this host as a rig: one line per check with ✓ or ✗ and, for each ✗, what fixes
+    /// it (the daemon, your group, the udev rule, ModemManager, ports, boards and clocks, the
+    /// state and PGN directories, the bridges' units). Exit 0 only when every check passes.
+    Doctor(cli::doctor::DoctorArgs),
 }
 
 /// The commands that talk to the daemon.
@@ -117,6 +121,7 @@ fn main() {
         Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
         Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
         Command::Serve(args) => cli::serve::run(&globals, &args),
+        Command::Doctor(args) => cli::doctor::main(&globals, &args),
     };
     if let Err(e) = result {
         eprintln!("eboardctl: {e}");

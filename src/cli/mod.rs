@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod decode;
+pub mod doctor;
 pub mod list;
 pub mod pairings;
 pub mod pgn;
