@@ -21,7 +21,7 @@ is not running; 2 bad usage.\n\
 D-Bus names (plus Path and Id); `watch` prints one object per event (`event`, `time_ms`, \
 `board`, `path`, and the signal's arguments, `changed` or `properties`)."
 )]
-struct Cli {
+pub(crate) struct Cli {
     /// Which bus eboardd is on: session, system, or a D-Bus address such as unix:path=/run/x.
     #[arg(
         long,
