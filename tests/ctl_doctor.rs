@@ -76,7 +76,9 @@ fn line<'a>(out: &'a Output, check: &str) -> (&'a str, Option<&'a str>) {
     let lines: Vec<&str> = out.stdout.lines().collect();
     let at = lines
         .iter()
-        .position(|l| l[l.char_indices().nth(2).map_or(0, |(i, _)| i)..].starts_with(&format!("{check}:")))
+        .position(|l| {
+            l[l.char_indices().nth(2).map_or(0, |(i, _)| i)..].starts_with(&format!("{check}:"))
+        })
         .unwrap_or_else(|| panic!("no line for {check}:\n{}", out.stdout));
     let fix = lines
         .get(at + 1)
@@ -86,7 +88,11 @@ fn line<'a>(out: &'a Output, check: &str) -> (&'a str, Option<&'a str>) {
 
 fn passes(out: &Output, check: &str) -> String {
     let (l, fix) = line(out, check);
-    assert!(l.starts_with('✓') && fix.is_none(), "{check} should pass:\n{}", out.stdout);
+    assert!(
+        l.starts_with('✓') && fix.is_none(),
+        "{check} should pass:\n{}",
+        out.stdout
+    );
     l.to_string()
 }
 
@@ -118,16 +124,24 @@ async fn without_the_daemon_it_says_how_to_start_it() {
     assert!(fix.contains("apt install ./eboardd_"), "{fix}");
     let (detail, fix) = fails(&out, "ModemManager");
     assert!(detail.contains("probes the boards"), "{detail}");
-    assert!(fix.contains("sudo systemctl disable --now ModemManager"), "{fix}");
+    assert!(
+        fix.contains("sudo systemctl disable --now ModemManager"),
+        "{fix}"
+    );
     fails(&out, "udev boards");
     passes(&out, "bridges");
-    assert!(out.stdout.trim_end().ends_with("checks failed"), "{}", out.stdout);
+    assert!(
+        out.stdout.trim_end().ends_with("checks failed"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stderr.contains("checks failed"), "{out:?}");
 
     // The same for scripts.
     let out = doctor(&bus.address, &paths, true).await;
     assert_eq!(out.code, 1, "{out:?}");
-    let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("one JSON object");
+    let report: serde_json::Value =
+        serde_json::from_str(out.stdout.trim()).expect("one JSON object");
     assert_eq!(report["ok"], false);
     let daemon = report["checks"]
         .as_array()
@@ -182,7 +196,10 @@ async fn a_healthy_rig_passes_every_check() {
     assert_eq!(out.code, 0, "{out:?}");
     assert!(passes(&out, "daemon").contains("owns org.eboardd.Bridge1"));
     let board = passes(&out, "board good");
-    assert!(board.contains("firmware 3.10") && board.contains("serial "), "{board}");
+    assert!(
+        board.contains("firmware 3.10") && board.contains("serial "),
+        "{board}"
+    );
     passes(&out, "clock good");
     passes(&out, "state dir");
     passes(&out, "storage");
@@ -220,10 +237,16 @@ async fn a_silent_board_and_a_board_without_clock_are_named() {
     passes(&out, "board noclock");
     let (detail, fix) = fails(&out, "clock noclock");
     assert!(detail.contains("no clock answers"), "{detail}");
-    assert!(fix.contains("clock socket") && fix.contains("eboardctl clock-message noclock"), "{fix}");
+    assert!(
+        fix.contains("clock socket") && fix.contains("eboardctl clock-message noclock"),
+        "{fix}"
+    );
     let silent_name = silent.file_name().unwrap().to_str().unwrap().to_string();
     let (detail, fix) = fails(&out, &format!("board {silent_name}"));
-    assert!(detail.contains(&format!("does not answer on {}", silent.display())), "{detail}");
+    assert!(
+        detail.contains(&format!("does not answer on {}", silent.display())),
+        "{detail}"
+    );
     assert!(fix.contains("USB cable"), "{fix}");
     // The port itself is there and may be opened: the board is what does not answer.
     passes(&out, &format!("port {}", silent.display()));
@@ -240,9 +263,7 @@ async fn wrapped(wrapper: &[String], ctl_path: &str, address: &str, args: &[Stri
     full.extend(["--bus".to_string(), address.to_string()]);
     full.extend(args.iter().cloned());
     let mut cmd = tokio::process::Command::new(&full[0]);
-    cmd.args(&full[1..])
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
+    cmd.args(&full[1..]).stdin(Stdio::null()).kill_on_drop(true);
     die_with_parent(&mut cmd);
     let out = within(WAIT, &format!("{full:?}"), cmd.output())
         .await
@@ -272,10 +293,19 @@ async fn a_read_only_state_directory_fails_with_the_fix() {
     let script = format!(
         "mount --bind {state} {state} && mount -o remount,bind,ro {state} && exec \"$0\" \"$@\""
     );
-    let wrapper: Vec<String> = ["unshare", "-m", "--propagation", "private", "sh", "-c", &script, "{ctl}"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let wrapper: Vec<String> = [
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        &script,
+        "{ctl}",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let out = wrapped(&wrapper, eboardctl(), &bus.address, &paths.args()).await;
     assert_eq!(out.code, 1, "{out:?}");
     let (detail, fix) = fails(&out, "state dir");
@@ -328,6 +358,9 @@ async fn a_user_outside_the_group_is_told_how_to_join() {
     .await;
     assert_eq!(out.code, 1, "{out:?}");
     let (detail, fix) = fails(&out, "group");
-    assert!(detail.contains("nobody") || detail.contains("no group eboardd"), "{detail}");
+    assert!(
+        detail.contains("nobody") || detail.contains("no group eboardd"),
+        "{detail}"
+    );
     assert!(fix.contains("sudo usermod -aG eboardd nobody"), "{fix}");
 }

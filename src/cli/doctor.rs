@@ -222,8 +222,7 @@ fn user_facts() -> checks::User {
                 .map(|gs| gs.contains(&g.gid))
                 .unwrap_or(false)
                 || Gid::current() == g.gid;
-            let listed =
-                g.mem.contains(&name) || user.as_ref().is_some_and(|u| u.gid == g.gid);
+            let listed = g.mem.contains(&name) || user.as_ref().is_some_and(|u| u.gid == g.gid);
             (now, listed)
         }
         None => (false, false),

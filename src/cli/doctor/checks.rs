@@ -374,7 +374,10 @@ fn udev(facts: &Facts) -> Vec<Check> {
 fn modem_manager(facts: &Facts) -> Check {
     match (facts.modem_manager, &facts.udev.rule) {
         (Some(false), _) => Check::pass("ModemManager", "not running"),
-        (None, _) => Check::pass("ModemManager", "could not ask the bus; assuming not running"),
+        (None, _) => Check::pass(
+            "ModemManager",
+            "could not ask the bus; assuming not running",
+        ),
         (Some(true), Some(_)) => Check::pass(
             "ModemManager",
             "running; the udev rule keeps it off the boards (ID_MM_DEVICE_IGNORE)",
@@ -473,7 +476,10 @@ fn dir(d: &Dir, daemon: &Daemon, facts: &Facts) -> Check {
     let where_ = if d.existing == d.path {
         format!("{path}")
     } else {
-        format!("{path} (missing; eboardd creates it in {})", d.existing.display())
+        format!(
+            "{path} (missing; eboardd creates it in {})",
+            d.existing.display()
+        )
     };
     if d.read_only_fs {
         return Check::fail(
@@ -502,9 +508,12 @@ fn dir(d: &Dir, daemon: &Daemon, facts: &Facts) -> Check {
     match (&d.writable, daemon) {
         (Ok(()), _) => Check::pass(name, format!("{where_} is writable{free}")),
         // The caller is not the daemon's user: the daemon's own word counts.
-        (Err(_), Daemon::Running {
-            storage_problem, ..
-        }) if storage_problem.is_empty() => {
+        (
+            Err(_),
+            Daemon::Running {
+                storage_problem, ..
+            },
+        ) if storage_problem.is_empty() => {
             Check::pass(name, format!("{where_}: the daemon writes there{free}"))
         }
         (Err(why), _) => Check::fail(
@@ -615,10 +624,7 @@ mod tests {
             udev: Udev {
                 rule: Some("/usr/lib/udev/rules.d/70-eboardd.rules".into()),
                 searched: vec!["/usr/lib/udev/rules.d".into()],
-                seen: vec![(
-                    "/dev/eboard/by-path/b1".into(),
-                    "/dev/ttyACM0".into(),
-                )],
+                seen: vec![("/dev/eboard/by-path/b1".into(), "/dev/ttyACM0".into())],
             },
             ports: vec![Port {
                 path: "/dev/eboard/by-path/b1".into(),
@@ -694,7 +700,12 @@ mod tests {
         f.udev.rule = None;
         let c = failed(&f);
         assert_eq!(c.len(), 2, "the rule and ModemManager: {c:#?}");
-        assert!(c[1].fix.as_deref().unwrap().contains("disable --now ModemManager"));
+        assert!(
+            c[1].fix
+                .as_deref()
+                .unwrap()
+                .contains("disable --now ModemManager")
+        );
 
         let mut f = healthy();
         if let Daemon::Running { boards, .. } = &mut f.daemon {
@@ -747,7 +758,9 @@ mod tests {
     #[test]
     fn boards_udev_saw_but_the_daemon_does_not_serve_are_named() {
         let mut f = healthy();
-        f.udev.seen.push(("/dev/eboard/by-path/b2".into(), "/dev/ttyACM1".into()));
+        f.udev
+            .seen
+            .push(("/dev/eboard/by-path/b2".into(), "/dev/ttyACM1".into()));
         let c = only_failure(&f);
         assert_eq!(c.check, "udev boards");
         assert_eq!(
@@ -770,7 +783,12 @@ mod tests {
     fn bridge_units_fail_only_when_broken() {
         let mut f = healthy();
         f.bridges[0].active = Some("failed".into());
-        assert!(only_failure(&f).fix.unwrap().starts_with("journalctl -u eboardd-web.service"));
+        assert!(
+            only_failure(&f)
+                .fix
+                .unwrap()
+                .starts_with("journalctl -u eboardd-web.service")
+        );
         f.bridges[0].active = Some("inactive".into());
         f.bridges[0].enabled = Some("enabled".into());
         assert_eq!(
@@ -789,7 +807,11 @@ mod tests {
         f.config_error = Some("/etc/eboardd/eboardd.toml:3: key `rules`: unknown".into());
         let c = only_failure(&f);
         assert_eq!(c.check, "config");
-        assert!(c.fix.unwrap().starts_with("sudoedit /etc/eboardd/eboardd.toml"));
+        assert!(
+            c.fix
+                .unwrap()
+                .starts_with("sudoedit /etc/eboardd/eboardd.toml")
+        );
         let text = render(&verdicts(&f));
         assert!(text.contains("✗ config: /etc/eboardd/eboardd.toml:3"));
         assert!(text.contains("    fix: sudoedit"));
