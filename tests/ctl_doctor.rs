@@ -226,7 +226,7 @@ async fn a_silent_board_and_a_board_without_clock_are_named() {
     .await;
     // A tty that opens but where nothing ever answers (a wrong port, a board switched off).
     let pty = nix::pty::openpty(None, None).unwrap();
-    let silent = PathBuf::from(nix::unistd::ttyname(&pty.slave).unwrap());
+    let silent = nix::unistd::ttyname(&pty.slave).unwrap();
     let (bus, _daemon, conn) =
         daemon_with(dir.path(), &[no_clock.path().to_path_buf(), silent.clone()]).await;
     wait_connected(&conn, "noclock", false).await;

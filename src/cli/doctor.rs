@@ -364,6 +364,8 @@ fn dir_facts(role: &str, path: &Path) -> Dir {
     let read_only_fs = stat
         .as_ref()
         .is_some_and(|s| s.flags().contains(nix::sys::statvfs::FsFlags::ST_RDONLY));
+    // The statvfs field types are 32 bits wide on some targets.
+    #[allow(clippy::useless_conversion)]
     let free_bytes = stat
         .as_ref()
         .map(|s| u64::from(s.blocks_available()) * u64::from(s.fragment_size()));
