@@ -1,7 +1,10 @@
 # Build and install eboardd with its system integration (udev rule, systemd units, D-Bus policy,
 # sysusers entry).
 #
-#   make                      build the release binaries (cargo)
+#   make                      build the release binaries (cargo) and the man pages
+#   make check                install what the tests need (Debian/Ubuntu, sudo when not root),
+#                             then the format check, clippy and every test (what CI runs)
+#   make deb                  the Debian package target/deb/eboardd_<version>_<arch>.deb
 #   sudo make install         install under PREFIX (default /usr/local), then reload udev,
 #                             systemd and create the eboardd user (skipped when DESTDIR is set)
 #   sudo make uninstall       remove what install placed (keeps /etc/eboardd, /var/lib/eboardd,
@@ -39,18 +42,43 @@ INSTALL ?= install
 TARGETDIR ?= target/release
 BINARIES := eboardd eboardctl
 INTERFACES := $(wildcard dbus/org.eboardd.Bridge1*.xml)
+# The daemon's unit, the board helper's template and every bridge's unit.
+UNITS := $(wildcard systemd/eboardd*.service)
+MANDIR ?= $(DATADIR)/man
+MANPAGES = $(wildcard target/man/*.1)
 
 # The units and the helper name programs by their installed paths.
 SUBST = sed -e 's|/usr/bin/eboardd|$(BINDIR)/eboardd|g' \
              -e 's|/usr/bin/eboardctl|$(BINDIR)/eboardctl|g' \
              -e 's|/usr/libexec/eboardd/eboardd-board|$(LIBEXECDIR)/eboardd/eboardd-board|g'
 
-.PHONY: all build install uninstall post-install
+.PHONY: all build man install uninstall post-install check deb
 
-all: build
+all: build man
 
+# The man page writer is built with the binaries (same features, so nothing is built twice).
 build:
-	$(CARGO) build --release --locked
+	$(CARGO) build --release --locked --features manpages
+
+man: build
+	rm -rf target/man
+	$(TARGETDIR)/eboardd-manpages target/man
+
+# Everything CI runs, and the one command the README gives for the tests: the Debian packages
+# the tests need, then the format check, clippy and the tests. .ci/run calls it.
+check:
+	.ci/test-deps
+	cargo fmt --all -- --check
+	cargo clippy --all-targets --locked -- -D warnings
+	@# Keep these lines identical to the README's description of `make check`.
+	cargo test --locked --all-targets
+	cargo test --locked --doc
+
+# The Debian package (debian/, debhelper): target/deb/eboardd_<version>_<arch>.deb. Needs the
+# Debian packages debhelper and dpkg-dev, and cargo (rustup) for the user running it.
+deb:
+	mkdir -p target/deb
+	debian/rules binary
 
 install:
 	@for b in $(BINARIES); do \
@@ -61,17 +89,10 @@ install:
 	$(INSTALL) -m 0755 systemd/eboardd-board $(DESTDIR)$(LIBEXECDIR)/eboardd/eboardd-board
 	$(INSTALL) -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR)
 	$(INSTALL) -m 0644 udev/70-eboardd.rules $(DESTDIR)$(UDEVRULESDIR)/70-eboardd.rules
-	$(SUBST) systemd/eboardd.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service
-	$(SUBST) systemd/eboardd-board@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
-	$(SUBST) systemd/eboardd-web.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-web.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-web.service
-	$(SUBST) systemd/eboardd-relay.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
-	$(SUBST) systemd/eboardd-broadcast@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
-	$(SUBST) systemd/eboardd-livechess.service >$(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
-	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
+	@for u in $(UNITS); do \
+	  echo "$(SUBST) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/}"; \
+	  $(SUBST) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/} && chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u#systemd/} || exit 1; \
+	done
 	$(INSTALL) -m 0644 systemd/eboardd.sysusers $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	$(INSTALL) -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	$(INSTALL) -m 0644 dbus/org.eboardd.Bridge1.conf $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
@@ -79,6 +100,10 @@ install:
 ifneq ($(INTERFACES),)
 	$(INSTALL) -d $(DESTDIR)$(DBUSINTERFACESDIR)
 	$(INSTALL) -m 0644 $(INTERFACES) $(DESTDIR)$(DBUSINTERFACESDIR)/
+endif
+ifneq ($(MANPAGES),)
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/
 endif
 	$(INSTALL) -d $(DESTDIR)$(SYSCONFDIR)/eboardd
 	@# Never overwrite the operator's configuration.
@@ -101,11 +126,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBEXECDIR)/eboardd/eboardd-board
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/eboardd
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/70-eboardd.rules
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd.service $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-board@.service
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-web.service
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-relay.service
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-broadcast@.service
-	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/eboardd-livechess.service
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES)))
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/eboardd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.eboardd.Bridge1.conf
 	rm -f $(DESTDIR)$(DBUSSERVICEDIR)/org.eboardd.Bridge1.service

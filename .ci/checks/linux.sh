@@ -66,14 +66,14 @@ for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eb
 done
 
 # --- shell scripts ---------------------------------------------------------------------------
-for script in systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm; do
+for script in systemd/eboardd-board debian/eboardd.postinst debian/eboardd.postrm; do
   if ! sh -n "$script"; then
     echo "linux: $script does not parse" >&2
     fail=1
   fi
 done
 if command -v shellcheck >/dev/null; then
-  shellcheck -s sh systemd/eboardd-board systemd/deb/postinst systemd/deb/prerm || fail=1
+  shellcheck -s sh systemd/eboardd-board debian/eboardd.postinst debian/eboardd.postrm || fail=1
 fi
 
 # --- D-Bus policy ----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ is not running; 2 bad usage.\n\
 D-Bus names (plus Path and Id); `watch` prints one object per event (`event`, `time_ms`, \
 `board`, `path`, and the signal's arguments, `changed` or `properties`)."
 )]
-struct Cli {
+pub(crate) struct Cli {
     /// Which bus eboardd is on: session, system, or a D-Bus address such as unix:path=/run/x.
     #[arg(
         long,
@@ -30,7 +30,7 @@ struct Cli {
         value_name = "session|system|ADDRESS"
     )]
     bus: BusChoice,
-    /// Print JSON (list, status; one object per line for watch).
+    /// Print JSON (list, status, doctor; one object per line for watch).
     #[arg(long, global = true)]
     json: bool,
     #[command(subcommand)]
@@ -53,6 +53,10 @@ enum Command {
     /// The LiveChess-compatible local API for the lichess and chess.com board connectors and
     /// LiveChess tools (follows the bus by itself).
     Livechess(cli::livechess::LiveChessArgs),
+    /// Check this host as a rig: one line per check with ✓ or ✗ and, for each ✗, what fixes
+    /// it (the daemon, your group, the udev rule, ModemManager, ports, boards and clocks, the
+    /// state and PGN directories, the bridges' units). Exit 0 only when every check passes.
+    Doctor(cli::doctor::DoctorArgs),
 }
 
 /// The commands that talk to the daemon.
@@ -128,6 +132,7 @@ fn main() {
         Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
         Command::Serve(args) => cli::serve::run(&globals, &args),
         Command::Livechess(args) => cli::livechess::run(&globals, &args),
+        Command::Doctor(args) => cli::doctor::main(&globals, &args),
     };
     if let Err(e) = result {
         eprintln!("eboardctl: {e}");

@@ -8,6 +8,7 @@
 pub mod broadcast;
 pub mod client;
 pub mod decode;
+pub mod doctor;
 pub mod list;
 pub mod livechess;
 pub mod pairings;
