@@ -73,8 +73,14 @@ async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u
     let mut decoder = Decoder::new();
     let mut events = Vec::new();
     let mut last_clock: Option<ClockTimes> = None;
+    // With EBOARDD_SIM_ONLY set, the tracker's events are printed with their board time.
+    let trace = std::env::var_os("EBOARDD_SIM_ONLY").is_some();
     for (at, bytes) in &written {
+        let seen = events.len();
         for message in decoder.feed(bytes).collect::<Vec<_>>() {
+            if trace {
+                println!("{at:>8} {message:?}");
+            }
             match message {
                 Message::BoardDump(fields) => events.extend(tracker.on_board_dump(&fields, *at)),
                 Message::FieldUpdate { field, content } => {
@@ -92,6 +98,11 @@ async fn run_game(game: &PgnGame, orientation: Orientation, clock: bool, seed: u
             }
         }
         events.extend(tracker.on_tick(*at));
+        if trace {
+            for event in &events[seen..] {
+                println!("{at:>8}   -> {event:?}");
+            }
+        }
     }
     events.extend(tracker.on_tick(end + 5_000));
     assert_eq!(decoder.stats().skipped_bytes, 0);
@@ -127,6 +138,10 @@ async fn corpus_games_come_out_exact_through_the_pty() {
         .unwrap_or(if cfg!(debug_assertions) { 6 } else { 40 })
         .clamp(1, games.len() / 4);
     let stride = (games.len() / (per_config * 4)).max(1);
+    // EBOARDD_SIM_ONLY=330,516 replays only those games of the sample (to look at a failure).
+    let only: Option<Vec<usize>> = std::env::var("EBOARDD_SIM_ONLY")
+        .ok()
+        .map(|list| list.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     let configs = [
         (Orientation::Normal, true),
         (Orientation::Reversed, true),
@@ -137,6 +152,9 @@ async fn corpus_games_come_out_exact_through_the_pty() {
     for (c, &(orientation, clock)) in configs.iter().enumerate() {
         for k in 0..per_config {
             let index = (k * configs.len() + c) * stride;
+            if only.as_ref().is_some_and(|only| !only.contains(&index)) {
+                continue;
+            }
             let game = &games[index];
             let want: Vec<String> = game
                 .moves()
@@ -144,6 +162,9 @@ async fn corpus_games_come_out_exact_through_the_pty() {
                 .iter()
                 .map(|m| m.to_uci(CastlingMode::Standard).to_string())
                 .collect();
+            if only.is_some() {
+                println!("game {index} ({orientation:?}, clock {clock}): {}", want.join(" "));
+            }
             let got = run_game(game, orientation, clock, index as u64 + 1).await;
             plies += want.len();
             corrections += got.corrections;
