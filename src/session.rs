@@ -652,6 +652,10 @@ impl Session {
                     if self.gesture_on_board().is_some() {
                         continue;
                     }
+                    // A board a few legal plies ahead is play, not a mistake.
+                    if self.catch_up(now, out) {
+                        continue;
+                    }
                     let queen_move = self.unexchanged_promotion(turn);
                     let placement = self.tracker.placement().board_fen();
                     out.push(Event::IllegalPlacement {
@@ -676,6 +680,28 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// A board that has run ahead of the record by more plies than the tracker explains (it
+    /// reads one or two) is caught up as a gap is: when exactly one legal sequence leads from
+    /// the game position to the board, it is played. Returns whether it was; otherwise the
+    /// placement is what the tracker says it is.
+    fn catch_up(&mut self, now: Millis, out: &mut Vec<Event>) -> bool {
+        use crate::gap::search::{Outcome, explain};
+        let board = self.tracker.placement().to_board();
+        let Outcome::Unique(moves) = explain(self.tracker.position(), &board, None) else {
+            return false;
+        };
+        if moves.len() < 3 {
+            // One or two plies the tracker judged itself (a recapture it could not tell
+            // from pieces in hand, a story it could not pick): nothing is guessed here.
+            return false;
+        }
+        for mv in moves {
+            let tracked = self.tracker.play_shown(mv);
+            self.apply_tracker(tracked, now, out);
+        }
+        true
     }
 
     fn on_move(&mut self, mv: Move, now: Millis, out: &mut Vec<Event>) {
