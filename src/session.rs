@@ -475,7 +475,9 @@ impl Session {
     /// sleeps until then instead of polling fast. `None`: nothing waits on time.
     pub fn next_wakeup(&self) -> Option<Millis> {
         let gesture = [
-            self.gesture_first.as_ref().and_then(gesture::FirstHalf::final_at),
+            self.gesture_first
+                .as_ref()
+                .and_then(gesture::FirstHalf::final_at),
             self.gesture
                 .map(|(since, _)| since.saturating_add(gesture::GESTURE_HOLD_MS)),
         ];

@@ -140,7 +140,7 @@ async fn the_gesture_s_king_move_never_reaches_the_pgn_or_the_live_file() {
     let ended = game.events.next_signal("GameEnded").await;
     assert!(
         matches!(&ended, Event::GameEnded { result, termination }
-            if result.as_str() == "1-0" && termination.to_string() == "result-gesture"),
+            if result.as_str() == "1-0" && termination.as_str() == "result-gesture"),
         "{ended:?}"
     );
     let all = game.events.all();
@@ -166,7 +166,10 @@ async fn the_gesture_s_king_move_never_reaches_the_pgn_or_the_live_file() {
         .await;
     game.reader.abort();
     let texts = game.broadcast();
-    assert!(!game.files.lock().unwrap().is_empty(), "the live file was read");
+    assert!(
+        !game.files.lock().unwrap().is_empty(),
+        "the live file was read"
+    );
     for text in &texts {
         assert!(
             !moves_in(text).iter().any(|m| m == "Ke4"),
@@ -193,7 +196,9 @@ async fn a_real_king_move_to_e4_stays_and_becomes_final() {
     lift(sim, Square::E6).await;
     place(sim, Square::F6, 'k', 100).await;
     game.events
-        .wait_until("Kf6 played", |all| sans_of(all).last().is_some_and(|m| m == "Kf6"))
+        .wait_until("Kf6 played", |all| {
+            sans_of(all).last().is_some_and(|m| m == "Kf6")
+        })
         .await;
     game.reader.abort();
 }

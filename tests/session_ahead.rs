@@ -27,7 +27,11 @@ fn started() -> Clocked {
 fn board_after(sans: &[&str]) -> Placement {
     let mut pos = Chess::default();
     for san in sans {
-        let mv = san.parse::<shakmaty::san::San>().unwrap().to_move(&pos).unwrap();
+        let mv = san
+            .parse::<shakmaty::san::San>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
         pos.play_unchecked(mv);
     }
     Placement::from_board(pos.board())

@@ -148,7 +148,12 @@ fn movetext(pgn: &str) -> String {
 fn gesture_leaves_no_trace(rig: &mut Rig, first: (&str, &str, char), second: (&str, &str, char)) {
     rig.square(first.0, None);
     rig.square(first.1, Some(first.2));
-    let step = rig.rig.played().last().cloned().expect("the step is a move");
+    let step = rig
+        .rig
+        .played()
+        .last()
+        .cloned()
+        .expect("the step is a move");
     assert!(step.starts_with('K'), "{step}");
     rig.banned = Some(Box::leak(format!(" {step} ").into_boxed_str()));
     // The other player takes a moment, lifts his king (the opponent's touch, which makes an
@@ -176,9 +181,12 @@ fn a_white_king_step_that_begins_the_gesture_is_never_in_the_pgn() {
             "clock {clock}"
         );
         // MovePlayed showed the step and MoveRetracted withdrew it.
-        assert!(rig.rig.events.iter().any(
-            |e| matches!(e, Event::MovePlayed { san, ply: 7, .. } if san == "Ke4")
-        ));
+        assert!(
+            rig.rig
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::MovePlayed { san, ply: 7, .. } if san == "Ke4"))
+        );
         assert!(
             rig.rig
                 .events

@@ -163,9 +163,11 @@ async fn corpus_games_come_out_exact_through_the_pty() {
         .clamp(1, games.len() / 4);
     let stride = (games.len() / (per_config * 4)).max(1);
     // EBOARDD_SIM_ONLY=330,516 replays only those games of the sample (to look at a failure).
-    let only: Option<Vec<usize>> = std::env::var("EBOARDD_SIM_ONLY")
-        .ok()
-        .map(|list| list.split(',').filter_map(|n| n.trim().parse().ok()).collect());
+    let only: Option<Vec<usize>> = std::env::var("EBOARDD_SIM_ONLY").ok().map(|list| {
+        list.split(',')
+            .filter_map(|n| n.trim().parse().ok())
+            .collect()
+    });
     let configs = [
         (Orientation::Normal, true),
         (Orientation::Reversed, true),
@@ -187,7 +189,10 @@ async fn corpus_games_come_out_exact_through_the_pty() {
                 .map(|m| m.to_uci(CastlingMode::Standard).to_string())
                 .collect();
             if only.is_some() {
-                println!("game {index} ({orientation:?}, clock {clock}): {}", want.join(" "));
+                println!(
+                    "game {index} ({orientation:?}, clock {clock}): {}",
+                    want.join(" ")
+                );
             }
             let run = Run {
                 orientation,
@@ -275,6 +280,9 @@ async fn quick_games_without_a_clock_come_out_exact() {
             ));
         }
     }
-    println!("{plies} plies at a quick pace without a clock, {} failures", failures.len());
+    println!(
+        "{plies} plies at a quick pace without a clock, {} failures",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{failures:#?}");
 }

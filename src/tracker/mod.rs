@@ -16,7 +16,8 @@
 //!   beside a victim). Such a move is *held* — not published, the board out of sync — until
 //!   the next change (which is read afresh), the clock press or the opponent's touch (which
 //!   publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
-//!   [`Tracker::next_wakeup`] says when).
+//!   [`Tracker::next_wakeup`] says when; a change that comes after the dwell finds the move
+//!   published first, so the record never depends on how often the caller ticks).
 //! - The last move stays *provisional* until it is final: the press window closed
 //!   ([`SCAN_LAG_MS`] after the clock was pressed with the board showing it: a clock message
 //!   can overtake the last field update of the move it ends), the opponent touched the board,
@@ -428,7 +429,10 @@ impl Tracker {
     /// seldom the caller ticks (the board told it: the move stood for the whole dwell).
     /// Returns whether it published one (the board showed it until the dwell's end).
     fn dwell_out(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
-        let Some(h) = self.held.filter(|h| now >= h.since.saturating_add(self.dwell)) else {
+        let Some(h) = self
+            .held
+            .filter(|h| now >= h.since.saturating_add(self.dwell))
+        else {
             return false;
         };
         // The hand rested long enough: publish, but an opponent's touch does not yet make it
