@@ -292,6 +292,10 @@ pub struct Session {
     /// Both kings on the centre squares since then, showing this result (the result
     /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
     gesture: Option<(Millis, GameResult)>,
+    /// The record's last move is a king's step onto a centre square that may still be the
+    /// gesture's first half: it is kept out of the broadcast outputs (see
+    /// [`Session::pending_plies`]) until it is final (see [`gesture::FirstHalf`]).
+    gesture_first: Option<gesture::FirstHalf>,
     /// The serial link is up (the last [`Input::Link`]); shown as `Connected`.
     link_up: bool,
     /// The board's properties, re-rendered after every input.
@@ -324,6 +328,7 @@ impl Session {
             clock_live: true,
             gap: gap::GapState::default(),
             gesture: None,
+            gesture_first: None,
             link_up: false,
             view: BoardProps::default(),
         };
@@ -433,6 +438,7 @@ impl Session {
                 }
             }
         }
+        self.watch_gesture_first(now);
         self.check_gesture(now, &mut out);
         self.journal_snapshot(&mut out);
         self.refresh_view();
@@ -468,17 +474,32 @@ impl Session {
     /// dwell, a move becoming final, a placement settling), quinn-proto style: the caller
     /// sleeps until then instead of polling fast. `None`: nothing waits on time.
     pub fn next_wakeup(&self) -> Option<Millis> {
-        self.tracker.next_wakeup()
+        let gesture = [
+            self.gesture_first
+                .as_ref()
+                .and_then(gesture::FirstHalf::final_at),
+            self.gesture
+                .map(|(since, _)| since.saturating_add(gesture::GESTURE_HOLD_MS)),
+        ];
+        gesture
+            .into_iter()
+            .flatten()
+            .chain(self.tracker.next_wakeup())
+            .min()
     }
 
     /// How many of the record's last moves are not final yet (contract section 2): they are
-    /// in `Moves` and `MovePlayed`, but not in the `Pgn` text and the PGN files.
+    /// in `Moves` and `MovePlayed`, but not in the `Pgn` text and the PGN files. A king's
+    /// step onto a centre square that may still be the result gesture's first half is not
+    /// final either, whatever the tracker says (the gesture would retract it).
     pub fn pending_plies(&self) -> usize {
         if self.arbiter.is_finished() {
             return 0;
         }
+        let gesture = usize::from(self.gesture_first.is_some());
         self.tracker
             .pending_plies()
+            .max(gesture)
             .min(self.arbiter.game().current_moves().len())
     }
 
@@ -525,6 +546,8 @@ impl Session {
             let pressed = self.lever_left_down.is_some_and(|before| before != lever);
             self.lever_left_down = Some(lever);
             if pressed {
+                // A press ends a move: a king's step to the centre was no gesture.
+                self.gesture_first = None;
                 // The mover says the move is done: the tracker closes its correction window
                 // (and may report an illegal placement that settled) before the arbiter ties
                 // the press to what stands on the board.
@@ -631,6 +654,10 @@ impl Session {
                     if self.gesture_on_board().is_some() {
                         continue;
                     }
+                    // A board a few legal plies ahead is play, not a mistake.
+                    if self.catch_up(now, out) {
+                        continue;
+                    }
                     let queen_move = self.unexchanged_promotion(turn);
                     let placement = self.tracker.placement().board_fen();
                     out.push(Event::IllegalPlacement {
@@ -657,6 +684,28 @@ impl Session {
         }
     }
 
+    /// A board that has run ahead of the record by more plies than the tracker explains (it
+    /// reads one or two) is caught up as a gap is: when exactly one legal sequence leads from
+    /// the game position to the board, it is played. Returns whether it was; otherwise the
+    /// placement is what the tracker says it is.
+    fn catch_up(&mut self, now: Millis, out: &mut Vec<Event>) -> bool {
+        use crate::gap::search::{Outcome, explain};
+        let board = self.tracker.placement().to_board();
+        let Outcome::Unique(moves) = explain(self.tracker.position(), &board, None) else {
+            return false;
+        };
+        if moves.len() < 3 {
+            // One or two plies the tracker judged itself (a recapture it could not tell
+            // from pieces in hand, a story it could not pick): nothing is guessed here.
+            return false;
+        }
+        for mv in moves {
+            let tracked = self.tracker.play_shown(mv);
+            self.apply_tracker(tracked, now, out);
+        }
+        true
+    }
+
     fn on_move(&mut self, mv: Move, now: Millis, out: &mut Vec<Event>) {
         if !self.started {
             // A game that began before eboardd saw a start position: take the board's game
@@ -669,6 +718,9 @@ impl Session {
         let before = self.arbiter.game().ply_count();
         let ruled = self.arbiter.on_move(mv, now);
         let ply = self.arbiter.game().ply_count();
+        if ply > before {
+            self.gesture_first = gesture::FirstHalf::watch(mv, ply);
+        }
         if ply > before
             && let Some(record) = self.arbiter.game().current_moves().last()
         {
@@ -869,7 +921,10 @@ impl Session {
         let sensed = self.tracker.placement().to_board();
         // The last move a king's step onto a centre square: the gesture's first half, which
         // leaves the record (checked first, as the board after it matches too).
+        // Only while the step is not final (see `gesture_first`): after a press it is a move
+        // like any other, and a gesture then ends the game after it.
         let first_half = || {
+            self.gesture_first.as_ref()?;
             let before = self.arbiter.previous_position()?;
             let last = self.arbiter.game().current_moves().last()?;
             let mv: shakmaty::uci::UciMove = last.uci.parse().ok()?;
@@ -883,6 +938,20 @@ impl Session {
             return Some((r, true));
         }
         gesture::gesture_result(&sensed, self.arbiter.position().board()).map(|r| (r, false))
+    }
+
+    /// Follow the record's last move while it may be the gesture's first half: it stays
+    /// pending until a press (see [`Session::on_clock`]), a later move, or the other king
+    /// standing away from the centre for the gesture window.
+    fn watch_gesture_first(&mut self, now: Millis) {
+        let ply = self.arbiter.game().ply_count();
+        let other = self.arbiter.position().turn();
+        let sensed = self.tracker.placement().to_board();
+        if let Some(first) = self.gesture_first.as_mut()
+            && (self.arbiter.is_finished() || !first.still_open(ply, &sensed, other, now))
+        {
+            self.gesture_first = None;
+        }
     }
 
     /// The result gesture: decided once both kings have stood on the centre squares for

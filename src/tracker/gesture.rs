@@ -8,9 +8,9 @@
 //! placements: the rest of the board must be exactly the game's, so a piece in hand or an
 //! unrelated illegal placement is never read as a gesture.
 
-use shakmaty::{Board, Color, Role, Square};
+use shakmaty::{Board, Color, Move, Role, Square};
 
-use crate::vocab::GameResult;
+use crate::vocab::{GameResult, Millis};
 
 /// How long both kings must stay on the centre squares.
 pub const GESTURE_HOLD_MS: u64 = 2_000;
@@ -63,6 +63,56 @@ fn sole_king(board: &Board, color: Color) -> Option<Square> {
 /// first half of a gesture that was also a legal move).
 pub fn is_king_to_centre(role: Role, to: Square) -> bool {
     role == Role::King && CENTRE.contains(&to)
+}
+
+/// A king's step onto a centre square, watched while it may still be a gesture's first half
+/// (a legal move that the gesture would retract). It is final once the clock is pressed, a
+/// later move is played, or the other king has stood on the board away from the centre
+/// squares for [`GESTURE_HOLD_MS`] without a break (a king in hand may be on its way there).
+/// Until then broadcast outputs leave it out, so a gesture never shows in them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstHalf {
+    /// The record's ply count with the step as its last move.
+    ply: usize,
+    /// Since when the other king has stood away from the centre squares.
+    away_since: Option<Millis>,
+}
+
+impl FirstHalf {
+    /// Watch `mv`, the record's `ply`th move, if it can be a gesture's first half: a king
+    /// stepping onto an empty centre square.
+    pub fn watch(mv: Move, ply: usize) -> Option<FirstHalf> {
+        (is_king_to_centre(mv.role(), mv.to()) && !mv.is_capture()).then_some(FirstHalf {
+            ply,
+            away_since: None,
+        })
+    }
+
+    /// Whether the step may still be a gesture's first half at `now`, the record now having
+    /// `ply` moves and the board showing `sensed`; `other` is the colour of the king that
+    /// would complete the gesture (the side to move).
+    pub fn still_open(&mut self, ply: usize, sensed: &Board, other: Color, now: Millis) -> bool {
+        if ply != self.ply {
+            return false;
+        }
+        match sole_king(sensed, other) {
+            Some(sq) if !CENTRE.contains(&sq) => {
+                let since = *self.away_since.get_or_insert(now);
+                now.saturating_sub(since) < GESTURE_HOLD_MS
+            }
+            _ => {
+                self.away_since = None;
+                true
+            }
+        }
+    }
+
+    /// When the step becomes final if the other king stays where it is (`None`: it is not
+    /// standing away from the centre now).
+    pub fn final_at(&self) -> Option<Millis> {
+        self.away_since
+            .map(|since| since.saturating_add(GESTURE_HOLD_MS))
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@
 //!   beside a victim). Such a move is *held* — not published, the board out of sync — until
 //!   the next change (which is read afresh), the clock press or the opponent's touch (which
 //!   publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
-//!   [`Tracker::next_wakeup`] says when).
+//!   [`Tracker::next_wakeup`] says when; a change that comes after the dwell finds the move
+//!   published first, so the record never depends on how often the caller ticks).
 //! - The last move stays *provisional* until it is final: the press window closed
 //!   ([`SCAN_LAG_MS`] after the clock was pressed with the board showing it: a clock message
 //!   can overtake the last field update of the move it ends), the opponent touched the board,
@@ -416,18 +417,30 @@ impl Tracker {
     pub fn on_tick(&mut self, now: Millis) -> Vec<TrackerEvent> {
         let mut ev = Vec::new();
         self.settle_final(now);
-        if let Some(h) = self.held
-            && now >= h.since.saturating_add(self.dwell)
-        {
-            // The hand rested long enough: publish, but an opponent's touch does not yet
-            // make it final (the hand may still move on while the opponent starts his reply).
-            self.held = None;
-            self.play(h.mv, &mut ev);
-            self.unsettled = true;
+        if self.dwell_out(now, &mut ev) {
             self.set_sync(true, &mut ev);
         }
         self.check_illegal(now, &mut ev);
         ev
+    }
+
+    /// Publish a held move whose dwell has run out by `now`. Called on every tick and before
+    /// every change: a change that comes after the dwell finds the move published, however
+    /// seldom the caller ticks (the board told it: the move stood for the whole dwell).
+    /// Returns whether it published one (the board showed it until the dwell's end).
+    fn dwell_out(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) -> bool {
+        let Some(h) = self
+            .held
+            .filter(|h| now >= h.since.saturating_add(self.dwell))
+        else {
+            return false;
+        };
+        // The hand rested long enough: publish, but an opponent's touch does not yet make it
+        // final (the hand may still move on while the opponent starts his reply).
+        self.held = None;
+        self.play(h.mv, ev);
+        self.unsettled = true;
+        true
     }
 
     /// The operator set up a position (FEN): it becomes the root of a new game record.
@@ -634,10 +647,12 @@ impl Tracker {
     }
 
     fn changed(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        // What the dwell decided before this change, as a tick at its end would have.
+        self.dwell_out(now, &mut ev);
         self.settle_final(now);
         self.last_change = now;
         self.settled_checked = false;
-        let mut ev = Vec::new();
         let turned = self.update_orientation();
         if self.new_game_on_board(turned, &mut ev) {
             return ev;
@@ -825,11 +840,12 @@ impl Tracker {
         // The piece the provisional move just set down capturing what the opponent just moved
         // is as well read as that player moving it on with the opponent's piece in hand (rook
         // a1-c1-d1 while the queen is lifted is not ...Qd1 Rcxd1): nothing is guessed.
+        // Only when that other story is a legal move: the capturer cannot have gone from where
+        // it came to the capture square (Qf6-e7, ...Qb7-d7, Qe7xd7: no queen goes f6-d7).
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
-        let landed_on = self.moves.last().map(|m| m.to());
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
-            && (!provisional || b.from() != landed_on || !(b.is_capture() && b.to() == a.to()))
+            && !(provisional && self.moved_on_with_piece_in_hand(a, b))
         {
             self.play(a, ev);
             return self.play_or_hold(b, now, ev);
@@ -843,6 +859,30 @@ impl Tracker {
             return true;
         }
         false
+    }
+
+    /// Whether the board that `a` then `b` leave (`b` by the piece the provisional move set
+    /// down, capturing `a`'s piece where it landed) also reads as that piece moving on: the
+    /// provisional move replaced by one from its origin to `b`'s square, with `a`'s piece
+    /// lifted by the opponent.
+    fn moved_on_with_piece_in_hand(&self, a: Move, b: Move) -> bool {
+        let (Some(last), Some(prev)) = (self.moves.last(), self.previous_position()) else {
+            return false;
+        };
+        if b.from() != Some(last.to()) || !b.is_capture() || b.to() != a.to() {
+            return false;
+        }
+        let Some(lifted) = a.from() else {
+            return false;
+        };
+        prev.legal_moves().into_iter().any(|m| {
+            if m.from() != last.from() || m.to() != b.to() || m.role() != last.role() {
+                return false;
+            }
+            let mut board = after(prev, m).board().clone();
+            board.discard_piece_at(lifted);
+            board == self.sensed
+        })
     }
 
     /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of
