@@ -168,10 +168,9 @@ impl BoardStore {
                 Ok(_) => self.live = view.pgn.clone(),
                 Err(e) => failed = Some(e),
             }
-            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app.
-            if let Err(e) = super::rounds::publish(pgn.dir(), &view.pgn) {
-                tracing::error!(board = %self.id, "{e}");
-            }
+            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app:
+            // handed to the round writer's thread, off the async runtime.
+            super::round_writer::global().publish(pgn.dir(), &view.pgn);
         }
         while failed.is_none()
             && let Some(text) = self.finished.first()
@@ -229,6 +228,10 @@ impl BoardStore {
                 "journal records are still held in memory; they are written as soon as the \
                  disk takes them"
             );
+        }
+        if self.pgn.is_some() {
+            // The final state of this board's round file (and its round's games.pgn).
+            super::round_writer::global().flush().await;
         }
         if let Some(r) = self.recorder.as_mut()
             && let Err(e) = r.sync()
