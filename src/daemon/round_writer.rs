@@ -4,10 +4,10 @@
 //! `games.pgn` on a tokio worker.
 //!
 //! A board hands its game's PGN to [`RoundWriter::publish`] and goes on at once (a channel
-//! send). The thread writes that board's `game-<n>.pgn` (atomically, as before) and marks
-//! the round dirty; `games.pgn` is rebuilt from the games held in memory, at most once per
-//! [`WINDOW`] however many boards moved (the first change after a quiet spell is written at
-//! once). [`RoundWriter::flush`] writes everything still dirty and answers when it is on
+//! send). The thread keeps the text in memory; at most once per [`WINDOW`] it writes the
+//! `game-<n>.pgn` of each game that changed (atomically, as before) and rebuilds the round's
+//! `games.pgn` from the games held in memory, however many boards moved (the first change
+//! after a quiet spell is written at once). [`RoundWriter::flush`] writes everything still dirty and answers when it is on
 //! disk: a board that stops calls it, so the final state of every game is always written.
 //!
 //! A round folder seen for the first time in this run is read once (the games of an earlier
@@ -95,13 +95,17 @@ fn run(rx: mpsc::Receiver<Request>) {
                 Err(RecvTimeoutError::Disconnected) => break,
             },
         };
-        match request {
-            Some(Request::Game { pgn_dir, pgn }) => folders.game(&pgn_dir, &pgn),
-            Some(Request::Flush(reply)) => {
-                folders.write_due(None);
-                let _ = reply.send(());
+        // Everything queued is taken first: a burst costs one write of each file.
+        let mut next = request;
+        while let Some(request) = next {
+            match request {
+                Request::Game { pgn_dir, pgn } => folders.game(&pgn_dir, &pgn),
+                Request::Flush(reply) => {
+                    folders.write_due(None);
+                    let _ = reply.send(());
+                }
             }
-            None => {}
+            next = rx.try_recv().ok();
         }
         // Also under a steady stream of games: `games.pgn` is written once its window is due.
         folders.write_due(Some(Instant::now()));
@@ -132,7 +136,7 @@ pub struct RoundFolders {
 }
 
 impl RoundFolders {
-    /// A game's new text: its file is written now, the round's `games.pgn` when due.
+    /// A game's new text: its file and the round's `games.pgn` are written when due.
     pub fn game(&mut self, pgn_dir: &Path, pgn: &str) {
         let Some(rb) = rounds::round_tag(pgn) else {
             return;
@@ -144,12 +148,12 @@ impl RoundFolders {
             .or_insert_with(|| Round::read(&dir));
         // A board whose next game starts before the next round's pairings are set still
         // carries the old Round tag: its empty new game must not replace the finished one.
-        if !rounds::has_moves(pgn)
-            && round
-                .games
-                .get(&rb.board)
-                .and_then(|old| rounds::result_of(old))
-                .is_some_and(|r| r != "*")
+        if round
+            .games
+            .get(&rb.board)
+            .and_then(|old| rounds::result_of(old))
+            .is_some_and(|r| r != "*")
+            && !rounds::has_moves(pgn)
         {
             return;
         }
@@ -162,8 +166,6 @@ impl RoundFolders {
         if !round.unwritten.contains(&rb.board) {
             round.unwritten.push(rb.board);
         }
-        let result = round.write_games(&dir);
-        self.outcome(result);
     }
 
     /// When something is due: the next window for a dirty `games.pgn`, or the next retry.
@@ -180,10 +182,10 @@ impl RoundFolders {
 
     /// Write what is dirty: everything (`now` is `None`: a flush), or what is due at `now`.
     pub fn write_due(&mut self, now: Option<Instant>) {
-        if let (Some(now), Some(at)) = (now, self.due())
-            && now < at
-        {
-            return;
+        match (now, self.due()) {
+            (_, None) => return,
+            (Some(now), Some(at)) if now < at => return,
+            _ => {}
         }
         let mut result = Ok(());
         for (dir, round) in &mut self.rounds {
@@ -277,12 +279,15 @@ mod tests {
         let mut f = RoundFolders::default();
         for b in [10, 2, 1] {
             f.game(dir.path(), &format!("[Round \"7.{b}\"]\n[White \"w{b}\"]\n\n*"));
-            assert!(round.join(format!("game-{b}.pgn")).exists());
         }
-        // Nothing written yet: the first games.pgn waits for the writer's turn.
+        // Nothing written yet: the files wait for the writer's turn.
         assert!(f.due().is_some());
+        assert!(!round.exists());
         f.write_due(None);
         assert!(f.due().is_none());
+        for b in [10, 2, 1] {
+            assert!(round.join(format!("game-{b}.pgn")).exists());
+        }
         let whites: Vec<String> = read(round.join("games.pgn"))
             .lines()
             .filter(|l| l.starts_with("[White"))
@@ -311,9 +316,12 @@ mod tests {
         // A finished game stays when the board's next game starts with the old Round tag.
         let done = "[Round \"7.1\"]\n[Result \"1-0\"]\n\n1. e4 {[%clk 0:01:00]} 1-0";
         f.game(dir.path(), done);
+        f.write_due(None);
         f.game(dir.path(), "[Round \"7.1\"]\n[Result \"*\"]\n\n*");
+        f.write_due(None);
         assert!(read(round.join("game-1.pgn")).contains("1. e4"));
         f.game(dir.path(), "[Round \"7.1\"]\n[Result \"*\"]\n\n1. d4 *");
+        f.write_due(None);
         assert!(read(round.join("game-1.pgn")).contains("1. d4"));
         // A new run reads the folder once: games of boards it does not serve stay in it.
         let mut g = RoundFolders::default();

@@ -21,7 +21,11 @@
 //! ([`Journal::write`]), so nothing already journalled is ever damaged and no torn record is
 //! left in front of later ones; the records are written again at the next try (every
 //! [`Config::retry`] while anything is held). The problem is reported to [`Health`] and
-//! cleared when everything held has been written.
+//! cleared when everything held has been written. From the first failure until then the
+//! commit log is emptied (a checkpoint) and not written — each journal is synced on its own
+//! — so that on a nearly full disk the log's own growth never keeps writes failing; it is
+//! emptied again once everything held is written. A writer thread that panics reports it
+//! to [`Health`] and every append after it is [`Outcome::Lost`], which the board shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
