@@ -51,7 +51,10 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 fn corpus() -> Vec<PgnGame> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/twic1599.pgn"
+    );
     let games: Vec<PgnGame> = match std::fs::read_to_string(path) {
         Ok(text) => parse_games(&text)
             .into_iter()

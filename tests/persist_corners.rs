@@ -57,7 +57,10 @@ async fn serve(
     sims: &[&SimHandle],
     env: &[(&str, &str)],
 ) -> (Daemon, zbus::Connection) {
-    let ports: Vec<String> = sims.iter().map(|s| s.path().display().to_string()).collect();
+    let ports: Vec<String> = sims
+        .iter()
+        .map(|s| s.path().display().to_string())
+        .collect();
     let mut args = Vec::new();
     for p in &ports {
         args.push("--port");
@@ -84,7 +87,10 @@ async fn commit_log_on_a_full_disk(dir: tempfile::TempDir, disk: Disk) {
     let mut sc = Scenario::new(&sim, quick(8));
     sc.run(&[Step::Moves(sans[..10].to_vec())]).await.unwrap();
     wait_moves(&events, &sans[..10]).await;
-    assert!(log_len(dir.path()) > EMPTY_LOG, "group commit wrote the log");
+    assert!(
+        log_len(dir.path()) > EMPTY_LOG,
+        "group commit wrote the log"
+    );
 
     disk.fill();
     sc.run(&[Step::Moves(sans[10..30].to_vec())]).await.unwrap();
@@ -215,7 +221,10 @@ async fn recovery_keeps_a_commit_log_it_cannot_apply() {
     let (mut second, conn) = serve(dir.path(), &bus, &[&keep, &other], &[]).await;
     let manager = ManagerProxy::new(&conn).await.unwrap();
     let problem = manager.storage_problem().await.unwrap();
-    assert!(problem.contains("commit log") && problem.contains("kept"), "{problem}");
+    assert!(
+        problem.contains("commit log") && problem.contains("kept"),
+        "{problem}"
+    );
     let mut events = Events::start(&conn, "other").await;
     ready_to_play(&other, &mut events).await;
     let moves: Vec<String> = ["e4", "c5"].map(String::from).to_vec();
@@ -287,7 +296,11 @@ async fn a_torn_record_left_mid_file_is_skipped_and_what_follows_restored() {
         "{}",
         again.stderr()
     );
-    assert!(!again.stderr().contains("journal damage"), "{}", again.stderr());
+    assert!(
+        !again.stderr().contains("journal damage"),
+        "{}",
+        again.stderr()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -328,7 +341,11 @@ async fn an_unreadable_board_list_is_never_written_over_with_less() {
     assert!(text.contains("adda") && text.contains("addb"), "{text}");
     second.signal(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(code(second.wait(WAIT).await), 0);
-    assert!(second.stderr().contains("cannot read it"), "{}", second.stderr());
+    assert!(
+        second.stderr().contains("cannot read it"),
+        "{}",
+        second.stderr()
+    );
 
     let (_third, conn) = serve(dir.path(), &bus, &[], &[]).await;
     for id in ["adda", "addb"] {
@@ -366,7 +383,10 @@ async fn the_clock_message_queue_is_bounded_with_a_named_error() {
             match rx.recv().await.expect("an answer") {
                 Err(e) if proxies::error_name(&e) == "org.eboardd.Bridge1.Error.Busy" => {
                     let msg = proxies::error_message(&e);
-                    assert!(msg.contains("16 clock messages are already waiting"), "{msg}");
+                    assert!(
+                        msg.contains("16 clock messages are already waiting"),
+                        "{msg}"
+                    );
                     break;
                 }
                 other => panic!("before any Busy: {other:?}"),

@@ -79,7 +79,11 @@ impl Hall {
             Some(on) => {
                 let mut toml = String::new();
                 for (i, port) in ports.iter().enumerate() {
-                    let round = if on { format!("1.{}", i + 1) } else { "1".into() };
+                    let round = if on {
+                        format!("1.{}", i + 1)
+                    } else {
+                        "1".into()
+                    };
                     toml.push_str(&format!(
                         "[[board]]\nport = \"{}\"\n[board.tags]\nRound = \"{round}\"\n",
                         port.display()

@@ -17,7 +17,10 @@ use eboardd::sim::{
 use tokio::sync::{Notify, oneshot};
 
 /// The games the simulated players play.
-pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+pub const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/corpus/twic1599.pgn"
+);
 /// Games shorter than this are skipped: a benchmark board should spend its time playing.
 pub const MIN_PLIES: usize = 40;
 

@@ -16,7 +16,10 @@ use shakmaty::{Chess, Color, EnPassantMode, Position};
 use zbus::{OwnedVariant, Variant};
 
 const BOARD_IFACE: &str = "org.eboardd.Bridge1.Board";
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/corpus/twic1599.pgn"
+);
 
 /// When each (board id, ply) was sent as `MovePlayed`.
 pub type Emitted = Arc<Mutex<HashMap<(String, u64), Instant>>>;

@@ -177,14 +177,16 @@ impl AddedBoards {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     br#"{"version": 1, "boards": []}"#.to_vec()
                 }
-                Err(e) => return Err(io::Error::new(
-                    e.kind(),
-                    format!(
-                        "{} still cannot be read ({e}; at start: {}), so it is not written over",
-                        self.path.display(),
-                        u.error
-                    ),
-                )),
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{} still cannot be read ({e}; at start: {}), so it is not written over",
+                            self.path.display(),
+                            u.error
+                        ),
+                    ));
+                }
             };
             let mut entries = match serde_json::from_slice::<FileFormat>(&bytes) {
                 Ok(f) if f.version == 1 => f.boards,

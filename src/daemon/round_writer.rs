@@ -126,13 +126,24 @@ struct Round {
 
 /// Every round folder this process writes, and when `games.pgn` may next be written: the
 /// writer thread's state, with no thread of its own (the unit tests drive it).
-#[derive(Default)]
 pub struct RoundFolders {
     rounds: HashMap<PathBuf, Round>,
-    /// When the `games.pgn` files were last written.
-    last_write: Option<Instant>,
+    /// When the files were last written (at first: a window ago, so the first change is
+    /// due at once — and at one fixed instant, which a deadline must be).
+    last_write: Instant,
     /// The current episode of failing writes, if any: when it was last tried.
     failing: Option<Instant>,
+}
+
+impl Default for RoundFolders {
+    fn default() -> Self {
+        let now = Instant::now();
+        RoundFolders {
+            rounds: HashMap::new(),
+            last_write: now.checked_sub(WINDOW).unwrap_or(now),
+            failing: None,
+        }
+    }
 }
 
 impl RoundFolders {
@@ -170,10 +181,14 @@ impl RoundFolders {
 
     /// When something is due: the next window for a dirty `games.pgn`, or the next retry.
     pub fn due(&self) -> Option<Instant> {
-        if !self.rounds.values().any(|r| r.dirty || !r.unwritten.is_empty()) {
+        if !self
+            .rounds
+            .values()
+            .any(|r| r.dirty || !r.unwritten.is_empty())
+        {
             return None;
         }
-        let window = self.last_write.map_or_else(Instant::now, |at| at + WINDOW);
+        let window = self.last_write + WINDOW;
         Some(match self.failing {
             Some(at) => window.max(at + RETRY),
             None => window,
@@ -194,7 +209,7 @@ impl RoundFolders {
                 result = r;
             }
         }
-        self.last_write = Some(Instant::now());
+        self.last_write = Instant::now();
         self.outcome(result);
     }
 
@@ -278,10 +293,15 @@ mod tests {
         let round = dir.path().join("round-7");
         let mut f = RoundFolders::default();
         for b in [10, 2, 1] {
-            f.game(dir.path(), &format!("[Round \"7.{b}\"]\n[White \"w{b}\"]\n\n*"));
+            f.game(
+                dir.path(),
+                &format!("[Round \"7.{b}\"]\n[White \"w{b}\"]\n\n*"),
+            );
         }
-        // Nothing written yet: the files wait for the writer's turn.
+        // Nothing written yet: the files wait for the writer's turn, due at one fixed
+        // instant (a deadline that moved with the clock kept the thread spinning).
         assert!(f.due().is_some());
+        assert_eq!(f.due(), f.due());
         assert!(!round.exists());
         f.write_due(None);
         assert!(f.due().is_none());
@@ -293,7 +313,10 @@ mod tests {
             .filter(|l| l.starts_with("[White"))
             .map(String::from)
             .collect();
-        assert_eq!(whites, ["[White \"w1\"]", "[White \"w2\"]", "[White \"w10\"]"]);
+        assert_eq!(
+            whites,
+            ["[White \"w1\"]", "[White \"w2\"]", "[White \"w10\"]"]
+        );
         // A change just after a write is due only a window later; a flush writes it.
         f.game(dir.path(), "[Round \"7.2\"]\n[White \"new\"]\n\n1. d4 *");
         let at = f.due().expect("dirty");

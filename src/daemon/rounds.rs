@@ -177,10 +177,11 @@ mod tests {
 
     #[test]
     fn games_text_in_board_order() {
-        let games: BTreeMap<u32, String> = [(10, "[Round \"1.10\"]\n\n*"), (2, "[Round \"1.2\"]\n\n*\n")]
-            .into_iter()
-            .map(|(b, t)| (b, t.to_string()))
-            .collect();
+        let games: BTreeMap<u32, String> =
+            [(10, "[Round \"1.10\"]\n\n*"), (2, "[Round \"1.2\"]\n\n*\n")]
+                .into_iter()
+                .map(|(b, t)| (b, t.to_string()))
+                .collect();
         assert_eq!(
             games_text(&games),
             "[Round \"1.2\"]\n\n*\n\n[Round \"1.10\"]\n\n*\n"

@@ -148,7 +148,10 @@ impl Writer {
             }
             Err(e) => {
                 // Not touched (another version, or unreadable): it cannot be emptied either.
-                tracing::error!("commit log {}: {e}; group commit is off", log_path.display());
+                tracing::error!(
+                    "commit log {}: {e}; group commit is off",
+                    log_path.display()
+                );
                 log_refused = true;
             }
         }

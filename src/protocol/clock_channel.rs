@@ -72,7 +72,9 @@ pub enum MessageError {
     NoAck,
     #[error("the clock refused the message twice")]
     Refused,
-    #[error("{queued} clock messages are already waiting for this clock; try again once they are shown")]
+    #[error(
+        "{queued} clock messages are already waiting for this clock; try again once they are shown"
+    )]
     Busy { queued: usize },
 }
 

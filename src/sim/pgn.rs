@@ -207,7 +207,10 @@ mod tests {
 
     #[test]
     fn whole_corpus_reads() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/corpus/twic1599.pgn"
+        );
         let text = std::fs::read_to_string(path).expect("the shared corpus");
         let games = parse_games(&text);
         assert_eq!(games.len(), 1110);

@@ -129,4 +129,3 @@ pub fn tmpfs(dir: &Path) -> Result<Disk, String> {
         mount,
     })
 }
-

@@ -21,7 +21,10 @@ pub fn corpus_games(
     count: usize,
     plies: std::ops::RangeInclusive<usize>,
 ) -> Vec<eboardd::sim::PgnGame> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/twic1599.pgn"
+    );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     eboardd::sim::parse_games(&text)
         .into_iter()

@@ -11,7 +11,10 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Piece, Position, Square};
 
-pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/corpus/twic1599.pgn");
+pub const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/corpus/twic1599.pgn"
+);
 
 /// The games of a PGN file as move lists from the start position, read with `pgn-reader`
 /// (`sim::pgn`). A game stops at the first move that is not legal (scores that continue
