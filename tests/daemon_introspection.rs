@@ -143,6 +143,7 @@ fn daemon_errors_are_the_contract_names() {
         (BridgeError::ListenOnly(m()), ErrorName::ListenOnly),
         (BridgeError::NoClock(m()), ErrorName::NoClock),
         (BridgeError::ClockTimeout(m()), ErrorName::ClockTimeout),
+        (BridgeError::Busy(m()), ErrorName::Busy),
     ];
     assert_eq!(errors.len(), ErrorName::ALL.len());
     for (err, name) in errors {

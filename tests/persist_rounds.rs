@@ -188,6 +188,28 @@ async fn a_simulated_round_is_uploaded_in_board_order() {
     // games.pgn holds the same games in the same order, for tools that read only it.
     let all = std::fs::read_to_string(round.join("games.pgn")).unwrap();
     assert_eq!(tag(&all, "Round"), ["4.1", "4.2", "4.10"]);
+    // The rebuild is coalesced (at most once per short window), never lost: games.pgn
+    // catches up with every game file by itself, and after a stop holds every final state.
+    let joined = || {
+        [1, 2, 10]
+            .iter()
+            .map(|b| std::fs::read_to_string(round.join(format!("game-{b}.pgn"))).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    within(WAIT, "games.pgn holding every game file", async {
+        while std::fs::read_to_string(round.join("games.pgn")).unwrap() != joined() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    daemon.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(common::code(daemon.wait(WAIT).await), 0);
+    assert_eq!(
+        std::fs::read_to_string(round.join("games.pgn")).unwrap(),
+        joined(),
+        "games.pgn after the stop"
+    );
     let leftovers: Vec<_> = files_under(&round)
         .into_iter()
         .filter(|p| !p.to_string_lossy().ends_with(".pgn"))

@@ -5,10 +5,9 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
 
+use common::disk::{Disk, tmpfs, wait_problem, watch_storage_problem};
 use common::events::Events;
 use common::proxies::{self, ManagerProxy};
 use common::rig::{quick, ready_to_play, wait_moves};
@@ -17,126 +16,6 @@ use common::{Daemon, Setup, WAIT, code, within};
 use eboardd::sim::{BoardOptions, Scenario, Step};
 
 const SPEED: f64 = 10.0;
-
-/// Every value the manager's `StorageProblem` takes, collected in the background.
-fn watch_storage_problem(conn: &zbus::Connection) -> Arc<Mutex<Vec<String>>> {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let conn = conn.clone();
-    let out = seen.clone();
-    tokio::spawn(async move {
-        let manager = ManagerProxy::new(&conn).await.unwrap();
-        let mut changes = manager.receive_storage_problem_changed().await;
-        while let Some(change) = common::next(&mut changes).await {
-            if let Ok(v) = change.get().await {
-                out.lock().unwrap().push(v);
-            }
-        }
-    });
-    seen
-}
-
-/// Wait until the collected `StorageProblem` values satisfy `pred`.
-async fn wait_problem(
-    seen: &Arc<Mutex<Vec<String>>>,
-    what: &str,
-    pred: impl Fn(&[String]) -> bool,
-) {
-    let deadline = tokio::time::Instant::now() + WAIT * 2;
-    loop {
-        if pred(&seen.lock().unwrap()) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}; StorageProblem went {:?}",
-            seen.lock().unwrap()
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-}
-
-/// How the disk is made to refuse writes.
-enum Disk {
-    /// The daemon's fault injector: a file it reads before each write.
-    Injected { file: PathBuf },
-    /// A small tmpfs mounted on the state directory, filled by another file.
-    Tmpfs { mount: PathBuf, filler: PathBuf },
-}
-
-impl Disk {
-    fn fill(&self) {
-        match self {
-            Disk::Injected { file } => std::fs::write(file, "ENOSPC").unwrap(),
-            Disk::Tmpfs { filler, .. } => {
-                let mut f = std::fs::File::create(filler).unwrap();
-                let chunk = vec![0xA5u8; 4096];
-                loop {
-                    match f.write_all(&chunk) {
-                        Ok(()) => {}
-                        Err(e) if e.raw_os_error() == Some(nix::libc::ENOSPC) => break,
-                        Err(e) => panic!("filling the tmpfs: {e}"),
-                    }
-                }
-                // Every last page, so that the daemon's next write needs one.
-                let one = [0u8; 1];
-                while f.write_all(&one).is_ok() {}
-            }
-        }
-    }
-
-    fn free(&self) {
-        match self {
-            Disk::Injected { file } => std::fs::write(file, "").unwrap(),
-            Disk::Tmpfs { filler, .. } => std::fs::remove_file(filler).unwrap(),
-        }
-    }
-
-    /// The daemon's extra environment.
-    fn env(&self) -> Vec<(&'static str, String)> {
-        match self {
-            Disk::Injected { file } => vec![(
-                eboardd::daemon::faults::FAULTS_ENV,
-                file.display().to_string(),
-            )],
-            Disk::Tmpfs { .. } => Vec::new(),
-        }
-    }
-}
-
-impl Drop for Disk {
-    fn drop(&mut self) {
-        if let Disk::Tmpfs { mount, .. } = self {
-            let _ = std::process::Command::new("umount")
-                .arg("-l")
-                .arg(mount)
-                .status();
-        }
-    }
-}
-
-/// A 256 KiB tmpfs on `dir/state`, when this process may mount one.
-fn tmpfs(dir: &Path) -> Result<Disk, String> {
-    if !common::require::is_root() {
-        return Err("not root".into());
-    }
-    let mount = dir.join("state");
-    std::fs::create_dir_all(&mount).unwrap();
-    let out = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=256k,mode=0755", "eboardd-test"])
-        .arg(&mount)
-        .output()
-        .map_err(|e| format!("cannot run mount: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "mount failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(Disk::Tmpfs {
-        filler: mount.join("filler"),
-        mount,
-    })
-}
 
 /// The walk-through: moves, the disk fills up, moves, space comes back, moves,
 /// `kill -9`, restart: every move is there, and the problem was on the bus meanwhile.
@@ -183,9 +62,15 @@ async fn full_disk_during_a_game(dir: tempfile::TempDir, disk: Disk) {
     let before = b.moves().await.unwrap();
     assert_eq!(before, sans[..56].to_vec());
     let log = daemon.stderr();
-    assert_eq!(
-        log.matches("storage problem: state directory").count(),
-        1,
+    // One error when an episode begins and one line when it ends, not one per failed write.
+    // (On a real small disk there may be two episodes: emptying the commit log at the first
+    // failure gives its room back to the journals for a moment.)
+    let began = log.matches("storage problem: state directory").count();
+    let ended = log
+        .matches("storage works again (was: state directory")
+        .count();
+    assert!(
+        (1..=3).contains(&began) && began == ended,
         "one error per episode in the log:\n{log}"
     );
 

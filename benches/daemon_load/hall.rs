@@ -50,6 +50,20 @@ impl Hall {
         reversed: impl Fn(usize) -> bool,
         news: Arc<Notify>,
     ) -> anyhow::Result<Hall> {
+        Self::start_with(dir, boards, clock, reversed, news, None).await
+    }
+
+    /// [`Hall::start`], the boards given `Round` tags in a configuration file when `rounds`
+    /// is set: `1.<n>` for board n (round folders on: `round-1/game-<n>.pgn` and
+    /// `games.pgn` written on every move) or plain `1` (round folders off, same tags).
+    pub async fn start_with(
+        dir: &Path,
+        boards: usize,
+        clock: ClockSetup,
+        reversed: impl Fn(usize) -> bool,
+        news: Arc<Notify>,
+        rounds: Option<bool>,
+    ) -> anyhow::Result<Hall> {
         let bus = Bus::start(dir).await?;
         let sims = harness::spawn_boards(dir, boards, clock, reversed).await?;
         let ports: Vec<PathBuf> = sims.iter().map(|s| s.path()).collect();
@@ -60,7 +74,27 @@ impl Hall {
             .await
             .context("cannot connect to the private bus")?;
         let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
-        let mut daemon = Daemon::spawn(&binary, &bus, dir, &ports)?;
+        let mut daemon = match rounds {
+            None => Daemon::spawn(&binary, &bus, dir, &ports)?,
+            Some(on) => {
+                let mut toml = String::new();
+                for (i, port) in ports.iter().enumerate() {
+                    let round = if on {
+                        format!("1.{}", i + 1)
+                    } else {
+                        "1".into()
+                    };
+                    toml.push_str(&format!(
+                        "[[board]]\nport = \"{}\"\n[board.tags]\nRound = \"{round}\"\n",
+                        port.display()
+                    ));
+                }
+                let config = dir.join("eboardd.toml");
+                std::fs::write(&config, toml)
+                    .with_context(|| format!("cannot write {}", config.display()))?;
+                Daemon::spawn_config(&binary, &bus, dir, &config)?
+            }
+        };
         procs::wait_for_name(
             &control,
             "org.eboardd.Bridge1",

@@ -19,7 +19,11 @@
 //! `50,200`), `EBOARDD_BENCH_SECS` (playing time per configuration, default 90),
 //! `EBOARDD_BENCH_THINK_MS` (thinking time per move, `lo-hi` ms, default `1000-8000`),
 //! `EBOARDD_BENCH_DIR` (where the daemon's state directory is made, default the system's
-//! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out).
+//! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out),
+//! `EBOARDD_BENCH_ROUNDS` (`on`, `off` or `both`: the boards get `Round` tags from a
+//! configuration file, `1.<n>` so that every move also writes the round folder
+//! `round-1/game-<n>.pgn` + `games.pgn`, or plain `1`; `both` runs each board count with
+//! round folders off, then on, for the comparison; unset: `--port` boards, no tags).
 //! Without `--bench` on the command line (as under `cargo test --all-targets`), or with
 //! `--test`, it does a smoke run of 2 boards for 3 s. It never fails on a figure: the numbers
 //! are printed, not asserted. It does fail (exit 1, each move named) on any lost, wrong or
@@ -52,6 +56,8 @@ const CPU_WINDOW: Duration = Duration::from_secs(5);
 
 struct Config {
     boards: Vec<usize>,
+    /// Round folders per run (`None`: `--port` boards without tags).
+    rounds: Vec<Option<bool>>,
     secs: u64,
     style: Style,
     smoke: bool,
@@ -62,6 +68,7 @@ impl Config {
         if harness::smoke_run() {
             return Ok(Config {
                 boards: vec![2],
+                rounds: vec![None],
                 secs: 3,
                 style: Style::smoke(),
                 smoke: true,
@@ -88,8 +95,16 @@ impl Config {
                 .with_context(|| format!("EBOARDD_BENCH_THINK_MS={v:?}: want lo-hi"))?;
             pace.think_ms = (lo, hi);
         }
+        let rounds = match std::env::var("EBOARDD_BENCH_ROUNDS").as_deref() {
+            Err(_) => vec![None],
+            Ok("on") => vec![Some(true)],
+            Ok("off") => vec![Some(false)],
+            Ok("both") => vec![Some(false), Some(true)],
+            Ok(v) => anyhow::bail!("EBOARDD_BENCH_ROUNDS={v:?}: want on, off or both"),
+        };
         Ok(Config {
             boards,
+            rounds,
             secs,
             style: Style::bench(pace),
             smoke: false,
@@ -114,9 +129,17 @@ async fn run(config: Config) -> anyhow::Result<()> {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
     println!("daemon_load: daemon under test {}", binary.display());
     for &boards in &config.boards {
-        let report = run_one(boards, &config, games.clone()).await?;
-        report.print();
-        report.check(config.smoke)?;
+        for &rounds in &config.rounds {
+            if let Some(on) = rounds {
+                println!(
+                    "daemon_load: round folders {}",
+                    if on { "on" } else { "off" }
+                );
+            }
+            let report = run_one(boards, rounds, &config, games.clone()).await?;
+            report.print();
+            report.check(config.smoke)?;
+        }
     }
     Ok(())
 }
@@ -313,6 +336,7 @@ fn load_average() -> String {
 
 async fn run_one(
     boards: usize,
+    rounds: Option<bool>,
     config: &Config,
     games: Arc<Vec<PgnGame>>,
 ) -> anyhow::Result<Report> {
@@ -335,14 +359,14 @@ async fn run_one(
     );
     // Some boards stand the other way round, as they do in a real hall.
     let news = Arc::new(Notify::new());
-    let mut hall = Hall::start(
-        dir.path(),
-        boards,
-        config.style.clock,
-        |i| i % 5 == 4,
-        news.clone(),
-    )
-    .await?;
+    let reversed = |i| i % 5 == 4;
+    let clock = config.style.clock;
+    let mut hall = match rounds {
+        None => Hall::start(dir.path(), boards, clock, reversed, news.clone()).await?,
+        Some(_) => {
+            Hall::start_with(dir.path(), boards, clock, reversed, news.clone(), rounds).await?
+        }
+    };
     let pid = hall.daemon.pid()?;
     println!("daemon_load: eboardd pid {pid}");
     let bus_pid = hall.bus.pid().context("dbus-daemon has exited")?;

@@ -48,8 +48,6 @@ impl Daemon {
         ports: &[PathBuf],
     ) -> anyhow::Result<Daemon> {
         let log = dir.join("eboardd.log");
-        let file = std::fs::File::create(&log)
-            .with_context(|| format!("cannot create {}", log.display()))?;
         let mut cmd = Command::new(binary);
         cmd.arg("--bus")
             .arg(&bus.address)
@@ -60,6 +58,32 @@ impl Daemon {
         for port in ports {
             cmd.arg("--port").arg(port);
         }
+        Self::start(binary, cmd, log)
+    }
+
+    /// `eboardd` serving the boards of the configuration file `config` (not `--port`).
+    pub fn spawn_config(
+        binary: &Path,
+        bus: &Bus,
+        dir: &Path,
+        config: &Path,
+    ) -> anyhow::Result<Daemon> {
+        let log = dir.join("eboardd.log");
+        let mut cmd = Command::new(binary);
+        cmd.arg("--bus")
+            .arg(&bus.address)
+            .arg("--state-dir")
+            .arg(dir.join("state"))
+            .arg("--log-format")
+            .arg("text")
+            .arg("--config")
+            .arg(config);
+        Self::start(binary, cmd, log)
+    }
+
+    fn start(binary: &Path, mut cmd: Command, log: PathBuf) -> anyhow::Result<Daemon> {
+        let file = std::fs::File::create(&log)
+            .with_context(|| format!("cannot create {}", log.display()))?;
         cmd.env_remove("RUST_LOG")
             .env_remove("NOTIFY_SOCKET")
             .stdin(Stdio::null())

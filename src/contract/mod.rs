@@ -69,11 +69,13 @@ pub enum ErrorName {
     ListenOnly,
     NoClock,
     ClockTimeout,
+    /// Too many requests already wait (a board's clock-message queue is full).
+    Busy,
 }
 
 impl ErrorName {
     /// All of them, in the order above.
-    pub const ALL: [ErrorName; 7] = [
+    pub const ALL: [ErrorName; 8] = [
         ErrorName::InvalidFen,
         ErrorName::InvalidArgument,
         ErrorName::NothingToTakeBack,
@@ -81,6 +83,7 @@ impl ErrorName {
         ErrorName::ListenOnly,
         ErrorName::NoClock,
         ErrorName::ClockTimeout,
+        ErrorName::Busy,
     ];
 
     /// The last part of the name (`InvalidFen`).
@@ -93,6 +96,7 @@ impl ErrorName {
             ErrorName::ListenOnly => "ListenOnly",
             ErrorName::NoClock => "NoClock",
             ErrorName::ClockTimeout => "ClockTimeout",
+            ErrorName::Busy => "Busy",
         }
     }
 
@@ -106,6 +110,7 @@ impl ErrorName {
             ErrorName::ListenOnly => "org.eboardd.Bridge1.Error.ListenOnly",
             ErrorName::NoClock => "org.eboardd.Bridge1.Error.NoClock",
             ErrorName::ClockTimeout => "org.eboardd.Bridge1.Error.ClockTimeout",
+            ErrorName::Busy => "org.eboardd.Bridge1.Error.Busy",
         }
     }
 

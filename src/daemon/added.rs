@@ -43,13 +43,24 @@ pub struct AddedBoards {
     entries: Vec<Entry>,
     /// The last change is not on disk yet.
     dirty: bool,
+    /// The file exists but could not be read: it is never written over until it is read,
+    /// and then this run's changes are made to what it holds.
+    unread: Option<Unread>,
+}
+
+/// The file could not be read at start: why, and what this run changed since.
+#[derive(Debug)]
+struct Unread {
+    error: String,
+    /// Adds (`Some`) and removals (`None`, by id), in order.
+    changes: Vec<(String, Option<Entry>)>,
 }
 
 impl AddedBoards {
     /// Read the list in `state_dir` (none yet is an empty list).
     pub fn load(state_dir: &Path) -> AddedBoards {
         let path = state_dir.join(FILE_NAME);
-        let entries = match fs::read(&path) {
+        let entries = match read(&path) {
             Ok(bytes) => match serde_json::from_slice::<FileFormat>(&bytes) {
                 Ok(f) if f.version == 1 => f.boards,
                 Ok(f) => {
@@ -64,6 +75,7 @@ impl AddedBoards {
                         path: PathBuf::new(),
                         entries: Vec::new(),
                         dirty: false,
+                        unread: None,
                     };
                 }
                 Err(e) => {
@@ -78,14 +90,27 @@ impl AddedBoards {
             },
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => {
-                tracing::error!("{}: cannot read it ({e})", path.display());
-                Vec::new()
+                tracing::error!(
+                    "{}: cannot read it ({e}); the boards in it are not served now, and the \
+                     file is not written over until it can be read",
+                    path.display()
+                );
+                return AddedBoards {
+                    path,
+                    entries: Vec::new(),
+                    dirty: false,
+                    unread: Some(Unread {
+                        error: e.to_string(),
+                        changes: Vec::new(),
+                    }),
+                };
             }
         };
         AddedBoards {
             path,
             entries,
             dirty: false,
+            unread: None,
         }
     }
 
@@ -106,21 +131,29 @@ impl AddedBoards {
 
     /// Remember a board (replacing an entry with the same id).
     pub fn add(&mut self, spec: &BoardSpec) {
-        self.entries.retain(|e| e.id != spec.id);
-        self.entries.push(Entry {
+        let entry = Entry {
             id: spec.id.clone(),
             port: spec.port.to_string_lossy().into_owned(),
             listen_only: spec.listen_only,
             session: spec.session.clone(),
-        });
+        };
+        if let Some(u) = self.unread.as_mut() {
+            u.changes.push((spec.id.clone(), Some(entry.clone())));
+        }
+        apply(&mut self.entries, &spec.id, Some(entry));
         self.dirty = true;
     }
 
     /// Forget a board; whether it was remembered.
     pub fn remove(&mut self, id: &str) -> bool {
         let before = self.entries.len();
-        self.entries.retain(|e| e.id != id);
-        let removed = self.entries.len() != before;
+        apply(&mut self.entries, id, None);
+        let mut removed = self.entries.len() != before;
+        if let Some(u) = self.unread.as_mut() {
+            // It may be in the file this run could not read.
+            u.changes.push((id.to_string(), None));
+            removed = true;
+        }
         self.dirty |= removed;
         removed
     }
@@ -135,6 +168,48 @@ impl AddedBoards {
         if !self.dirty || self.path.as_os_str().is_empty() {
             self.dirty = false;
             return Ok(());
+        }
+        if let Some(u) = self.unread.as_ref() {
+            // What the file holds first; never less than it.
+            let bytes = match read(&self.path) {
+                Ok(bytes) => bytes,
+                // Gone since (moved away by hand): nothing in it to keep.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    br#"{"version": 1, "boards": []}"#.to_vec()
+                }
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{} still cannot be read ({e}; at start: {}), so it is not written over",
+                            self.path.display(),
+                            u.error
+                        ),
+                    ));
+                }
+            };
+            let mut entries = match serde_json::from_slice::<FileFormat>(&bytes) {
+                Ok(f) if f.version == 1 => f.boards,
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "{} is not a board list this version reads; it is not written over",
+                            self.path.display()
+                        ),
+                    ));
+                }
+            };
+            for (id, change) in &u.changes {
+                apply(&mut entries, id, change.clone());
+            }
+            tracing::info!(
+                "{} can be read again: its {} boards are kept (served from the next start)",
+                self.path.display(),
+                entries.len()
+            );
+            self.entries = entries;
+            self.unread = None;
         }
         super::faults::check()?;
         let text = serde_json::to_string_pretty(&FileFormat {
@@ -167,6 +242,18 @@ impl AddedBoards {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Read the file (through the fault injector's `read:` faults).
+fn read(path: &Path) -> io::Result<Vec<u8>> {
+    super::faults::check_read()?;
+    fs::read(path)
+}
+
+/// Put `entry` in the list as the one of `id` (replacing an older one), or remove `id`.
+fn apply(entries: &mut Vec<Entry>, id: &str, entry: Option<Entry>) {
+    entries.retain(|e| e.id != id);
+    entries.extend(entry);
 }
 
 fn set_aside(path: &Path) -> PathBuf {

@@ -293,6 +293,9 @@ impl Running {
                 "no clock reports through board {id}; plug the clock into the board and \
                  switch it on"
             )),
+            ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => {
+                CommandError::Busy(format!("board {id}: cannot show {text:?} now: {e}"))
+            }
             ClockRefusal::Invalid(e) => {
                 CommandError::InvalidArgument(format!("cannot show {text:?}: {e}"))
             }
@@ -309,6 +312,7 @@ impl Running {
             @ (MessageError::Empty | MessageError::TooLong { .. } | MessageError::NotAscii(_)) => {
                 CommandError::InvalidArgument(e.to_string())
             }
+            e @ MessageError::Busy { .. } => CommandError::Busy(e.to_string()),
         });
         if let Some(reply) = self.clock_waiting.remove(&request) {
             let _ = reply.send(answer);

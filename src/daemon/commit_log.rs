@@ -126,13 +126,16 @@ impl CommitLog {
 pub struct Recovered {
     /// Journal lines put back, per board.
     pub lines: BTreeMap<String, usize>,
+    /// Journals whose lines could not be put back, with why: the log must then be kept.
+    pub kept: Vec<String>,
 }
 
 /// Put back into each journal under `games_dir` the lines the log holds beyond what reached
 /// the journal's file (a power cut after the log was synced, before the journals were).
 /// Lines of a file that has since been replaced (another inode) are skipped. A torn or bad
 /// log line ends the log there. The journals touched are synced; the log is left for
-/// [`CommitLog::create`] to empty.
+/// [`CommitLog::create`] to empty — unless a journal could not be opened to put its lines
+/// back ([`Recovered::kept`]): then nothing may empty the log.
 pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
     let mut bytes = Vec::new();
     match File::open(log_path(games_dir)) {
@@ -183,8 +186,19 @@ pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
     let mut recovered = Recovered::default();
     for (id, list) in entries {
         let path = super::journal::journal_path(games_dir.parent().unwrap_or(games_dir), &id);
-        let Ok(file) = OpenOptions::new().read(true).write(true).open(&path) else {
-            continue;
+        let file = match OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(f) => f,
+            Err(e) => {
+                // Not applied, so not to be thrown away: the caller keeps the log.
+                tracing::error!(
+                    board = %id,
+                    "commit log: cannot open {} to put back {} lines ({e})",
+                    path.display(),
+                    list.len()
+                );
+                recovered.kept.push(format!("{} ({e})", path.display()));
+                continue;
+            }
         };
         let meta = file.metadata()?;
         let mut len = meta.len();

@@ -39,6 +39,7 @@ pub enum BridgeError {
     ListenOnly(String),
     NoClock(String),
     ClockTimeout(String),
+    Busy(String),
 }
 
 impl From<CommandError> for BridgeError {
@@ -51,6 +52,7 @@ impl From<CommandError> for BridgeError {
             CommandError::ListenOnly(m) => BridgeError::ListenOnly(m),
             CommandError::NoClock(m) => BridgeError::NoClock(m),
             CommandError::ClockTimeout(m) => BridgeError::ClockTimeout(m),
+            CommandError::Busy(m) => BridgeError::Busy(m),
         }
     }
 }

@@ -23,6 +23,10 @@ pub enum Source {
     Pgn(String),
     /// The list of boards added with `AddBoard`.
     BoardList,
+    /// The commit log, kept because recovery could not apply all of it.
+    CommitLog,
+    /// One board whose events no journal takes (the writer stopped, the journal closed).
+    Unjournalled(String),
 }
 
 /// Shared by everything that writes; cheap to clone.

@@ -56,6 +56,9 @@ pub const JOURNAL_HEADER: &str = "# eboardd-journal 2";
 /// same records, with a whole snapshot per change).
 pub const JOURNAL_HEADER_V1: &str = "# eboardd-journal 1";
 const HEADER_PREFIX: &str = "# eboardd-journal ";
+/// A line saying that the bytes from the offset it names up to itself are void: what a
+/// failed write left when it could not be cut back (see [`Journal::cut_back`]).
+pub const VOID_PREFIX: &str = "# eboardd-void ";
 
 /// Where a board's journal lives in the state directory.
 pub fn journal_path(state_dir: &Path, board_id: &str) -> PathBuf {
@@ -92,6 +95,9 @@ pub struct Journal {
     chunks: Vec<Chunk>,
     /// Every written line is on the device in this file itself (not only in the commit log).
     file_synced: bool,
+    /// A failed write could not be cut back: the file holds bytes past this offset (maybe a
+    /// torn record) that the next write cuts off, or else declares void.
+    torn_from: Option<u64>,
 }
 
 /// Lines written to a journal and not yet synced: where they went and what they are.
@@ -255,6 +261,7 @@ impl Journal {
             ino: 0,
             chunks: Vec::new(),
             file_synced: true,
+            torn_from: None,
         };
         let mut warning = None;
         if let Some(bad) = &scan.damage {
@@ -464,13 +471,18 @@ impl Journal {
     /// or not on the device after a failed sync) so they can be written again.
     pub fn cut_back(&mut self) {
         // Always: a failed write may have landed partly without being counted in `len`.
-        if let Some(file) = self.file.as_ref()
-            && let Err(e) = file.set_len(self.synced_len)
-        {
-            tracing::warn!(
-                "game journal {}: cannot cut back a failed write: {e}",
-                self.path.display()
-            );
+        if let Some(file) = self.file.as_ref() {
+            match super::faults::check_truncate().and_then(|_| file.set_len(self.synced_len)) {
+                Ok(()) => self.torn_from = None,
+                Err(e) => {
+                    tracing::warn!(
+                        "game journal {}: cannot cut back a failed write ({e}); the next write \
+                         cuts it off or declares it void",
+                        self.path.display()
+                    );
+                    self.torn_from = Some(self.synced_len);
+                }
+            }
         }
         self.len = self.synced_len;
         (self.has_game, self.carried) = self.synced_state.clone();
@@ -493,10 +505,26 @@ impl Journal {
     }
 
     fn write_lines(&mut self, events: &[Event]) -> Result<(), JournalError> {
-        let text = encode_lines(events).map_err(JournalError::at(&self.path, "encode an event"))?;
+        let mut text =
+            encode_lines(events).map_err(JournalError::at(&self.path, "encode an event"))?;
         let file = self.file.as_mut().ok_or_else(|| {
             JournalError::at(&self.path, "append to it")(io::ErrorKind::NotFound.into())
         })?;
+        if let Some(from) = self.torn_from {
+            // Bytes of a failed write are still in the file: cut them off now, or (if that
+            // fails again) end them with a newline and a line declaring them void, so that
+            // the records after them are restored and nothing in them is.
+            match super::faults::check_truncate().and_then(|_| file.set_len(from)) {
+                Ok(()) => self.torn_from = None,
+                Err(_) => {
+                    self.len = file
+                        .metadata()
+                        .map_err(JournalError::at(&self.path, "append to it"))?
+                        .len();
+                    text = format!("\n{VOID_PREFIX}{from}\n{text}");
+                }
+            }
+        }
         if let Err(fault) = super::faults::check() {
             // As a full disk does: part of the write lands, then the error.
             let _ = file.write_all(&text.as_bytes()[..text.len() / 2]);
@@ -504,6 +532,7 @@ impl Journal {
         }
         file.write_all(text.as_bytes())
             .map_err(JournalError::at(&self.path, "append to it"))?;
+        self.torn_from = None;
         self.chunks.push(Chunk {
             ino: self.ino,
             offset: self.len,
@@ -726,14 +755,37 @@ struct Bad {
     reason: String,
 }
 
+/// What one journal line is.
+enum Line {
+    Header,
+    Event(Event),
+    /// The bytes from this offset up to the line are void.
+    Void(usize),
+}
+
+/// The offset a void line names, if `line` is one.
+fn void_line(line: &[u8]) -> Option<Result<usize, String>> {
+    let rest = line.strip_prefix(VOID_PREFIX.as_bytes())?;
+    Some(
+        std::str::from_utf8(rest)
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| "bad void line".to_string()),
+    )
+}
+
 /// Check a journal's bytes; `Err` only for a header of another (newer) format, which must not
 /// be cut off as damage.
+///
+/// A bad line is damage unless a later void line covers it (a failed write that could not
+/// be cut back, see [`Journal::cut_back`]): then it and every record from the offset the void
+/// line names are skipped, and the records after the void line are restored.
 fn scan(bytes: &[u8]) -> Result<Scan, String> {
-    let mut result = Scan {
-        events: Vec::new(),
-        good_end: 0,
-        damage: None,
-    };
+    // Every record with the offset of its line.
+    let mut events: Vec<(usize, Event)> = Vec::new();
+    // The first bad line not (yet) covered by a void line: its offset, where it ends, what.
+    let mut first_bad: Option<(usize, usize, Bad)> = None;
+    let mut header_end = 0;
     let mut offset = 0;
     let mut line_no = 0;
     while offset < bytes.len() {
@@ -748,7 +800,7 @@ fn scan(bytes: &[u8]) -> Result<Scan, String> {
             Err("incomplete line".to_string())
         } else if line_no == 1 {
             if line == JOURNAL_HEADER.as_bytes() || line == JOURNAL_HEADER_V1.as_bytes() {
-                Ok(None)
+                Ok(Line::Header)
             } else if line.starts_with(HEADER_PREFIX.as_bytes()) {
                 return Err(format!(
                     "written by another version ({:?}); not touching it",
@@ -757,31 +809,57 @@ fn scan(bytes: &[u8]) -> Result<Scan, String> {
             } else {
                 Err("no journal header".to_string())
             }
+        } else if let Some(void) = void_line(line) {
+            void.and_then(|from| {
+                if (header_end..=offset).contains(&from) {
+                    Ok(Line::Void(from))
+                } else {
+                    Err("void line naming another place".to_string())
+                }
+            })
         } else {
-            decode_line(line).map(Some)
+            decode_line(line).map(Line::Event)
         };
         match verdict {
-            Ok(event) => {
-                result.events.extend(event);
-                result.good_end = next;
-                offset = next;
+            Ok(Line::Header) => header_end = next,
+            Ok(Line::Event(event)) => events.push((offset, event)),
+            Ok(Line::Void(from)) => {
+                events.retain(|(at, _)| *at < from);
+                if first_bad.as_ref().is_some_and(|(at, ..)| *at >= from) {
+                    first_bad = None;
+                }
             }
             Err(reason) => {
-                let kind = if next >= bytes.len() {
-                    Damage::TornTail
-                } else {
-                    Damage::Corrupt
-                };
-                result.damage = Some(Bad {
-                    kind,
+                let bad = Bad {
+                    kind: Damage::Corrupt,
                     line: line_no,
                     reason,
-                });
-                break;
+                };
+                if line_no == 1 {
+                    // No header: nothing in the file is taken.
+                    first_bad = Some((offset, next, bad));
+                    break;
+                }
+                first_bad.get_or_insert((offset, next, bad));
             }
         }
+        offset = next;
     }
-    Ok(result)
+    let mut good_end = bytes.len();
+    let mut damage = None;
+    if let Some((at, end, mut bad)) = first_bad {
+        events.retain(|(o, _)| *o < at);
+        good_end = at;
+        if end >= bytes.len() {
+            bad.kind = Damage::TornTail;
+        }
+        damage = Some(bad);
+    }
+    Ok(Scan {
+        events: events.into_iter().map(|(_, e)| e).collect(),
+        good_end,
+        damage,
+    })
 }
 
 /// CRC-32 (IEEE 802.3, the zlib/PNG one), from `crc32fast`: the checksum of every journal

@@ -25,6 +25,7 @@ pub mod link;
 pub mod logging;
 pub mod pgn_files;
 pub mod recorder;
+pub mod round_writer;
 pub mod rounds;
 pub mod service;
 pub mod settings;

@@ -8,19 +8,16 @@
 //! board number is the last number of each game file's name, and the temporary files written
 //! on the way to an atomic rename end in `.tmp`, never in `.pgn`.
 //!
-//! Every file is replaced atomically (written beside, then renamed). Board tasks share a round
-//! folder, so `games.pgn` is rebuilt under one lock: a rebuild started later never loses to an
-//! older one.
+//! Every file is replaced atomically (written beside, then renamed). The files are written by
+//! one thread for the whole process, [`super::round_writer`], from the games it holds in
+//! memory; this module has the layout and the texts.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use super::file_error::file_kind;
-
-/// Serialises the rebuilds of `games.pgn` among the board tasks of this daemon.
-static GAMES_LOCK: Mutex<()> = Mutex::new(());
 
 /// A round and table number from a `Round` tag of the form `<round>.<board>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,35 +70,10 @@ file_kind!(
     "round file"
 );
 
-/// Write `pgn` as its round's game file and rebuild the round's `games.pgn`. Returns the game
-/// file's path, or `None` when the game's `Round` tag names no board.
-pub fn publish(pgn_dir: &Path, pgn: &str) -> Result<Option<PathBuf>, RoundFileError> {
-    let Some(rb) = round_tag(pgn) else {
-        return Ok(None);
-    };
-    let dir = round_dir(pgn_dir, &rb.round);
-    let err = RoundFileError::at;
-    fs::create_dir_all(&dir).map_err(err(&dir, "create the directory"))?;
-    let path = dir.join(game_file_name(rb.board));
-    // A board whose next game starts before the next round's pairings are set still carries
-    // the old Round tag: its empty new game must not replace the round's finished one.
-    if !has_moves(pgn)
-        && fs::read_to_string(&path).is_ok_and(|old| result_of(&old).is_some_and(|r| r != "*"))
-    {
-        return Ok(Some(path));
-    }
-    let tmp = dir.join(format!(".game-{}.pgn.tmp", rb.board));
-    replace(&tmp, &path, &with_newline(pgn)).map_err(err(&path, "replace it"))?;
-    let _guard = GAMES_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    let all = dir.join("games.pgn");
-    let text = games_text(&dir).map_err(err(&dir, "read the round's games"))?;
-    replace(&dir.join(".games.pgn.tmp"), &all, &text).map_err(err(&all, "replace it"))?;
-    Ok(Some(path))
-}
-
-/// Every `game-<n>.pgn` of a round folder, in board order, as one PGN text.
-pub fn games_text(dir: &Path) -> io::Result<String> {
-    let mut games: Vec<(u32, PathBuf)> = Vec::new();
+/// Every `game-<n>.pgn` of a round folder, by board number (read once per run: the round
+/// writer holds them in memory from then on).
+pub fn read_games(dir: &Path) -> io::Result<BTreeMap<u32, String>> {
+    let mut games = BTreeMap::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -111,35 +83,40 @@ pub fn games_text(dir: &Path) -> io::Result<String> {
             .and_then(|r| r.strip_suffix(".pgn"))
             .and_then(|n| n.parse::<u32>().ok())
         {
-            games.push((n, entry.path()));
+            match fs::read_to_string(entry.path()) {
+                Ok(g) => {
+                    games.insert(n, with_newline(&g));
+                }
+                // Removed between the listing and now: it is simply not part of the round.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
         }
     }
-    games.sort();
+    Ok(games)
+}
+
+/// A round's games, in board order, as the one PGN text of `games.pgn`.
+pub fn games_text(games: &BTreeMap<u32, String>) -> String {
     let mut text = String::new();
-    for (_, path) in games {
-        let game = match fs::read_to_string(&path) {
-            Ok(g) => g,
-            // Removed between the listing and now: it is simply not part of the round.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e),
-        };
+    for game in games.values() {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&with_newline(&game));
+        text.push_str(&with_newline(game));
     }
-    Ok(text)
+    text
 }
 
 /// The `Result` tag of a PGN text.
-fn result_of(pgn: &str) -> Option<&str> {
+pub fn result_of(pgn: &str) -> Option<&str> {
     pgn.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("[Result \"")?.strip_suffix("\"]"))
 }
 
 /// Whether a PGN text's movetext holds a move (anything but comments and the result).
-fn has_moves(pgn: &str) -> bool {
+pub fn has_moves(pgn: &str) -> bool {
     let mut depth = 0;
     let movetext = pgn
         .lines()
@@ -160,7 +137,7 @@ fn has_moves(pgn: &str) -> bool {
         .any(|t| !matches!(t, "*" | "1-0" | "0-1" | "1/2-1/2"))
 }
 
-fn with_newline(text: &str) -> String {
+pub fn with_newline(text: &str) -> String {
     let mut t = text.to_string();
     if !t.ends_with('\n') {
         t.push('\n');
@@ -169,7 +146,7 @@ fn with_newline(text: &str) -> String {
 }
 
 /// Write `text` to `tmp`, then rename it over `path`: a reader sees the old or the new text.
-fn replace(tmp: &Path, path: &Path, text: &str) -> io::Result<()> {
+pub fn replace(tmp: &Path, path: &Path, text: &str) -> io::Result<()> {
     fs::File::create(tmp)?.write_all(text.as_bytes())?;
     fs::rename(tmp, path)
 }
@@ -199,41 +176,17 @@ mod tests {
     }
 
     #[test]
-    fn games_file_in_board_order() {
-        let dir = tempfile::tempdir().unwrap();
-        for b in [10, 2, 1] {
-            let pgn = format!("[Round \"7.{b}\"]\n[White \"w{b}\"]\n\n*");
-            let p = publish(dir.path(), &pgn).unwrap().unwrap();
-            assert_eq!(p, dir.path().join(format!("round-7/game-{b}.pgn")));
-        }
-        let all = fs::read_to_string(dir.path().join("round-7/games.pgn")).unwrap();
-        let whites: Vec<&str> = all.lines().filter(|l| l.starts_with("[White")).collect();
+    fn games_text_in_board_order() {
+        let games: BTreeMap<u32, String> =
+            [(10, "[Round \"1.10\"]\n\n*"), (2, "[Round \"1.2\"]\n\n*\n")]
+                .into_iter()
+                .map(|(b, t)| (b, t.to_string()))
+                .collect();
         assert_eq!(
-            whites,
-            ["[White \"w1\"]", "[White \"w2\"]", "[White \"w10\"]"]
+            games_text(&games),
+            "[Round \"1.2\"]\n\n*\n\n[Round \"1.10\"]\n\n*\n"
         );
-        // Replacing a game replaces it in games.pgn too; no temporary file is left.
-        publish(dir.path(), "[Round \"7.2\"]\n[White \"new\"]\n\n1. d4 *").unwrap();
-        let all = fs::read_to_string(dir.path().join("round-7/games.pgn")).unwrap();
-        assert!(all.contains("new") && !all.contains("w2"), "{all}");
-        let names: Vec<String> = fs::read_dir(dir.path().join("round-7"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with('.'))
-            .collect();
-        assert!(names.is_empty(), "{names:?}");
-        assert_eq!(publish(dir.path(), "[Round \"7\"]\n\n*").unwrap(), None);
-        // A finished game stays when the board's next game starts with the old Round tag.
-        let done = "[Round \"7.1\"]\n[Result \"1-0\"]\n\n1. e4 {[%clk 0:01:00]} 1-0";
-        publish(dir.path(), done).unwrap();
-        publish(dir.path(), "[Round \"7.1\"]\n[Result \"*\"]\n\n*").unwrap();
-        let kept = fs::read_to_string(dir.path().join("round-7/game-1.pgn")).unwrap();
-        assert!(kept.contains("1. e4"), "{kept}");
-        publish(dir.path(), "[Round \"7.1\"]\n[Result \"*\"]\n\n1. d4 *").unwrap();
-        let next = fs::read_to_string(dir.path().join("round-7/game-1.pgn")).unwrap();
-        assert!(
-            next.contains("1. d4"),
-            "a game with moves replaces it: {next}"
-        );
+        assert!(has_moves("[Round \"1.2\"]\n\n1. e4 {x} *"));
+        assert!(!has_moves("[Round \"1.2\"]\n\n{x} *"));
     }
 }

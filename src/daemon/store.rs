@@ -49,6 +49,8 @@ pub struct BoardStore {
     finished: Vec<String>,
     /// The PGN files failed; when they were last tried.
     pgn_failing: Option<Instant>,
+    /// An append was lost (no journal takes it): shown in `StorageProblem` until one is not.
+    unjournalled: bool,
 }
 
 impl BoardStore {
@@ -84,6 +86,7 @@ impl BoardStore {
             live: String::new(),
             finished: Vec::new(),
             pgn_failing: None,
+            unjournalled: false,
         };
         store.open_pgn();
         Ok((store, events))
@@ -114,7 +117,27 @@ impl BoardStore {
         if records.is_empty() {
             return Outcome::Durable;
         }
-        self.writer.append(self.key, records).await
+        let outcome = self.writer.append(self.key, records).await;
+        match &outcome {
+            Outcome::Lost(why) => {
+                // The writer's own stop is one problem of every board: said once.
+                let text = if why.starts_with(super::writer::WRITER_STOPPED) {
+                    why.clone()
+                } else {
+                    format!("board {}: {why}", self.id)
+                };
+                self.health
+                    .report(Source::Unjournalled(self.id.clone()), Some(text));
+                self.unjournalled = true;
+            }
+            _ if self.unjournalled => {
+                self.health
+                    .report(Source::Unjournalled(self.id.clone()), None);
+                self.unjournalled = false;
+            }
+            _ => {}
+        }
+        outcome
     }
 
     /// Record one `read()` of raw serial input (`--record`), at `at_ms` since the recorder
@@ -168,10 +191,9 @@ impl BoardStore {
                 Ok(_) => self.live = view.pgn.clone(),
                 Err(e) => failed = Some(e),
             }
-            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app.
-            if let Err(e) = super::rounds::publish(pgn.dir(), &view.pgn) {
-                tracing::error!(board = %self.id, "{e}");
-            }
+            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app:
+            // handed to the round writer's thread, off the async runtime.
+            super::round_writer::global().publish(pgn.dir(), &view.pgn);
         }
         while failed.is_none()
             && let Some(text) = self.finished.first()
@@ -229,6 +251,10 @@ impl BoardStore {
                 "journal records are still held in memory; they are written as soon as the \
                  disk takes them"
             );
+        }
+        if self.pgn.is_some() {
+            // The final state of this board's round file (and its round's games.pgn).
+            super::round_writer::global().flush().await;
         }
         if let Some(r) = self.recorder.as_mut()
             && let Err(e) = r.sync()

@@ -21,7 +21,11 @@
 //! ([`Journal::write`]), so nothing already journalled is ever damaged and no torn record is
 //! left in front of later ones; the records are written again at the next try (every
 //! [`Config::retry`] while anything is held). The problem is reported to [`Health`] and
-//! cleared when everything held has been written.
+//! cleared when everything held has been written. From the first failure until then the
+//! commit log is emptied (a checkpoint) and not written — each journal is synced on its own
+//! — so that on a nearly full disk the log's own growth never keeps writes failing; it is
+//! emptied again once everything held is written. A writer thread that panics reports it
+//! to [`Health`] and every append after it is [`Outcome::Lost`], which the board shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -66,7 +70,14 @@ pub enum Outcome {
     Durable,
     /// The disk refused them; they are held in memory and written when it takes them again.
     Held(String),
+    /// Nobody holds them: the writer has stopped, or the board's journal is closed. The game
+    /// goes on from memory only; this is shown in `StorageProblem`.
+    Lost(String),
 }
+
+/// Why an append is [`Outcome::Lost`] when the writer thread is gone.
+pub const WRITER_STOPPED: &str =
+    "the journal writer has stopped: game events are no longer journalled (restart eboardd)";
 
 /// Counters, for the benchmark and the log.
 #[derive(Debug, Default)]
@@ -120,28 +131,56 @@ impl Writer {
         let (tx, rx) = mpsc::channel();
         let stats = Arc::new(Stats::default());
         let mut log_refused = false;
-        if let Err(e) = commit_log::recover(games_dir) {
-            // Not touched (another version, or unreadable): it cannot be emptied either.
-            tracing::error!(
-                "commit log {}: {e}; group commit is off",
-                commit_log::log_path(games_dir).display()
-            );
-            log_refused = true;
+        let log_path = commit_log::log_path(games_dir);
+        match commit_log::recover(games_dir) {
+            Ok(r) if r.kept.is_empty() => {}
+            Ok(r) => {
+                // Lines it could not put back: the log is kept for the next start.
+                let text = format!(
+                    "commit log {} kept: cannot put back its lines of {}; group commit is \
+                     off until a restart can",
+                    log_path.display(),
+                    r.kept.join(", ")
+                );
+                tracing::error!("{text}");
+                health.report(Source::CommitLog, Some(text));
+                log_refused = true;
+            }
+            Err(e) => {
+                // Not touched (another version, or unreadable): it cannot be emptied either.
+                tracing::error!(
+                    "commit log {}: {e}; group commit is off",
+                    log_path.display()
+                );
+                log_refused = true;
+            }
         }
         let mut thread = Thread {
             games_dir: games_dir.to_path_buf(),
             log: None,
             log_refused,
             closed_unsynced: false,
+            degraded: false,
             config,
-            health,
+            health: health.clone(),
             stats: stats.clone(),
             slots: HashMap::new(),
             problem: None,
         };
         std::thread::Builder::new()
             .name("journal-writer".into())
-            .spawn(move || thread.run(rx))?;
+            .spawn(move || {
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| thread.run(rx)));
+                if let Err(panic) = ran {
+                    let why = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    // Every waiting append is answered `Lost` as its reply is dropped.
+                    health.report(Source::Journal, Some(format!("{WRITER_STOPPED} ({why})")));
+                }
+            })?;
         Ok(Writer {
             tx,
             stats,
@@ -168,11 +207,11 @@ impl Writer {
             .send(Request::Append { key, events, reply })
             .is_err()
         {
-            return Outcome::Held("the journal writer has stopped".into());
+            return Outcome::Lost(WRITER_STOPPED.into());
         }
         answer
             .await
-            .unwrap_or_else(|_| Outcome::Held("the journal writer has stopped".into()))
+            .unwrap_or_else(|_| Outcome::Lost(WRITER_STOPPED.into()))
     }
 
     /// Write what is held and close the journal; `false` if records are still held (they
@@ -226,6 +265,9 @@ struct Thread {
     log_refused: bool,
     /// A journal closed without its own sync: the log must not be emptied in this run.
     closed_unsynced: bool,
+    /// Writes failed: the commit log is emptied and not used (each journal synced on its
+    /// own) until everything held is written, so that it takes no room on a full disk.
+    degraded: bool,
     config: Config,
     health: Health,
     stats: Arc<Stats>,
@@ -299,7 +341,7 @@ impl Thread {
                     slot.waiters.push((end, reply));
                 }
                 _ => {
-                    let _ = reply.send(Outcome::Held("the board's journal is closed".into()));
+                    let _ = reply.send(Outcome::Lost("its journal is closed".into()));
                 }
             },
             Request::Close { key, reply } => match self.slots.get_mut(&key) {
@@ -316,6 +358,9 @@ impl Thread {
 
     /// Write everything pending, sync, answer the waiters, close what may be closed.
     fn cycle(&mut self) {
+        if super::faults::writer_panics() {
+            panic!("injected fault: panic:writer");
+        }
         let mut failure: Option<String> = None;
         let stats = self.stats.clone();
         // 1. Write each board's new records to its file.
@@ -352,7 +397,7 @@ impl Thread {
             .collect();
         if !dirty.is_empty() {
             self.stats.groups.fetch_add(1, Ordering::Relaxed);
-            if self.config.group && self.commit_log().is_some() {
+            if self.config.group && !self.degraded && self.commit_log().is_some() {
                 let chunks: Vec<(String, Chunk)> = dirty
                     .iter()
                     .flat_map(|k| {
@@ -436,10 +481,20 @@ impl Thread {
                 }
                 self.problem = Some(p);
                 self.health.report(Source::Journal, Some(text));
+                if !self.degraded {
+                    // The log's lines are synced into their journals and the log emptied: on
+                    // a full disk its own growth must not be what keeps writes failing.
+                    self.degraded = true;
+                    self.checkpoint();
+                }
             }
             None if held == 0 => {
                 self.problem = None;
                 self.health.report(Source::Journal, None);
+                if self.degraded {
+                    self.degraded = false;
+                    self.checkpoint();
+                }
             }
             None => {}
         }

@@ -72,7 +72,15 @@ pub enum MessageError {
     NoAck,
     #[error("the clock refused the message twice")]
     Refused,
+    #[error(
+        "{queued} clock messages are already waiting for this clock; try again once they are shown"
+    )]
+    Busy { queued: usize },
 }
+
+/// At most this many messages wait for one clock (each takes seconds to show): more are
+/// refused with [`MessageError::Busy`] rather than queued without bound.
+pub const MAX_QUEUED: usize = 16;
 
 /// What became of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +157,10 @@ impl ClockChannel {
     /// ship with); the text must then also fit an XL only once the XL has said so.
     pub fn show(&mut self, text: &str, now: u64) -> Result<u64, MessageError> {
         let command = message_command(text, self.model.unwrap_or(ClockModel::Dgt3000))?;
+        let queued = self.queue.iter().filter(|j| j.request.is_some()).count();
+        if queued >= MAX_QUEUED {
+            return Err(MessageError::Busy { queued });
+        }
         let id = self.next_request;
         self.next_request += 1;
         self.queue.push_back(Job {

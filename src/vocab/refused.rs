@@ -25,4 +25,7 @@ pub enum CommandError {
     /// The clock did not acknowledge, even twice.
     #[error("{0}")]
     ClockTimeout(String),
+    /// Too many requests are already waiting (the clock's message queue is full).
+    #[error("{0}")]
+    Busy(String),
 }

@@ -35,6 +35,7 @@ pub enum BoardError {
     ListenOnly(String),
     NoClock(String),
     ClockTimeout(String),
+    Busy(String),
 }
 
 impl BoardError {
@@ -48,6 +49,7 @@ impl BoardError {
             ErrorName::ListenOnly => BoardError::ListenOnly(message),
             ErrorName::NoClock => BoardError::NoClock(message),
             ErrorName::ClockTimeout => BoardError::ClockTimeout(message),
+            ErrorName::Busy => BoardError::Busy(message),
         }
     }
 }
