@@ -9,3 +9,39 @@ pub mod broadcast;
 pub mod livechess;
 pub mod relay;
 pub mod web;
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+
+/// What keeps an HTTP bridge from starting to listen.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenError {
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("installing a signal handler: {0}")]
+    Signal(std::io::Error),
+}
+
+/// Binds `addr` for an HTTP bridge and gives the future that completes on SIGINT or SIGTERM,
+/// its signal handlers installed before the bind (so a signal right after start is not lost).
+pub async fn bind_until_signal(
+    addr: SocketAddr,
+) -> Result<(TcpListener, impl Future<Output = ()> + Send + 'static), ListenError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(ListenError::Signal)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(ListenError::Signal)?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ListenError::Bind { addr, source })?;
+    let stop = async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    };
+    Ok((listener, stop))
+}

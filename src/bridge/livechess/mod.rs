@@ -49,38 +49,19 @@ pub struct Options {
 /// What stops the bridge from serving.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveChessError {
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Listen(#[from] crate::bridge::ListenError),
     #[error("serving on {addr}: {source}")]
     Serve {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("installing a signal handler: {0}")]
-    Signal(std::io::Error),
 }
 
 /// Binds `opts.listen` and serves the boards fed by `rx` until SIGINT or SIGTERM.
 pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), LiveChessError> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt()).map_err(LiveChessError::Signal)?;
-    let mut terminate = signal(SignalKind::terminate()).map_err(LiveChessError::Signal)?;
-    let listener = TcpListener::bind(opts.listen)
-        .await
-        .map_err(|source| LiveChessError::Bind {
-            addr: opts.listen,
-            source,
-        })?;
-    serve(listener, opts, rx, async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
-    .await
+    let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
+    serve(listener, opts, rx, stop).await
 }
 
 /// Serves on an already bound listener until `stop` completes. Prints the address it serves

@@ -66,38 +66,19 @@ impl Default for Options {
 /// What stops the bridge from serving.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Listen(#[from] crate::bridge::ListenError),
     #[error("serving HTTP on {addr}: {source}")]
     Serve {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("installing a signal handler: {0}")]
-    Signal(std::io::Error),
 }
 
 /// Binds `opts.listen` and serves the hall fed by `rx` until SIGINT or SIGTERM.
 pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), WebError> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt()).map_err(WebError::Signal)?;
-    let mut terminate = signal(SignalKind::terminate()).map_err(WebError::Signal)?;
-    let listener = TcpListener::bind(opts.listen)
-        .await
-        .map_err(|source| WebError::Bind {
-            addr: opts.listen,
-            source,
-        })?;
-    serve(listener, opts, rx, async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
-    .await
+    let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
+    serve(listener, opts, rx, stop).await
 }
 
 /// Serves on an already bound listener until `stop` completes. Prints the address it serves
