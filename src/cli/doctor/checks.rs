@@ -251,7 +251,12 @@ fn daemon(facts: &Facts) -> Check {
             if system {
                 "sudo systemctl start dbus".to_string()
             } else {
-                format!("check the bus address {}", facts.bus_arg)
+                match facts.bus_arg.as_str() {
+                    // No session bus is the usual case over SSH: the one command that gives one.
+                    "session" => "dbus-run-session -- bash, then start eboardd and run eboardctl in that shell"
+                        .to_string(),
+                    address => format!("start a dbus-daemon on {address}, or pass the address it has to --bus"),
+                }
             },
         ),
         Daemon::NotRunning => Check::fail(
