@@ -402,3 +402,31 @@ async fn within_tags(rig: &Rig, pred: impl Fn(&Value) -> bool, path: &str) -> Va
     })
     .await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_connection_holds_a_bounded_number_of_feeds() {
+    let rig = Rig::start(1, &[]).await;
+    let boards = rig.livechess.wait_active(1).await;
+    let serial = boards[0]["serialnr"].as_str().unwrap().to_owned();
+    let mut ws = rig
+        .livechess
+        .connect(None)
+        .await
+        .expect("a program is let in");
+    let subscribe =
+        |feed: u64| json!({"feed": "eboardevent", "id": feed, "param": {"serialnr": serial}});
+    for feed in 0..1024u64 {
+        let answer = ws.call(10_000 + feed, "subscribe", subscribe(feed)).await;
+        assert_eq!(answer["response"], "call", "feed {feed}: {answer}");
+    }
+    // The 1025th is refused with words, and the connection stays open and answers.
+    let refused = ws.call(20_000, "subscribe", subscribe(5_000)).await;
+    assert_eq!(refused["response"], "error", "{refused}");
+    let message = refused["param"]["message"].as_str().unwrap();
+    assert!(message.contains("at most 1024 feeds"), "{message}");
+    // Subscribing again under a feed id it holds replaces that feed, so is not refused.
+    let again = ws.call(20_001, "subscribe", subscribe(7)).await;
+    assert_eq!(again["response"], "call", "{again}");
+    let answer = ws.call(20_002, "eboards", Value::Null).await;
+    assert_eq!(answer["response"], "call", "{answer}");
+}

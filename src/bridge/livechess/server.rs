@@ -30,6 +30,13 @@ use crate::client::bus::{BusChoice, connect};
 use crate::client::{BoardProps, Hall, HallUpdate};
 use crate::contract::{ACCESS_DENIED, BOARD_INTERFACE, BUS_NAME, board_path};
 
+/// Feeds one connection may hold: a connector follows one board, a tool every board; more
+/// than this is a client gone wrong, refused with an error rather than kept without bound.
+const MAX_FEEDS: usize = 1024;
+
+/// The largest request a client may send (a `setup` with a FEN is under 200 bytes).
+const MAX_MESSAGE: usize = 64 * 1024;
+
 /// The origins of the two board connectors that run in a browser page.
 pub const BUILT_IN_ORIGINS: [&str; 2] = ["https://lichess.org", "https://www.chess.com"];
 
@@ -293,7 +300,9 @@ async fn upgrade(
             .into_response();
     }
     match ws {
-        Ok(ws) => ws.on_upgrade(move |socket| connection(socket, shared)),
+        Ok(ws) => ws
+            .max_message_size(MAX_MESSAGE)
+            .on_upgrade(move |socket| connection(socket, shared)),
         Err(_) => not_found("/api/v1.0 is the WebSocket: connect with a WebSocket client"),
     }
 }
@@ -399,6 +408,12 @@ async fn serve(
                 CallError::new(id, format!("no board with serial number {serialnr:?}"))
             })?;
             subs.retain(|s| s.feed_id != feed);
+            if subs.len() >= MAX_FEEDS {
+                return Err(CallError::new(
+                    id,
+                    format!("at most {MAX_FEEDS} feeds on one connection: unsubscribe one first"),
+                ));
+            }
             subs.push(Subscription {
                 feed_id: feed,
                 board: board.clone(),
