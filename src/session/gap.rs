@@ -121,6 +121,8 @@ pub(super) struct GapState {
     requests: Vec<BoardRequest>,
     /// Each side's last time the board's memory logged before the gap (white, black).
     earlier: [Option<u64>; 2],
+    /// The first whole board read after the gap (wire order).
+    first_read: Option<[FieldContent; 64]>,
     /// When the link came back (while a whole board is awaited), and whether one was asked
     /// for again since.
     link_up_at: Option<Millis>,
@@ -207,6 +209,7 @@ impl Session {
         self.gap.phase = Phase::Unread;
         self.gap.link_up_at = None;
         self.gap.sensed = None;
+        self.gap.first_read = None;
         self.gap.text.clear();
         self.standing_illegal = None;
     }
@@ -357,6 +360,7 @@ impl Session {
         let Some(fields) = self.gap.sensed else {
             return;
         };
+        self.gap.first_read = Some(fields);
         let mut board = self.board_of(&fields);
         let known = self.tracker.position().board().clone();
         if self.tracker.orientation().is_none() {
@@ -659,8 +663,10 @@ impl Session {
                 };
             }
             search::Outcome::Unreachable => {
+                // Only a still board or the scoresheets can tell now: in a scramble the
+                // board never stands still, so the arbiter is asked at once, clearly.
                 self.gap.text = format!(
-                    "moves were made {}: no legal sequence of up to {} plies reaches the board; waiting for it to stand still",
+                    "moves were made {}: no legal sequence of up to {} plies reaches the board; waiting for the arbiter (ResolveGap), or for the board to stand still",
                     self.gap.cause.text(),
                     search::MAX_PLIES
                 );
@@ -740,7 +746,9 @@ impl Session {
     ) -> Result<(), CommandError> {
         let target = match &self.gap.phase {
             Phase::Arbiter { target, .. } => Some(*target),
-            Phase::Search { .. } => self.gap.sensed,
+            // The board first read after the gap (the gap's end, unless a piece was in hand
+            // then; the board now decides in that case, below).
+            Phase::Search { .. } => self.gap.first_read.or(self.gap.sensed),
             _ => None,
         };
         let Some(target) = target else {
@@ -790,6 +798,16 @@ impl Session {
         let gap_len = match through {
             Some(n) => n,
             None if now_board.as_ref() == Some(pos.board()) => line.len(),
+            // The board read after the gap was not a position the line passes through, but
+            // the board now is its end with a move in progress (pieces in hand): the arbiter
+            // gave everything up to now.
+            None if matches!(self.gap.phase, Phase::Search { .. })
+                && now_board
+                    .as_ref()
+                    .is_some_and(|b| lifted_only(pos.board(), b)) =>
+            {
+                line.len()
+            }
             None => {
                 return Err(CommandError::InvalidArgument(format!(
                     "{} lead from the last known position to {}, not to the board ({}), nor through it",
