@@ -8,13 +8,19 @@
 //!
 //! `cargo bench --bench gap_soak` plays 6 boards × 20 minutes of board time each;
 //! `EBOARDD_SOAK_BOARDS`, `EBOARDD_SOAK_MINUTES` and `EBOARDD_SOAK_SEED` change that. Under
-//! `cargo test --all-targets` (no `--bench` argument) it plays one short game. It prints
-//! figures and fails only when it could not run.
+//! `cargo test --all-targets` (no `--bench` argument) it plays one board for 3 minutes.
+//!
+//! Then the scrambles (`sim::scramble`): blitz and bullet pace with unplugs, on a 3+2 and a
+//! 3+0 clock, each with the clock's witness of a gap on and off
+//! (`EBOARDD_SOAK_SCRAMBLE_GAMES` games per row, 40; 3 in the smoke run): how often the
+//! arbiter is asked. It prints figures; it fails when it could not run, and when a scramble
+//! lost a ply or accused anyone (no illegal move is ever made).
 
 use std::time::Instant;
 
 use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::rig::Rig;
+use eboardd::sim::scramble::{Figures as ScrambleFigures, Pace, play_game};
 use eboardd::sim::{BoardOptions, ClockSetup, Noise, NoiseOptions, PgnGame, parse_games};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -279,6 +285,108 @@ fn search_times() {
     }
 }
 
+/// One row of the scramble table: `games` corpus games (first 80 plies) at `pace` on a
+/// clock with `setup`, the clock witness on or off.
+fn scramble_row(
+    games: &[PgnGame],
+    count: u64,
+    pace: &Pace,
+    setup: ClockSetup,
+    witness: bool,
+    seed: u64,
+) -> ScrambleFigures {
+    let mut all = ScrambleFigures::default();
+    for g in 0..count {
+        let Ok(moves) = games[(g as usize * 13) % games.len()].moves() else {
+            continue;
+        };
+        let moves = &moves[..moves.len().min(80)];
+        let mut rig = Rig::new(
+            BoardOptions {
+                clock_setup: setup,
+                ..BoardOptions::default()
+            },
+            SessionConfig {
+                name: format!("scramble-{g}"),
+                gap_without_clock_witness: !witness,
+                ..SessionConfig::default()
+            },
+            seed + g,
+            Noise::Noisy,
+        );
+        all.add(&play_game(&mut rig, moves, pace, seed * 1_000 + g));
+    }
+    all
+}
+
+/// Blitz and bullet scrambles with unplugs (`sim::scramble`): how often a gap needs the
+/// arbiter, with the clock's witness (its times after the gap, with an increment the
+/// presses they imply) and without it.
+fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
+    println!(
+        "\nscrambles: {count} games per row (first 80 plies), unplugs with moves made meanwhile, the arbiter answering 3 s after a Gap that waits for him"
+    );
+    println!(
+        "| pace | clock | clock witness | unplugs | plies in gaps | arbiter asked | per 100 unplugs | games exact | lost | false accusations | longest stall |"
+    );
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut bad = 0;
+    let paces = [
+        (
+            "blitz 0.5-1.1 s/ply, 1-1.6 s unplugs",
+            Pace {
+                unplug_chance: 0.12,
+                ..Pace::blitz()
+            },
+        ),
+        (
+            "bullet 0.2-0.5 s/ply, 1 s unplugs",
+            Pace {
+                unplug_chance: 0.08,
+                ..Pace::bullet()
+            },
+        ),
+    ];
+    let clocks = [
+        (
+            "3+2",
+            ClockSetup {
+                base_ms: 180_000,
+                increment_ms: 2_000,
+            },
+        ),
+        (
+            "3+0",
+            ClockSetup {
+                base_ms: 180_000,
+                increment_ms: 0,
+            },
+        ),
+    ];
+    for (pace_name, pace) in &paces {
+        for (clock_name, setup) in clocks {
+            for witness in [false, true] {
+                let f = scramble_row(games, count, pace, setup, witness, seed);
+                bad += f.lost + f.false_accusations;
+                println!(
+                    "| {pace_name} | {clock_name} | {} | {} | {} | {} | {:.1} | {}/{} | {} | {} | {} ms |",
+                    if witness { "on" } else { "off" },
+                    f.unplugs,
+                    f.gap_plies,
+                    f.asked,
+                    f.asked as f64 * 100.0 / f.unplugs.max(1) as f64,
+                    f.games_exact,
+                    f.games,
+                    f.lost,
+                    f.false_accusations,
+                    f.longest_stall_ms
+                );
+            }
+        }
+    }
+    bad
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let boards = if full {
@@ -326,4 +434,12 @@ fn main() {
         "moves made during gaps: {}; recovered {} (gaps closed by the board's memory {}, by the search {}, by the arbiter {}), lost {}; new segments {}",
         f.gap_plies, f.recovered, f.by_memory, f.by_search, f.by_arbiter, f.lost, f.new_segments
     );
+    let per_row = if full {
+        env_u64("EBOARDD_SOAK_SCRAMBLE_GAMES", 40)
+    } else {
+        3
+    };
+    let bad = scramble_table(&games, per_row, seed);
+    // A lost ply or a false accusation in a scramble is a defect, in the smoke run too.
+    assert_eq!(bad, 0, "scrambles lost plies or accused someone falsely");
 }

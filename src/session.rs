@@ -52,6 +52,11 @@ pub struct SessionConfig {
     pub number: u32,
     #[serde(default)]
     pub variant: Variant,
+    /// For measuring only (`benches/gap_soak`: how often a gap needs the arbiter without
+    /// the clock's witness): the gap search ignores the clock's times after a gap. Never
+    /// set from a configuration file.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gap_without_clock_witness: bool,
 }
 
 /// What the session is fed.

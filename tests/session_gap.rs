@@ -146,6 +146,32 @@ fn killed_while_2_5_and_20_plies_are_played_every_ply_comes_back_from_memory() {
 }
 
 #[test]
+fn an_exchange_on_one_square_in_a_gap_is_recovered_not_taken_for_pieces_in_hand() {
+    // dxe5 dxe5 leaves only d4 and d6 empty: it looks like pieces lifted, but no one move
+    // lifts those two, and the only legal sequence to the board is the exchange.
+    let mut rig = rig(8);
+    play(&mut rig, &["e4", "e5", "d4", "d6"]);
+    rig.advance(2_000);
+    rig.unplug();
+    rig.advance(1_000);
+    play(&mut rig, &["dxe5", "dxe5"]);
+    rig.take_events();
+    rig.replug();
+    rig.advance(3_000);
+    play(&mut rig, &["Qxd8+", "Kxd8"]);
+    rig.advance(2_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, rig.played_san);
+    assert_no_accusations(&events);
+    assert_pgn_says(
+        view,
+        "2 plies made while the board was disconnected, recovered",
+    );
+    assert_eq!(view.gap, "");
+}
+
+#[test]
 fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
     let mut rig = rig(7);
     play(&mut rig, &["e4"]);

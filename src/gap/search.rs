@@ -230,6 +230,53 @@ fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
     true
 }
 
+/// The board came back to `from` itself after a gap whose first reading was `through`
+/// (a repetition: Nb2 Rb4 while unplugged, then Nd3 Rc4): the sequences from `from` through
+/// `through` and back to `target`, each stage as [`explain`] finds it. `Same` when `through`
+/// is `from` or explains nothing (the board decides then, as for any still board).
+pub fn explain_through(from: &Chess, through: &Board, target: &Board) -> Outcome {
+    let firsts = match explain(from, through, None) {
+        Outcome::Unique(s) => vec![s],
+        Outcome::Several { sequences, .. } => sequences,
+        Outcome::GaveUp => return Outcome::GaveUp,
+        Outcome::Same | Outcome::Unreachable => return Outcome::Same,
+    };
+    let mut found = Vec::new();
+    let mut total = 0u64;
+    for first in firsts {
+        let mut pos = from.clone();
+        for &m in &first {
+            pos.play_unchecked(m);
+        }
+        let seconds = match explain(&pos, target, None) {
+            Outcome::Unique(s) => vec![s],
+            Outcome::Several {
+                sequences,
+                total: t,
+            } => {
+                total += t.saturating_sub(sequences.len() as u64);
+                sequences
+            }
+            Outcome::GaveUp => return Outcome::GaveUp,
+            Outcome::Same | Outcome::Unreachable => continue,
+        };
+        for second in seconds {
+            total += 1;
+            if found.len() < MAX_KEPT {
+                found.push([first.clone(), second].concat());
+            }
+        }
+    }
+    match total {
+        0 => Outcome::Same,
+        1 => Outcome::Unique(found.remove(0)),
+        _ => Outcome::Several {
+            sequences: found,
+            total,
+        },
+    }
+}
+
 /// SAN of a sequence played from `from`, space-separated ("Nf3 Nc6 Bc4").
 pub fn san_line(from: &Chess, moves: &[Move]) -> String {
     let mut pos = from.clone();
@@ -314,6 +361,27 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_repetition_after_a_gap_is_found_through_its_first_reading() {
+        let start = play(&Chess::default(), "e4 e5 Nf3 Nc6");
+        let through = play(&start, "Ng1");
+        // Back on f3 with Black's knight out: not the start board; then Nb8 ... back again.
+        match explain_through(&start, through.board(), start.board()) {
+            Outcome::Several { sequences, total } => {
+                assert!(total >= 2, "{total}");
+                let lines: Vec<String> = sequences.iter().map(|s| san_line(&start, s)).collect();
+                assert!(lines.contains(&"Ng1 Nb8 Nf3 Nc6".to_string()), "{lines:?}");
+                assert!(sequences.iter().all(|s| s.len() == 4));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A first reading equal to the position says nothing.
+        assert_eq!(
+            explain_through(&start, start.board(), start.board()),
+            Outcome::Same
+        );
     }
 
     #[test]

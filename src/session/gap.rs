@@ -381,8 +381,10 @@ impl Session {
             turned.rotate_180();
             Placement::from_board(&turned).is_start()
         };
-        // Only pieces lifted from the known position: a move in progress, the tracker's job.
-        if !self.game_on() || start || lifted_only(&known, &board) {
+        // Only pieces lifted from the known position: a move in progress, the tracker's job
+        // (unless moves reach it: an exchange of captures on one square also leaves only
+        // pieces missing).
+        if !self.game_on() || start || self.move_in_progress(self.tracker.position(), &board) {
             self.close_gap(now, out);
             return;
         }
@@ -495,7 +497,7 @@ impl Session {
         let on_board = self.gap.sensed.map(|f| self.board_of(&f));
         let done = on_board
             .as_ref()
-            .is_none_or(|b| lifted_only(self.tracker.position().board(), b));
+            .is_none_or(|b| self.move_in_progress(self.tracker.position(), b));
         if done {
             self.close_gap(now, out);
         } else {
@@ -506,6 +508,34 @@ impl Session {
             };
             self.gap_search(now, out, settled);
         }
+    }
+
+    /// Whether `board` is `from` itself or `from` with a move in progress: pieces lifted —
+    /// one, or those one legal move takes up (a capture, castling) — or lifted pieces no
+    /// legal sequence explains. An exchange on one square (dxc5 bxc5) also leaves only
+    /// pieces missing, d6 and b4, which no one move takes up: a gap.
+    fn move_in_progress(&self, from: &Chess, board: &Board) -> bool {
+        if from.board() == board {
+            return true;
+        }
+        if !lifted_only(from.board(), board) {
+            return false;
+        }
+        let lifted = from.board().occupied() & !board.occupied();
+        lifted.count() <= 1
+            || from.legal_moves().iter().any(|m| {
+                let mut touched = shakmaty::Bitboard::EMPTY;
+                touched.add(m.from().unwrap_or(m.to()));
+                touched.add(m.to());
+                if let Move::EnPassant { from, to } = m {
+                    touched.add(shakmaty::Square::from_coords(to.file(), from.rank()));
+                }
+                (lifted & !touched).is_empty()
+            })
+            || matches!(
+                search::explain(from, board, None),
+                search::Outcome::Unreachable
+            )
     }
 
     /// Whether `board` can follow from `from`: the same (or a move in progress), or reached by
@@ -520,6 +550,9 @@ impl Session {
 
     /// The clock's readings around the gap, when both are known (see [`clock::Witness`]).
     fn clock_witness(&self) -> Option<clock::Witness> {
+        if self.config().gap_without_clock_witness {
+            return None;
+        }
         let before = self.gap.clock_before?;
         let t = self.gap.clock.as_ref()?;
         if !t.status.connected || self.gap.clock_at <= before.at {
@@ -584,7 +617,15 @@ impl Session {
         let witness = self.clock_witness();
         let first = from.turn();
         let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
-        match search::explain_within(&from, &board, self.clock_side(), &fits) {
+        let mut outcome = search::explain_within(&from, &board, self.clock_side(), &fits);
+        if outcome == search::Outcome::Same
+            && let Some(first) = self.gap.first_read.map(|f| self.board_of(&f))
+        {
+            // Back to the known position, but the first reading after the gap was another:
+            // moves were made and came back (a repetition), not none.
+            outcome = search::explain_through(&from, &first, &board);
+        }
+        match outcome {
             search::Outcome::Same => self.close_gap(now, out),
             search::Outcome::Unique(moves) if !position => {
                 self.gap.text = format!(

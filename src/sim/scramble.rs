@@ -9,7 +9,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Move};
+use shakmaty::{CastlingMode, Move, Position};
 
 use super::rig::Rig;
 use crate::session::{Command, Event};
@@ -62,6 +62,10 @@ pub struct Figures {
     pub asked: u64,
     /// Plies played that the record does not have at the end of the game.
     pub lost: u64,
+    /// Plies of a gap that came back to the very position it started from (a repetition:
+    /// Nb2 Rb4 Nd3 Rc4): no board can show them, and after a power loss no memory has
+    /// them. Counted apart, not as lost; the record is expected without them.
+    pub invisible: u64,
     /// Illegal-move signals (no illegal move is ever made).
     pub false_accusations: u64,
     /// The longest time a ply the board showed waited for its `MovePlayed`, ms.
@@ -77,6 +81,7 @@ impl Figures {
         self.gap_plies += other.gap_plies;
         self.asked += other.asked;
         self.lost += other.lost;
+        self.invisible += other.invisible;
         self.false_accusations += other.false_accusations;
         self.longest_stall_ms = self.longest_stall_ms.max(other.longest_stall_ms);
     }
@@ -91,7 +96,9 @@ struct Arbiter {
 }
 
 impl Arbiter {
-    fn look(&mut self, rig: &mut Rig) {
+    /// `expected`: the played ply of each ply of the record expected (an invisible gap,
+    /// see [`Figures::invisible`], is not in the record).
+    fn look(&mut self, rig: &mut Rig, expected: &[usize]) {
         let view = rig.session().view();
         if !view.gap.contains("waiting for the arbiter") {
             self.listed_at = None;
@@ -102,7 +109,13 @@ impl Arbiter {
         if rig.now() < listed + self.after_ms {
             return;
         }
-        let moves = rig.played_moves[known.min(rig.played_moves.len())..]
+        let since = match known {
+            0 => 0,
+            n => expected
+                .get(n - 1)
+                .map_or(rig.played_moves.len(), |&p| p + 1),
+        };
+        let moves = rig.played_moves[since.min(rig.played_moves.len())..]
             .iter()
             .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
             .collect();
@@ -144,6 +157,8 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
     };
     let ply_ms = |rng: &mut SmallRng| rng.random_range(pace.ply_ms.0..=pace.ply_ms.1);
     let mut k = 0;
+    // The record expected at the end: what was played, less the invisible gaps.
+    let mut expected: Vec<usize> = Vec::new();
     while k < moves.len() {
         // One fault at a time: the next unplug waits until the last gap is closed.
         let closed = rig.session().view().gap.is_empty();
@@ -153,10 +168,17 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
             let until = rig.now() + out_for;
             rig.unplug();
             let shown_before = rig.shown.len();
+            let board_before = rig.played.board().clone();
+            let first = k;
             while k < moves.len() && rig.now() + pace.ply_ms.0 <= until {
                 rig.play_quick(moves[k], ply_ms(&mut rng));
                 k += 1;
                 f.gap_plies += 1;
+            }
+            if k > first && *rig.played.board() == board_before {
+                f.invisible += (k - first) as u64;
+            } else {
+                expected.extend(first..k);
             }
             let wait = until.saturating_sub(rig.now());
             rig.advance(wait);
@@ -169,27 +191,32 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
             continue;
         }
         rig.play_quick(moves[k], ply_ms(&mut rng));
+        expected.push(k);
         k += 1;
-        arbiter.look(rig);
+        arbiter.look(rig, &expected);
     }
     for _ in 0..20 {
         rig.advance(1_000);
-        arbiter.look(rig);
+        arbiter.look(rig, &expected);
     }
+    let expected: Vec<String> = expected
+        .iter()
+        .map(|&p| rig.played_san[p].clone())
+        .collect();
     let view = rig.session().view();
     f.plies = rig.played_san.len() as u64;
     // A game the Laws ended (a dead position the corpus game played on) ends its record.
-    let ended = view.result != "*" && rig.played_san.starts_with(&view.moves);
-    if view.moves == rig.played_san || ended {
+    let ended = view.result != "*" && expected.starts_with(&view.moves);
+    if view.moves == expected || ended {
         f.games_exact = 1;
     } else {
         let kept = view
             .moves
             .iter()
-            .zip(&rig.played_san)
+            .zip(&expected)
             .take_while(|(a, b)| a == b)
             .count();
-        f.lost = (rig.played_san.len() - kept) as u64;
+        f.lost = (expected.len() - kept) as u64;
     }
     f.asked = arbiter.asked;
     f.false_accusations = accusations(&rig.take_events());

@@ -181,6 +181,7 @@ impl BoardConfig {
             tags: self.tags.clone(),
             number: self.number.unwrap_or(0),
             variant: self.variant.unwrap_or(daemon.variant),
+            gap_without_clock_witness: false,
         }
     }
 
