@@ -49,7 +49,7 @@ use eboardd::sim::{Pace, PgnGame};
 use driver::{Expected, Style};
 use hall::Hall;
 use harness::percentile;
-use procs::{clock_ticks_per_second, cpu_ticks, status_value};
+use procs::{clock_ticks_per_second, cpu_ticks, status_value, thread_cpu_ticks};
 
 /// Window of the busiest-CPU figure.
 const CPU_WINDOW: Duration = Duration::from_secs(5);
@@ -167,6 +167,8 @@ struct Report {
     player_errors: Vec<String>,
     daemon_cpu_pct: f64,
     daemon_peak_window_pct: f64,
+    /// CPU of the daemon's round-folder writer thread over the play.
+    round_writer_cpu_pct: f64,
     daemon_startup_cpu_s: f64,
     bus_cpu_pct: f64,
     vm_hwm_kib: u64,
@@ -269,6 +271,10 @@ impl Report {
             CPU_WINDOW.as_secs(),
             self.daemon_peak_window_pct,
             self.daemon_startup_cpu_s
+        );
+        println!(
+            "  of which the round-folder writer thread: {:.2}%",
+            self.round_writer_cpu_pct
         );
         println!(
             "eboardd memory: peak RSS (VmHWM) {:.1} MiB, RSS at end {:.1} MiB, {} threads",
@@ -377,6 +383,7 @@ async fn run_one(
     let start = Instant::now();
     let stop_at = start + Duration::from_secs(config.secs);
     let cpu0 = cpu_ticks(pid)?;
+    let writer0 = thread_cpu_ticks(pid, "round-writer");
     let bus0 = cpu_ticks(bus_pid)?;
     let own_pid = std::process::id() as i32;
     let own0 = cpu_ticks(own_pid)?;
@@ -396,6 +403,7 @@ async fn run_one(
     tokio::time::sleep_until(stop_at.into()).await;
     let play_secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_ticks(pid)?;
+    let writer1 = thread_cpu_ticks(pid, "round-writer");
     let bus1 = cpu_ticks(bus_pid)?;
     let own1 = cpu_ticks(own_pid)?;
     let load_after = load_average();
@@ -463,6 +471,7 @@ async fn run_one(
         player_errors: results.iter().filter_map(|r| r.error.clone()).collect(),
         daemon_cpu_pct: (cpu1 - cpu0) as f64 / tck / play_secs * 100.0,
         daemon_peak_window_pct: peak_window,
+        round_writer_cpu_pct: (writer1 - writer0) as f64 / tck / play_secs * 100.0,
         daemon_startup_cpu_s: startup_cpu,
         bus_cpu_pct: (bus1 - bus0) as f64 / tck / play_secs * 100.0,
         own_cpu_pct: (own1 - own0) as f64 / tck / play_secs * 100.0,

@@ -170,7 +170,10 @@ pub fn clock_ticks_per_second() -> u64 {
 
 /// User + system CPU time of a process so far, in clock ticks.
 pub fn cpu_ticks(pid: i32) -> anyhow::Result<u64> {
-    let path = format!("/proc/{pid}/stat");
+    cpu_ticks_at(&format!("/proc/{pid}/stat"))
+}
+
+fn cpu_ticks_at(path: &str) -> anyhow::Result<u64> {
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
     // The command name (field 2) may contain spaces: fields are counted after its ')'.
     let rest = text
@@ -187,6 +190,24 @@ pub fn cpu_ticks(pid: i32) -> anyhow::Result<u64> {
             .with_context(|| format!("{path}: field {} is not a number", i + 3))
     };
     Ok(field(11)? + field(12)?)
+}
+
+/// utime + stime of the threads of `pid` named `name` (`/proc/<pid>/task/*/comm`), in clock
+/// ticks; 0 when there is none.
+pub fn thread_cpu_ticks(pid: i32, name: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name)
+        })
+        .filter_map(|t| {
+            let tid: i32 = t.file_name().to_str()?.parse().ok()?;
+            cpu_ticks_at(&format!("/proc/{pid}/task/{tid}/stat")).ok()
+        })
+        .sum()
 }
 
 /// A `kB` figure (e.g. `VmHWM`, `VmRSS`) or count (`Threads`) from `/proc/<pid>/status`.
