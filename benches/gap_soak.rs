@@ -327,9 +327,9 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
         "\nscrambles: {count} games per row (first 80 plies), unplugs with moves made meanwhile, the arbiter answering 3 s after a Gap that waits for him"
     );
     println!(
-        "| pace | clock | clock witness | unplugs | plies in gaps | arbiter asked | per 100 unplugs | games exact | lost | false accusations | longest stall |"
+        "| pace | clock | clock witness | unplugs | plies in gaps | arbiter asked | per 100 unplugs | games exact | lost | invisible | false accusations | longest stall |"
     );
-    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut bad = 0;
     let paces = [
         (
@@ -369,7 +369,7 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
                 let f = scramble_row(games, count, pace, setup, witness, seed);
                 bad += f.lost + f.false_accusations;
                 println!(
-                    "| {pace_name} | {clock_name} | {} | {} | {} | {} | {:.1} | {}/{} | {} | {} | {} ms |",
+                    "| {pace_name} | {clock_name} | {} | {} | {} | {} | {:.1} | {}/{} | {} | {} | {} | {} ms |",
                     if witness { "on" } else { "off" },
                     f.unplugs,
                     f.gap_plies,
@@ -378,6 +378,7 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
                     f.games_exact,
                     f.games,
                     f.lost,
+                    f.invisible,
                     f.false_accusations,
                     f.longest_stall_ms
                 );

@@ -5,9 +5,9 @@
 //!
 //! A board hands its game's PGN to [`RoundWriter::publish`] and goes on at once (a channel
 //! send). The thread keeps the text in memory; at most once per [`WINDOW`] it writes the
-//! `game-<n>.pgn` of each game that changed (atomically, as before) and rebuilds the round's
-//! `games.pgn` from the games held in memory, however many boards moved (the first change
-//! after a quiet spell is written at once). [`RoundWriter::flush`] writes everything still dirty and answers when it is on
+//! `game-<n>.pgn` of each game that changed (atomically, as before), and at most once per
+//! [`ALL_WINDOW`] it rebuilds the round's `games.pgn` from the games held in memory, however
+//! many boards moved (the first change after a quiet spell is written at once). [`RoundWriter::flush`] writes everything still dirty and answers when it is on
 //! disk: a board that stops calls it, so the final state of every game is always written.
 //!
 //! A round folder seen for the first time in this run is read once (the games of an earlier
@@ -26,8 +26,11 @@ use tokio::sync::oneshot;
 
 use super::rounds::{self, RoundFileError};
 
-/// `games.pgn` of a round is rewritten at most this often.
+/// A round's changed `game-<n>.pgn` files are written at most this often...
 pub const WINDOW: Duration = Duration::from_millis(250);
+/// ...and its `games.pgn` (every game of the round, 200 at a big event: the one costly
+/// file) is rebuilt at most this often.
+pub const ALL_WINDOW: Duration = Duration::from_secs(1);
 /// While a round file cannot be written, it is tried again this often.
 pub const RETRY: Duration = Duration::from_secs(1);
 
@@ -128,9 +131,11 @@ struct Round {
 /// writer thread's state, with no thread of its own (the unit tests drive it).
 pub struct RoundFolders {
     rounds: HashMap<PathBuf, Round>,
-    /// When the files were last written (at first: a window ago, so the first change is
-    /// due at once — and at one fixed instant, which a deadline must be).
+    /// When the game files were last written (at first: a window ago, so the first change
+    /// is due at once — and at one fixed instant, which a deadline must be).
     last_write: Instant,
+    /// When `games.pgn` files were last rebuilt (likewise).
+    last_all: Instant,
     /// The current episode of failing writes, if any: when it was last tried.
     failing: Option<Instant>,
 }
@@ -141,6 +146,7 @@ impl Default for RoundFolders {
         RoundFolders {
             rounds: HashMap::new(),
             last_write: now.checked_sub(WINDOW).unwrap_or(now),
+            last_all: now.checked_sub(ALL_WINDOW).unwrap_or(now),
             failing: None,
         }
     }
@@ -179,37 +185,63 @@ impl RoundFolders {
         }
     }
 
-    /// When something is due: the next window for a dirty `games.pgn`, or the next retry.
+    /// When something is due: the next window for a changed game file or a dirty
+    /// `games.pgn`, or the next retry.
     pub fn due(&self) -> Option<Instant> {
-        if !self
+        let files = self
             .rounds
             .values()
-            .any(|r| r.dirty || !r.unwritten.is_empty())
-        {
-            return None;
-        }
-        let window = self.last_write + WINDOW;
+            .any(|r| !r.unwritten.is_empty())
+            .then_some(self.last_write + WINDOW);
+        let all = self
+            .rounds
+            .values()
+            .any(|r| r.dirty)
+            .then_some(self.last_all + ALL_WINDOW);
+        let at = match (files, all) {
+            (Some(f), Some(a)) => f.min(a),
+            (f, a) => f.or(a)?,
+        };
         Some(match self.failing {
-            Some(at) => window.max(at + RETRY),
-            None => window,
+            Some(failed) => at.max(failed + RETRY),
+            None => at,
         })
     }
 
     /// Write what is dirty: everything (`now` is `None`: a flush), or what is due at `now`.
     pub fn write_due(&mut self, now: Option<Instant>) {
-        match (now, self.due()) {
-            (_, None) => return,
-            (Some(now), Some(at)) if now < at => return,
-            _ => {}
-        }
+        let Some(at) = self.due() else {
+            return;
+        };
+        let (files, all) = match now {
+            None => (true, true),
+            Some(now) if now < at => return,
+            Some(now) => (
+                self.last_write + WINDOW <= now,
+                self.last_all + ALL_WINDOW <= now,
+            ),
+        };
         let mut result = Ok(());
         for (dir, round) in &mut self.rounds {
-            let r = round.write_games(dir).and_then(|()| round.write_all(dir));
+            let mut r = if files {
+                round.write_games(dir)
+            } else {
+                Ok(())
+            };
+            if all && r.is_ok() {
+                r = round.write_all(dir);
+            }
             if result.is_ok() {
                 result = r;
             }
         }
-        self.last_write = Instant::now();
+        let written = Instant::now();
+        if files {
+            self.last_write = written;
+        }
+        if all {
+            self.last_all = written;
+        }
         self.outcome(result);
     }
 
@@ -354,6 +386,26 @@ mod tests {
         for w in ["w3", "w10", "new"] {
             assert!(all.contains(w), "{w} in {all}");
         }
+    }
+
+    #[test]
+    fn game_files_follow_each_window_and_games_pgn_the_longer_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let round = dir.path().join("round-4");
+        let mut f = RoundFolders::default();
+        f.game(dir.path(), "[Round \"4.1\"]\n\n1. e4 *");
+        f.write_due(None);
+        let written = Instant::now();
+        f.game(dir.path(), "[Round \"4.1\"]\n\n1. e4 e5 *");
+        // One game-file window later: the game's file, not yet games.pgn.
+        f.write_due(Some(written + WINDOW + Duration::from_millis(10)));
+        assert!(read(round.join("game-1.pgn")).contains("e5"));
+        assert!(!read(round.join("games.pgn")).contains("e5"));
+        let next = f.due().expect("games.pgn is still behind");
+        assert!(next >= written + ALL_WINDOW - Duration::from_millis(50));
+        f.write_due(Some(next));
+        assert!(read(round.join("games.pgn")).contains("e5"));
+        assert!(f.due().is_none());
     }
 
     #[test]
