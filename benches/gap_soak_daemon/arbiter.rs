@@ -1,5 +1,5 @@
-//! The arbiter at each board, over D-Bus: reads the board's `Gap` and `Connected` five times
-//! a second (a read, not a signal, so a restarted daemon's state is never missed), and when
+//! The arbiter at each board, over D-Bus: reads the board's `Gap`, `Connected` and `Moves`
+//! five times a second (a read, not a signal, so a restarted daemon's state is never missed), and when
 //! the gap has waited for him for [`Pace::arbiter_after_ms`](eboardd::sim::scramble::Pace),
 //! answers `ResolveGap` from the scoresheet: the moves really played from the last position
 //! the record knows (the gap's and any since). Also the property reads the players use.
@@ -87,11 +87,15 @@ pub async fn watch(
         }
         let gap = get::<String>(&conn, i, "Gap").await.unwrap_or_default();
         let connected = get::<bool>(&conn, i, "Connected").await.unwrap_or(false);
+        let recorded = get::<Vec<String>>(&conn, i, "Moves").await.map(|m| m.len());
         {
             let mut hall = shared.lock();
             let board = &mut hall.boards[i];
             board.gap = gap.clone();
             board.connected = connected;
+            if let Ok(n) = recorded {
+                board.recorded = n;
+            }
         }
         if !gap.contains("waiting for the arbiter") {
             listed = None;

@@ -66,10 +66,10 @@ impl Conductor {
                     if hall.finished {
                         return Ok(());
                     }
-                    if Instant::now() >= at
-                        && hall.boards.iter().all(|b| b.quiet(PLIES_BETWEEN_FAULTS))
-                    {
+                    hall.kill_due = Instant::now() >= at;
+                    if hall.kill_due && hall.boards.iter().all(|b| b.quiet(PLIES_BETWEEN_FAULTS)) {
                         hall.daemon_down = true;
+                        hall.kill_due = false;
                         for b in &mut hall.boards {
                             b.episodes.push(Episode {
                                 fault: Fault::Kill,

@@ -20,6 +20,9 @@
 //! EBOARDD_GAPD_BOARDS=4 EBOARDD_GAPD_SECS=120 EBOARDD_GAPD_SEED=7 cargo bench --bench gap_soak_daemon
 //! ```
 //!
+//! `EBOARDD_GAPD_KEEP=1` keeps the temporary directory (the daemons' logs, the state) after
+//! a run that passed; after a failed run it is always kept.
+//!
 //! Without `--bench` (as under `cargo test --all-targets`) or with `--test`: a smoke run of
 //! 2 boards (one game at blitz pace, two at bullet pace, an unplug on each, one kill). Both
 //! exit 1 after the figures on any ply lost or any false accusation, and when the run could
@@ -152,7 +155,11 @@ async fn run(config: Config) -> anyhow::Result<()> {
         Err(e) => Some(anyhow::anyhow!("{e:#}")),
     };
     match failed {
-        None => Ok(()),
+        None if std::env::var_os("EBOARDD_GAPD_KEEP").is_none() => Ok(()),
+        None => {
+            println!("gap_soak_daemon: kept {}", dir.keep().display());
+            Ok(())
+        }
         Some(e) => {
             let kept = dir.keep();
             Err(e.context(format!(
@@ -212,7 +219,7 @@ impl Report {
                 f.false_accusations,
             );
             println!(
-                "        longest stall {} ms ({}); with no fault under way {} ms ({}); plies with no MovePlayed {}",
+                "        longest stall {} ms ({}); in play with no gap open {} ms ({}); plies with no MovePlayed {}",
                 f.stall.ms, f.stall.what, f.stall_play.ms, f.stall_play.what, f.unsignalled
             );
         }

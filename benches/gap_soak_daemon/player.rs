@@ -116,6 +116,7 @@ impl Player<'_> {
                 let mut hall = self.shared.lock();
                 let board = &mut hall.boards[i];
                 board.plies.clear();
+                board.recorded = 0;
                 board.episodes.clear();
                 board.asked = 0;
                 board.refused = 0;
@@ -151,7 +152,7 @@ impl Player<'_> {
             let dice = self.rng.random_bool(pace.unplug_chance);
             let may = {
                 let mut hall = self.shared.lock();
-                let down = hall.daemon_down;
+                let down = hall.daemon_down || hall.kill_due;
                 let board = &mut hall.boards[i];
                 let may = k > 0
                     && !down
@@ -224,12 +225,15 @@ impl Player<'_> {
         }
         {
             let mut hall = self.shared.lock();
+            let down = hall.daemon_down;
             let board = &mut hall.boards[self.plan.index];
             let episode = board.open_episode();
+            let in_gap = episode.is_some() || !board.gap.is_empty() || down || !board.caught_up();
             board.plies.push(Ply {
                 uci: m.to_uci(CastlingMode::Standard).to_string(),
                 placed,
                 episode,
+                in_gap,
             });
         }
         self.sim.sleep(ms / 3).await;
@@ -251,9 +255,16 @@ impl Player<'_> {
         let (record, result) = loop {
             let record = arbiter::record(self.conn, i).await;
             let result = arbiter::get::<String>(self.conn, i, "Result").await;
+            // A flag that fell while the record lagged behind the game is no end by the Laws.
+            let result = match arbiter::get::<String>(self.conn, i, "Termination").await {
+                Ok(t) if t == "time-forfeit" => result.map(|r| format!("* (flag fell: {r})")),
+                _ => result,
+            };
             if let (Ok(record), Ok(result)) = (&record, &result) {
                 let level = *record == played
-                    || (result != "*" && played.starts_with(record) && !record.is_empty());
+                    || (!result.starts_with('*')
+                        && played.starts_with(record)
+                        && !record.is_empty());
                 if level || Instant::now() >= deadline {
                     break (record.clone(), result.clone());
                 }
@@ -289,7 +300,7 @@ impl Player<'_> {
             .zip(&played)
             .take_while(|(a, b)| a == b)
             .count();
-        let ended = result != "*" && kept == record.len() && kept < played.len();
+        let ended = !result.starts_with('*') && kept == record.len() && kept < played.len();
         if kept == played.len() || ended {
             f.exact = 1;
             f.ended_by_law = u64::from(ended);
@@ -356,7 +367,7 @@ impl Player<'_> {
                             None => "",
                         }
                     );
-                    f.note_stall(ms, &what, gap);
+                    f.note_stall(ms, &what, p.in_gap);
                 }
                 None => f.unsignalled += 1,
             }

@@ -33,6 +33,9 @@ pub struct Ply {
     pub placed: Instant,
     /// The fault (index in [`BoardState::episodes`]) during which it was made, if any.
     pub episode: Option<usize>,
+    /// When it was made, a fault was under way, or the daemon's `Gap` was open, or the record
+    /// did not have the last fault's plies yet: the daemon may hold it until the gap closes.
+    pub in_gap: bool,
 }
 
 impl Ply {
@@ -56,6 +59,8 @@ pub struct BoardState {
     pub gap: String,
     /// The daemon's `Connected` property as last read.
     pub connected: bool,
+    /// Plies in the daemon's `Moves` property as last read.
+    pub recorded: usize,
     /// The plies of the current game, in order.
     pub plies: Vec<Ply>,
     /// The faults of the current game.
@@ -74,9 +79,20 @@ impl BoardState {
             .filter(|&i| i + 1 == self.episodes.len())
     }
 
-    /// Nothing is wrong with this board now: no fault under way, the daemon has it connected
-    /// and no gap open, and at least `plies_since` plies were made since the last fault ended.
+    /// The record (as last read) has every ply of the last fault.
+    pub fn caught_up(&self) -> bool {
+        let last = self.episodes.len().checked_sub(1);
+        self.plies
+            .iter()
+            .rposition(|p| last.is_some() && p.episode == last)
+            .is_none_or(|n| self.recorded > n)
+    }
+
+    /// Nothing is wrong with this board now: no fault under way, the daemon has it connected,
+    /// no gap open and the plies of the last fault in its record, and at least `plies_since`
+    /// plies were made since the last fault ended. One fault at a time.
     pub fn quiet(&self, plies_since: usize) -> bool {
+        let caught_up = self.caught_up();
         let since_last = match self.episodes.len() {
             0 => usize::MAX,
             n => self
@@ -87,6 +103,7 @@ impl BoardState {
                 .count(),
         };
         self.playing
+            && caught_up
             && !self.unplugged
             && self.connected
             && self.gap.is_empty()
@@ -101,6 +118,8 @@ pub struct Hall {
     pub boards: Vec<BoardState>,
     /// The daemon is killed or not yet back with every board.
     pub daemon_down: bool,
+    /// The conductor's time to kill has come: no new unplug until it has.
+    pub kill_due: bool,
     /// Every player has stopped.
     pub finished: bool,
 }
@@ -183,7 +202,7 @@ pub struct Figures {
     pub unsignalled: u64,
     pub false_accusations: u64,
     pub stall: Stall,
-    /// The longest of plies made with no fault under way.
+    /// The longest of plies made with no fault under way and no gap open.
     pub stall_play: Stall,
     pub mistakes: Vec<String>,
 }
@@ -211,7 +230,8 @@ impl Figures {
         self.mistakes.extend(o.mistakes.iter().cloned());
     }
 
-    /// A ply (`what`) that waited `ms` to be published; `gap`: it was made during a fault.
+    /// A ply (`what`) that waited `ms` to be published; `gap`: it was made during a fault or
+    /// while a gap was open.
     pub fn note_stall(&mut self, ms: u64, what: &str, gap: bool) {
         self.stall.keep_longer(ms, what);
         if !gap {
