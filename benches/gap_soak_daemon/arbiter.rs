@@ -69,12 +69,14 @@ pub async fn record(conn: &zbus::Connection, i: usize) -> anyhow::Result<Vec<Str
     Ok(ucis)
 }
 
-/// Looks after board `i` until `stop` is set.
+/// Looks after board `i` until `stop` is set; `step_in`: also resolves a gap no legal
+/// sequence explains.
 pub async fn watch(
     conn: zbus::Connection,
     shared: Arc<Shared>,
     i: usize,
     after: Duration,
+    step_in: bool,
     stop: Arc<tokio::sync::Notify>,
 ) {
     let mut listed: Option<Instant> = None;
@@ -97,7 +99,12 @@ pub async fn watch(
                 board.recorded = n;
             }
         }
-        if !gap.contains("waiting for the arbiter") {
+        // Asked for; or, unasked, a gap no legal sequence of up to 6 plies explains (it grew
+        // too long before the board could be read): the daemon would continue from the board
+        // in a new segment, so the arbiter with the scoresheet steps in.
+        let asked = gap.contains("waiting for the arbiter");
+        let unexplained = gap.contains("no legal sequence");
+        if !(asked || unexplained && step_in) {
             listed = None;
             continue;
         }
@@ -105,7 +112,7 @@ pub async fn watch(
         if since.elapsed() < after {
             continue;
         }
-        match resolve(&conn, &shared, i).await {
+        match resolve(&conn, &shared, i, !asked).await {
             Ok(()) => listed = None,
             Err(e) => {
                 eprintln!("gap_soak_daemon: board {i}: ResolveGap refused: {e:#}");
@@ -117,7 +124,12 @@ pub async fn watch(
 }
 
 /// `ResolveGap` with the moves played since the position the record knows.
-async fn resolve(conn: &zbus::Connection, shared: &Shared, i: usize) -> anyhow::Result<()> {
+async fn resolve(
+    conn: &zbus::Connection,
+    shared: &Shared,
+    i: usize,
+    unasked: bool,
+) -> anyhow::Result<()> {
     let known = record(conn, i).await?;
     let moves: Vec<String> = {
         let hall = shared.lock();
@@ -153,6 +165,7 @@ async fn resolve(conn: &zbus::Connection, shared: &Shared, i: usize) -> anyhow::
     let mut hall = shared.lock();
     let board = &mut hall.boards[i];
     board.asked += 1;
+    board.stepped_in += u64::from(unasked);
     if let Some(last) = board.episodes.last_mut() {
         last.asked = true;
     }

@@ -20,6 +20,10 @@
 //! EBOARDD_GAPD_BOARDS=4 EBOARDD_GAPD_SECS=120 EBOARDD_GAPD_SEED=7 cargo bench --bench gap_soak_daemon
 //! ```
 //!
+//! The arbiter also steps in, unasked, on a gap no legal sequence of up to 6 plies explains
+//! (it grew too long before the board was read: without him the daemon continues from the
+//! board in a new segment, and those plies are not in `Moves`); counted apart.
+//! `EBOARDD_GAPD_ARBITER=asked` makes him answer only when asked.
 //! `EBOARDD_GAPD_KEEP=1` keeps the temporary directory (the daemons' logs, the state) after
 //! a run that passed; after a failed run it is always kept.
 //!
@@ -68,17 +72,25 @@ struct Config {
     secs: u64,
     seed: u64,
     smoke: bool,
+    /// The arbiter also resolves gaps no legal sequence explains (he was not asked).
+    step_in: bool,
 }
 
 impl Config {
     fn from_env_and_args() -> anyhow::Result<Config> {
         let seed = harness::env_num("EBOARDD_GAPD_SEED", 1)?;
+        let step_in = match std::env::var("EBOARDD_GAPD_ARBITER").as_deref() {
+            Err(_) | Ok("steps-in") => true,
+            Ok("asked") => false,
+            Ok(v) => anyhow::bail!("EBOARDD_GAPD_ARBITER={v:?}: want asked or steps-in"),
+        };
         if harness::smoke_run() {
             return Ok(Config {
                 boards: 2,
                 secs: 600,
                 seed,
                 smoke: true,
+                step_in,
             });
         }
         let boards = harness::env_num("EBOARDD_GAPD_BOARDS", 6)? as usize;
@@ -88,6 +100,7 @@ impl Config {
             secs: harness::env_num("EBOARDD_GAPD_SECS", 300)?,
             seed,
             smoke: false,
+            step_in,
         })
     }
 
@@ -191,8 +204,16 @@ impl Report {
     fn print(&self, config: &Config) {
         println!();
         println!(
-            "== gap soak through the daemon: {} boards, {:.0} s, seed {}, {} daemon kills ==",
-            config.boards, self.secs, config.seed, self.daemon_kills
+            "== gap soak through the daemon: {} boards, {:.0} s, seed {}, {} daemon kills, the arbiter {} ==",
+            config.boards,
+            self.secs,
+            config.seed,
+            self.daemon_kills,
+            if config.step_in {
+                "also steps in on a gap no legal sequence explains"
+            } else {
+                "answers only when asked"
+            }
         );
         let total = self.total();
         for (name, f) in self
@@ -202,7 +223,7 @@ impl Report {
             .chain([("total", &total)])
         {
             println!(
-                "{name:>6}: games {} ({} exact, {} ended by the Laws), plies {} ({:.2} s a ply), unplugs {}, kills {}, gap plies {}: recovered {}, by the arbiter {}; asked {} (refused {}); LOST {}; FALSE ACCUSATIONS {}",
+                "{name:>6}: games {} ({} exact, {} ended by the Laws), plies {} ({:.2} s a ply), unplugs {}, kills {}, gap plies {}: recovered {}, by the arbiter {}; asked {} (of which unasked {}, refused {}); LOST {}; FALSE ACCUSATIONS {}",
                 f.games,
                 f.exact,
                 f.ended_by_law,
@@ -214,6 +235,7 @@ impl Report {
                 f.recovered,
                 f.by_arbiter,
                 f.asked,
+                f.stepped_in,
                 f.refused,
                 f.lost,
                 f.false_accusations,
@@ -287,6 +309,7 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
             shared.clone(),
             i,
             Duration::from_millis(pace.arbiter_after_ms),
+            config.step_in,
             watchers_stop.clone(),
         )));
         let games: Vec<Game> = if config.smoke {

@@ -120,6 +120,7 @@ impl Player<'_> {
                 board.episodes.clear();
                 board.asked = 0;
                 board.refused = 0;
+                board.stepped_in = 0;
                 board.playing = true;
             }
             let forced: &[usize] = if n == 0 {
@@ -287,6 +288,7 @@ impl Player<'_> {
             plies: plies as u64,
             asked: board.asked,
             refused: board.refused,
+            stepped_in: board.stepped_in,
             ..Figures::default()
         };
         for e in &board.episodes {

@@ -65,9 +65,11 @@ pub struct BoardState {
     pub plies: Vec<Ply>,
     /// The faults of the current game.
     pub episodes: Vec<Episode>,
-    /// `ResolveGap` calls accepted / refused during the current game.
+    /// `ResolveGap` calls accepted / refused during the current game, and of the accepted
+    /// those for a gap that did not wait for the arbiter (no legal sequence explained it).
     pub asked: u64,
     pub refused: u64,
+    pub stepped_in: u64,
 }
 
 impl BoardState {
@@ -193,9 +195,10 @@ pub struct Figures {
     pub recovered: u64,
     /// Gap plies in the final record of a fault the arbiter answered.
     pub by_arbiter: u64,
-    /// `ResolveGap` calls accepted / refused.
+    /// `ResolveGap` calls accepted / refused; of the accepted, those unasked.
     pub asked: u64,
     pub refused: u64,
+    pub stepped_in: u64,
     /// Plies played missing or wrong in the final `Moves`.
     pub lost: u64,
     /// Plies that never had a matching `MovePlayed` (the record got them otherwise).
@@ -221,6 +224,7 @@ impl Figures {
         self.by_arbiter += o.by_arbiter;
         self.asked += o.asked;
         self.refused += o.refused;
+        self.stepped_in += o.stepped_in;
         self.lost += o.lost;
         self.unsignalled += o.unsignalled;
         self.false_accusations += o.false_accusations;
