@@ -106,7 +106,7 @@ impl Config {
 
     /// Board `i`'s pace: blitz and bullet in turn.
     fn speed(i: usize) -> Speed {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             Speed::Blitz
         } else {
             Speed::Bullet
