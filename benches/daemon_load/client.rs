@@ -27,6 +27,8 @@ pub struct BoardLog {
     pub games: u32,
     pub moves: Moves,
     pub retractions: u32,
+    /// `IllegalPlacement` and `IllegalMoveCompleted` signals.
+    pub accusations: u64,
     pub properties_changed: u64,
     pub other_signals: u64,
 }
@@ -109,6 +111,10 @@ impl Log {
             },
             "MoveRetracted" => {
                 log.boards[i].retractions += 1;
+                false
+            }
+            "IllegalPlacement" | "IllegalMoveCompleted" => {
+                log.boards[i].accusations += 1;
                 false
             }
             "PropertiesChanged" => {

@@ -118,13 +118,18 @@ impl Daemon {
 
     /// Lines of the daemon's log at WARN or ERROR level.
     pub fn complaints(&self) -> Vec<String> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
-            .map(str::to_owned)
-            .collect()
+        complaints_in(&self.log)
     }
+}
+
+/// Lines of a daemon's log at WARN or ERROR level.
+pub fn complaints_in(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Wait until someone owns `name` on the bus of `conn`.
