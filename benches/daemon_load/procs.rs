@@ -179,7 +179,7 @@ pub fn cpu_ticks(pid: i32) -> anyhow::Result<u64> {
 }
 
 fn cpu_ticks_at(path: &str) -> anyhow::Result<u64> {
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
     // The command name (field 2) may contain spaces: fields are counted after its ')'.
     let rest = text
         .rsplit_once(')')

@@ -20,10 +20,10 @@
 //! EBOARDD_GAPD_BOARDS=4 EBOARDD_GAPD_SECS=120 EBOARDD_GAPD_SEED=7 cargo bench --bench gap_soak_daemon
 //! ```
 //!
-//! The arbiter also steps in, unasked, on a gap no legal sequence of up to 6 plies explains
-//! (it grew too long before the board was read: without him the daemon continues from the
-//! board in a new segment, and those plies are not in `Moves`); counted apart.
-//! `EBOARDD_GAPD_ARBITER=asked` makes him answer only when asked.
+//! The arbiter answers when `Gap` asks for him (several sequences explain the board, or none
+//! of up to 6 plies does: it grew too long before the board was read).
+//! `EBOARDD_GAPD_ARBITER=steps-in` makes him also answer, unasked, any gap that says no
+//! legal sequence explains the board (counted apart; the daemon asks for him there now).
 //! `EBOARDD_GAPD_KEEP=1` keeps the temporary directory (the daemons' logs, the state) after
 //! a run that passed; after a failed run it is always kept.
 //!
@@ -80,8 +80,8 @@ impl Config {
     fn from_env_and_args() -> anyhow::Result<Config> {
         let seed = harness::env_num("EBOARDD_GAPD_SEED", 1)?;
         let step_in = match std::env::var("EBOARDD_GAPD_ARBITER").as_deref() {
-            Err(_) | Ok("steps-in") => true,
-            Ok("asked") => false,
+            Ok("steps-in") => true,
+            Err(_) | Ok("asked") => false,
             Ok(v) => anyhow::bail!("EBOARDD_GAPD_ARBITER={v:?}: want asked or steps-in"),
         };
         if harness::smoke_run() {
