@@ -252,10 +252,13 @@ fn writer_child() {
         use eboardd::daemon::writer::{Config, Outcome, Writer};
         let games = dir.join("games");
         std::fs::create_dir_all(&games).unwrap();
+        // With group commit, a checkpoint every kilobyte of log: kills land while journals
+        // are synced aside and a retired log is still there.
         let writer = Writer::start(
             &games,
             Config {
                 group,
+                checkpoint_bytes: 1024,
                 ..Config::default()
             },
             eboardd::daemon::health::Health::new(),
@@ -419,4 +422,69 @@ fn kill_9_through_the_writer_loses_no_durable_record() {
         assert_eq!(session.view().moves.len(), 120, "board {b}");
     }
     println!("{rounds} kills through the writer, {BOARDS} boards, every durable record kept");
+}
+
+/// A checkpoint syncs the journals aside (its own thread) while the groups go on into a new
+/// commit log; once they are synced the retired log goes, and nothing is lost on the way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checkpoints_aside_keep_every_record_and_leave_no_retired_log() {
+    use eboardd::daemon::commit_log::{HEADER, log_path, retired_path};
+    use eboardd::daemon::writer::{Config, Outcome, Writer};
+    use std::sync::atomic::Ordering;
+    // Records that never rotate the journal (a GameStarted would).
+    let tag = |i: u32| {
+        Event::Record(RecordFact::Tags {
+            tags: vec![("Round".into(), i.to_string())],
+        })
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    let writer = Writer::start(
+        &games,
+        Config {
+            checkpoint_bytes: 2048,
+            ..Config::default()
+        },
+        eboardd::daemon::health::Health::new(),
+    )
+    .unwrap();
+    let boards = 8;
+    let mut tasks = Vec::new();
+    for b in 0..boards {
+        let (journal, _, _) = Journal::open(&journal_path(dir.path(), &format!("c{b}"))).unwrap();
+        let key = writer.register(&format!("c{b}"), journal);
+        let writer = writer.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..150 {
+                assert_eq!(writer.append(key, vec![tag(i)]).await, Outcome::Durable);
+            }
+            assert!(writer.close(key).await);
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let aside = writer.stats().checkpoints_aside.load(Ordering::Relaxed);
+    assert!(aside >= 2, "{aside} checkpoints aside");
+    drop(writer);
+    // The thread's last checkpoint (every handle gone) empties the log, and no retired log
+    // is left behind.
+    let header_only = format!("{HEADER}\n");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(log_path(&games)).ok().as_deref() != Some(&header_only)
+        || retired_path(&games).exists()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the commit log was never emptied (retired log there: {})",
+            retired_path(&games).exists()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    for b in 0..boards {
+        let (_, events, _) = Journal::open(&journal_path(dir.path(), &format!("c{b}"))).unwrap();
+        let want: Vec<Event> = (0..150).map(tag).collect();
+        assert_eq!(events, want, "board {b}");
+    }
 }

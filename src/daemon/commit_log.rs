@@ -7,6 +7,13 @@
 //! then (a checkpoint: [`CHECKPOINT_BYTES`] of log or [`CHECKPOINT_EVERY`]), after which the
 //! log is emptied; so the log stays small and restore reads the journals as before.
 //!
+//! The journals are synced by a thread of their own, not the writer's: syncing 200 journal
+//! files one after the other takes a second or two, and every board's publication waits for
+//! the writer. So a checkpoint first *retires* the log ([`CommitLog::retire`]: renamed to
+//! `commit.log.old`, a new empty log takes its place and the groups go on into it), then the
+//! journals written before are synced aside, and then the old log is removed
+//! ([`remove_retired`]). Until then both logs are read by [`recover`], the old one first.
+//!
 //! After a power cut, [`recover`] (run before any journal is opened) puts back into each
 //! journal the lines the log holds that did not reach its file. A `kill -9` loses nothing the
 //! kernel already had; the log only matters when the machine itself went down.
@@ -39,6 +46,19 @@ pub fn log_path(games_dir: &Path) -> PathBuf {
     games_dir.join("commit.log")
 }
 
+/// Where a retired log waits until the journals it covers are synced.
+pub fn retired_path(games_dir: &Path) -> PathBuf {
+    games_dir.join("commit.log.old")
+}
+
+/// The journals a retired log covers are synced: it goes.
+pub fn remove_retired(games_dir: &Path) -> io::Result<()> {
+    match fs::remove_file(retired_path(games_dir)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// The open log.
 pub struct CommitLog {
     path: PathBuf,
@@ -52,7 +72,16 @@ impl CommitLog {
     pub fn create(games_dir: &Path) -> io::Result<CommitLog> {
         super::faults::check()?;
         fs::create_dir_all(games_dir)?;
-        let path = log_path(games_dir);
+        let log = CommitLog::open_new(&log_path(games_dir))?;
+        // What a retired log held is in the journals now ([`recover`] put it back).
+        remove_retired(games_dir)?;
+        Ok(log)
+    }
+
+    /// A new empty log at `path` (its directory synced).
+    fn open_new(path: &Path) -> io::Result<CommitLog> {
+        let path = path.to_path_buf();
+        let games_dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -101,10 +130,40 @@ impl CommitLog {
         }
     }
 
-    /// Whether it is time to sync the journals and empty the log.
-    pub fn wants_checkpoint(&self) -> bool {
+    /// Whether it is time to sync the journals and empty the log: it holds `bytes`
+    /// ([`CHECKPOINT_BYTES`] in the daemon), or the last checkpoint is [`CHECKPOINT_EVERY`] ago.
+    pub fn wants_checkpoint(&self, bytes: u64) -> bool {
         self.len > (HEADER.len() + 1) as u64
-            && (self.len >= CHECKPOINT_BYTES || self.since.elapsed() >= CHECKPOINT_EVERY)
+            && (self.len >= bytes || self.since.elapsed() >= CHECKPOINT_EVERY)
+    }
+
+    /// Set the log aside for a checkpoint that syncs the journals off the writer's thread:
+    /// it becomes [`retired_path`] and a new empty log takes its place. Refused while an
+    /// earlier retired log is still there (its journals are still being synced).
+    pub fn retire(&mut self) -> io::Result<()> {
+        let games_dir = self.path.parent().unwrap_or(Path::new("."));
+        let retired = retired_path(games_dir);
+        if retired.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{} is still there", retired.display()),
+            ));
+        }
+        super::faults::check()?;
+        fs::rename(&self.path, &retired)?;
+        // The new log replaces it under its name; `create` syncs the directory, so the
+        // rename is on the device before any group goes into the new log.
+        match CommitLog::open_new(&self.path) {
+            Ok(log) => {
+                *self = log;
+                Ok(())
+            }
+            Err(e) => {
+                // Back as it was: the groups go on into the old log.
+                let _ = fs::rename(&retired, &self.path);
+                Err(e)
+            }
+        }
     }
 
     /// Empty the log: every journal it covers has been synced.
@@ -137,12 +196,26 @@ pub struct Recovered {
 /// [`CommitLog::create`] to empty — unless a journal could not be opened to put its lines
 /// back ([`Recovered::kept`]): then nothing may empty the log.
 pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
+    // board id -> (inode, offset, journal line with its newline), in log order: a retired
+    // log (a checkpoint that did not finish) first, then the log.
+    let mut entries: BTreeMap<String, Vec<(u64, u64, String)>> = BTreeMap::new();
+    for path in [retired_path(games_dir), log_path(games_dir)] {
+        read_log(&path, &mut entries)?;
+    }
+    put_back(games_dir, entries)
+}
+
+/// The lines of the log at `path` (none if there is none), added to `entries`.
+fn read_log(
+    path: &Path,
+    entries: &mut BTreeMap<String, Vec<(u64, u64, String)>>,
+) -> io::Result<()> {
     let mut bytes = Vec::new();
-    match File::open(log_path(games_dir)) {
+    match File::open(path) {
         Ok(mut f) => {
             f.read_to_end(&mut bytes)?;
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Recovered::default()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e),
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -155,10 +228,8 @@ pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
                 format!("written by another version ({:?})", h.trim_end()),
             ));
         }
-        _ => return Ok(Recovered::default()),
+        _ => return Ok(()),
     }
-    // board id -> (inode, offset, journal line with its newline), in log order.
-    let mut entries: BTreeMap<String, Vec<(u64, u64, String)>> = BTreeMap::new();
     for line in lines {
         let Some(body) = line.strip_suffix('\n') else {
             break; // torn
@@ -183,6 +254,14 @@ pub fn recover(games_dir: &Path) -> io::Result<Recovered> {
             .or_default()
             .push((ino, offset, format!("{jline}\n")));
     }
+    Ok(())
+}
+
+/// Put the logs' lines back into their journals (see [`recover`]).
+fn put_back(
+    games_dir: &Path,
+    entries: BTreeMap<String, Vec<(u64, u64, String)>>,
+) -> io::Result<Recovered> {
     let mut recovered = Recovered::default();
     for (id, list) in entries {
         let path = super::journal::journal_path(games_dir.parent().unwrap_or(games_dir), &id);
@@ -296,6 +375,36 @@ mod tests {
         let mut log = CommitLog::create(&games).unwrap();
         log.reset().unwrap();
         assert!(recover(&games).unwrap().lines.is_empty());
+    }
+
+    #[test]
+    fn a_retired_log_is_recovered_before_the_new_one_and_removed_by_the_next_start() {
+        let (_dir, games, path, mut j, mut log) = journal_and_log();
+        write_and_commit(&mut j, &mut log, ev(1));
+        j.mark_synced();
+        // A checkpoint aside: the log is retired, the next group goes into a new one.
+        log.retire().unwrap();
+        assert!(retired_path(&games).exists());
+        assert!(log.retire().is_err(), "one retired log at a time");
+        write_and_commit(&mut j, &mut log, ev(2));
+        j.mark_synced();
+        drop(j);
+        let full = fs::read(&path).unwrap();
+        // The machine went down before the journal-sync thread was done: the journal lost
+        // both lines; one is in each log.
+        let lines = encode_lines(&[ev(1), ev(2)]).unwrap();
+        fs::write(&path, &full[..full.len() - lines.len()]).unwrap();
+        let r = recover(&games).unwrap();
+        assert_eq!(r.lines.get("b1"), Some(&2));
+        assert_eq!(fs::read(&path).unwrap(), full);
+        let (_, events, _) = Journal::open(&path).unwrap();
+        assert_eq!(events, vec![ev(1), ev(2)]);
+        // The next start empties the log and removes the retired one.
+        let _log = CommitLog::create(&games).unwrap();
+        assert!(!retired_path(&games).exists());
+        assert!(recover(&games).unwrap().lines.is_empty());
+        // Removing a retired log that is not there is no error.
+        remove_retired(&games).unwrap();
     }
 
     #[test]

@@ -443,6 +443,12 @@ impl Journal {
         Ok(())
     }
 
+    /// A second handle on the open file, for syncing it from another thread (a checkpoint,
+    /// see [`super::commit_log`]).
+    pub fn file_handle(&self) -> Option<std::io::Result<File>> {
+        self.file.as_ref().map(File::try_clone)
+    }
+
     /// Whether lines are written to the file that are not synced in it (they may be durable
     /// through the commit log).
     pub fn file_unsynced(&self) -> bool {

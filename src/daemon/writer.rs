@@ -51,6 +51,9 @@ pub struct Config {
     pub group: bool,
     /// While records are held (storage failing), try again this often.
     pub retry: Duration,
+    /// A checkpoint (every journal synced in its own file, the commit log emptied) once the
+    /// log holds this much ([`commit_log::CHECKPOINT_BYTES`]; the tests use less).
+    pub checkpoint_bytes: u64,
 }
 
 impl Default for Config {
@@ -59,6 +62,7 @@ impl Default for Config {
             window: Duration::from_millis(2),
             group: true,
             retry: Duration::from_millis(500),
+            checkpoint_bytes: commit_log::CHECKPOINT_BYTES,
         }
     }
 }
@@ -88,6 +92,8 @@ pub struct Stats {
     pub groups: AtomicU64,
     /// Records made durable.
     pub records: AtomicU64,
+    /// Checkpoints whose journals were synced aside (by the journal-sync thread).
+    pub checkpoints_aside: AtomicU64,
 }
 
 /// The handle boards use; cheap to clone. The thread ends when every handle is gone.
@@ -166,6 +172,7 @@ impl Writer {
             stats: stats.clone(),
             slots: HashMap::new(),
             problem: None,
+            syncing: None,
         };
         std::thread::Builder::new()
             .name("journal-writer".into())
@@ -274,6 +281,9 @@ struct Thread {
     slots: HashMap<Key, Slot>,
     /// The problem of the last failed cycle, while anything is held.
     problem: Option<String>,
+    /// A checkpoint syncing the journals aside while the groups go into a new log: answers
+    /// whether every journal the retired log covers was synced.
+    syncing: Option<std::thread::JoinHandle<bool>>,
 }
 
 impl Thread {
@@ -529,9 +539,90 @@ impl Thread {
                 let _ = reply.send(true);
             }
         }
-        // 6. Now and then: sync every journal file and empty the commit log.
-        if self.log.as_ref().is_some_and(|l| l.wants_checkpoint()) {
-            self.checkpoint();
+        // 6. Now and then: sync every journal file and empty the commit log, off this
+        // thread (the groups go on meanwhile).
+        self.checkpoint_done(false);
+        let threshold = self.config.checkpoint_bytes;
+        if self.syncing.is_none()
+            && self
+                .log
+                .as_ref()
+                .is_some_and(|l| l.wants_checkpoint(threshold))
+        {
+            self.checkpoint_aside();
+        }
+    }
+
+    /// A checkpoint aside: the log is retired, and the journals written before are synced
+    /// by a thread of their own; [`Thread::checkpoint_done`] removes the retired log.
+    fn checkpoint_aside(&mut self) {
+        if self.closed_unsynced || self.degraded {
+            return self.checkpoint();
+        }
+        let mut files = Vec::new();
+        for slot in self.slots.values().filter(|s| s.journal.file_unsynced()) {
+            match slot.journal.file_handle() {
+                Some(Ok(file)) => files.push((slot.id.clone(), file)),
+                Some(Err(e)) => {
+                    tracing::debug!(board = %slot.id, "no second handle ({e}): checkpoint here");
+                    return self.checkpoint();
+                }
+                None => {}
+            }
+        }
+        let Some(log) = self.log.as_mut() else {
+            return;
+        };
+        if let Err(e) = log.retire() {
+            tracing::debug!("cannot retire the commit log ({e}): checkpoint here");
+            return self.checkpoint();
+        }
+        let stats = self.stats.clone();
+        let spawned = std::thread::Builder::new()
+            .name("journal-sync".into())
+            .spawn(move || {
+                let mut all = true;
+                for (id, file) in files {
+                    stats.syncs.fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = file.sync_data() {
+                        tracing::warn!(board = %id, "checkpoint: cannot sync the journal: {e}");
+                        all = false;
+                    }
+                }
+                all
+            });
+        match spawned {
+            Ok(handle) => {
+                self.stats.checkpoints_aside.fetch_add(1, Ordering::Relaxed);
+                self.syncing = Some(handle);
+            }
+            // The retired log stays (recovery reads it) until a checkpoint here removes it.
+            Err(e) => {
+                tracing::warn!("cannot start the journal-sync thread: {e}");
+                self.checkpoint();
+            }
+        }
+    }
+
+    /// The checkpoint aside has synced its journals (or, with `wait`, once it has): the
+    /// retired log goes. If a journal could not be synced, it stays for recovery; the next
+    /// checkpoint cannot retire the log again and is done here, syncing those journals
+    /// (their files are still marked unsynced) before it removes the retired log.
+    fn checkpoint_done(&mut self, wait: bool) {
+        if !wait && !self.syncing.as_ref().is_some_and(|h| h.is_finished()) {
+            return;
+        }
+        let Some(handle) = self.syncing.take() else {
+            return;
+        };
+        match handle.join() {
+            Ok(true) => {
+                if let Err(e) = commit_log::remove_retired(&self.games_dir) {
+                    tracing::warn!("cannot remove the retired commit log: {e}");
+                }
+            }
+            Ok(false) => {}
+            Err(_) => tracing::error!("the journal-sync thread panicked"),
         }
     }
 
@@ -546,8 +637,10 @@ impl Thread {
         self.log.as_mut()
     }
 
-    /// Sync every journal file in its own right; then the commit log may be emptied.
+    /// Sync every journal file in its own right, here; then the commit log may be emptied
+    /// (and a retired one removed).
     fn checkpoint(&mut self) {
+        self.checkpoint_done(true);
         let mut all = !self.closed_unsynced;
         for slot in self.slots.values_mut() {
             if slot.journal.file_unsynced() {
@@ -558,11 +651,17 @@ impl Thread {
                 }
             }
         }
-        if all
-            && let Some(log) = self.log.as_mut()
-            && let Err(e) = log.reset()
-        {
-            tracing::warn!("cannot empty the commit log {}: {e}", log.path().display());
+        if all && let Some(log) = self.log.as_mut() {
+            match log.reset() {
+                Ok(()) => {
+                    if let Err(e) = commit_log::remove_retired(&self.games_dir) {
+                        tracing::warn!("cannot remove the retired commit log: {e}");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!("cannot empty the commit log {}: {e}", log.path().display())
+                }
+            }
         }
     }
 }
