@@ -27,7 +27,9 @@ use crate::vocab::{
     Termination, Variant, WhiteDisplay,
 };
 
-pub use gap::{BoardRequest, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS};
+pub use gap::{
+    BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
+};
 
 /// Everything a session needs to know about its board, from the configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

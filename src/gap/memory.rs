@@ -173,7 +173,16 @@ fn replay(
     if moves.len() < base.len() || moves[..base.len()] != base[..] {
         return Err(Unusable::NotThisGame);
     }
-    if !shadow.in_sync() {
+    // The memory is read while play goes on: it may end with a piece in hand (the next move
+    // begun), which is the last position with pieces missing; anything else is no position.
+    let sensed = shadow.placement().to_board();
+    let position = shadow.position().board();
+    let lifted_only = (sensed.occupied() & !position.occupied()).is_empty()
+        && sensed
+            .occupied()
+            .into_iter()
+            .all(|sq| sensed.piece_at(sq) == position.piece_at(sq));
+    if !shadow.in_sync() && !lifted_only {
         return Err(Unusable::NoPosition);
     }
     let new: Vec<Move> = moves[base.len()..].to_vec();

@@ -46,6 +46,10 @@ pub const MEMORY_GRACE_MS: Millis = 600;
 /// (the mover says the move is done); one found on any other reading (the first board after
 /// the link is back may catch a piece in hand) waits for one of those.
 pub const SETTLED_MS: Millis = ILLEGAL_SETTLE_MS;
+/// A reading with fewer pieces than the known position may be a capture made in the gap, or
+/// a piece held in hand: a 6-ply story of captures can explain a lifted knight. Such a
+/// reading counts as a position only after standing this long (or at a press).
+pub const FEWER_PIECES_SETTLED_MS: Millis = 3_000;
 /// How long a board no legal sequence explains must stand still before play continues from
 /// it (a piece held in hand is not a position).
 pub const UNREACHABLE_SETTLE_MS: Millis = 10_000;
@@ -317,10 +321,11 @@ impl Session {
                 return;
             }
         }
+        let settle = self.settle_ms();
         match &mut self.gap.phase {
             Phase::Search { tried } => {
                 let still = now.saturating_sub(self.gap.last_change);
-                if still >= SETTLED_MS && *tried != Some(self.gap.last_change) {
+                if still >= settle && *tried != Some(self.gap.last_change) {
                     *tried = Some(self.gap.last_change);
                     self.gap_search(now, out, true);
                 } else if still >= UNREACHABLE_SETTLE_MS
@@ -502,11 +507,25 @@ impl Session {
             self.close_gap(now, out);
         } else {
             self.gap_search_phase();
-            let settled = now.saturating_sub(self.gap.last_change) >= SETTLED_MS;
+            let settled = now.saturating_sub(self.gap.last_change) >= self.settle_ms();
             self.gap.phase = Phase::Search {
                 tried: settled.then_some(self.gap.last_change),
             };
             self.gap_search(now, out, settled);
+        }
+    }
+
+    /// How long the board as sensed must stand still to count as a position (see
+    /// [`FEWER_PIECES_SETTLED_MS`]).
+    fn settle_ms(&self) -> Millis {
+        let fewer = self.gap.sensed.is_some_and(|f| {
+            self.board_of(&f).occupied().count()
+                < self.tracker.position().board().occupied().count()
+        });
+        if fewer {
+            FEWER_PIECES_SETTLED_MS
+        } else {
+            SETTLED_MS
         }
     }
 
