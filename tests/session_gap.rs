@@ -426,7 +426,11 @@ fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
     rig.cut_next_memory_dump(40);
     rig.connect();
     rig.advance(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000);
-    assert!(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000 < eboardd::session::MEMORY_WAIT_MS);
+    const {
+        assert!(
+            eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000 < eboardd::session::MEMORY_WAIT_MS
+        )
+    };
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
