@@ -21,8 +21,12 @@ use crate::protocol::{EeEvent, FieldContent};
 use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::Millis;
 
-/// A pause between two logged field changes without the fast bit (longer than a settle).
-const PAUSE_MS: Millis = 700;
+/// A pause between two logged field changes without the fast bit: long enough for a held
+/// move's dwell, shorter than a settle ([`crate::tracker::ILLEGAL_SETTLE_MS`]). The log does
+/// not say how long pieces were in hand, and a settled board with pieces lifted lets the
+/// tracker read a capture in progress as an exchange (Qxh6 with the queen and the pawn in
+/// hand is also Qxg5 hxg5): only the board's own changes tell the moves here.
+const PAUSE_MS: Millis = 400;
 /// Between two field changes with the fast bit (same scan, < 250 ms).
 const QUICK_MS: Millis = 100;
 
@@ -137,6 +141,7 @@ fn replay(
     let mut t = at;
     let mut events = shadow.on_board_dump(known, t);
     let mut presses: Vec<(usize, bool, u64)> = Vec::new();
+    let mut board = *known;
     for e in tail {
         match *e {
             EeEvent::Field {
@@ -144,6 +149,15 @@ fn replay(
                 content,
                 quick,
             } => {
+                // A field written again as it is changes nothing, and must not make the
+                // time since the last change look longer than it was.
+                let Some(slot) = board.get_mut(usize::from(field)) else {
+                    continue;
+                };
+                if *slot == content {
+                    continue;
+                }
+                *slot = content;
                 if quick {
                     t += QUICK_MS;
                 } else {
@@ -286,6 +300,50 @@ mod tests {
         assert_eq!(sans, ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]);
         assert_eq!(got.presses[0], Some((true, 570_000)));
         assert_eq!(got.presses[1], Some((false, 570_000)));
+    }
+
+    /// A tracker at `fen`, the board read.
+    fn tracker_at(fen: &str) -> (Tracker, Chess) {
+        let pos: Chess = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let mut t = Tracker::new(pos.clone(), OrientationSetting::Normal);
+        let _ = t.on_board_dump(&wire(pos.board()), 0);
+        (t, pos)
+    }
+
+    #[test]
+    fn a_capture_in_progress_when_the_memory_is_read_is_no_exchange() {
+        // Qxh6 under way, the queen and the pawn both in hand: the board is also what
+        // Qxg5 hxg5 leaves. The memory must not tell that story.
+        let fen = "r1bq1kr1/1p2n3/5p1p/2n1p1pQ/1pPp4/3P2P1/P1N2PBP/R1B1R1K1 w - - 2 20";
+        let (tracker, pos) = tracker_at(fen);
+        let mut log = Eeprom::new();
+        log.power_up(&wire(pos.board()), 0);
+        let field = |sq: Square| Orientation::Normal.field_of_square(sq);
+        log.field(field(Square::H6), None, 1_000);
+        log.field(field(Square::H5), None, 1_400);
+        let mut now = pos.board().clone();
+        now.discard_piece_at(Square::H6);
+        now.discard_piece_at(Square::H5);
+        let got = recover(&tracker, &parsed(&log), &wire(&now), 10_000);
+        assert!(got.as_ref().is_ok_and(|r| r.moves.is_empty()), "{got:?}");
+        // Finished and answered, the same log gives the moves made.
+        let mut done = pos.clone();
+        let mut t = 1_400;
+        for san in ["Qxh6+", "Kf7"] {
+            log_move(&mut log, &mut done, san, &mut t);
+        }
+        let got = recover(&tracker, &parsed(&log), &wire(done.board()), 20_000).unwrap();
+        let mut p = pos.clone();
+        let sans: Vec<String> = got
+            .moves
+            .iter()
+            .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
+            .collect();
+        assert_eq!(sans, ["Qxh6+", "Kf7"]);
     }
 
     #[test]
