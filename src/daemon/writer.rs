@@ -67,6 +67,10 @@ impl Default for Config {
     }
 }
 
+/// Between two journal syncs of a checkpoint (on its own thread): 200 journals take 2 s or
+/// more, while the commit log's syncs get the disk in between.
+const CHECKPOINT_PACE: Duration = Duration::from_millis(10);
+
 /// What became of an append.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -588,6 +592,9 @@ impl Thread {
                         tracing::warn!(board = %id, "checkpoint: cannot sync the journal: {e}");
                         all = false;
                     }
+                    // Paced: the file system commits one sync at a time, and the groups'
+                    // syncs of the log (what publication waits for) queue behind these.
+                    std::thread::sleep(CHECKPOINT_PACE);
                 }
                 all
             });
