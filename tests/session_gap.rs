@@ -339,28 +339,33 @@ fn a_link_drop_with_power_on_reads_the_memory() {
     assert_pgn_says(&view, "read from the board's memory");
 }
 
-#[test]
-fn a_memory_read_while_a_piece_is_in_hand_is_used() {
-    // Nf3 Nc6 Bc4 and Bc4 Nc6 Nf3 both explain the board: only the memory can tell, and it
-    // is read while Black already holds his knight for the next move.
-    let mut rig = rig(14);
-    play(&mut rig, &["e4", "e5"]);
+/// After 1. e4 e5, Nf3 Nc6 Bc4 made unseen (link dropped, or unplugged), then Black lifts
+/// his g8 knight before the board is read again; `held_ms` later he sets it on f6 and
+/// presses. Returns the events from the reconnection on.
+fn knight_in_hand_after_three_unseen_plies(
+    rig: &mut Rig,
+    unplug: bool,
+    held_ms: u64,
+) -> Vec<Event> {
+    play(rig, &["e4", "e5"]);
     rig.advance(2_000);
-    rig.disconnect();
-    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
+    if unplug {
+        rig.unplug();
+    } else {
+        rig.disconnect();
+    }
+    play(rig, &["Nf3", "Nc6", "Bc4"]);
     let now = rig.now();
     rig.board.lift(Square::G8, now);
     rig.advance(200);
-    rig.connect();
-    rig.advance(1_500);
-    let view = rig.session().view();
-    assert_eq!(
-        view.moves,
-        ["e4", "e5", "Nf3", "Nc6", "Bc4"],
-        "{}",
-        view.gap
-    );
-    assert_eq!(view.gap, "");
+    rig.take_events();
+    if unplug {
+        rig.replug();
+    } else {
+        rig.connect();
+    }
+    rig.advance(held_ms);
+    let mut events = rig.take_events();
     let now = rig.now();
     let knight = Piece {
         color: Color::Black,
@@ -370,10 +375,25 @@ fn a_memory_read_while_a_piece_is_in_hand_is_used() {
     rig.advance(300);
     let now = rig.now();
     rig.board.press_lever(rig.side_of(Color::Black), now);
-    rig.advance(1_000);
-    let events = rig.take_events();
+    rig.advance(2_000);
+    events.extend(rig.take_events());
+    events
+}
+
+#[test]
+fn a_memory_read_while_a_piece_is_in_hand_is_used() {
+    // Nf3 Nc6 Bc4 and Bc4 Nc6 Nf3 both explain the board: only the memory can tell, and it
+    // is read while Black already holds his knight for the next move.
+    let mut rig = rig(14);
+    let events = knight_in_hand_after_three_unseen_plies(&mut rig, false, 1_500);
     let view = rig.session().view();
-    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]);
+    assert_eq!(
+        view.moves,
+        ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"],
+        "{}",
+        view.gap
+    );
+    assert_eq!(view.gap, "");
     assert_no_accusations(&events);
     assert_pgn_says(view, "read from the board's memory");
 }
@@ -384,25 +404,7 @@ fn a_piece_held_in_hand_after_an_unplug_is_not_explained_by_invented_captures() 
     // is also reached by Nf3 Na6 Bxa6 Ne7 Bc4 Nc6, six plies never played: a still board
     // with a piece fewer is a position only after standing a while, or at a press.
     let mut rig = rig(17);
-    play(&mut rig, &["e4", "e5"]);
-    rig.advance(2_000);
-    rig.unplug();
-    play(&mut rig, &["Nf3", "Nc6", "Bc4"]);
-    let now = rig.now();
-    rig.board.lift(Square::G8, now);
-    rig.replug();
-    rig.advance(2_000);
-    let now = rig.now();
-    let knight = Piece {
-        color: Color::Black,
-        role: Role::Knight,
-    };
-    rig.board.place(Square::F6, knight, now);
-    rig.advance(300);
-    let now = rig.now();
-    rig.board.press_lever(rig.side_of(Color::Black), now);
-    rig.advance(2_000);
-    let events = rig.take_events();
+    let events = knight_in_hand_after_three_unseen_plies(&mut rig, true, 2_000);
     let invented = events.iter().any(|e| {
         matches!(e, Event::MovePlayed { san, .. } if ["Na6", "Bxa6", "Ne7"].contains(&san.as_str()))
     });
