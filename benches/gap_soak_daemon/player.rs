@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng as _, SeedableRng as _};
-use shakmaty::{CastlingMode, Chess, Color, Move, Position as _, Square};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position as _};
 
 use eboardd::sim::scenario::side_of;
 use eboardd::sim::scramble::Pace;
@@ -205,11 +205,8 @@ impl Player<'_> {
         let mover = side_of(self.sim, position.turn());
         position.play_unchecked(m);
         let after = position.board().clone();
-        let changed: Vec<Square> = Square::ALL
-            .into_iter()
-            .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
-            .collect();
-        for &sq in &changed {
+        let changed = eboardd::tracker::search_diff(&before, &after);
+        for sq in changed {
             if before.piece_at(sq).is_some() {
                 self.sim.lift(sq).await?;
                 self.sim.sleep(10).await;
@@ -217,7 +214,7 @@ impl Player<'_> {
         }
         self.sim.sleep(ms / 3).await;
         let mut placed = Instant::now();
-        for &sq in &changed {
+        for sq in changed {
             if let Some(piece) = after.piece_at(sq) {
                 placed = Instant::now();
                 self.sim.place(sq, piece).await?;

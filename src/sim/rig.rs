@@ -12,7 +12,7 @@
 use shakmaty::san::San;
 use std::collections::VecDeque;
 
-use shakmaty::{Chess, Color, Move, Position, Square};
+use shakmaty::{Chess, Color, Move, Position};
 
 use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
@@ -180,18 +180,15 @@ impl Rig {
         after.play_unchecked(m);
         let after = after.board().clone();
         let side = self.side_of(self.played.turn());
-        let changed: Vec<Square> = Square::ALL
-            .into_iter()
-            .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
-            .collect();
-        for &sq in &changed {
+        let changed = crate::tracker::search_diff(&before, &after);
+        for sq in changed {
             if before.piece_at(sq).is_some() {
                 self.board.lift(sq, self.now);
                 self.advance(10);
             }
         }
         self.advance(ms / 3);
-        for &sq in &changed {
+        for sq in changed {
             if let Some(piece) = after.piece_at(sq) {
                 self.board.place(sq, piece, self.now);
                 self.advance(10);

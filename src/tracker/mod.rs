@@ -82,8 +82,9 @@ use crate::protocol::FieldContent;
 use crate::vocab::{Millis, OrientationSetting, Variant};
 use search::{TwoPly, after, diff, find_move, find_two_ply};
 
-/// Squares whose contents differ between two boards (for the gap search).
-pub(crate) use search::diff as search_diff;
+/// Squares whose contents differ between two boards (for the gap search, and the squares the
+/// simulators' hands touch for a move).
+pub use search::diff as search_diff;
 
 /// How long a clock press may run ahead of the board's last field update (one full scan).
 pub const SCAN_LAG_MS: Millis = 250;

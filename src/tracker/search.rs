@@ -6,7 +6,7 @@
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, Position, Role};
 
 /// Squares whose contents differ between two boards.
-pub(crate) fn diff(a: &Board, b: &Board) -> Bitboard {
+pub fn diff(a: &Board, b: &Board) -> Bitboard {
     let mut d = a.white() ^ b.white();
     for role in Role::ALL {
         d |= a.by_role(role) ^ b.by_role(role);
