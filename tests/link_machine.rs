@@ -114,13 +114,14 @@ impl Rig {
         self.bytes(&m.to_bytes());
     }
 
-    /// Open the port at 0, let the handshake go out and the board answer it.
+    /// Open the port at 0, let the handshake go out and the board answer it with its whole
+    /// board (what connects a link that can ask).
     fn connected(listen_only: bool) -> Rig {
         let mut r = Rig::new(listen_only);
         r.advance_to(0);
         assert!(r.link.is_open());
         r.advance_to(1_000);
-        r.message(version());
+        r.message(dump());
         assert!(r.link.is_connected());
         r
     }
@@ -162,6 +163,11 @@ fn version() -> Message {
     }
 }
 
+/// A whole board (empty: the link does not read it).
+fn dump() -> Message {
+    Message::BoardDump(Box::new([None; 64]))
+}
+
 fn handshake_at(start: Millis) -> Vec<(Millis, Vec<u8>)> {
     link::handshake()
         .into_iter()
@@ -189,9 +195,9 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
         sent,
         [
             Command::UpdateNice,
+            Command::SendBoard,
             Command::SerialNumber,
             Command::Version,
-            Command::SendBoard,
             Command::Clock(eboardd::protocol::ClockCommand::Version),
         ]
     );
@@ -206,25 +212,70 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
 }
 
 #[test]
-fn the_first_message_connects_and_is_fed_to_the_session_after_the_link() {
+fn the_whole_board_connects_and_is_fed_to_the_session_after_the_link() {
     let mut r = Rig::new(false);
     r.advance_to(350);
     assert!(r.link.is_open() && !r.link.is_connected());
+    // The board answers, but what it shows is not read yet: not connected, and what came
+    // before the whole board reaches the session while the link is still down.
     r.message(Message::SerialNumber("13116".into()));
+    assert!(!r.link.is_connected());
+    assert!(
+        r.log.facts.iter().any(|(_, f)| matches!(f, Fact::Answers)),
+        "{:?}",
+        r.log.facts
+    );
+    r.message(dump());
     assert!(r.link.is_connected());
     assert_eq!(
         r.session_since(0),
         [
+            &Input::Board(Message::SerialNumber("13116".into())),
             &Input::Link(true),
-            &Input::Board(Message::SerialNumber("13116".into()))
+            &Input::Board(dump()),
         ]
     );
     // Answering does not stop the rest of the handshake.
     r.advance_to(1_000);
     assert_eq!(r.writes_between(0, 1_000), handshake_at(OPEN_SETTLE_MS));
-    // A second message is only a message.
+    // A second whole board is only a message.
+    r.message(dump());
+    assert_eq!(r.session_since(1_000), [&Input::Board(dump())]);
+}
+
+#[test]
+fn a_whole_board_that_does_not_come_is_asked_again_and_connects_when_it_does() {
+    let mut r = Rig::new(false);
+    r.advance_to(1_000);
+    let send_board = Command::SendBoard.to_bytes();
+    let asked = |r: &Rig| -> Vec<Millis> {
+        r.log
+            .writes
+            .iter()
+            .filter(|(_, b)| *b == send_board)
+            .map(|(t, _)| *t)
+            .collect()
+    };
+    let first = OPEN_SETTLE_MS + HANDSHAKE_GAP_MS;
+    assert_eq!(asked(&r), [first]);
+    // The board talks (its clock, every half second) but its dump was lost on the line.
+    for _ in 0..6 {
+        r.message(version());
+        r.advance(500);
+    }
+    assert!(!r.link.is_connected(), "no whole board read, not connected");
+    assert_eq!(asked(&r), [first, first + PROBE_AFTER_MS]);
+    assert!(!r.session_since(0).contains(&&Input::Link(true)));
+    r.message(dump());
+    assert!(r.link.is_connected());
+    // A frame cut before the board was read asks for it at once (it may have been the dump).
+    let mut r = Rig::new(false);
+    r.advance_to(1_000);
     r.message(version());
-    assert_eq!(r.session_since(1_000), [&Input::Board(version())]);
+    r.bytes(&[0x91, 0x00, 0x08, b'1', 0x93, 0x00]);
+    r.advance(HANDSHAKE_GAP_MS);
+    assert_eq!(asked(&r), [first, 1_000]);
+    assert!(!r.session_since(0).contains(&&Input::LineLoss));
 }
 
 #[test]
@@ -393,11 +444,11 @@ fn end_of_file_closes_and_reconnects_after_the_backoff_with_a_new_handshake() {
         r.writes_between(2_500, 3_500),
         handshake_at(2_700 + OPEN_SETTLE_MS)
     );
-    r.message(version());
+    r.message(dump());
     assert!(r.link.is_connected());
     assert_eq!(
         r.session_since(3_000),
-        [&Input::Link(true), &Input::Board(version())]
+        [&Input::Link(true), &Input::Board(dump())]
     );
 }
 
@@ -418,7 +469,7 @@ fn read_and_write_errors_lose_the_link_like_an_unplug() {
     r.advance_to(1_400);
     assert!(r.link.is_open());
     r.advance(400);
-    r.message(version());
+    r.message(dump());
     r.link.on_read_failed(io::Error::other("EIO"), r.now);
     r.drain();
     assert_eq!(r.log.closes.len(), 2);
@@ -497,9 +548,14 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
     r.bytes(&[0x91, 0x00, 0x08, b'1', 0x93, 0x00]);
     assert!(r.session_since(0).is_empty());
     r.bytes(&[0x05, 3, 10]);
+    r.message(dump());
     assert_eq!(
         r.session_since(0),
-        [&Input::Link(true), &Input::Board(version())]
+        [
+            &Input::Board(version()),
+            &Input::Link(true),
+            &Input::Board(dump())
+        ]
     );
     // Garbage of every kind: stray data bytes, ids with absurd lengths, an EEPROM-dump
     // header announcing 8 KB that never comes, bytes with every value.
@@ -738,6 +794,12 @@ fn clock_messages_are_refused_with_the_reason() {
     );
     r.message(version());
     assert_eq!(
+        r.link.show_clock_message("HI", true, r.now),
+        Err(ClockRefusal::NotConnected),
+        "answering, its board not read yet"
+    );
+    r.message(dump());
+    assert_eq!(
         r.link.show_clock_message("HI", false, r.now),
         Err(ClockRefusal::NoClock)
     );
@@ -900,7 +962,7 @@ fn clock_request_ids_stay_unique_across_reconnections() {
     r.link.on_eof(r.now);
     r.drain();
     r.advance(500);
-    r.message(version());
+    r.message(dump());
     let second = r.link.show_clock_message("A", true, r.now).unwrap();
     assert_ne!(first, second, "a reply must never go to an earlier caller");
     // It waits for the new handshake to be out, then goes.

@@ -1,7 +1,9 @@
 //! The [`Link`] state machine: one board's port from opening to losing it, and again.
 //!
-//! Its life: closed → (`Output::Open`) opening → open → connected once a complete message
-//! arrives → lost (end of file, an I/O error, or silence) → closed, reopened after a backoff
+//! Its life: closed → (`Output::Open`) opening → open → answered once a complete message
+//! arrives → connected once the whole board is read (the first thing the handshake asks, so a
+//! gap ends at that reading and every change after it is followed live; a listen-only link,
+//! which cannot ask, is connected by any message) → lost (end of file, an I/O error, or silence) → closed, reopened after a backoff
 //! that doubles from [`BACKOFF_MIN_MS`] to [`BACKOFF_MAX_MS`] and starts again once the board
 //! answers. While open it paces writes (one command per [`HANDSHAKE_GAP_MS`], the handshake
 //! first, clock commands between board commands), probes a quiet board and declares a silent
@@ -10,8 +12,8 @@
 use std::collections::VecDeque;
 use std::io;
 
-use crate::protocol::Command as BoardCommand;
 use crate::protocol::clock_channel::{ClockChannel, Outcome};
+use crate::protocol::{Command as BoardCommand, Message};
 use crate::session::{BoardRequest, Input};
 use crate::vocab::Millis;
 
@@ -62,8 +64,13 @@ struct OpenLink {
     reader: Reader,
     /// Clock commands: one in flight, acknowledged, retried once.
     clock: ClockChannel,
-    /// A complete message has arrived since the port opened.
+    /// A complete message has arrived since the port opened: the board is there.
+    answered: bool,
+    /// The whole board has been read since the port opened (listen-only: a message came):
+    /// the `Connected` the session is told.
     connected: bool,
+    /// When the whole board was last asked for (written), while not yet connected.
+    board_asked: Option<Millis>,
     /// Added to the clock channel's request ids, which start again with each channel, so
     /// that an id names one request over the link's whole life.
     clock_ids: u64,
@@ -79,7 +86,9 @@ impl OpenLink {
             next_write: now,
             reader: Reader::new(),
             clock: ClockChannel::new(),
+            answered: false,
             connected: false,
+            board_asked: None,
             clock_ids,
         }
     }
@@ -102,11 +111,34 @@ impl OpenLink {
         self.last_rx.unwrap_or(self.opened_at)
     }
 
-    /// When the watchdog next has something to decide: the next probe or the loss.
+    /// When the watchdog next has something to decide: the next probe, the loss, or asking
+    /// again for a whole board that did not come.
     fn watchdog_due(&self) -> Millis {
         let heard = self.heard();
         let probe = (heard + PROBE_AFTER_MS).max(self.last_probe + PROBE_AFTER_MS);
-        probe.min(heard + LOST_AFTER_MS)
+        let board = self.board_overdue_at().unwrap_or(Millis::MAX);
+        probe.min(heard + LOST_AFTER_MS).min(board)
+    }
+
+    /// When a board that answers but whose whole board has not come is asked again.
+    fn board_overdue_at(&self) -> Option<Millis> {
+        if self.connected || !self.answered || self.board_queued() {
+            return None;
+        }
+        Some(self.board_asked.unwrap_or(self.opened_at) + PROBE_AFTER_MS)
+    }
+
+    /// A request for the whole board waits in the outbox.
+    fn board_queued(&self) -> bool {
+        let send_board = BoardCommand::SendBoard.to_bytes();
+        self.outbox.iter().any(|b| *b == send_board)
+    }
+
+    /// Ask for the whole board (again), unless a request waits to be written.
+    fn ask_board(&mut self) {
+        if !self.board_queued() {
+            self.outbox.push_back(BoardCommand::SendBoard.to_bytes());
+        }
     }
 
     /// Move the clock channel's outcomes to the outputs.
@@ -272,27 +304,33 @@ impl Link {
         if !messages.is_empty() || o.reader.in_frame() {
             o.last_rx = Some(now);
         }
-        if !messages.is_empty() && !o.connected {
-            o.connected = true;
+        if !messages.is_empty() && !o.answered {
+            o.answered = true;
             self.backoff = BACKOFF_MIN_MS;
             self.open_failures = 0;
             out.push_back(Output::Fact(Fact::Answers));
-            // Only now is the clock's silence meaningful again.
-            out.push_back(Output::Session(Input::Link(true)));
         }
         if lost_frame && o.connected {
             out.push_back(Output::Fact(Fact::FrameLost));
             out.push_back(Output::Session(Input::LineLoss));
+        } else if lost_frame && !self.listen_only {
+            // Not connected yet: the cut frame may have been the whole board asked for.
+            o.ask_board();
         }
         for message in &messages {
             o.clock.on_message(message, now);
         }
         o.drain_clock(out);
-        out.extend(
-            messages
-                .into_iter()
-                .map(|m| Output::Session(Input::Board(m))),
-        );
+        for message in messages {
+            if !o.connected && (self.listen_only || matches!(message, Message::BoardDump(_))) {
+                // `Connected` turns true with the whole board: only now is the clock's
+                // silence meaningful again, and what the board shows known.
+                o.connected = true;
+                o.board_asked = None;
+                out.push_back(Output::Session(Input::Link(true)));
+            }
+            out.push_back(Output::Session(Input::Board(message)));
+        }
         // An ack frees the clock channel for its next command.
         self.pump(now);
     }
@@ -375,6 +413,12 @@ impl Link {
             self.lose(Lost::Silent(silence), now);
             return;
         }
+        if o.board_overdue_at().is_some_and(|at| now >= at) {
+            // The board answers but its whole board did not come (a cut frame, a board that
+            // took the command for noise): ask again, `Connected` waits for it.
+            o.board_asked = Some(now);
+            o.ask_board();
+        }
         if silence >= PROBE_AFTER_MS && now.saturating_sub(o.last_probe) >= PROBE_AFTER_MS {
             o.last_probe = now;
             if o.last_rx.is_some() {
@@ -400,6 +444,9 @@ impl Link {
             None => o.clock.poll_transmit(now),
         };
         if let Some(bytes) = bytes {
+            if !o.connected && bytes == BoardCommand::SendBoard.to_bytes() {
+                o.board_asked = Some(now);
+            }
             o.next_write = now + HANDSHAKE_GAP_MS;
             self.outputs.push_back(Output::Write(bytes));
         }

@@ -5,16 +5,19 @@
 use crate::protocol::{ClockCommand, Command, Decoder, Message};
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
-/// update-nice mode, serial number, firmware version, a full board dump, clock version.
-/// Each is written on its own (see [`super::HANDSHAKE_GAP_MS`]). The serial number comes
-/// before the version (as in the MONO/FNOG drivers) so that a board whose firmware version
-/// is known is fully identified.
+/// update-nice mode, a full board dump, serial number, firmware version, clock version.
+/// Each is written on its own (see [`super::HANDSHAKE_GAP_MS`]). The whole board is the first
+/// thing asked: a gap ends at that reading and `Connected` turns true with it, so play that
+/// goes on the moment a board is back is followed live instead of joining the gap. Update mode
+/// comes before it so that no change after the dump goes unreported (changes between the two
+/// are in the dump). The serial number comes before the version (as in the MONO/FNOG drivers)
+/// so that a board whose firmware version is known is fully identified.
 pub fn handshake() -> Vec<Vec<u8>> {
     [
         Command::UpdateNice,
+        Command::SendBoard,
         Command::SerialNumber,
         Command::Version,
-        Command::SendBoard,
         Command::Clock(ClockCommand::Version),
     ]
     .iter()
