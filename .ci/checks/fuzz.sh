@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer runs of the protocol decoder, the command parser and the board-to-bus path
-# (see fuzz/README.md), where cargo-fuzz and a nightly toolchain are installed. The same
-# stable in `cargo test` (tests/fuzz_stable.rs), so without nightly this only says so.
+# (see fuzz/README.md), where cargo-fuzz and a nightly toolchain are installed. The same properties
+# always run on stable in `cargo test` (tests/fuzz_stable.rs), so without nightly this only says so.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
