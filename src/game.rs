@@ -135,40 +135,114 @@ pub fn is_tag_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Why a string cannot be a tag value under the contract's rule (one line, no `"`).
+/// The longest tag value accepted, in bytes. Names, events and sites fit many times over; the
+/// bound keeps one value from growing the PGN (which repeats every tag in each segment) past
+/// what D-Bus and the brokers carry in one message.
+pub const TAG_VALUE_MAX: usize = 1024;
+
+/// The longest tag name accepted, in bytes (the PGN standard's limit on a symbol).
+pub const TAG_NAME_MAX: usize = 255;
+
+/// The most tags one game carries (the Seven Tag Roster and every optional tag the PGN
+/// standard and the broadcast tools use fit with room to spare).
+pub const TAGS_MAX: usize = 64;
+
+/// Why a string cannot be a tag value under the contract's rule (one line of at most
+/// [`TAG_VALUE_MAX`] bytes, no `"`, no control character).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagValueFault {
+    /// Longer than [`TAG_VALUE_MAX`] bytes.
+    TooLong,
     /// It has a `\n` or `\r`.
     Newline,
     /// It has a `"`.
     Quote,
+    /// It has another control character (a tab, an escape, a NUL…), which PGN strings may not
+    /// hold and which would steer a terminal showing the tag.
+    Control,
 }
 
-/// The contract's rule for tag values: `None` if `value` is one line without `"`.
+impl TagValueFault {
+    /// What is wrong, as the end of a sentence that starts with the tag's name: "White
+    /// {fault}".
+    pub fn describe(self) -> String {
+        match self {
+            TagValueFault::TooLong => format!("is longer than {TAG_VALUE_MAX} bytes"),
+            TagValueFault::Newline => "contains a line break".into(),
+            TagValueFault::Quote => "contains a double quote, which PGN cannot hold".into(),
+            TagValueFault::Control => {
+                "contains a control character (tab, escape, NUL…), which PGN cannot hold".into()
+            }
+        }
+    }
+}
+
+/// The contract's rule for tag values: `None` if `value` is one line of at most
+/// [`TAG_VALUE_MAX`] bytes without `"` or control characters.
 pub fn tag_value_fault(value: &str) -> Option<TagValueFault> {
-    if value.contains(['\n', '\r']) {
+    match text_fault(value) {
+        Some(TagValueFault::Control) | None if value.contains('"') => Some(TagValueFault::Quote),
+        fault => fault,
+    }
+}
+
+/// The rule for a line of text that goes into a PGN (a tag value, an adjudication's reason):
+/// `None` if `value` is one line of at most [`TAG_VALUE_MAX`] bytes without control
+/// characters. Never [`TagValueFault::Quote`].
+pub fn text_fault(value: &str) -> Option<TagValueFault> {
+    if value.len() > TAG_VALUE_MAX {
+        Some(TagValueFault::TooLong)
+    } else if value.contains(['\n', '\r']) {
         Some(TagValueFault::Newline)
-    } else if value.contains('"') {
-        Some(TagValueFault::Quote)
+    } else if value.chars().any(char::is_control) {
+        Some(TagValueFault::Control)
     } else {
         None
     }
 }
 
-/// Checks tags for `SetTags`: PGN tag names ([`is_tag_name`]) and values on one line without
-/// `"` ([`tag_value_fault`]), and not the record's own tags.
+/// `text` for an error message: at most 60 characters, control characters escaped, so that
+/// a refused megabyte or escape sequence is not sent back or printed as it is.
+pub fn shown(text: &str) -> String {
+    const MAX: usize = 60;
+    let mut out: String = text
+        .chars()
+        .take(MAX)
+        .flat_map(char::escape_debug)
+        .collect();
+    if text.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Checks tags for `SetTags`: PGN tag names ([`is_tag_name`], at most [`TAG_NAME_MAX`]
+/// bytes), values by [`tag_value_fault`], at most [`TAGS_MAX`] of them, and not the record's
+/// own tags.
 pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
+    if tags.len() > TAGS_MAX {
+        return Err(format!(
+            "a game carries at most {TAGS_MAX} tags; these would make {}",
+            tags.len()
+        ));
+    }
     for (k, v) in tags {
-        if !is_tag_name(k) {
+        if !is_tag_name(k) || k.len() > TAG_NAME_MAX {
             return Err(format!(
-                "`{k}` is not a PGN tag name (a letter, then letters, digits or _)"
+                "`{}` is not a PGN tag name (a letter, then letters, digits or _; at most \
+                 {TAG_NAME_MAX} bytes)",
+                shown(k)
             ));
         }
         if matches!(k.as_str(), "Result" | "SetUp" | "FEN") {
             return Err(format!("the {k} tag is set by the game itself"));
         }
-        if tag_value_fault(v).is_some() {
-            return Err(format!("the value of {k} must be one line without `\"`"));
+        match tag_value_fault(v) {
+            Some(TagValueFault::Newline | TagValueFault::Quote) => {
+                return Err(format!("the value of {k} must be one line without `\"`"));
+            }
+            Some(fault) => return Err(format!("the value of {k} {}", fault.describe())),
+            None => {}
         }
     }
     Ok(())
@@ -180,15 +254,17 @@ pub fn clk(ms: u64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
 }
 
-/// Side to move ("w"/"b") and fullmove number of a FEN, tolerating missing fields.
-fn fen_turn_and_number(fen: &str) -> (bool, u32) {
+/// Side to move ("w"/"b") and fullmove number of a FEN, tolerating missing fields. The number
+/// is a `u64` and counted on with `saturating_add`: a record never wraps, whatever FEN it was
+/// given (a FEN's numbers are bounded where they enter, see `arbiter::parse_fen_in`).
+fn fen_turn_and_number(fen: &str) -> (bool, u64) {
     let mut f = fen.split_whitespace();
     let white = f.nth(1).is_none_or(|s| s != "b");
     let number = fen
         .split_whitespace()
         .nth(5)
         .and_then(|n| n.parse().ok())
-        .filter(|&n: &u32| n >= 1)
+        .filter(|&n: &u64| n >= 1)
         .unwrap_or(1);
     (white, number)
 }
@@ -415,7 +491,7 @@ impl Game {
                 tokens.push(format!("{{{}}}", comment.join(" ")));
             }
             if !white {
-                number += 1;
+                number = number.saturating_add(1);
             }
             white = !white;
         }
@@ -505,6 +581,57 @@ mod tests {
         assert_eq!(tag_value_fault("a\rb"), Some(TagValueFault::Newline));
         assert_eq!(tag_value_fault("a\"b\nc"), Some(TagValueFault::Newline));
         assert_eq!(tag_value_fault("a\"b"), Some(TagValueFault::Quote));
+        assert_eq!(tag_value_fault("a\u{1b}[2J"), Some(TagValueFault::Control));
+        assert_eq!(tag_value_fault("a\tb"), Some(TagValueFault::Control));
+        assert_eq!(tag_value_fault("a\u{0}b"), Some(TagValueFault::Control));
+        assert_eq!(tag_value_fault(&"é".repeat(512)), None);
+        assert_eq!(
+            tag_value_fault(&"é".repeat(513)),
+            Some(TagValueFault::TooLong)
+        );
+        assert_eq!(
+            tag_value_fault(&"\"".repeat(2000)),
+            Some(TagValueFault::TooLong)
+        );
+    }
+
+    #[test]
+    fn shown_text_is_short_and_escaped() {
+        assert_eq!(shown("Carlsen"), "Carlsen");
+        assert_eq!(shown("a\u{1b}[2J\u{0}"), "a\\u{1b}[2J\\0");
+        let long = shown(&"x".repeat(1 << 20));
+        assert_eq!(long.chars().count(), 61);
+        assert!(long.ends_with('…'));
+    }
+
+    /// A record never wraps its move numbers, whatever FEN it started from (the bound on a
+    /// FEN's numbers is where it enters: `arbiter::parse_fen_in`).
+    #[test]
+    fn the_move_number_saturates_instead_of_wrapping() {
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 4294967295";
+        let mut g = Game::new(fen, Vec::new());
+        for (san, uci) in [
+            ("Kd7", "e8d7"),
+            ("e4", "e2e4"),
+            ("Ke6", "d7e6"),
+            ("e5", "e4e5"),
+        ] {
+            let mut m = mv(san, uci, 1, 1);
+            m.white_ms = None;
+            m.black_ms = None;
+            g.push_move(m);
+        }
+        let flat = g.pgn().replace('\n', " ");
+        assert!(
+            flat.contains("4294967295... Kd7 4294967296. e4 Ke6 4294967297. e5"),
+            "{flat}"
+        );
+        let huge = "4k3/8/8/8/8/8/4P3/4K3 b - - 0 18446744073709551615";
+        let mut g = Game::new(huge, Vec::new());
+        for (san, uci) in [("Kd7", "e8d7"), ("e4", "e2e4")] {
+            g.push_move(mv(san, uci, 1, 1));
+        }
+        assert!(g.pgn().contains("18446744073709551615. e4"), "{}", g.pgn());
     }
 
     #[test]
@@ -514,6 +641,16 @@ mod tests {
         assert!(validate_tags(&[("White".into(), "a\"b".into())]).is_err());
         assert!(validate_tags(&[("White".into(), "a\nb".into())]).is_err());
         assert!(validate_tags(&[("Result".into(), "1-0".into())]).is_err());
+        let too_many: Vec<(String, String)> = (0..=TAGS_MAX)
+            .map(|i| (format!("Tag{i}"), "v".into()))
+            .collect();
+        let e = validate_tags(&too_many).unwrap_err();
+        assert!(e.contains("at most 64 tags"), "{e}");
+        assert!(validate_tags(&too_many[..TAGS_MAX]).is_ok());
+        let long_name = format!("A{}", "b".repeat(TAG_NAME_MAX));
+        assert!(validate_tags(&[(long_name, "v".into())]).is_err());
+        let e = validate_tags(&[("White".into(), "x".repeat(TAG_VALUE_MAX + 1))]).unwrap_err();
+        assert!(e.contains("longer than 1024 bytes") && e.len() < 100, "{e}");
     }
 
     #[test]

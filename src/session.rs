@@ -846,7 +846,7 @@ impl Session {
             Command::SetPosition(fen) => {
                 let chess960 = self.config.variant == Variant::Chess960;
                 let position = parse_fen_in(&fen, chess960).map_err(|reason| {
-                    CommandError::InvalidFen(format!("`{fen}` is not a playable FEN: {reason}"))
+                    CommandError::InvalidFen(format!("not a playable FEN: {reason}"))
                 })?;
                 let tracked = self.tracker.set_position(position.clone());
                 self.start_game(position, out);

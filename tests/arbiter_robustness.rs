@@ -137,3 +137,31 @@ proptest! {
         let _ = a.game().pgn();
     }
 }
+
+/// A FEN's move numbers are bounded where it enters: a number that does not fit (shakmaty
+/// would store 99999999999 as 4294967295, and a record counts on from there) or a FEN longer
+/// than any real one is refused with a short sentence; every real position is accepted.
+#[test]
+fn fen_numbers_and_length_are_bounded() {
+    let e = parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 99999999999").unwrap_err();
+    assert!(
+        e.contains("fullmove number 99999999999 is out of range"),
+        "{e}"
+    );
+    let e = parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 99999999999999999999999 1").unwrap_err();
+    assert!(e.contains("halfmove clock"), "{e}");
+    let e = parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 10001").unwrap_err();
+    assert!(e.contains("at most 10000"), "{e}");
+    let e = parse_fen(&format!(
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1{}",
+        " ".repeat(200)
+    ))
+    .unwrap_err();
+    assert!(e.contains("at most 128 characters") && e.len() < 200, "{e}");
+    let pos = parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 150 10000").expect("the largest numbers");
+    assert_eq!(pos.fullmoves().get(), 10_000);
+    assert!(
+        parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 0").is_ok(),
+        "0 reads as 1"
+    );
+}

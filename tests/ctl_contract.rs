@@ -611,3 +611,96 @@ async fn newer_verbs_and_their_errors() {
     let again = call(&conn, "RemoveBoard", &object).await.expect_err("gone");
     assert!(again.to_string().contains("InvalidArgument"), "{again}");
 }
+
+/// Text from outside never steers the terminal: a board name with a clear-screen and a
+/// window-title sequence and a `White` tag with a colour code are shown escaped (`\u001b`) by
+/// `list`, `status`, `pgn` and `watch` (lines, and the full screen in tmux); the JSON forms
+/// still read back as the very strings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_characters_from_outside_are_escaped_on_the_terminal() {
+    use std::collections::HashMap;
+    const NAME: &str = "ev\u{1b}[2J\u{1b}]0;pwned\u{7}";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bus = Bus::start(dir.path()).await;
+    let _daemon = Daemon::start(&bus.address, &[(NAME, "/dev/ttyACM0")]).await;
+    let path = path_of(NAME);
+    let id = path.rsplit('/').next().unwrap().to_owned();
+    let conn = bus.client().await;
+    let board = eboardd::cli::client::BoardProxy::builder(&conn)
+        .destination(ctl_support::contract::BUS_NAME)
+        .path(path.as_str())
+        .build()
+        .await
+        .unwrap();
+    board
+        .set_tags(HashMap::from([("White", "\u{1b}[31mRed\u{9b}0m")]))
+        .await
+        .unwrap();
+    let a = bus.address.as_str();
+    let clean = |what: &str, text: &str| {
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+            "{what} prints control characters: {text:?}"
+        );
+    };
+
+    let out = ctl(a, &["list"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    clean("list", &out.stdout);
+    assert!(
+        out.stdout.contains("ev\\u001b[2J\\u001b]0;pwned\\u0007"),
+        "{}",
+        out.stdout
+    );
+    let out = ctl(a, &["status", &id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    clean("status", &out.stdout);
+    assert!(
+        out.stdout.contains("\\u001b[31mRed\\u009b0m"),
+        "{}",
+        out.stdout
+    );
+    let out = ctl(a, &["pgn", &id]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    clean("pgn", &out.stdout);
+    assert!(
+        out.stdout.contains("[White \"\\u001b[31mRed\\u009b0m\"]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.lines().count() > 3, "the PGN keeps its lines");
+    let out = ctl(a, &["--json", "status", &id]).await;
+    clean("status --json", &out.stdout);
+    assert_eq!(
+        json(&out.stdout)["Name"],
+        NAME,
+        "JSON carries the very string"
+    );
+
+    let mut w = Watch::spawn(a, &["watch"]);
+    let line = w
+        .until("the board's line", |l| l.contains("board: playing"))
+        .await;
+    clean("watch", &line);
+    assert!(line.contains("ev\\u001b[2J"), "{line}");
+    let mut w = Watch::spawn(a, &["--json", "watch"]);
+    let line = w
+        .until("the board's JSON line", |l| l.contains("playing"))
+        .await;
+    clean("watch --json", &line);
+
+    if !require_tmux() {
+        return;
+    }
+    let command = vec![
+        ctl_support::eboardctl().to_owned(),
+        "--bus".to_owned(),
+        bus.address.clone(),
+        "watch".to_owned(),
+    ];
+    let tmux = Tmux::start(dir.path(), 100, 40, &command).await;
+    let screen = tmux
+        .until("the panel", |s| s.contains("ev\\u001b[2J"))
+        .await;
+    assert!(screen.contains("\\u001b[31mRed"), "{screen}");
+}

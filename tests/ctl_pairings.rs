@@ -169,3 +169,58 @@ async fn a_csv_sets_three_boards_and_a_bad_file_sets_nothing() {
     let after: Vec<String> = vec![h.pgn("t1").await, h.pgn("t2").await, h.pgn("t3").await];
     assert_eq!(before, after, "a refused file must not change any board");
 }
+
+/// A field of a pairings file is a tag value, bounded like every tag: a 2 MB name (or an
+/// escape sequence) is refused with its line named; a 20 MB file is not even read; no board
+/// changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pairings_file_with_a_huge_or_hostile_name_sets_nothing() {
+    let h = hall().await;
+    let good = h.write("good.csv", "board,white,black,round\n1,A,B,7\n2,C,D,7\n");
+    let out = ctl(&h.bus.address, &["pairings", &good]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let before: Vec<String> = vec![h.pgn("t1").await, h.pgn("t2").await];
+
+    let huge = format!(
+        "board,white,black,round\n1,E,F,8\n2,{},H,8\n",
+        "x".repeat(2 << 20)
+    );
+    let out = ctl(&h.bus.address, &["pairings", &h.write("huge.csv", &huge)]).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("line 3")
+            && out.stderr.contains("longer than 1024 bytes")
+            && out.stderr.contains("nothing was set"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.len() < 1000, "the refused name is not echoed");
+    let whole = format!(
+        "board,white,black,round\n1,E,F,8\n2,{},H,8\n",
+        "x".repeat(20 << 20)
+    );
+    let out = ctl(&h.bus.address, &["pairings", &h.write("whole.csv", &whole)]).await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("larger than 8 MiB") && out.stderr.contains("nothing was set"),
+        "{}",
+        out.stderr
+    );
+
+    let escape = "board,white,black,round\n1,\u{1b}[2J,F,8\n";
+    let out = ctl(
+        &h.bus.address,
+        &["pairings", &h.write("escape.csv", escape)],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("line 2") && out.stderr.contains("control character"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains('\u{1b}'), "{:?}", out.stderr);
+
+    let after: Vec<String> = vec![h.pgn("t1").await, h.pgn("t2").await];
+    assert_eq!(before, after, "a refused file must not change any board");
+}

@@ -2,8 +2,9 @@
 //! as part of `cargo test --all-targets`: libFuzzer needs nightly, which CI does not have, and
 //! a fuzz target that is never run checks nothing.
 //!
-//! Each property runs on its seeds first (the real captures for the decoder, every command the
-//! host sends for the command parser, each in every read size), then on thousands of inputs
+//! Each property runs on its seeds first (the real captures for the decoder and the session,
+//! with a hostile device's text for the latter, every command the host sends for the command
+//! parser, each in several read sizes), then on thousands of inputs
 //! that proptest derives from them (windows of the seeds with bytes flipped, inserted and cut)
 //! and on plain noise. The random source has a fixed seed, so a run is repeatable; a failing
 //! input is shrunk by proptest and printed.
@@ -173,6 +174,34 @@ fn decoder_property_holds_on_the_captures_in_every_read_size() {
 #[test]
 fn decoder_property_holds_on_thousands_of_mutated_captures_and_noise() {
     run_generated(properties::decoder, capture_seeds());
+}
+
+/// The captures, and a board that answers with the text the hostile device sent: a
+/// serial number and a long serial number with a NUL and an escape sequence in them.
+fn session_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = capture_seeds();
+    let hostile: Vec<u8> = [
+        &[0x91, 0x00, 0x08, 0x31, 0x32, 0x00, 0x34, 0x35][..],
+        b"\xa2\x00\x0d123\x00\x1b[2J78",
+        b"\x92\x00\x08\x1b]0;\x07\x00",
+    ]
+    .concat();
+    for seed in seeds.iter_mut().take(2) {
+        let middle = seed.len() / 2;
+        seed.splice(middle..middle, hostile.iter().copied());
+    }
+    seeds.push(hostile);
+    seeds
+}
+
+#[test]
+fn session_property_holds_on_the_captures_and_hostile_text() {
+    run_seeds(properties::session, &session_seeds(), 8);
+}
+
+#[test]
+fn session_property_holds_on_thousands_of_mutated_captures_and_noise() {
+    run_generated(properties::session, session_seeds());
 }
 
 #[test]

@@ -274,6 +274,37 @@ fn version_serials_address_trademark() {
     assert_eq!(one(&long), Message::Trademark("x".repeat(256)));
 }
 
+/// A board's text becomes printable ASCII before it goes anywhere: a NUL (which D-Bus
+/// strings cannot hold: the bus would drop the daemon), an escape (which would steer a
+/// terminal) or any other control byte is delivered as `?` and counted.
+#[test]
+fn text_from_a_board_is_printable_and_unprintable_bytes_are_counted() {
+    let (messages, stats) = decode(&[0x91, 0x00, 0x08, 0x31, 0x32, 0x00, 0x34, 0x35]);
+    assert_eq!(messages, [Message::SerialNumber("12?45".into())]);
+    assert_eq!(stats.unprintable_text_bytes, 1);
+    let long = b"\xa2\x00\x0d123\x00\x1b[2J\x7f9";
+    let (messages, stats) = decode(long);
+    assert_eq!(messages, [Message::LongSerialNumber("123??[2J?9".into())]);
+    assert_eq!(stats.unprintable_text_bytes, 3);
+    // The trademark has lines (CR LF) as real boards send it; other control bytes go.
+    let mut trademark = vec![0x92, 0x00, 3 + 6];
+    trademark.extend_from_slice(b"a\tb\r\n\x1b");
+    let (messages, stats) = decode(&trademark);
+    assert_eq!(messages, [Message::Trademark("a?b\r\n?".into())]);
+    assert_eq!(stats.unprintable_text_bytes, 2);
+    let (messages, stats) = decode(b"\x91\x00\x0812\r\n5");
+    assert_eq!(messages, [Message::SerialNumber("12??5".into())]);
+    assert_eq!(stats.unprintable_text_bytes, 2);
+    // What a real board sends is kept as it is, and nothing is counted.
+    let (_, stats) = decode(b"\x91\x00\x0c01025 1.0");
+    assert_eq!(stats.unprintable_text_bytes, 0);
+    // The encoder agrees: a control character goes out as `?` too.
+    assert_eq!(
+        Message::SerialNumber("1\u{1b}3".into()).to_bytes(),
+        b"\x91\x00\x081?3  "
+    );
+}
+
 #[test]
 fn battery_status() {
     assert_eq!(

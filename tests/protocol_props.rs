@@ -27,8 +27,16 @@ fn display_time() -> impl Strategy<Value = DisplayTime> {
     })
 }
 
+/// Text a board sends (and the decoder delivers): printable ASCII; other bytes are delivered
+/// as `?` (see `protocol_messages`), so they are not a message's text.
 fn ascii(len: impl Into<prop::collection::SizeRange>) -> impl Strategy<Value = String> {
-    prop::collection::vec(0u8..0x80, len).prop_map(|v| v.into_iter().map(char::from).collect())
+    prop::collection::vec(0x20u8..0x7F, len).prop_map(|v| v.into_iter().map(char::from).collect())
+}
+
+/// A trademark: printable ASCII in lines ended by CR LF, as real boards send it.
+fn lines(len: impl Into<prop::collection::SizeRange>) -> impl Strategy<Value = String> {
+    let byte = prop_oneof![8 => 0x20u8..0x7F, 1 => Just(b'\r'), 1 => Just(b'\n')];
+    prop::collection::vec(byte, len).prop_map(|v| v.into_iter().map(char::from).collect())
 }
 
 fn ee_event() -> impl Strategy<Value = EeEvent> {
@@ -69,7 +77,7 @@ fn message() -> impl Strategy<Value = Message> {
         1 => (0..128u8, 0..128u8).prop_map(|(major, minor)| Message::Version { major, minor }),
         1 => prop_oneof![ascii(5), ascii(9)].prop_map(Message::SerialNumber),
         1 => ascii(10).prop_map(Message::LongSerialNumber),
-        1 => ascii(0..=40).prop_map(Message::Trademark),
+        1 => lines(0..=40).prop_map(Message::Trademark),
         1 => (0..16384u16).prop_map(Message::BusAddress),
         1 => (
             0..128u8,

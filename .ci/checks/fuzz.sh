@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer runs of the protocol decoder and the command parser (see fuzz/README.md),
-# where cargo-fuzz and a nightly toolchain are installed. The same properties always run on
-# stable in `cargo test` (tests/fuzz_stable.rs), so without nightly this only says so.
+# Bounded libFuzzer runs of the protocol decoder, the command parser and the board-to-bus path
+# (see fuzz/README.md), where cargo-fuzz and a nightly toolchain are installed. The same properties
+# always run on stable in `cargo test` (tests/fuzz_stable.rs), so without nightly this only says so.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,7 +17,7 @@ fi
 seconds="${FUZZ_SECONDS:-30}"
 # The code under test is safe Rust: no sanitizer (faster build), but debug assertions on so
 # arithmetic overflow panics.
-for target in decoder commands; do
+for target in decoder commands session; do
   echo "fuzz: $target for ${seconds}s"
   cargo +nightly fuzz run --sanitizer none --debug-assertions "$target" -- \
     -max_total_time="$seconds" -rss_limit_mb=1024

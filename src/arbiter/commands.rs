@@ -119,6 +119,14 @@ impl Arbiter {
                 "the reason must be a single line".into(),
             ));
         }
+        // The reason goes into the PGN like a tag's value: the same bounds (a `"` is fine in
+        // a comment).
+        if let Some(fault) = crate::game::text_fault(reason) {
+            return Err(CommandError::InvalidArgument(format!(
+                "the reason {}",
+                fault.describe()
+            )));
+        }
         let mut result = result;
         let resignation = reason.to_ascii_lowercase().contains("resign");
         if let Some(w) = winner

@@ -18,7 +18,14 @@ pub async fn run(client: &Client, json: bool) -> Result<(), CtlError> {
         eprintln!("eboardctl: the daemon serves no boards");
         Ok(())
     } else {
-        let pairs: Vec<(String, _)> = boards.into_iter().map(|b| (b.path, b.props)).collect();
+        // Names and ports from the configuration or `AddBoard`, shown on a terminal.
+        let pairs: Vec<(String, _)> = boards
+            .into_iter()
+            .map(|mut b| {
+                crate::cli::escape::props(&mut b.props);
+                (b.path, b.props)
+            })
+            .collect();
         crate::cli::print_text(&list_lines(&pairs).join("\n"))
     }
 }

@@ -9,6 +9,7 @@ pub mod broadcast;
 pub mod client;
 pub mod decode;
 pub mod doctor;
+pub mod escape;
 pub mod list;
 pub mod livechess;
 pub mod pairings;
@@ -53,9 +54,11 @@ pub async fn client(globals: &Globals) -> Result<Client, CtlError> {
     })
 }
 
-/// Writes `text` and a newline to stdout. A closed pipe (`eboardctl pgn b | head`) is not an
-/// error worth reporting.
+/// Writes `text` and a newline to stdout, control characters that are not line breaks
+/// escaped ([`escape::for_terminal`]): the last line of defence for whatever text from outside
+/// a command prints. A closed pipe (`eboardctl pgn b | head`) is not an error worth reporting.
 pub fn print_text(text: &str) -> Result<(), CtlError> {
+    let text = escape::for_terminal(text, escape::Lines::Keep);
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}").and_then(|()| out.flush()) {
         Ok(()) => Ok(()),

@@ -27,9 +27,9 @@ pub async fn run(client: &Client, json: bool, args: &StatusArgs) -> Result<(), C
         }
         crate::cli::print_json(&value)
     } else {
-        let mut text = status_text(&board.props, &board.path)
-            .trim_end()
-            .to_string();
+        let mut props = board.props.clone();
+        crate::cli::escape::props(&mut props);
+        let mut text = status_text(&props, &board.path).trim_end().to_string();
         for line in broadcast {
             text.push('\n');
             text.push_str(&line);
@@ -48,5 +48,11 @@ pub fn broadcast_lines(board_id: &str) -> Vec<String> {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
+    // What a push reports comes from a server: one line each, control characters escaped.
     state::lines_for(&states, board_id, now)
+        .into_iter()
+        .map(|line| {
+            crate::cli::escape::for_terminal(&line, crate::cli::escape::Lines::One).into_owned()
+        })
+        .collect()
 }

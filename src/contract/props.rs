@@ -102,6 +102,67 @@ pub struct BoardProps {
 }
 
 impl BoardProps {
+    /// Every string the properties hold (the `s` properties, each move, each claim's three
+    /// fields), for checks on text that leaves the daemon (see `daemon::dbus::sendable`).
+    pub fn texts(&self) -> impl Iterator<Item = &String> {
+        [
+            &self.name,
+            &self.variant,
+            &self.port,
+            &self.serial_number,
+            &self.firmware_version,
+            &self.rules,
+            &self.edition,
+            &self.state,
+            &self.fen,
+            &self.placement,
+            &self.turn,
+            &self.pgn,
+            &self.clock_running,
+            &self.pending_illegal,
+            &self.gap,
+            &self.result,
+            &self.termination,
+        ]
+        .into_iter()
+        .chain(&self.moves)
+        .chain(
+            self.claims
+                .iter()
+                .flat_map(|c| [&c.player, &c.kind, &c.detail]),
+        )
+    }
+
+    /// [`BoardProps::texts`], to change them in place.
+    pub fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        [
+            &mut self.name,
+            &mut self.variant,
+            &mut self.port,
+            &mut self.serial_number,
+            &mut self.firmware_version,
+            &mut self.rules,
+            &mut self.edition,
+            &mut self.state,
+            &mut self.fen,
+            &mut self.placement,
+            &mut self.turn,
+            &mut self.pgn,
+            &mut self.clock_running,
+            &mut self.pending_illegal,
+            &mut self.gap,
+            &mut self.result,
+            &mut self.termination,
+        ]
+        .into_iter()
+        .chain(&mut self.moves)
+        .chain(
+            self.claims
+                .iter_mut()
+                .flat_map(|c| [&mut c.player, &mut c.kind, &mut c.detail]),
+        )
+    }
+
     /// Properties from a `a{sv}` dictionary already converted to JSON (by the client's
     /// `dict_to_json`). Unknown names are ignored (a newer daemon may add properties); missing
     /// ones keep their defaults.
@@ -203,6 +264,27 @@ mod tests {
                 json!("x")
             };
             assert!(!props.apply(p.name, &wrong), "{} refuses {wrong}", p.name);
+        }
+    }
+
+    /// Every property that holds text is among [`BoardProps::texts`] (and `texts_mut`), so a
+    /// check on outgoing text cannot miss one added later.
+    #[test]
+    fn texts_lists_every_string_of_every_property() {
+        for p in BOARD_PROPERTIES {
+            let marked = match p.signature {
+                "s" => json!("\u{1}"),
+                "as" => json!(["e4", "\u{1}"]),
+                "a(sss)" => json!([["white", "fifty-moves", "\u{1}"], ["\u{1}", "x", "y"]]),
+                _ => continue,
+            };
+            let mut props = BoardProps::default();
+            assert!(props.apply(p.name, &marked), "{}", p.name);
+            let marks = |props: &BoardProps| props.texts().filter(|s| s.contains('\u{1}')).count();
+            let want = marked.to_string().matches("\\u0001").count();
+            assert_eq!(marks(&props), want, "{} in texts()", p.name);
+            props.texts_mut().for_each(|s| *s = s.replace('\u{1}', "x"));
+            assert_eq!(marks(&props), 0, "{} in texts_mut()", p.name);
         }
     }
 

@@ -340,6 +340,13 @@ impl Running {
             Fact::Skipped(skipped) => {
                 tracing::debug!(skipped, "skipped bytes that are not a board message");
             }
+            Fact::UnprintableText(bytes) => {
+                tracing::warn!(
+                    bytes,
+                    "the board sent text (serial number or trademark) with bytes that are not \
+                     printable ASCII; they are shown as `?` (a faulty or hostile device?)"
+                );
+            }
             Fact::FrameLost => {
                 tracing::info!("a frame was lost on the line: reading the whole board");
             }

@@ -64,7 +64,7 @@ pub struct Shared(Arc<Mutex<BoardProps>>);
 
 impl Shared {
     pub fn new(snapshot: BoardProps) -> Self {
-        Shared(Arc::new(Mutex::new(snapshot)))
+        Shared(Arc::new(Mutex::new(sendable(&snapshot).into_owned())))
     }
 
     /// The snapshot; a poisoned lock still holds a consistent value (every write is a
@@ -341,6 +341,7 @@ impl Publisher {
     /// Update the snapshot, emit the events as signals (in order), then one
     /// `PropertiesChanged` naming exactly the properties that differ from the last one.
     pub async fn publish(&mut self, events: &[Event], view: &BoardProps) {
+        let view = &*sendable(view);
         let next = {
             let mut snap = self.shared.lock();
             let same = *snap == *view;
@@ -401,7 +402,7 @@ pub fn signal_body(event: &Event) -> Option<Structure<'static>> {
     let mut body = StructureBuilder::new();
     for (name, signature) in signal.args {
         let field = match args.get(*name)? {
-            serde_json::Value::String(s) => Value::from(s.clone()),
+            serde_json::Value::String(s) => Value::from(dbus_text(s).into_owned()),
             // The contract's numbers are unsigned: `u` (32 bits) or `t` (64 bits).
             serde_json::Value::Number(n) if *signature == "u" => {
                 Value::from(u32::try_from(n.as_u64()?).ok()?)
@@ -419,6 +420,64 @@ pub fn signal_body(event: &Event) -> Option<Structure<'static>> {
         body = body.append_field(field);
     }
     body.build().ok()
+}
+
+// ----- D-Bus's rules for strings ------------------------------------------------------------
+//
+// A D-Bus string is valid UTF-8 without NUL; a message that breaks the rule makes the bus
+// drop the sender's connection, that is the daemon and every board with it. Every Rust `str`
+// is UTF-8, so NUL is what must not get through. The decoder already turns a board's bytes
+// into printable text; this is the last check before anything is sent, whatever its source
+// (a board, a journal, a configuration, a method's argument).
+
+/// What a NUL becomes on the bus: U+FFFD, the replacement character.
+const NOT_SENDABLE: &str = "\u{FFFD}";
+
+/// Whether `s` may travel as a D-Bus string (valid UTF-8, which a `str` is, and no NUL).
+pub fn is_dbus_text(s: &str) -> bool {
+    !s.contains('\0')
+}
+
+/// `s` as a D-Bus string: unchanged when it is one, else every NUL replaced by U+FFFD (and
+/// a warning logged, since something upstream let it through). The one function every string
+/// property and signal argument passes through before it is sent.
+pub fn dbus_text(s: &str) -> Cow<'_, str> {
+    if is_dbus_text(s) {
+        return Cow::Borrowed(s);
+    }
+    tracing::warn!("a NUL in a string meant for the bus was replaced by U+FFFD");
+    Cow::Owned(s.replace('\0', NOT_SENDABLE))
+}
+
+/// `props` with every string made sendable by [`dbus_text`]; borrowed (no copy) in the usual
+/// case where all of them already are.
+pub fn sendable(props: &BoardProps) -> Cow<'_, BoardProps> {
+    if props.texts().all(|s| is_dbus_text(s)) {
+        return Cow::Borrowed(props);
+    }
+    let mut fixed = props.clone();
+    for s in fixed.texts_mut() {
+        if let Cow::Owned(clean) = dbus_text(s) {
+            *s = clean;
+        }
+    }
+    Cow::Owned(fixed)
+}
+
+/// Whether every string inside `value` (at any depth) is a D-Bus string ([`is_dbus_text`]):
+/// the check the fuzz target and the tests make on what is about to be sent.
+pub fn holds_only_dbus_text(value: &Value<'_>) -> bool {
+    match value {
+        Value::Str(s) => is_dbus_text(s.as_str()),
+        Value::Variant(inner) => holds_only_dbus_text(inner),
+        Value::Array(a) => a.iter().all(holds_only_dbus_text),
+        Value::Structure(s) => s.fields().iter().all(holds_only_dbus_text),
+        Value::Dict(d) => d
+            .iter()
+            .all(|(k, v)| holds_only_dbus_text(k) && holds_only_dbus_text(v)),
+        // Paths and signatures are checked by zbus when they are made; numbers hold no text.
+        _ => true,
+    }
 }
 
 /// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
@@ -541,6 +600,43 @@ mod tests {
         }
         let record = Event::Record(crate::session::RecordFact::Comment { text: "x".into() });
         assert!(signal_body(&record).is_none());
+    }
+
+    /// The last check before sending: a NUL anywhere in the properties or a signal's
+    /// arguments (which the bus would answer by dropping the daemon) never goes out.
+    #[test]
+    fn strings_with_a_nul_are_made_sendable_before_they_go_out() {
+        assert!(is_dbus_text("13116 ♔") && !is_dbus_text("12\u{0}45"));
+        assert_eq!(dbus_text("12\u{0}45"), "12\u{FFFD}45");
+        assert!(matches!(dbus_text("13116"), Cow::Borrowed(_)));
+
+        let clean = BoardProps::default();
+        assert!(matches!(sendable(&clean), Cow::Borrowed(_)));
+        let mut dirty = clean.clone();
+        dirty.serial_number = "12\u{0}45".into();
+        dirty.moves = vec!["e4\u{0}".into()];
+        dirty.claims = vec![("white".into(), "x".into(), "\u{0}".into()).into()];
+        let fixed = sendable(&dirty);
+        assert!(fixed.texts().all(|s| is_dbus_text(s)), "{fixed:?}");
+        assert_eq!(fixed.serial_number, "12\u{FFFD}45");
+        for p in crate::contract::BOARD_PROPERTIES {
+            let unsafe_value = property_value(&dirty, p.name).unwrap();
+            let safe_value = property_value(&fixed, p.name).unwrap();
+            assert!(holds_only_dbus_text(&safe_value), "{}", p.name);
+            if ["SerialNumber", "Moves", "Claims"].contains(&p.name) {
+                assert!(
+                    !holds_only_dbus_text(&unsafe_value),
+                    "{} is checked",
+                    p.name
+                );
+            }
+        }
+
+        let event = Event::GameStarted {
+            fen: "8/8/8/8/8/8/8/8 w - - 0 1\u{0}".into(),
+        };
+        let body = signal_body(&event).expect("a body");
+        assert!(body.fields().iter().all(holds_only_dbus_text));
     }
 
     #[test]

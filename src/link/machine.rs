@@ -295,10 +295,15 @@ impl Link {
         let out = &mut self.outputs;
         let skipped_before = o.reader.skipped();
         let dropped_before = o.reader.dropped_frames();
+        let unprintable_before = o.reader.unprintable_text();
         let messages = o.reader.push(bytes);
         let skipped = o.reader.skipped() - skipped_before;
         if skipped > 0 {
             out.push_back(Output::Fact(Fact::Skipped(skipped)));
+        }
+        let unprintable = o.reader.unprintable_text() - unprintable_before;
+        if unprintable > 0 {
+            out.push_back(Output::Fact(Fact::UnprintableText(unprintable)));
         }
         let lost_frame = o.reader.dropped_frames() > dropped_before;
         if !messages.is_empty() || o.reader.in_frame() {

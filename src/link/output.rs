@@ -43,6 +43,9 @@ pub enum Fact {
     Answers,
     /// Bytes that are not part of a board message were skipped.
     Skipped(u64),
+    /// The board's text (a serial number, its trademark) held this many bytes that are not
+    /// printable ASCII; they are shown as `?` (see `protocol::DecoderStats`).
+    UnprintableText(u64),
     /// A frame was cut on the line while connected: the whole board is read again.
     FrameLost,
     /// The session's request is sent to the board.

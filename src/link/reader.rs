@@ -54,6 +54,11 @@ impl Reader {
         self.decoder.stats().skipped_bytes
     }
 
+    /// Bytes of the board's text that were not printable ASCII, so far (shown as `?`).
+    pub fn unprintable_text(&self) -> u64 {
+        self.decoder.stats().unprintable_text_bytes
+    }
+
     /// Frames dropped so far (cut by junk or impossible): a message may have been lost.
     pub fn dropped_frames(&self) -> u64 {
         self.decoder.stats().dropped_frames

@@ -62,9 +62,13 @@ pub(crate) fn parse_payload(
             };
             Ok(Message::BusAddress((u16::from(hi) << 7) | u16::from(lo)))
         }
-        MSG_SERIALNR => Ok(Message::SerialNumber(ascii(payload))),
-        MSG_LONG_SERIALNR => Ok(Message::LongSerialNumber(ascii(payload))),
-        MSG_TRADEMARK => Ok(Message::Trademark(ascii(payload))),
+        MSG_SERIALNR => Ok(Message::SerialNumber(printable(payload, Lines::One, stats))),
+        MSG_LONG_SERIALNR => Ok(Message::LongSerialNumber(printable(
+            payload,
+            Lines::One,
+            stats,
+        ))),
+        MSG_TRADEMARK => Ok(Message::Trademark(printable(payload, Lines::Many, stats))),
         MSG_VERSION => {
             let [major, minor] = *payload else {
                 return Err(BadPayload::Length);
@@ -103,9 +107,42 @@ fn field_content(code: u8, stats: &mut DecoderStats) -> FieldContent {
     }
 }
 
-/// Payload bytes all have bit 7 clear, so they are ASCII and valid UTF-8 as they are.
-fn ascii(payload: &[u8]) -> String {
-    payload.iter().map(|&b| char::from(b & 0x7F)).collect()
+/// What a text byte that is not printable ASCII becomes (and what [`Message::encode`] writes
+/// for a character it cannot send, so the two agree).
+const UNPRINTABLE: char = '?';
+
+/// Whether a board's text may span lines: the trademark does (a real board sends several
+/// lines, each ended by CR LF), a serial number does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lines {
+    One,
+    Many,
+}
+
+/// Whether `c` may stand in a board's text as it is: printable ASCII, and CR and LF where the
+/// text has lines.
+fn keeps(c: char, lines: Lines) -> bool {
+    c == ' ' || c.is_ascii_graphic() || (lines == Lines::Many && matches!(c, '\r' | '\n'))
+}
+
+/// A board's text (serial numbers, trademark) as printable ASCII: every other byte becomes
+/// [`UNPRINTABLE`] and is counted in [`DecoderStats::unprintable_text_bytes`]. Real boards
+/// send digits and letters; a NUL would make the string unsendable on D-Bus (the bus drops
+/// the sender) and an escape byte would steer the terminal that shows it, so neither leaves
+/// the decoder.
+fn printable(payload: &[u8], lines: Lines, stats: &mut DecoderStats) -> String {
+    payload
+        .iter()
+        .map(|&b| {
+            let c = char::from(b);
+            if keeps(c, lines) {
+                c
+            } else {
+                stats.unprintable_text_bytes += 1;
+                UNPRINTABLE
+            }
+        })
+        .collect()
 }
 
 /// The hours nibble value that marks a clock ack instead of a time.
@@ -246,7 +283,7 @@ impl Message {
     /// Append this message's wire frame (header included) to `out`, as a board would send it.
     ///
     /// Values a board cannot send are brought into range rather than corrupting the framing:
-    /// every data byte is masked to 7 bits, non-ASCII characters become `?`, hours are capped
+    /// every data byte is masked to 7 bits, characters that are not printable ASCII become `?`, hours are capped
     /// at 9 and minutes/seconds at 59, over-long text is cut to what the decoder accepts.
     /// One representation is shared: a [`ClockTimes`] whose seven payload bytes are all zero
     /// encodes exactly like [`Message::ClockEmpty`] and decodes as that.
@@ -270,11 +307,20 @@ impl Message {
             Message::SerialNumber(text) => {
                 // The two sizes a board sends: 5 digits, or the 1998 form of 9 characters.
                 let len = if text.len() > 5 { 9 } else { 5 };
-                put_text(out, MSG_SERIALNR, text, len, len);
+                put_text(out, MSG_SERIALNR, text, Lines::One, len, len);
             }
-            Message::LongSerialNumber(text) => put_text(out, MSG_LONG_SERIALNR, text, 10, 10),
+            Message::LongSerialNumber(text) => {
+                put_text(out, MSG_LONG_SERIALNR, text, Lines::One, 10, 10);
+            }
             Message::Trademark(text) => {
-                put_text(out, MSG_TRADEMARK, text, 0, MAX_TRADEMARK_PAYLOAD);
+                put_text(
+                    out,
+                    MSG_TRADEMARK,
+                    text,
+                    Lines::Many,
+                    0,
+                    MAX_TRADEMARK_PAYLOAD,
+                );
             }
             Message::BusAddress(addr) => {
                 put_header(out, MSG_BUSADRES, SIZE_BUSADRES);
@@ -321,11 +367,18 @@ fn put_bwtime(out: &mut Vec<u8>, payload: [u8; 7]) {
     out.extend(payload.iter().map(|b| b & 0x7F));
 }
 
-/// Text padded with spaces to `min` and cut at `max` characters, one ASCII byte each.
-fn put_text(out: &mut Vec<u8>, id: u8, text: &str, min: usize, max: usize) {
+/// Text padded with spaces to `min` and cut at `max` characters, one ASCII byte each; what
+/// the decoder would not keep ([`keeps`]) goes out as [`UNPRINTABLE`].
+fn put_text(out: &mut Vec<u8>, id: u8, text: &str, lines: Lines, min: usize, max: usize) {
     let bytes = text
         .chars()
-        .map(|c| if c.is_ascii() { c as u8 } else { b'?' })
+        .map(|c| {
+            if keeps(c, lines) {
+                c as u8
+            } else {
+                UNPRINTABLE as u8
+            }
+        })
         .chain(std::iter::repeat(b' '))
         .take(text.chars().count().clamp(min, max));
     let start = out.len();

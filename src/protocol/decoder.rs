@@ -76,6 +76,9 @@ pub struct DecoderStats {
     pub ee_skipped_bytes: u64,
     /// Clock readings with the "no clock" bit whose impossible times were delivered as zero.
     pub zeroed_clock_times: u64,
+    /// Bytes of a board's text (serial numbers, trademark) that are not printable ASCII
+    /// (a NUL, an escape, any control byte), delivered as `?`.
+    pub unprintable_text_bytes: u64,
 }
 
 /// The sans-IO board → host decoder. See the [module documentation](self).

@@ -129,6 +129,8 @@ pub async fn follow(
                 } else {
                     line::text_line(&event, &name, unix_ms())
                 };
+                // One line per event: any control character in it came from outside.
+                let text = crate::cli::escape::for_terminal(&text, crate::cli::escape::Lines::One);
                 let mut out = std::io::stdout().lock();
                 if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
                     // The reader went away (`eboardctl watch | head`): nothing left to do.
@@ -170,7 +172,9 @@ pub async fn follow(
         tokio::select! {
             u = rx.recv() => {
                 for e in adapter.events(u.ok_or_else(gone)?) {
-                    model.apply(&e, now());
+                    // The frame mixes the view's own escape sequences with text from
+                    // outside: that text is escaped before it reaches the model.
+                    model.apply(&crate::cli::escape::watch_event(e), now());
                 }
             }
             _ = ticker.tick() => {}

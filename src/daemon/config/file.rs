@@ -140,8 +140,23 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         // TOML tables are unordered; keep the order the user wrote the tags in.
         let mut tags: Vec<_> = b.tags.unwrap_or_default().into_iter().collect();
         tags.sort_by_key(|(name, _)| name.span().start);
+        if let Some((name, _)) = tags.get(crate::game::TAGS_MAX) {
+            return Err(at(
+                Some(name.span()),
+                Some(format!("board[{}].tags", index + 1)),
+                format!(
+                    "a board has at most {} tags; this one has {}",
+                    crate::game::TAGS_MAX,
+                    tags.len()
+                ),
+            ));
+        }
         for (name, value) in tags {
-            let key = Some(format!("board[{}].tags.{}", index + 1, name.get_ref()));
+            let key = Some(format!(
+                "board[{}].tags.{}",
+                index + 1,
+                crate::game::shown(name.get_ref())
+            ));
             validate_tag_name(name.get_ref()).map_err(|m| at(Some(name.span()), key.clone(), m))?;
             let text_value = match value.get_ref() {
                 toml::Value::String(s) => s.clone(),

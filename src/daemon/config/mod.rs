@@ -337,6 +337,40 @@ mod tests {
         );
     }
 
+    /// The configuration's tags have the bounds of `SetTags`: value length, control
+    /// characters, name length and how many.
+    #[test]
+    fn tags_are_bounded() {
+        let e = err(&format!(
+            "[[board]]\nport = \"/dev/x\"\ntags = {{ White = \"{}\" }}\n",
+            "x".repeat(1025)
+        ));
+        assert_eq!(e.key.as_deref(), Some("board[1].tags.White"));
+        assert!(e.message.contains("longer than 1024 bytes"), "{e}");
+        let e = err("[[board]]\nport = \"/dev/x\"\ntags = { White = \"\\u001b[2J\" }\n");
+        assert!(e.message.contains("control character"), "{e}");
+        let e = err(&format!(
+            "[[board]]\nport = \"/dev/x\"\ntags = {{ A{} = \"v\" }}\n",
+            "b".repeat(300)
+        ));
+        assert!(e.message.contains("at most 255 bytes"), "{e}");
+        assert!(e.to_string().len() < 400, "{e}");
+        let many: Vec<String> = (0..65).map(|i| format!("T{i} = \"v\"")).collect();
+        let e = err(&format!(
+            "[[board]]\nport = \"/dev/x\"\ntags = {{ {} }}\n",
+            many.join(", ")
+        ));
+        assert_eq!(e.key.as_deref(), Some("board[1].tags"));
+        assert!(e.message.contains("at most 64 tags"), "{e}");
+        assert!(
+            parse(&format!(
+                "[[board]]\nport = \"/dev/x\"\ntags = {{ {} }}\n",
+                many[..64].join(", ")
+            ))
+            .is_ok()
+        );
+    }
+
     #[test]
     fn overrides_replace_and_add() {
         let c = parse("[daemon]\nrules = \"rapid\"\n[[board]]\nport = \"/dev/a\"\n")

@@ -5,11 +5,8 @@
 
 use std::path::PathBuf;
 
-use crate::game::{self, TagValueFault};
+use crate::game::{self, TAG_NAME_MAX, TagValueFault};
 use crate::vocab::UnknownWord;
-
-/// The longest tag name a config file may give (the PGN standard's limit on a symbol).
-const TAG_NAME_MAX: usize = 255;
 
 /// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long.
 pub(super) fn validate_tag_name(name: &str) -> Result<(), String> {
@@ -17,16 +14,20 @@ pub(super) fn validate_tag_name(name: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{name:?} is not a PGN tag name (a letter followed by letters, digits or `_`)"
+            "\"{}\" is not a PGN tag name (a letter followed by letters, digits or `_`, at \
+             most {TAG_NAME_MAX} bytes)",
+            game::shown(name)
         ))
     }
 }
 
-/// A valid PGN tag value for the contract ([`game::tag_value_fault`]): no newline and no `"`.
+/// A valid PGN tag value for the contract ([`game::tag_value_fault`]): one line of at most
+/// [`game::TAG_VALUE_MAX`] bytes, no `"`, no control character.
 pub(super) fn validate_tag_value(value: &str) -> Result<(), String> {
     match game::tag_value_fault(value) {
         Some(TagValueFault::Newline) => Err("a tag value must not contain a newline".into()),
         Some(TagValueFault::Quote) => Err("a tag value must not contain `\"`".into()),
+        Some(fault) => Err(format!("a tag value {}", fault.describe())),
         None => Ok(()),
     }
 }
