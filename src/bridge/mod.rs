@@ -6,6 +6,7 @@
 //! lichess and chess.com and LiveChess tools.
 
 pub mod broadcast;
+pub mod conns;
 pub mod livechess;
 pub mod relay;
 pub mod web;
