@@ -15,6 +15,7 @@ mod web_support;
 use std::time::Duration;
 
 use common::{WAIT, within};
+use eboardd::bridge::livechess::server::SOCKETS_PER_CLIENT;
 use livechess_support::LiveChess;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -128,7 +129,7 @@ async fn livechess_answers_while_2000_connections_are_held() {
 async fn livechess_bounds_the_websockets_of_one_client() {
     let lc = LiveChess::start("session", &[]).await;
     let mut open = Vec::new();
-    for _ in 0..32 {
+    for _ in 0..SOCKETS_PER_CLIENT {
         open.push(
             lc.connect(None)
                 .await
@@ -136,7 +137,11 @@ async fn livechess_bounds_the_websockets_of_one_client() {
         );
     }
     let refused = lc.connect(None).await;
-    assert_eq!(refused.err(), Some(503), "the 33rd from one address");
+    assert_eq!(
+        refused.err(),
+        Some(503),
+        "one past the bound from one address"
+    );
     // The open ones are served, and closing one makes room.
     let answer = open[0].call(1, "eboards", json!(null)).await;
     assert_eq!(answer["response"], "call", "{answer}");

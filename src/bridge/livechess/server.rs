@@ -46,7 +46,7 @@ pub const BUILT_IN_ORIGINS: [&str; 2] = ["https://lichess.org", "https://www.che
 const CHANGES: usize = 4096;
 
 /// WebSockets one client address may hold: a connector needs one, a tool a few.
-pub const SOCKETS_PER_CLIENT: usize = 32;
+pub const SOCKETS_PER_CLIENT: usize = 64;
 
 /// A ping this often on a quiet WebSocket; a client that sends nothing (not even the pong
 /// every WebSocket client answers with) for [`SOCKET_IDLE`] is gone, and its socket closed.
