@@ -11,6 +11,9 @@
 //! - [`assets`]: the pages, compiled into the binary;
 //! - [`lastmove`] (pure): the squares of each board's last move, for the diagrams.
 //!
+//! Connections are accepted by [`crate::bridge::conns`] (shared with `livechess`): a
+//! header-read timeout and a bound on open connections.
+//!
 //! Board ids may contain `/` (`<rig>/<board id>` when fed from a broker): every route that
 //! takes an id takes the rest of the path (`/board/rig-a/board_1`).
 
@@ -48,7 +51,8 @@ pub struct Options {
     pub queue: usize,
     /// Events kept for `Last-Event-ID` replays (at least 10,000).
     pub history: usize,
-    /// How connections are bounded ([`Options::limits`] derives them from `max_clients`).
+    /// How long a client may take to send a request's headers (see [`crate::bridge::conns`];
+    /// the bound on connections, [`Options::limits`], follows from `max_clients`).
     pub header_timeout: std::time::Duration,
     /// When fed from a broker: what its feed refused, for `/api/health`.
     pub broker_health: Option<SharedHealth>,
