@@ -399,11 +399,13 @@ async fn upgrade(
         }
     };
     match ws {
-        Ok(ws) => ws.max_message_size(MAX_MESSAGE).on_upgrade(move |socket| {
-            // The socket stays counted among the connections, busy, while the session runs.
+        Ok(ws) => {
+            // The socket stays counted among the connections, busy from here (never taken
+            // for a newcomer between the handshake and the session) until the session ends.
             let busy = slot.busy();
-            connection(socket, shared, (slot, busy, permit))
-        }),
+            ws.max_message_size(MAX_MESSAGE)
+                .on_upgrade(move |socket| connection(socket, shared, (slot, busy, permit)))
+        }
         Err(_) => not_found("/api/v1.0 is the WebSocket: connect with a WebSocket client"),
     }
 }
