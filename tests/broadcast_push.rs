@@ -254,3 +254,55 @@ async fn within_status(rig: &SimRig, id: &str, want: &str) -> String {
     })
     .await
 }
+
+/// A proxy in front of lichess that echoes the request's headers in its error text (with a
+/// terminal escape sequence): the broadcaster says the status and a short, safe summary,
+/// and neither the token nor the escape reaches its output.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_echoing_proxy_does_not_get_the_token_printed() {
+    let rig = SimRig::start(&["b1"], &[]).await;
+    let conn = rig.bus.client().await;
+    let mut ev1 = Events::start(&conn, "b1").await;
+    ready_to_play(&rig.sims[0], &mut ev1).await;
+    board(&conn, "b1")
+        .await
+        .set_tags(tags(&[
+            ("Event", "City Open"),
+            ("Round", "5.1"),
+            ("White", "Alpha, Ann"),
+            ("Black", "Beta, Bob"),
+        ]))
+        .await
+        .unwrap();
+    let lichess = Lichess::start().await;
+    lichess.script(&[Reply::Echo(401)]);
+    let token = token_file(rig.dir.path(), 0o600);
+    let mut caster = Broadcaster::spawn(
+        rig.address(),
+        rig.dir.path(),
+        &[
+            "--round",
+            ROUND_ID,
+            "--token-file",
+            token.to_str().unwrap(),
+            "--url",
+            &lichess.url,
+        ],
+        &[],
+    );
+    assert_eq!(caster.exit_code(LONG).await, 1);
+    let pushed = lichess.requests();
+    assert_eq!(pushed.len(), 1, "one push, refused");
+    assert!(
+        pushed[0].authorization.contains(TOKEN),
+        "the token was sent"
+    );
+    let output = caster.output();
+    assert!(output.contains("HTTP 401"), "{output}");
+    assert!(output.contains("proxy: "), "the summary is shown: {output}");
+    assert!(!output.contains(TOKEN), "the token was printed: {output}");
+    assert!(
+        !output.contains('\u{1b}'),
+        "an escape was printed: {output}"
+    );
+}

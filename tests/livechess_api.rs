@@ -1,7 +1,8 @@
 //! `eboardctl livechess` as LiveChess's clients use it, against the real eboardd with
 //! simulated boards on a private bus: every object's keys are the contract's (section 8),
 //! the feed follows moves, clocks and the sensed placement, `setup` restarts the game and
-//! `flip` shows in `flipped`, bad requests are named errors on a connection that stays open,
+//! `flip` shows in `flipped` (with `--allow-setup`; without, both are refused and the game
+//! untouched), bad requests are named errors on a connection that stays open,
 //! pages from foreign origins are refused at the handshake, and the REST side shows a round
 //! set by `eboardctl pairings`.
 
@@ -18,7 +19,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_calls_feeds_and_errors_follow_the_contract() {
-    let rig = Rig::start(2, &[]).await;
+    let rig = Rig::start(2, &["--allow-setup"]).await;
     let boards = rig.livechess.wait_active(2).await;
     let mut ws = rig
         .livechess
@@ -429,4 +430,78 @@ async fn one_connection_holds_a_bounded_number_of_feeds() {
     assert_eq!(again["response"], "call", "{again}");
     let answer = ws.call(20_002, "eboards", Value::Null).await;
     assert_eq!(answer["response"], "call", "{answer}");
+}
+
+/// Without `--allow-setup` (as `eboardd-livechess.service` runs), `setup` and `flip` are
+/// refused with an error that says so, and the game goes on untouched: the bus policy is the
+/// only way to steer a board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_allow_setup_setup_and_flip_are_refused_and_the_game_untouched() {
+    let rig = Rig::start(1, &[]).await;
+    let boards = rig.livechess.wait_active(1).await;
+    let serial = boards[0]["serialnr"].as_str().unwrap().to_owned();
+    let mut ws = rig
+        .livechess
+        .connect(None)
+        .await
+        .expect("a program is let in");
+    let sub = ws
+        .call(
+            1,
+            "subscribe",
+            json!({"feed": "eboardevent", "id": 1, "param": {"serialnr": serial}}),
+        )
+        .await;
+    assert_eq!(sub["response"], "call", "{sub}");
+    let mut sc = rig.scenario(0);
+    sc.run(&[moves(&["e4", "e5"])]).await.expect("moves");
+    ws.feed_until("the two moves", |m| {
+        m["param"]["san"] == json!(["e4", "e5"])
+    })
+    .await;
+    let on_the_bus = || async {
+        let b = common::proxies::board(&rig.conn, "lc1").await;
+        (b.moves().await.unwrap(), b.fen().await.unwrap())
+    };
+    let before = on_the_bus().await;
+    assert_eq!(before.0, ["e4", "e5"]);
+
+    let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+    for (id, method, param) in [
+        (2, "setup", json!({"fen": fen})),
+        (3, "flip", json!({"flip": true})),
+    ] {
+        let refused = ws
+            .call(
+                id,
+                "call",
+                json!({"id": 1, "method": method, "param": param}),
+            )
+            .await;
+        assert_eq!(refused["response"], "error", "{refused}");
+        let message = refused["param"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("{method} is off"))
+                && message.contains("untouched")
+                && message.contains("--allow-setup"),
+            "{message}"
+        );
+    }
+    // The game is as it was: the same moves and start on the bus, and in what the bridge says.
+    let listed = ws.call(4, "eboards", Value::Null).await;
+    assert_eq!(listed["param"][0]["flipped"], false, "{listed}");
+    assert_eq!(on_the_bus().await, before);
+    sc.run(&[moves(&["Nf3"])]).await.expect("a move after");
+    let after = ws
+        .feed_until("the game going on", |m| {
+            m["param"]["san"] == json!(["e4", "e5", "Nf3"])
+        })
+        .await;
+    for m in &after {
+        assert_ne!(m["param"]["start"], fen, "the game was not restarted: {m}");
+        assert_ne!(
+            m["param"]["flipped"], true,
+            "the board was not flipped: {m}"
+        );
+    }
 }

@@ -54,7 +54,7 @@ async fn the_lichess_handshake_in_chromium_follows_a_game() {
     let foreign_origin = format!("http://127.0.0.1:{}", foreign.local_addr().unwrap().port());
     serve_page(allowed);
     serve_page(foreign);
-    let rig = Rig::start(1, &["--allow-origin", &allowed_origin]).await;
+    let rig = Rig::start(1, &["--allow-origin", &allowed_origin, "--allow-setup"]).await;
     rig.livechess.wait_active(1).await;
     let ws = rig.livechess.ws_url();
 

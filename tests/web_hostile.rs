@@ -473,3 +473,97 @@ async fn watch_from_a_hostile_broker_shows_only_the_contracts_events() {
     );
     assert_eq!(watch.interrupt().await, 0);
 }
+
+/// A rig named like a path (`..`, `.`, or with `\`, `?` or `%` a browser reads as part of a
+/// URL) is refused as a bad topic: its boards never reach the hall, so no board page link
+/// can resolve outside `/board/`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rigs_named_like_paths_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (broker, serve) = hall(dir.path(), &[]).await;
+    let rigs = ["..", ".", "a\\..", "a?b", "%2e%2e"];
+    let mut hostile: Vec<(String, Vec<u8>, bool)> = Vec::new();
+    for rig in rigs {
+        hostile.push(msg(&format!("{rig}/status"), "online", true));
+        hostile.push(json_msg(
+            &format!("{rig}/etc/state"),
+            json!({"Name": "passwd", "Number": 9}),
+        ));
+    }
+    // A last good one to know the others were read.
+    hostile.push(json_msg("rig-a/board_1/event", moved(1, 1, "e4")));
+    publish(broker.port, &hostile).await;
+    let health = until_json(&serve, "/api/health", "the rigs refused", |h| {
+        h["broker"]["refused"] == 2 * rigs.len()
+    })
+    .await;
+    assert_eq!(
+        health["broker"]["refused_by_reason"],
+        json!({"bad-topic": 2 * rigs.len()}),
+        "{health}"
+    );
+    let boards = serve.json("/api/boards").await;
+    let ids: Vec<&str> = boards
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|b| b["Id"].as_str().expect("an id"))
+        .collect();
+    assert_eq!(ids, [BOARD], "only the real board");
+    assert!(
+        health["broker"]["rigs"]
+            .as_object()
+            .is_some_and(|r| r.keys().all(|k| k == "rig-a")),
+        "{health}"
+    );
+}
+
+/// The replay log is bounded in bytes, not only in events: a publisher on the broker sending
+/// 400 states of 400 KB each (160 MB) leaves the bridge keeping at most 128 MiB of them, and
+/// the bridge's memory stays within a small multiple of that bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn big_events_from_the_broker_are_kept_within_a_byte_bound() {
+    const LOG_BYTES: u64 = 128 << 20;
+    const STATES: u64 = 400;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (broker, serve) = hall(dir.path(), &[]).await;
+    let before = serve.json("/api/health").await["events"]["last_id"]
+        .as_u64()
+        .expect("an id");
+    for batch in 0..(STATES / 20) {
+        let states: Vec<_> = (0..20)
+            .map(|i| {
+                let n = batch * 20 + i;
+                let pgn = format!("[Event \"{n}\"]\n\n{}", "1. e4 ".repeat(400 * 1024 / 6));
+                json_msg(
+                    "rig-a/board_1/state",
+                    json!({"Name": "board-1", "Number": 1, "Pgn": pgn}),
+                )
+            })
+            .collect();
+        publish(broker.port, &states).await;
+    }
+    let health = until_json(&serve, "/api/health", "every state read", |h| {
+        h["events"]["last_id"].as_u64().unwrap_or(0) >= before + STATES
+    })
+    .await;
+    let kept = health["events"]["kept"].as_u64().expect("events kept");
+    let kept_bytes = health["events"]["kept_bytes"].as_u64().expect("bytes kept");
+    assert!(kept_bytes <= LOG_BYTES, "{health}");
+    assert!(kept < STATES, "the oldest big events were let go: {health}");
+    assert!(kept_bytes > LOG_BYTES / 2, "the log is used: {health}");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", serve.pid())).unwrap();
+    let rss_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS");
+    // The log, the hall's current state and the allocator's slack (about 220 MB measured):
+    // a guard against events held somewhere else without bound, with room for the allocator.
+    assert!(
+        rss_kb * 1024 < 3 * LOG_BYTES,
+        "the bridge holds {rss_kb} kB for a log of at most {LOG_BYTES} bytes"
+    );
+    assert_eq!(health["broker"]["refused"], 0, "{health}");
+}

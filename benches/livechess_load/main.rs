@@ -69,7 +69,13 @@ impl Config {
         let boards = env_num("EBOARDD_BENCH_BOARDS", 200)? as usize;
         let clients = env_num("EBOARDD_BENCH_CLIENTS", 50)? as usize;
         anyhow::ensure!((1..=2000).contains(&boards), "boards must be 1..=2000");
-        anyhow::ensure!((1..=1000).contains(&clients), "clients must be 1..=1000");
+        // The clients all come from this host, and the bridge takes at most
+        // SOCKETS_PER_CLIENT WebSockets from one address.
+        let most = eboardd::bridge::livechess::server::SOCKETS_PER_CLIENT;
+        anyhow::ensure!(
+            (1..=most).contains(&clients),
+            "clients must be 1..={most} (the bridge's WebSockets per client address)"
+        );
         Ok(Config {
             boards,
             clients,

@@ -3,9 +3,11 @@
 //! [`web`] serves pages, JSON, Server-Sent Events and PGN over HTTP; [`relay`] republishes a
 //! rig's boards on an MQTT broker; [`broadcast`] pushes a round's games to a lichess
 //! broadcast; [`livechess`] speaks DGT LiveChess's local API for the board connectors of
-//! lichess and chess.com and LiveChess tools.
+//! lichess and chess.com and LiveChess tools. [`conns`] is the accept loop of the two that
+//! listen (`web`, `livechess`): timeouts and a bound on connections.
 
 pub mod broadcast;
+pub mod conns;
 pub mod livechess;
 pub mod relay;
 pub mod web;

@@ -20,6 +20,11 @@ pub struct LiveChessArgs {
     /// and https://www.chess.com; repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = parse_origin)]
     pub allow_origin: Vec<String>,
+    /// Let clients change boards: `setup` restarts a game from a position and `flip` turns a
+    /// board round. Only on a player's own board (playing on lichess or chess.com); off, they
+    /// are refused and the game untouched.
+    #[arg(long = "allow-setup")]
+    pub allow_setup: bool,
 }
 
 /// An origin as browsers send it: a scheme, `://`, a host and an optional port, no path.
@@ -53,6 +58,7 @@ pub fn run(globals: &Globals, args: &LiveChessArgs) -> Result<(), CtlError> {
         listen: args.listen,
         allow_origins: args.allow_origin.clone(),
         bus: globals.bus.clone(),
+        allow_setup: args.allow_setup,
     };
     runtime.block_on(async {
         let (tx, rx) = mpsc::channel::<HallUpdate>(UPDATES);

@@ -44,8 +44,14 @@ pub const MAX_RIG_LEN: usize = 64;
 /// The longest board id, in bytes (a board id is also a file name on its rig).
 pub const MAX_BOARD_ID_LEN: usize = 255;
 
+/// Characters a rig name may not hold besides `/`: the topic wildcards `+` and `#`, and
+/// what a URL path would read otherwise (`\` is a `/` to browsers, `?` starts a query, `%`
+/// an escape) — a rig's name is also a path segment of its boards' pages.
+const NOT_IN_RIG: [char; 6] = ['/', '+', '#', '\\', '?', '%'];
+
 /// Checks a rig name: exactly one topic level (it is also a board name's first part in the
-/// hall, `<rig>/<board id>`), at most [`MAX_RIG_LEN`] bytes, no control characters. The
+/// hall, `<rig>/<board id>`, and a path segment of its board pages' links), at most
+/// [`MAX_RIG_LEN`] bytes, no control characters, not `.` or `..`. The
 /// relay checks its `--rig` with it and the hall's readers check every rig they are shown,
 /// so a name one side accepts the other does too.
 pub fn check_rig(rig: &str) -> Result<(), TopicError> {
@@ -56,8 +62,14 @@ pub fn check_rig(rig: &str) -> Result<(), TopicError> {
     if rig.len() > MAX_RIG_LEN {
         return bad("is longer than 64 bytes");
     }
-    if rig.contains(['/', '+', '#']) || rig.chars().any(char::is_control) {
-        return bad("must be one topic level: no `/`, `+`, `#` or control characters");
+    if rig.contains(NOT_IN_RIG) || rig.chars().any(char::is_control) {
+        return bad(
+            "must be one topic level and one path segment: no `/`, `+`, `#`, `\\`, `?`, `%` \
+             or control characters",
+        );
+    }
+    if rig == "." || rig == ".." {
+        return bad("must not be `.` or `..` (a board page's link would leave the hall)");
     }
     if rig.starts_with('$') {
         return bad("must not start with `$`");
@@ -80,7 +92,7 @@ pub fn rig_from_hostname(host: &str) -> String {
     let cleaned: String = first
         .chars()
         .map(|c| {
-            if matches!(c, '/' | '+' | '#' | '$') || c.is_control() {
+            if NOT_IN_RIG.contains(&c) || c == '$' || c.is_control() {
                 '_'
             } else {
                 c
@@ -261,6 +273,11 @@ mod tests {
             "a\nb",
             "a\rb",
             "a\0",
+            ".",
+            "..",
+            "a\\b",
+            "a?b",
+            "%2e%2e",
             long.as_str(),
         ] {
             let e = check_rig(bad).expect_err(bad);
@@ -268,6 +285,11 @@ mod tests {
         }
         assert_eq!(rig_from_hostname("pi-04.local"), "pi-04");
         assert_eq!(rig_from_hostname(""), "rig");
+        assert_eq!(rig_from_hostname("a%b?c\\d"), "a_b_c_d");
+        assert!(
+            check_rig("...").is_ok(),
+            "only what a path resolves is refused"
+        );
         assert!(check_rig(&rig_from_hostname(&"h".repeat(300))).is_ok());
         assert!(is_board_id("board_1"));
         for bad in ["", "a-b", "a/b", "a\n", "é"] {

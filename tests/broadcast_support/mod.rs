@@ -49,6 +49,9 @@ impl Request {
 pub enum Reply {
     /// This status, `Retry-After` when given, and a JSON `{"error": …}` body.
     Status(u16, Option<&'static str>),
+    /// This status and, as a proxy might, every request header echoed in the error text,
+    /// with a terminal escape sequence after them.
+    Echo(u16),
 }
 
 #[derive(Default)]
@@ -107,6 +110,14 @@ impl Lichess {
             (false, _) => (404, error_response(404, None, "no such endpoint")),
             (true, Some(Reply::Status(code, retry))) => {
                 (code, error_response(code, retry, "scripted refusal"))
+            }
+            (true, Some(Reply::Echo(code))) => {
+                let echoed: Vec<String> = headers
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", v.to_str().unwrap_or("?")))
+                    .collect();
+                let text = format!("proxy: {}\n\u{1b}]0;owned\u{7}\u{1b}[2J", echoed.join("\n"));
+                (code, error_response(code, None, &text))
             }
             (true, None) => (200, per_game(&body, shared.refuse.as_ref())),
         };

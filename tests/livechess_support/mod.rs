@@ -27,6 +27,15 @@ pub struct LiveChess {
 impl LiveChess {
     /// Starts `eboardctl --bus <address> livechess --listen 127.0.0.1:0` plus `extra`.
     pub async fn start(address: &str, extra: &[&str]) -> LiveChess {
+        Self::start_with(address, extra, |_| {}).await
+    }
+
+    /// The same, with `configure` having its say on the command (limits, environment).
+    pub async fn start_with(
+        address: &str,
+        extra: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> LiveChess {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
         cmd.args(["--bus", address, "livechess", "--listen", "127.0.0.1:0"])
             .args(extra)
@@ -35,6 +44,7 @@ impl LiveChess {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         die_with_parent(&mut cmd);
+        configure(&mut cmd);
         let mut child = cmd.spawn().expect("spawn eboardctl livechess");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let addr = within(WAIT, "livechess to say where it listens", async {
@@ -52,6 +62,10 @@ impl LiveChess {
         .await;
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         LiveChess { child, addr }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("livechess running")
     }
 
     pub fn url(&self, path: &str) -> String {

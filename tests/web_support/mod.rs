@@ -35,6 +35,16 @@ impl Serve {
 
     /// The same on a given address (to restart a bridge where its clients expect it).
     pub async fn start_on(address: &str, listen: &str, extra: &[&str]) -> Serve {
+        Self::start_with(address, listen, extra, |_| {}).await
+    }
+
+    /// The same, with `configure` having its say on the command (limits, environment).
+    pub async fn start_with(
+        address: &str,
+        listen: &str,
+        extra: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Serve {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
         cmd.args(["--bus", address, "serve", "--listen", listen])
             .args(extra)
@@ -43,6 +53,7 @@ impl Serve {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         die_with_parent(&mut cmd);
+        configure(&mut cmd);
         let mut child = cmd.spawn().expect("spawn eboardctl serve");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let log = Arc::new(Mutex::new(Vec::new()));

@@ -86,7 +86,7 @@ pub fn unreachable(url: &str, why: &str) -> Answer {
     }
 }
 
-/// `{"error": TEXT}` of a refusal, when the body has it (cut short: it is shown).
+/// `{"error": TEXT}` of a refusal, when the body has it (made safe and short: it is shown).
 fn lichess_error(body: &str) -> Option<String> {
     let v: Value = serde_json::from_str(body).ok()?;
     let e = v.get("error")?;
@@ -97,12 +97,26 @@ fn lichess_error(body: &str) -> Option<String> {
     Some(short(&text))
 }
 
-fn short(text: &str) -> String {
-    let one_line = text.replace(['\n', '\r'], " ");
-    match one_line.char_indices().nth(300) {
-        Some((i, _)) => format!("{}…", &one_line[..i]),
-        None => one_line,
+/// The most of a server's text shown, in characters.
+const SHOWN: usize = 200;
+
+/// A server's text as it may be shown: one line, control characters (a terminal's escape
+/// sequences) written as escapes, at most [`SHOWN`] characters. The caller has taken the
+/// token out first ([`crate::bridge::broadcast::token::Token::redact`]).
+pub fn short(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == SHOWN {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
     }
+    out
 }
 
 /// The per-game results of an accepted push.
@@ -120,7 +134,7 @@ fn games(body: &str) -> Vec<GameAnswer> {
                 g.get("tags")
                     .and_then(|t| t.get(name))
                     .and_then(Value::as_str)
-                    .map(str::to_string)
+                    .map(short)
             };
             let outcome = match (g.get("moves").and_then(Value::as_u64), g.get("error")) {
                 (_, Some(e)) => Err(short(e.as_str().unwrap_or(&e.to_string()))),
@@ -188,5 +202,13 @@ mod tests {
             panic!()
         };
         assert!(why.contains("400") && why.contains("Bad PGN"));
+    }
+
+    #[test]
+    fn shown_text_is_one_safe_short_line() {
+        assert_eq!(short("a\nb\x1b[2Jc\u{7}"), "a b\\u{1b}[2Jc\\u{7}");
+        let long = short(&"x".repeat(5000));
+        assert_eq!(long.chars().count(), SHOWN + 1);
+        assert!(long.ends_with('…'));
     }
 }

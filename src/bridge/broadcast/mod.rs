@@ -223,11 +223,29 @@ async fn push(http: reqwest::Client, opts: BroadcastOptions, body: String) -> An
                 .get(reqwest::header::RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
-            let text = response.text().await.unwrap_or_default();
+            let text = opts.token.redact(&bounded_text(response).await);
             answer::read(status, retry_after.as_deref(), &text, &opts.round_id)
         }
         Err(e) => answer::unreachable(&opts.url, &describe(&e)),
     }
+}
+
+/// The most of an answer's body read: lichess's answer to a round's push is a few KB, and a
+/// server (or a proxy) that sends more must not fill the memory.
+const MAX_ANSWER: usize = 1 << 20;
+
+/// The answer's body as text, cut at [`MAX_ANSWER`] bytes (then not JSON, so only its status
+/// counts).
+async fn bounded_text(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let room = MAX_ANSWER - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() == MAX_ANSWER {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// A reqwest failure in a few words, with its causes (the URL is the caller's to say).

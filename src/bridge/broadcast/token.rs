@@ -46,6 +46,28 @@ pub enum TokenError {
 }
 
 impl Token {
+    /// `text` (a server's answer) with the token and every `Bearer` credential taken out: a
+    /// proxy that echoes the request's headers must not make the broadcaster print them.
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = if self.0.is_empty() {
+            text.to_owned()
+        } else {
+            text.replace(&self.0, "<hidden>")
+        };
+        let mut from = 0;
+        while let Some(at) = out[from..]
+            .find("Bearer ")
+            .map(|i| from + i + "Bearer ".len())
+        {
+            let end = out[at..]
+                .find(|c: char| c.is_whitespace() || c == '"' || c == ',')
+                .map_or(out.len(), |i| at + i);
+            out.replace_range(at..end, "<hidden>");
+            from = at + "<hidden>".len();
+        }
+        out
+    }
+
     /// The token, for the one place that sends it (the `Authorization` header).
     pub fn expose(&self) -> &str {
         &self.0
@@ -101,6 +123,16 @@ impl Token {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn redacted_from_what_a_server_echoes() {
+        let t = Token("lip_secret123".into());
+        assert_eq!(
+            t.redact("authorization: Bearer lip_secret123\nx-echo: lip_secret123, Bearer other\"}"),
+            "authorization: Bearer <hidden>\nx-echo: <hidden>, Bearer <hidden>\"}"
+        );
+        assert_eq!(t.redact("nothing here"), "nothing here");
+    }
 
     #[test]
     fn from_a_private_file_only() {

@@ -9,7 +9,8 @@
 //! - [`feed`] (pure): one `eboardevent` feed, diffed against what it last sent;
 //! - [`calls`] (pure): requests read into typed calls, the answer/error/feed envelopes;
 //! - [`rest`] (pure): tournaments, rounds, pairings and games from the boards' tags and PGN;
-//! - [`server`]: axum, the `Origin` check, `setup` over D-Bus.
+//! - [`server`]: axum, the `Origin` check, `setup` over D-Bus (only with `--allow-setup`),
+//!   the WebSocket bounds (per client address and in all, [`server::Sockets`]).
 //!
 //! `flip`: LiveChess uses it to read a board that stands the other way round. eboardd learns
 //! each board's orientation from the start position (or its `orientation` setting) and its
@@ -30,6 +31,7 @@ use std::net::SocketAddr;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use crate::bridge::conns;
 use crate::client::HallUpdate;
 use crate::client::bus::BusChoice;
 
@@ -44,7 +46,13 @@ pub struct Options {
     pub allow_origins: Vec<String>,
     /// The bus `setup` calls the daemon on.
     pub bus: BusChoice,
+    /// `--allow-setup`: `setup` and `flip` may change a board (a player's own rig); off, they
+    /// are refused and the game is untouched.
+    pub allow_setup: bool,
 }
+
+/// Open connections at once (REST requests and WebSockets together).
+const MAX_CONNECTIONS: usize = 512;
 
 /// What stops the bridge from serving.
 #[derive(Debug, thiserror::Error)]
@@ -78,7 +86,12 @@ pub async fn serve(
             addr: opts.listen,
             source,
         })?;
-    let shared = server::Shared::new(opts.bus.clone(), &opts.allow_origins);
+    let shared = server::Shared::new(
+        opts.bus.clone(),
+        &opts.allow_origins,
+        opts.allow_setup,
+        MAX_CONNECTIONS / 2,
+    );
     let feeder = {
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -97,10 +110,11 @@ pub async fn serve(
         })
     };
     eprintln!("eboardctl livechess: listening on ws://{addr}/api/v1.0");
-    let result = axum::serve(listener, server::router(shared))
-        .with_graceful_shutdown(stop)
-        .await
-        .map_err(|source| LiveChessError::Serve { addr, source });
+    let limits = conns::Limits {
+        max_connections: MAX_CONNECTIONS,
+        header_timeout: conns::HEADER_TIMEOUT,
+    };
+    conns::serve(listener, server::router(shared), limits, stop).await;
     feeder.abort();
-    result
+    Ok(())
 }

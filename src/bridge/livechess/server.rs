@@ -9,19 +9,21 @@
 //! state, lose nothing that matters.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State as AxumState};
+use axum::extract::{Extension, Path, State as AxumState};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
+use crate::bridge::conns::{Busy, Slot};
 use crate::bridge::livechess::calls::{self, Call, CallError, Request};
 use crate::bridge::livechess::feed::Feed;
 use crate::bridge::livechess::objects;
@@ -42,6 +44,78 @@ pub const BUILT_IN_ORIGINS: [&str; 2] = ["https://lichess.org", "https://www.che
 
 /// How many board changes may wait for a slow connection before it recomputes everything.
 const CHANGES: usize = 4096;
+
+/// WebSockets one client address may hold: a connector needs one, a tool a few.
+pub const SOCKETS_PER_CLIENT: usize = 64;
+
+/// A ping this often on a quiet WebSocket; a client that sends nothing (not even the pong
+/// every WebSocket client answers with) for [`SOCKET_IDLE`] is gone, and its socket closed.
+const PING_EVERY: Duration = Duration::from_secs(30);
+const SOCKET_IDLE: Duration = Duration::from_secs(90);
+
+/// The error `setup` and `flip` get without `--allow-setup`.
+pub fn setup_off(method: &str) -> String {
+    format!(
+        "{method} is off on this bridge: the game is untouched (a tournament rig's games change \
+         only through eboardd; on a player's own board start eboardctl livechess with \
+         --allow-setup)"
+    )
+}
+
+/// The open WebSockets, in all and by client address.
+pub struct Sockets {
+    max: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One WebSocket's place in [`Sockets`], given back when dropped.
+pub struct SocketPermit {
+    sockets: Arc<Shared>,
+    ip: IpAddr,
+}
+
+impl Drop for SocketPermit {
+    fn drop(&mut self) {
+        let mut open = self.sockets.sockets.lock();
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+impl Sockets {
+    fn lock(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Shared {
+    /// A WebSocket for a client at `ip`, or why not.
+    fn open_socket(self: &Arc<Self>, ip: IpAddr) -> Result<SocketPermit, String> {
+        let mut open = self.sockets.lock();
+        let total: usize = open.values().sum();
+        let mine = open.get(&ip).copied().unwrap_or(0);
+        if mine >= SOCKETS_PER_CLIENT {
+            return Err(format!(
+                "at most {SOCKETS_PER_CLIENT} WebSockets from one address: close one first"
+            ));
+        }
+        if total >= self.sockets.max {
+            return Err(format!(
+                "at most {} WebSockets at once: try again later",
+                self.sockets.max
+            ));
+        }
+        *open.entry(ip).or_insert(0) += 1;
+        Ok(SocketPermit {
+            sockets: self.clone(),
+            ip,
+        })
+    }
+}
 
 /// What changed: one board, or possibly all of them.
 #[derive(Debug, Clone)]
@@ -104,12 +178,20 @@ pub struct Shared {
     bus: BusChoice,
     conn: tokio::sync::Mutex<Option<zbus::Connection>>,
     allowed: Vec<String>,
+    allow_setup: bool,
+    sockets: Sockets,
 }
 
 impl Shared {
     /// A bridge to the daemon on `bus` letting in pages from the built-in origins and
-    /// `allowed`.
-    pub fn new(bus: BusChoice, allowed: &[String]) -> Arc<Shared> {
+    /// `allowed`, `setup` and `flip` only with `allow_setup`, and at most `max_sockets`
+    /// WebSockets.
+    pub fn new(
+        bus: BusChoice,
+        allowed: &[String],
+        allow_setup: bool,
+        max_sockets: usize,
+    ) -> Arc<Shared> {
         let mut origins: Vec<String> = BUILT_IN_ORIGINS.iter().map(|s| s.to_string()).collect();
         origins.extend(allowed.iter().map(|o| o.trim_end_matches('/').to_owned()));
         Arc::new(Shared {
@@ -118,6 +200,11 @@ impl Shared {
             bus,
             conn: tokio::sync::Mutex::new(None),
             allowed: origins,
+            allow_setup,
+            sockets: Sockets {
+                max: max_sockets,
+                open: Mutex::new(HashMap::new()),
+            },
         })
     }
 
@@ -281,6 +368,7 @@ async fn game(AxumState(shared): AxumState<Arc<Shared>>, Path(uuid): Path<String
 /// The handshake: refused (403) for a page from an origin not let in, before anything else.
 async fn upgrade(
     AxumState(shared): AxumState<Arc<Shared>>,
+    Extension(slot): Extension<Slot>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -299,10 +387,25 @@ async fn upgrade(
         )
             .into_response();
     }
+    let permit = match shared.open_socket(slot.peer().ip()) {
+        Ok(permit) => permit,
+        Err(message) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, "5")],
+                axum::Json(json!({ "message": message })),
+            )
+                .into_response();
+        }
+    };
     match ws {
-        Ok(ws) => ws
-            .max_message_size(MAX_MESSAGE)
-            .on_upgrade(move |socket| connection(socket, shared)),
+        Ok(ws) => {
+            // The socket stays counted among the connections, busy from here (never taken
+            // for a newcomer between the handshake and the session) until the session ends.
+            let busy = slot.busy();
+            ws.max_message_size(MAX_MESSAGE)
+                .on_upgrade(move |socket| connection(socket, shared, (slot, busy, permit)))
+        }
         Err(_) => not_found("/api/v1.0 is the WebSocket: connect with a WebSocket client"),
     }
 }
@@ -314,13 +417,28 @@ struct Subscription {
     feed: Feed,
 }
 
-/// One WebSocket client, until it closes.
-async fn connection(mut socket: WebSocket, shared: Arc<Shared>) {
+/// One WebSocket client, until it closes or goes quiet for [`SOCKET_IDLE`]; `_held` is
+/// its place among the connections and the WebSockets.
+async fn connection(mut socket: WebSocket, shared: Arc<Shared>, _held: (Slot, Busy, SocketPermit)) {
     let mut changes = shared.changes.subscribe();
     let mut subs: Vec<Subscription> = Vec::new();
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut heard = tokio::time::Instant::now();
     loop {
         let out = tokio::select! {
-            msg = socket.recv() => match msg {
+            _ = ping.tick() => {
+                if heard.elapsed() >= SOCKET_IDLE {
+                    return;
+                }
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+                Vec::new()
+            }
+            msg = socket.recv() => {
+                heard = tokio::time::Instant::now();
+                match msg {
                 Some(Ok(Message::Text(text))) => handle(&shared, &mut subs, text.as_str()).await,
                 Some(Ok(Message::Binary(_))) => vec![calls::error(
                     &CallError::new(&Value::Null, "binary frames are not understood: send JSON text"),
@@ -328,7 +446,8 @@ async fn connection(mut socket: WebSocket, shared: Arc<Shared>) {
                 )],
                 Some(Ok(_)) => Vec::new(),
                 Some(Err(_)) | None => return,
-            },
+                }
+            }
             change = changes.recv() => match change {
                 Ok(Change::Board(id)) => feeds(&shared, &mut subs, Some(&id)),
                 Ok(Change::All) | Err(broadcast::error::RecvError::Lagged(_)) => {
@@ -414,18 +533,24 @@ async fn serve(
                     format!("at most {MAX_FEEDS} feeds on one connection: unsubscribe one first"),
                 ));
             }
-            subs.push(Subscription {
+            let mut sub = Subscription {
                 feed_id: feed,
-                board: board.clone(),
+                board,
                 feed: Feed::default(),
-            });
-            Ok((Value::Null, feeds(shared, subs, Some(&board))))
+            };
+            // Only the new feed's first message: the others on this board have sent theirs
+            // (recomputing them all made each subscribe cost as much as the feeds before it).
+            let first = feeds(shared, std::slice::from_mut(&mut sub), None);
+            subs.push(sub);
+            Ok((Value::Null, first))
         }
         Request::Unsubscribe { feed } => {
             sub_board(subs, &feed)?;
             subs.retain(|s| s.feed_id != feed);
             Ok((Value::Null, Vec::new()))
         }
+        Request::Setup { .. } if !shared.allow_setup => Err(CallError::new(id, setup_off("setup"))),
+        Request::Flip { .. } if !shared.allow_setup => Err(CallError::new(id, setup_off("flip"))),
         Request::Setup { feed, fen } => {
             let board = sub_board(subs, &feed)?;
             shared

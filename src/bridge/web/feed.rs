@@ -6,7 +6,9 @@
 //! bridge's own `LastMove` (the squares to mark) and `SourceDown` / `SourceUp`. A snapshot
 //! after a reconnect is turned into the changes it implies, so a client that missed nothing
 //! from the bridge's point of view needs no reload. The log keeps the newest events (at least
-//! 10,000) for clients that reconnect with `Last-Event-ID`.
+//! 10,000) for clients that reconnect with `Last-Event-ID`, within [`LOG_BYTES`]: a broker
+//! anyone may publish to can send big events, and 10,000 of them must not fill the memory
+//! (a reconnect older than what is kept gets a reset snapshot, the truth all the same).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -16,8 +18,17 @@ use serde_json::{Map, Value, json};
 use crate::bridge::web::lastmove::{LastMove, last_move};
 use crate::client::{Hall, HallUpdate, Props};
 
-/// The fewest events the log keeps (contract section 5).
+/// The fewest events the log keeps (contract section 5) while they fit in [`LOG_BYTES`].
 pub const MIN_HISTORY: usize = 10_000;
+
+/// The most the log's events may take together: 10,000 events of 12 KB on average (a move's
+/// `PropertiesChanged` with a long game's PGN is a few KB).
+pub const LOG_BYTES: usize = 128 << 20;
+
+/// What one event costs in the log, near enough: its texts and their bookkeeping.
+pub fn event_bytes(event: &Event) -> usize {
+    event.data.len() + event.member.len() + event.board.as_ref().map_or(0, String::len) + 96
+}
 
 /// One event as `/api/events` sends it.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +59,9 @@ pub struct Feed {
     last_moves: HashMap<String, LastMove>,
     log: VecDeque<Arc<Event>>,
     capacity: usize,
+    /// What the log's events take ([`event_bytes`]), at most `max_bytes`.
+    bytes: usize,
+    max_bytes: usize,
     next_id: u64,
 }
 
@@ -55,13 +69,25 @@ impl Feed {
     /// An empty feed whose first event gets `first_id` (> 0) and whose log keeps `capacity`
     /// events (at least [`MIN_HISTORY`]).
     pub fn new(first_id: u64, capacity: usize) -> Feed {
+        Self::with_bytes(first_id, capacity, LOG_BYTES)
+    }
+
+    /// [`Feed::new`] whose log keeps at most `max_bytes` of events (the newest one always).
+    pub fn with_bytes(first_id: u64, capacity: usize, max_bytes: usize) -> Feed {
         Feed {
             hall: Hall::default(),
             last_moves: HashMap::new(),
             log: VecDeque::new(),
             capacity: capacity.max(MIN_HISTORY),
+            bytes: 0,
+            max_bytes,
             next_id: first_id.max(1),
         }
+    }
+
+    /// The events the log keeps now, and what they take.
+    pub fn kept(&self) -> (usize, usize) {
+        (self.log.len(), self.bytes)
     }
 
     pub fn hall(&self) -> &Hall {
@@ -259,9 +285,15 @@ impl Feed {
             data: Value::Object(data).to_string(),
         });
         self.next_id += 1;
-        if self.log.len() == self.capacity {
-            self.log.pop_front();
+        let size = event_bytes(&event);
+        while !self.log.is_empty()
+            && (self.log.len() >= self.capacity || self.bytes + size > self.max_bytes)
+        {
+            if let Some(old) = self.log.pop_front() {
+                self.bytes -= event_bytes(&old);
+            }
         }
+        self.bytes += size;
         self.log.push_back(event.clone());
         out.push(event);
     }
@@ -380,6 +412,27 @@ mod tests {
         }
         assert_eq!(feed.since(49), Replay::Lost);
         assert_eq!(feed.since(last + 1), Replay::Lost, "an id of another run");
+    }
+
+    #[test]
+    fn the_log_is_bounded_by_bytes_too() {
+        let mut feed = Feed::with_bytes(1, MIN_HISTORY, 10_000);
+        let big = "x".repeat(3000);
+        for ply in 1..=10u64 {
+            feed.apply(HallUpdate::Signal {
+                board: "b".into(),
+                member: "MovePlayed".into(),
+                args: props(json!({"ply": ply, "san": big})),
+            });
+        }
+        let (events, bytes) = feed.kept();
+        assert_eq!(events, 3, "three of about 3.1 KB fit in 10 KB");
+        assert!(bytes <= 10_000, "{bytes}");
+        match feed.since(feed.last_id() - 3) {
+            Replay::Events(ev) => assert_eq!(ev.len(), 3),
+            Replay::Lost => panic!("lost"),
+        }
+        assert_eq!(feed.since(feed.last_id() - 4), Replay::Lost);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! One lock guards the feed and the client list, so a client that subscribes gets its replay
 //! and its queue at the same instant: no event falls between the two, none comes twice. Each
-//! client has a bounded queue; a client that does not keep up (its queue is full) is dropped
+//! client has a queue bounded in events and in bytes ([`QUEUE_BYTES`]: big events from a
+//! broker must not pile up behind a slow reader); a client that does not keep up is dropped
 //! rather than buffered without bound — its stream ends after what is queued, and a browser
 //! reconnects by itself with `Last-Event-ID` and is replayed from the log.
 //!
@@ -10,12 +11,15 @@
 //! after the client's `Last-Event-ID`, and otherwise (too old, from an earlier run, in the
 //! future, not a number) a `Snapshot` of every board marked `reset`, then the live stream.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
-use crate::bridge::web::feed::{Event, Feed, Replay};
+use crate::bridge::web::feed::{Event, Feed, Replay, event_bytes};
+
+/// The most one client's queue may hold, in [`event_bytes`].
+pub const QUEUE_BYTES: usize = 16 << 20;
 use crate::client::HallUpdate;
 
 /// Where a client asks to resume from (its `Last-Event-ID`).
@@ -44,15 +48,57 @@ pub struct Subscribe {
 /// A subscription: what to send first, then the live queue.
 pub struct Subscription {
     pub first: Vec<Arc<Event>>,
-    pub live: mpsc::Receiver<Arc<Event>>,
+    pub live: Live,
+}
+
+/// A client's live queue.
+pub struct Live {
+    rx: mpsc::Receiver<Arc<Event>>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Live {
+    /// The next event; `None` once the client was dropped and its queue is empty.
+    pub async fn recv(&mut self) -> Option<Arc<Event>> {
+        let event = self.rx.recv().await?;
+        self.queued.fetch_sub(event_bytes(&event), Ordering::AcqRel);
+        Some(event)
+    }
+
+    /// The next event if one is queued.
+    pub fn try_recv(&mut self) -> Result<Arc<Event>, mpsc::error::TryRecvError> {
+        let event = self.rx.try_recv()?;
+        self.queued.fetch_sub(event_bytes(&event), Ordering::AcqRel);
+        Ok(event)
+    }
+
+    /// Whether the client was dropped (what is queued can still be read).
+    pub fn is_closed(&self) -> bool {
+        self.rx.is_closed()
+    }
 }
 
 struct Client {
     board: Option<String>,
     tx: mpsc::Sender<Arc<Event>>,
+    /// What its queue holds, in [`event_bytes`].
+    queued: Arc<AtomicUsize>,
 }
 
 impl Client {
+    /// Queues `event`; false when the queue is full (in events or bytes) or gone.
+    fn send(&self, event: &Arc<Event>) -> bool {
+        let size = event_bytes(event);
+        if self.queued.load(Ordering::Acquire) + size > QUEUE_BYTES {
+            return false;
+        }
+        if self.tx.try_send(event.clone()).is_err() {
+            return false;
+        }
+        self.queued.fetch_add(size, Ordering::AcqRel);
+        true
+    }
+
     fn wants(&self, event: &Event) -> bool {
         match (&self.board, &event.board) {
             (Some(wanted), Some(board)) => wanted == board,
@@ -105,7 +151,7 @@ impl Hub {
             events
                 .iter()
                 .filter(|e| client.wants(e))
-                .all(|e| client.tx.try_send(e.clone()).is_ok())
+                .all(|e| client.send(e))
         });
         let gone = before - inner.clients.len();
         if gone > 0 {
@@ -137,12 +183,22 @@ impl Hub {
             None if req.snapshot => vec![Arc::new(inner.feed.snapshot_event(board, false))],
             None => Vec::new(),
         };
-        let (tx, live) = mpsc::channel(self.queue);
+        let (tx, rx) = mpsc::channel(self.queue);
+        let queued = Arc::new(AtomicUsize::new(0));
         inner.clients.push(Client {
             board: req.board.clone(),
             tx,
+            queued: queued.clone(),
         });
-        Subscription { first, live }
+        Subscription {
+            first,
+            live: Live { rx, queued },
+        }
+    }
+
+    /// The events the log keeps, and their bytes.
+    pub fn kept(&self) -> (usize, usize) {
+        self.lock().feed.kept()
     }
 
     /// Reads the feed.
@@ -216,6 +272,23 @@ mod tests {
             .collect();
         assert_eq!(queued, [1, 2, 3, 4]);
         assert!(live.is_closed());
+    }
+
+    #[test]
+    fn a_client_is_dropped_when_its_queue_holds_too_many_bytes() {
+        let hub = Hub::new(Feed::new(1, 0), 1_000_000);
+        let mut slow = hub.subscribe(&Subscribe::default());
+        let big = "x".repeat(1 << 20);
+        for ply in 1..=40 {
+            hub.publish(HallUpdate::Signal {
+                board: "a".into(),
+                member: "MovePlayed".into(),
+                args: json!({"ply": ply, "san": big}).as_object().unwrap().clone(),
+            });
+        }
+        assert_eq!(hub.clients(), (0, 1), "dropped before 16 MB piled up");
+        let queued = std::iter::from_fn(|| slow.live.try_recv().ok()).count();
+        assert_eq!(queued, 15);
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //! - [`assets`]: the pages, compiled into the binary;
 //! - [`lastmove`] (pure): the squares of each board's last move, for the diagrams.
 //!
+//! Connections are accepted by [`crate::bridge::conns`] (shared with `livechess`): a
+//! header-read timeout and a bound on open connections.
+//!
 //! Board ids may contain `/` (`<rig>/<board id>` when fed from a broker): every route that
 //! takes an id takes the rest of the path (`/board/rig-a/board_1`).
 
@@ -28,6 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
+use crate::bridge::conns::{self, Limits};
 use crate::bridge::web::feed::{Feed, MIN_HISTORY};
 use crate::bridge::web::hub::Hub;
 use crate::client::HallUpdate;
@@ -47,6 +51,9 @@ pub struct Options {
     pub queue: usize,
     /// Events kept for `Last-Event-ID` replays (at least 10,000).
     pub history: usize,
+    /// How long a client may take to send a request's headers (see [`crate::bridge::conns`];
+    /// the bound on connections, [`Options::limits`], follows from `max_clients`).
+    pub header_timeout: std::time::Duration,
     /// When fed from a broker: what its feed refused, for `/api/health`.
     pub broker_health: Option<SharedHealth>,
 }
@@ -58,10 +65,26 @@ impl Default for Options {
             max_clients: 100,
             queue: 4096,
             history: MIN_HISTORY,
+            header_timeout: crate::bridge::conns::HEADER_TIMEOUT,
             broker_health: None,
         }
     }
 }
+
+impl Options {
+    /// Open connections: room for every stream and every request in flight (each busy on
+    /// its own connection) and as many idle ones again, so a newcomer always finds an idle
+    /// connection to take the place of.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_connections: 2 * self.max_clients.max(1) + IDLE_CONNECTIONS,
+            header_timeout: self.header_timeout,
+        }
+    }
+}
+
+/// Connections kept open besides the busy ones (keep-alive between a page's requests).
+const IDLE_CONNECTIONS: usize = 256;
 
 /// What stops the bridge from serving.
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +125,7 @@ pub async fn serve(
     let hub = Arc::new(Hub::new(Feed::new(first_id, opts.history), opts.queue));
     let (stopping_tx, stopping) = watch::channel(false);
     let app = routes::router(hub.clone(), &opts, stopping);
+    let limits = opts.limits();
 
     // The feed task: every update from the source, in order, into the hub.
     let feeder = {
@@ -124,14 +148,12 @@ pub async fn serve(
     };
 
     eprintln!("eboardctl serve: listening on http://{addr}");
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            // Live event streams end too, or the graceful shutdown would wait for them.
-            let _ = stopping_tx.send(true);
-        })
-        .await
-        .map_err(|source| WebError::Serve { addr, source });
+    conns::serve(listener, app, limits, async move {
+        stop.await;
+        // Live event streams end too, or the graceful shutdown would wait for them.
+        let _ = stopping_tx.send(true);
+    })
+    .await;
     feeder.abort();
-    result
+    Ok(())
 }

@@ -285,6 +285,7 @@ pub fn sse_event(e: &Event) -> Option<SseEvent> {
 /// `/api/health`: the source, the boards, the event streams, and what was refused.
 async fn health(State(app): State<App>) -> Response {
     let (clients, clients_dropped) = app.hub.clients();
+    let kept = app.hub.kept();
     let (source_up, boards, by_rig, last_id) = app.hub.read(|feed| {
         let hall = feed.hall();
         let mut by_rig = serde_json::Map::new();
@@ -311,6 +312,8 @@ async fn health(State(app): State<App>) -> Response {
             "clients_dropped": clients_dropped,
             "resets": app.hub.resets(),
             "refused": app.refused.load(Ordering::Relaxed),
+            "kept": kept.0,
+            "kept_bytes": kept.1,
         },
         "broker": broker,
     });
