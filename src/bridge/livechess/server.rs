@@ -54,13 +54,49 @@ enum Change {
 #[derive(Default)]
 struct Boards {
     hall: Hall,
+    /// The typed properties, with `serial_number` the board's own `serialnr` (see
+    /// [`Boards::present_serialnrs`]): everything this bridge shows reads it from here.
     props: BTreeMap<String, Arc<BoardProps>>,
+    /// Board id → the `serialnr` the board itself gives (its serial number, else its name).
+    reported: BTreeMap<String, String>,
     /// Board id → what `flip` set (the presentation of this bridge; see the module
     /// [`crate::bridge::livechess`]).
     flipped: HashMap<String, bool>,
 }
 
 impl Boards {
+    /// Reads board `id`'s properties from the hall (or forgets it when it is gone).
+    fn read(&mut self, id: &str) {
+        match self.hall.boards.get(id) {
+            Some(raw) => {
+                let typed = BoardProps::from_map(raw);
+                self.reported
+                    .insert(id.to_owned(), objects::serialnr(&typed).to_owned());
+                self.props.insert(id.to_owned(), Arc::new(typed));
+            }
+            None => {
+                self.props.remove(id);
+                self.reported.remove(id);
+            }
+        }
+    }
+
+    /// Gives every board the `serialnr` of its own that clients name it by, even when two
+    /// report the same serial number ([`objects::distinct_serialnrs`]).
+    fn present_serialnrs(&mut self) {
+        let distinct = objects::distinct_serialnrs(self.reported.iter().filter_map(|(id, r)| {
+            let number = self.props.get(id)?.number;
+            Some((id.as_str(), number, r.as_str()))
+        }));
+        for (id, serialnr) in distinct {
+            if let Some(props) = self.props.get_mut(&id)
+                && props.serial_number != serialnr
+            {
+                Arc::make_mut(props).serial_number = serialnr;
+            }
+        }
+    }
+
     fn flipped(&self, id: &str) -> bool {
         self.flipped.get(id).copied().unwrap_or(false)
     }
@@ -130,29 +166,26 @@ impl Shared {
         let change = {
             let mut b = self.lock();
             b.hall.apply(update);
-            match update {
+            let change = match update {
                 HallUpdate::Signal { .. } => return,
-                HallUpdate::Changed { board, .. } | HallUpdate::Added { board, .. } => {
-                    if let Some(props) = b.hall.boards.get(board) {
-                        let typed = Arc::new(BoardProps::from_map(props));
-                        b.props.insert(board.clone(), typed);
-                    }
-                    Change::Board(Arc::from(board.as_str()))
-                }
-                HallUpdate::Removed { board } => {
-                    b.props.remove(board);
+                HallUpdate::Changed { board, .. }
+                | HallUpdate::Added { board, .. }
+                | HallUpdate::Removed { board } => {
+                    b.read(board);
                     Change::Board(Arc::from(board.as_str()))
                 }
                 HallUpdate::Snapshot(_) | HallUpdate::SourceDown { .. } => {
-                    let Boards { hall, props, .. } = &mut *b;
-                    *props = hall
-                        .boards
-                        .iter()
-                        .map(|(id, p)| (id.clone(), Arc::new(BoardProps::from_map(p))))
-                        .collect();
+                    b.props.clear();
+                    b.reported.clear();
+                    let ids: Vec<String> = b.hall.boards.keys().cloned().collect();
+                    for id in ids {
+                        b.read(&id);
+                    }
                     Change::All
                 }
-            }
+            };
+            b.present_serialnrs();
+            change
         };
         // No connection listening is not an error.
         let _ = self.changes.send(change);
@@ -432,8 +465,14 @@ async fn serve(
                 .set_position(&board, &fen)
                 .await
                 .map_err(|m| CallError::new(id, m))?;
-            // The feed follows once the daemon's property changes arrive.
-            Ok((Value::Null, Vec::new()))
+            // The whole state follows once the board shows the restarted game (at once
+            // when it already does).
+            if let Some(props) = shared.lock().props.get(&board).cloned()
+                && let Some(sub) = subs.iter_mut().find(|s| s.feed_id == feed)
+            {
+                sub.feed.setup(&props);
+            }
+            Ok((Value::Null, feeds(shared, subs, Some(&board))))
         }
         Request::Flip { feed, flip } => {
             let board = sub_board(subs, &feed)?;
