@@ -116,8 +116,9 @@ async fn demo(args: &Args, work: &Path) -> anyhow::Result<()> {
     );
 
     let outcome = play(&sim, &bus.client).await;
-    sim.shutdown().await;
+    // The daemon first: the simulator going away under it would be a board lost.
     bus.service.shutdown().await;
+    sim.shutdown().await;
     outcome
 }
 
@@ -184,6 +185,8 @@ enum Seen {
     GameEnded,
     Claims(Vec<(String, String, String)>),
     Connected(bool),
+    /// The ply number of a move played.
+    MovePlayed(u32),
 }
 
 /// Drive the simulator through the script while the client prints.
@@ -240,7 +243,13 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
         }
         scenario.play_move(mv).await?;
     }
-    // Black resigned: the players show the result with the kings on the centre squares.
+    // Black resigned: the players show the result with the kings on the centre squares,
+    // once the last move is seen (its line comes before the players' in the output).
+    let plies = moves.len() as u32;
+    wait_for(&mut seen, "the last move", |s| {
+        *s == Seen::MovePlayed(plies)
+    })
+    .await?;
     scenario.step(&Step::Pause(3_000)).await?;
     let result: crate::vocab::GameResult = game.result.as_deref().unwrap_or("1-0").parse()?;
     println!("players: result gesture {result} (both kings on the centre squares)");
@@ -378,6 +387,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
             "MovePlayed" => body
                 .deserialize::<(u32, String, String, String, u64, u64)>()
                 .map(|(ply, san, uci, _, w, b)| {
+                    let _ = seen.send(Seen::MovePlayed(ply));
                     let number = if ply % 2 == 1 {
                         format!("{}.", ply.div_ceil(2))
                     } else {
