@@ -72,6 +72,31 @@ impl Feed {
         });
     }
 
+    /// The EVENTs to send for the board as it is now: [`Feed::next`], preceded by one
+    /// message per move when several were played since the last message (notifications seen
+    /// late collapse), so that a client taking the last SAN of each list as the newest move
+    /// still sees every move.
+    pub fn messages(&mut self, props: &BoardProps, flipped: bool, now_ms: u64) -> Vec<Value> {
+        let mut out = Vec::new();
+        if self.setup.is_none()
+            && let Some(sent) = self.sent.as_mut()
+            && sent.start == objects::start_fen(props)
+            && props.moves.len() > sent.san.len() + 1
+            && props.moves.starts_with(&sent.san)
+        {
+            for n in sent.san.len() + 1..props.moves.len() {
+                out.push(json!({
+                    "serialnr": objects::serialnr(props),
+                    "flipped": flipped,
+                    "san": &props.moves[..n],
+                }));
+            }
+            sent.san = props.moves[..props.moves.len() - 1].to_vec();
+        }
+        out.extend(self.next(props, flipped, now_ms));
+        out
+    }
+
     /// The EVENT to send for the board as it is now, or `None` when nothing it shows changed
     /// since the last one.
     pub fn next(&mut self, props: &BoardProps, flipped: bool, now_ms: u64) -> Option<Value> {
@@ -172,6 +197,31 @@ mod tests {
             let m = feed.next(&b, false, tick).expect("tick");
             assert!(m.get("san").is_none(), "tick {tick}: {m}");
         }
+    }
+
+    #[test]
+    fn moves_seen_together_go_out_one_list_each() {
+        let mut feed = Feed::default();
+        let mut b = board();
+        feed.messages(&b, false, 0);
+        b.moves = ["e4", "e5", "Nf3", "Nc6"].map(String::from).to_vec();
+        b.black_time_ms -= 5000;
+        let out = feed.messages(&b, false, 1);
+        let lists: Vec<&Value> = out.iter().filter_map(|m| m.get("san")).collect();
+        assert_eq!(
+            lists,
+            [
+                &json!(["e4", "e5"]),
+                &json!(["e4", "e5", "Nf3"]),
+                &json!(["e4", "e5", "Nf3", "Nc6"])
+            ]
+        );
+        assert_eq!(keys(&out[0]), ["flipped", "san", "serialnr"]);
+        assert!(out[2].get("clock").is_some(), "the last one has the rest");
+        assert!(feed.messages(&b, false, 2).is_empty());
+        // A correction is one list, as is a new game.
+        b.moves = ["e4", "c5", "Nf3", "d6"].map(String::from).to_vec();
+        assert_eq!(feed.messages(&b, false, 3).len(), 1);
     }
 
     #[test]

@@ -388,10 +388,15 @@ fn feeds(shared: &Shared, subs: &mut [Subscription], only: Option<&str>) -> Vec<
     let now = now_ms();
     subs.iter_mut()
         .filter(|s| only.is_none_or(|b| b == s.board))
-        .filter_map(|s| {
-            let props = boards.props.get(&s.board)?;
-            let event = s.feed.next(props, boards.flipped(&s.board), now)?;
-            Some(calls::feed(&s.feed_id, event, now))
+        .flat_map(|s| {
+            let events = match boards.props.get(&s.board) {
+                Some(props) => s.feed.messages(props, boards.flipped(&s.board), now),
+                None => Vec::new(),
+            };
+            events
+                .into_iter()
+                .map(|event| calls::feed(&s.feed_id, event, now))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
