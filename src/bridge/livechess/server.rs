@@ -55,45 +55,61 @@ enum Change {
 struct Boards {
     hall: Hall,
     /// The typed properties, with `serial_number` the board's own `serialnr` (see
-    /// [`Boards::present_serialnrs`]): everything this bridge shows reads it from here.
+    /// [`Boards::assign_serialnrs`]): everything this bridge shows reads it from here.
     props: BTreeMap<String, Arc<BoardProps>>,
-    /// Board id → the `serialnr` the board itself gives (its serial number, else its name).
-    reported: BTreeMap<String, String>,
+    /// Board id → what its `serialnr` is assigned from: the `serialnr` the board itself
+    /// gives (its serial number, else its name) and its table number.
+    identity: BTreeMap<String, (String, u32)>,
+    /// Board id → its own `serialnr`.
+    assigned: BTreeMap<String, String>,
     /// Board id → what `flip` set (the presentation of this bridge; see the module
     /// [`crate::bridge::livechess`]).
     flipped: HashMap<String, bool>,
 }
 
 impl Boards {
-    /// Reads board `id`'s properties from the hall (or forgets it when it is gone).
-    fn read(&mut self, id: &str) {
-        match self.hall.boards.get(id) {
-            Some(raw) => {
-                let typed = BoardProps::from_map(raw);
-                self.reported
-                    .insert(id.to_owned(), objects::serialnr(&typed).to_owned());
-                self.props.insert(id.to_owned(), Arc::new(typed));
-            }
+    /// Reads board `id`'s properties from the hall (or forgets it when it is gone); true
+    /// when what its `serialnr` is assigned from changed.
+    fn read(&mut self, id: &str) -> bool {
+        let identity = self.hall.boards.get(id).map(|raw| {
+            let typed = BoardProps::from_map(raw);
+            let identity = (objects::serialnr(&typed).to_owned(), typed.number);
+            self.props.insert(id.to_owned(), Arc::new(typed));
+            identity
+        });
+        let changed = self.identity.get(id) != identity.as_ref();
+        match identity {
+            Some(identity) => self.identity.insert(id.to_owned(), identity),
             None => {
                 self.props.remove(id);
-                self.reported.remove(id);
+                self.identity.remove(id)
             }
-        }
+        };
+        changed
     }
 
     /// Gives every board the `serialnr` of its own that clients name it by, even when two
     /// report the same serial number ([`objects::distinct_serialnrs`]).
-    fn present_serialnrs(&mut self) {
-        let distinct = objects::distinct_serialnrs(self.reported.iter().filter_map(|(id, r)| {
-            let number = self.props.get(id)?.number;
-            Some((id.as_str(), number, r.as_str()))
-        }));
-        for (id, serialnr) in distinct {
-            if let Some(props) = self.props.get_mut(&id)
-                && props.serial_number != serialnr
-            {
-                Arc::make_mut(props).serial_number = serialnr;
-            }
+    fn assign_serialnrs(&mut self) {
+        self.assigned = objects::distinct_serialnrs(
+            self.identity
+                .iter()
+                .map(|(id, (reported, number))| (id.as_str(), *number, reported.as_str())),
+        );
+        let ids: Vec<String> = self.props.keys().cloned().collect();
+        for id in ids {
+            self.present(&id);
+        }
+    }
+
+    /// Shows board `id` under its own `serialnr` (everything this bridge sends reads it from
+    /// `serial_number`).
+    fn present(&mut self, id: &str) {
+        if let Some(props) = self.props.get_mut(id)
+            && let Some(serialnr) = self.assigned.get(id)
+            && props.serial_number != *serialnr
+        {
+            Arc::make_mut(props).serial_number = serialnr.clone();
         }
     }
 
@@ -166,26 +182,29 @@ impl Shared {
         let change = {
             let mut b = self.lock();
             b.hall.apply(update);
-            let change = match update {
+            match update {
                 HallUpdate::Signal { .. } => return,
                 HallUpdate::Changed { board, .. }
                 | HallUpdate::Added { board, .. }
                 | HallUpdate::Removed { board } => {
-                    b.read(board);
+                    if b.read(board) {
+                        b.assign_serialnrs();
+                    } else {
+                        b.present(board);
+                    }
                     Change::Board(Arc::from(board.as_str()))
                 }
                 HallUpdate::Snapshot(_) | HallUpdate::SourceDown { .. } => {
                     b.props.clear();
-                    b.reported.clear();
+                    b.identity.clear();
                     let ids: Vec<String> = b.hall.boards.keys().cloned().collect();
                     for id in ids {
                         b.read(&id);
                     }
+                    b.assign_serialnrs();
                     Change::All
                 }
-            };
-            b.present_serialnrs();
-            change
+            }
         };
         // No connection listening is not an error.
         let _ = self.changes.send(change);
