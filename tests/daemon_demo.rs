@@ -61,6 +61,13 @@ async fn demo_plays_a_game_and_exits_0() {
         !stdout[gesture..first_game_end].contains("MovePlayed"),
         "a move shown after the players' gesture:\n{stdout}"
     );
+    let new_game = stdout
+        .find("--- a new game")
+        .expect("the second game's line");
+    assert!(
+        first_game_end < new_game,
+        "the second game announced before the first ended:\n{stdout}"
+    );
     let pgn = &stdout[stdout.find("[Event").expect("the PGN")..];
     let flat = pgn.replace('\n', " ");
     assert!(!flat.contains("} {"), "two comments side by side:\n{pgn}");

@@ -379,15 +379,18 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
         if iface.as_str() != BOARD_INTERFACE {
             continue;
         }
+        // What the script waits for is reported once its line is printed, so that the
+        // script's own lines come after it.
+        let mut report = None;
         let line = match member {
             "GameStarted" => body.deserialize::<String>().map(|fen| {
-                let _ = seen.send(Seen::GameStarted);
+                report = Some(Seen::GameStarted);
                 format!("GameStarted {fen}")
             }),
             "MovePlayed" => body
                 .deserialize::<(u32, String, String, String, u64, u64)>()
                 .map(|(ply, san, uci, _, w, b)| {
-                    let _ = seen.send(Seen::MovePlayed(ply));
+                    report = Some(Seen::MovePlayed(ply));
                     let number = if ply % 2 == 1 {
                         format!("{}.", ply.div_ceil(2))
                     } else {
@@ -405,7 +408,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
             "IllegalPlacement" => {
                 body.deserialize::<(String, String, String)>()
                     .map(|(player, description, _)| {
-                        let _ = seen.send(Seen::IllegalPlacement);
+                        report = Some(Seen::IllegalPlacement);
                         format!(
                             "IllegalPlacement ({player} to move, clock not pressed): {description}"
                         )
@@ -418,7 +421,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
                 .deserialize::<String>()
                 .map(|p| format!("FlagFell {p}")),
             "GameEnded" => body.deserialize::<(String, String)>().map(|(r, t)| {
-                let _ = seen.send(Seen::GameEnded);
+                report = Some(Seen::GameEnded);
                 format!("GameEnded {r} ({t})")
             }),
             other => Ok(other.to_string()),
@@ -426,6 +429,9 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
         match line {
             Ok(l) => println!("{l}"),
             Err(e) => println!("{member}: unreadable arguments: {e}"),
+        }
+        if let Some(r) = report {
+            let _ = seen.send(r);
         }
     }
 }
