@@ -4,7 +4,8 @@
 #   make                      build the release binaries (cargo) and the man pages
 #   make check                install what the tests need (Debian/Ubuntu, sudo when not root),
 #                             then the format check, clippy and every test (what CI runs)
-#   make deb                  the Debian package target/deb/eboardd_<version>_<arch>.deb
+#   make deb                  install what the package build needs (Debian/Ubuntu, sudo when not
+#                             root), then the Debian package target/deb/eboardd_<version>_<arch>.deb
 #   sudo make install         install under PREFIX (default /usr/local), then reload udev,
 #                             systemd and create the eboardd user (skipped when DESTDIR is set)
 #   sudo make uninstall       remove what install placed (keeps /etc/eboardd, /var/lib/eboardd,
@@ -74,9 +75,11 @@ check:
 	cargo test --locked --all-targets
 	cargo test --locked --doc
 
-# The Debian package (debian/, debhelper): target/deb/eboardd_<version>_<arch>.deb. Needs the
-# Debian packages debhelper and dpkg-dev, and cargo (rustup) for the user running it.
+# The Debian package (debian/, debhelper): target/deb/eboardd_<version>_<arch>.deb. Installs
+# the Debian packages it needs first (debhelper, dpkg-dev, …; sudo when not root), as check
+# does; cargo (rustup) must be there for the user running it.
 deb:
+	.ci/deb-deps
 	mkdir -p target/deb
 	debian/rules binary
 

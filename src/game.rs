@@ -473,7 +473,11 @@ impl Game {
         }
         let (mut white, mut number) = fen_turn_and_number(&seg.start_fen);
         let mut need_number = true;
-        for m in &seg.moves {
+        // How the game ended goes in the last move's comment: one comment per move, `%clk`
+        // first (readers take the first comment after a move as its comment).
+        let ending = self.termination.filter(|_| last).map(|t| t.as_str());
+        let last_move = seg.moves.len().checked_sub(1);
+        for (i, m) in seg.moves.iter().enumerate() {
             if white {
                 tokens.push(format!("{number}."));
             } else if need_number {
@@ -486,6 +490,14 @@ impl Game {
                 comment.push(format!("[%clk {}]", clk(ms)));
             }
             comment.extend(m.comments.iter().map(|c| sentence(c)));
+            if let Some(t) = ending.filter(|_| Some(i) == last_move) {
+                // A bare word after the clock (`checkmate`), a sentence after sentences.
+                if m.comments.is_empty() {
+                    comment.push(clean_comment(t));
+                } else {
+                    comment.push(sentence(&format!("termination: {t}")));
+                }
+            }
             need_number = !m.comments.is_empty();
             if !comment.is_empty() {
                 tokens.push(format!("{{{}}}", comment.join(" ")));
@@ -495,8 +507,8 @@ impl Game {
             }
             white = !white;
         }
-        if last && let Some(t) = self.termination {
-            tokens.push(format!("{{{}}}", clean_comment(t.as_str())));
+        if let Some(t) = ending.filter(|_| last_move.is_none()) {
+            tokens.push(format!("{{{}}}", clean_comment(t)));
         }
         tokens.push(result.to_string());
         wrap_tokens(out, &tokens);
@@ -566,10 +578,36 @@ mod tests {
         assert!(pgn.lines().all(|l| l.len() <= 79));
         let flat = pgn.replace('\n', " ");
         assert!(
-            flat.contains("1. e4 {[%clk 0:03:01]} e5 {[%clk 0:02:55] Illegal move by White: Ke1-e3 {x).} 2. Nf3 {[%clk 0:02:50]} {checkmate} 1-0"),
+            flat.contains("1. e4 {[%clk 0:03:01]} e5 {[%clk 0:02:55] Illegal move by White: Ke1-e3 {x).} 2. Nf3 {[%clk 0:02:50] checkmate} 1-0"),
             "{pgn}"
         );
         assert!(pgn.trim_end().ends_with("1-0"));
+    }
+
+    #[test]
+    fn one_comment_per_move_with_the_ending_after_the_clock() {
+        let mut g = Game::new(START_FEN, Vec::new());
+        g.push_move(mv("Nf3", "g1f3", 300_000, 300_000));
+        g.stamp_press(291_000);
+        g.comment("Black claims threefold repetition with the intended move f6g8: accepted");
+        g.set_result(GameResult::Draw, Some(Termination::Claim));
+        let flat = g.pgn().replace('\n', " ");
+        assert!(
+            flat.contains(
+                "1. Nf3 {[%clk 0:04:51] Black claims threefold repetition with the intended \
+                 move f6g8: accepted. Termination: claim.} 1/2-1/2"
+            ),
+            "{flat}"
+        );
+        assert!(!flat.contains("} {"), "{flat}");
+        // No move: the ending stands alone.
+        let mut empty = Game::new(START_FEN, Vec::new());
+        empty.set_result(GameResult::WhiteWins, Some(Termination::Adjudication));
+        assert!(
+            empty.pgn().contains("{adjudication} 1-0"),
+            "{}",
+            empty.pgn()
+        );
     }
 
     #[test]

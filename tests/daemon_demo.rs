@@ -49,4 +49,33 @@ async fn demo_plays_a_game_and_exits_0() {
     // The illegal placement is reported before the move that follows it.
     let alert = stdout.find("IllegalPlacement").unwrap();
     assert!(stdout[alert..].contains("MovePlayed"));
+
+    // The last screen is clean: the players show the result after the last move is shown,
+    // the PGN has one comment per move (`%clk` first), and the simulator's own end is no
+    // warning.
+    let gesture = stdout
+        .find("players: result gesture")
+        .expect("the gesture line");
+    let first_game_end = stdout.find("GameEnded 1-0").unwrap();
+    assert!(
+        !stdout[gesture..first_game_end].contains("MovePlayed"),
+        "a move shown after the players' gesture:\n{stdout}"
+    );
+    let new_game = stdout
+        .find("--- a new game")
+        .expect("the second game's line");
+    assert!(
+        first_game_end < new_game,
+        "the second game announced before the first ended:\n{stdout}"
+    );
+    let pgn = &stdout[stdout.find("[Event").expect("the PGN")..];
+    let flat = pgn.replace('\n', " ");
+    assert!(!flat.contains("} {"), "two comments side by side:\n{pgn}");
+    assert!(flat.contains("{[%clk "), "{pgn}");
+    for line in stdout.lines().chain(stderr.lines()) {
+        assert!(
+            !line.contains("WARN") && !line.contains("board lost"),
+            "a warning on the demo's screen: {line}\n{stderr}"
+        );
+    }
 }

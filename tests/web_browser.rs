@@ -234,5 +234,41 @@ async fn overlay_hall_and_board_pages_render_live_data() {
         .await;
     assert_eq!(summary, RULES_TEXT, "the subtitle names the rules in words");
     browser.screenshot("board.png").await;
+
+    // --- a phone: no page is wider than the screen, every diagram, card and plate is on it ---
+    browser.size(390, 844).await;
+    let pages = [
+        (
+            "/",
+            "document.querySelector('.card svg.diagram')",
+            "hall-phone.png",
+        ),
+        (
+            "/board/web_o1",
+            "document.querySelector('ol.moves li')",
+            "board-phone.png",
+        ),
+        (
+            "/overlay/web_o1",
+            "document.querySelector('.plate.black .name')?.textContent === 'Nepomniachtchi, Ian'",
+            "overlay-phone.png",
+        ),
+    ];
+    for (path, ready, shot) in pages {
+        browser.goto(&rig.serve.url(path)).await;
+        browser.wait_for(path, ready).await;
+        let fits = browser
+            .eval(
+                "document.documentElement.scrollWidth <= window.innerWidth && \
+                 [...document.querySelectorAll('svg.diagram, .card, .plate, .player')].every(e => { \
+                   const r = e.getBoundingClientRect(); \
+                   return r.left >= 0 && r.right <= window.innerWidth; }) && \
+                 [...document.querySelectorAll('.plate')].every(e => \
+                   e.getBoundingClientRect().bottom <= window.innerHeight)",
+            )
+            .await;
+        browser.screenshot(shot).await;
+        assert_eq!(fits, true, "{path} does not fit a 390x844 screen");
+    }
     eprintln!("screenshots in {}", screenshot_dir().display());
 }

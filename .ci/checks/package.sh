@@ -9,7 +9,8 @@
 #   - the installed bus policy loads in a dbus-daemon without complaint;
 #   - remove keeps /var/lib/eboardd and /etc/eboardd; purge removes them; nothing of the
 #     package is left on the disk.
-# Changes the machine (it is CI's machine): installs debhelper and lintian when missing.
+# Changes the machine (it is CI's machine): installs lintian when missing (and `make deb` its
+# build dependencies).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -23,8 +24,9 @@ if [ "$(id -u)" != 0 ]; then
     *) echo "package: CI=true and this check needs root" >&2; exit 1 ;;
   esac
 fi
+# Not debhelper or dpkg-dev: `make deb` installs what it needs itself (.ci/deb-deps), and
+# this proves it on CI's fresh machine.
 need=()
-command -v dh >/dev/null || need+=(debhelper)
 command -v lintian >/dev/null || need+=(lintian)
 command -v udevadm >/dev/null || need+=(udev)
 if [ ${#need[@]} -gt 0 ]; then

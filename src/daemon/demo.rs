@@ -116,8 +116,9 @@ async fn demo(args: &Args, work: &Path) -> anyhow::Result<()> {
     );
 
     let outcome = play(&sim, &bus.client).await;
-    sim.shutdown().await;
+    // The daemon first: the simulator going away under it would be a board lost.
     bus.service.shutdown().await;
+    sim.shutdown().await;
     outcome
 }
 
@@ -184,6 +185,8 @@ enum Seen {
     GameEnded,
     Claims(Vec<(String, String, String)>),
     Connected(bool),
+    /// The ply number of a move played.
+    MovePlayed(u32),
 }
 
 /// Drive the simulator through the script while the client prints.
@@ -240,7 +243,13 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
         }
         scenario.play_move(mv).await?;
     }
-    // Black resigned: the players show the result with the kings on the centre squares.
+    // Black resigned: the players show the result with the kings on the centre squares,
+    // once the last move is seen (its line comes before the players' in the output).
+    let plies = moves.len() as u32;
+    wait_for(&mut seen, "the last move", |s| {
+        *s == Seen::MovePlayed(plies)
+    })
+    .await?;
     scenario.step(&Step::Pause(3_000)).await?;
     let result: crate::vocab::GameResult = game.result.as_deref().unwrap_or("1-0").parse()?;
     println!("players: result gesture {result} (both kings on the centre squares)");
@@ -370,14 +379,18 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
         if iface.as_str() != BOARD_INTERFACE {
             continue;
         }
+        // What the script waits for is reported once its line is printed, so that the
+        // script's own lines come after it.
+        let mut report = None;
         let line = match member {
             "GameStarted" => body.deserialize::<String>().map(|fen| {
-                let _ = seen.send(Seen::GameStarted);
+                report = Some(Seen::GameStarted);
                 format!("GameStarted {fen}")
             }),
             "MovePlayed" => body
                 .deserialize::<(u32, String, String, String, u64, u64)>()
                 .map(|(ply, san, uci, _, w, b)| {
+                    report = Some(Seen::MovePlayed(ply));
                     let number = if ply % 2 == 1 {
                         format!("{}.", ply.div_ceil(2))
                     } else {
@@ -395,7 +408,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
             "IllegalPlacement" => {
                 body.deserialize::<(String, String, String)>()
                     .map(|(player, description, _)| {
-                        let _ = seen.send(Seen::IllegalPlacement);
+                        report = Some(Seen::IllegalPlacement);
                         format!(
                             "IllegalPlacement ({player} to move, clock not pressed): {description}"
                         )
@@ -408,7 +421,7 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
                 .deserialize::<String>()
                 .map(|p| format!("FlagFell {p}")),
             "GameEnded" => body.deserialize::<(String, String)>().map(|(r, t)| {
-                let _ = seen.send(Seen::GameEnded);
+                report = Some(Seen::GameEnded);
                 format!("GameEnded {r} ({t})")
             }),
             other => Ok(other.to_string()),
@@ -416,6 +429,9 @@ async fn print_events(mut stream: MessageStream, seen: mpsc::UnboundedSender<See
         match line {
             Ok(l) => println!("{l}"),
             Err(e) => println!("{member}: unreadable arguments: {e}"),
+        }
+        if let Some(r) = report {
+            let _ = seen.send(r);
         }
     }
 }

@@ -89,6 +89,8 @@ pub struct BoardOptions {
     /// Answers to commands go out this many ms late (a slow board).
     pub answer_delay_ms: u64,
     pub noise: Option<NoiseOptions>,
+    /// The serial number; empty: a board that reports none (serial number questions go
+    /// unanswered).
     pub serial: String,
     pub long_serial: String,
     pub version: (u8, u8),
@@ -501,6 +503,9 @@ impl VirtualBoard {
             Command::Update => self.enter(UpdateMode::Update),
             Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
             Command::UpdateNice => self.enter(UpdateMode::UpdateNice),
+            // A board with no serial number set (`serial` empty) leaves the question
+            // unanswered, as some real boards do.
+            Command::SerialNumber | Command::LongSerialNumber if self.opts.serial.is_empty() => {}
             Command::SerialNumber => {
                 let serial = digits(&self.opts.serial, 5);
                 self.answer(now, &Message::SerialNumber(serial));

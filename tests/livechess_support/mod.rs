@@ -237,10 +237,19 @@ pub struct Rig {
 
 impl Rig {
     pub async fn start(boards: usize, livechess_args: &[&str]) -> Rig {
+        Rig::start_with(boards, livechess_args, own_serial).await
+    }
+
+    /// [`Rig::start`] with board `i`'s identity and behaviour from `board(i)`.
+    pub async fn start_with(
+        boards: usize,
+        livechess_args: &[&str],
+        board: impl Fn(usize) -> BoardOptions,
+    ) -> Rig {
         let dir = tempfile::tempdir().expect("temp dir");
         let names: Vec<String> = (1..=boards).map(|i| format!("lc{i}")).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let (sims, ports) = spawn_sims(dir.path(), &names).await;
+        let (sims, ports) = rig::spawn_sims_with(dir.path(), &names, board).await;
         let config = dir.path().join("eboardd.toml");
         let text: String = names
             .iter()
@@ -278,12 +287,16 @@ impl Rig {
 /// Simulated boards like the shared rig's, each with a serial number of its own (as real
 /// boards have: the serial number is how LiveChess's clients name a board), `20001`, ….
 pub async fn spawn_sims(dir: &std::path::Path, names: &[&str]) -> (Vec<SimHandle>, Vec<String>) {
-    rig::spawn_sims_with(dir, names, |i| BoardOptions {
+    rig::spawn_sims_with(dir, names, own_serial).await
+}
+
+/// Board `i`'s options in [`spawn_sims`]: a serial number of its own.
+pub fn own_serial(i: usize) -> BoardOptions {
+    BoardOptions {
         serial: format!("{}", 20001 + i),
         long_serial: format!("{}", 3_000_020_001u64 + i as u64),
         ..BoardOptions::default()
-    })
-    .await
+    }
 }
 
 /// The sorted keys of a JSON object.

@@ -5,6 +5,8 @@
 //! Every object has exactly the keys the contract lists — LiveChess's clients build typed
 //! records from them and fail on a key they do not know.
 
+use std::collections::{BTreeMap, HashSet};
+
 use serde_json::{Value, json};
 
 use crate::client::BoardProps;
@@ -23,6 +25,46 @@ pub fn serialnr(props: &BoardProps) -> &str {
     } else {
         &props.serial_number
     }
+}
+
+/// Every board's `serialnr`, one of its own, from `(board id, table number, reported)` where
+/// `reported` is [`serialnr`] of the board's own properties. Two boards of one model can
+/// report the same serial number (and a board with none is named by its name), but a client
+/// looks a board up by `serialnr` and takes the first match: so the boards claim theirs in
+/// table order (numbered boards by number, then the others, each by board id) and a board
+/// whose one is taken gets `<reported>-<board id>` (with `-2`, `-3`, … should even that be
+/// taken). It depends on the configuration and on what the boards report, not on the order
+/// they connected in, so it is the same after a restart.
+pub fn distinct_serialnrs<'a>(
+    boards: impl IntoIterator<Item = (&'a str, u32, &'a str)>,
+) -> BTreeMap<String, String> {
+    let mut order: Vec<(&str, u32, &str)> = boards.into_iter().collect();
+    order.sort_by_key(|&(id, number, _)| (number == 0, number, id));
+    // Reported ones first, so that a derived name never takes a board's own.
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut first: HashSet<&str> = HashSet::new();
+    let mut out = BTreeMap::new();
+    for &(id, _, reported) in &order {
+        if first.insert(reported) {
+            taken.insert(reported.to_owned());
+            out.insert(id.to_owned(), reported.to_owned());
+        }
+    }
+    for &(id, _, reported) in &order {
+        if out.contains_key(id) {
+            continue;
+        }
+        let derived = format!("{reported}-{id}");
+        let mut candidate = derived.clone();
+        let mut n = 2;
+        while taken.contains(&candidate) {
+            candidate = format!("{derived}-{n}");
+            n += 1;
+        }
+        taken.insert(candidate.clone());
+        out.insert(id.to_owned(), candidate);
+    }
+    out
 }
 
 /// The port's file name (`ttyACM0`), LiveChess's `source`.
@@ -272,5 +314,44 @@ pub(crate) mod tests {
             ["active", "device", "name", "present", "status", "type"]
         );
         assert_eq!(v["device"], "/dev/ttyACM0");
+    }
+
+    #[test]
+    fn every_board_gets_a_serialnr_of_its_own() {
+        // Tables 2 and 1 report the same number, table 3 the same, an unnumbered board too;
+        // one reports none (named by its name).
+        let boards = [
+            ("b2", 2, "13116"),
+            ("b1", 1, "13116"),
+            ("b3", 3, "13116"),
+            ("b0", 0, "13116"),
+            ("b4", 4, "b4"),
+            ("b5", 5, "777"),
+        ];
+        let got = distinct_serialnrs(boards);
+        let want: BTreeMap<String, String> = [
+            ("b1", "13116"),
+            ("b2", "13116-b2"),
+            ("b3", "13116-b3"),
+            ("b0", "13116-b0"),
+            ("b4", "b4"),
+            ("b5", "777"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect();
+        assert_eq!(got, want);
+        // The order the boards are listed in (connected) does not matter.
+        let mut reversed = boards;
+        reversed.reverse();
+        assert_eq!(distinct_serialnrs(reversed), want);
+    }
+
+    #[test]
+    fn a_derived_serialnr_never_takes_a_reported_one() {
+        let got = distinct_serialnrs([("a", 1, "7"), ("b", 2, "7"), ("c", 3, "7-b")]);
+        assert_eq!(got["a"], "7");
+        assert_eq!(got["c"], "7-b");
+        assert_eq!(got["b"], "7-b-2");
     }
 }

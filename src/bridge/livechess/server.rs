@@ -128,13 +128,65 @@ enum Change {
 #[derive(Default)]
 struct Boards {
     hall: Hall,
+    /// The typed properties, with `serial_number` the board's own `serialnr` (see
+    /// [`Boards::assign_serialnrs`]): everything this bridge shows reads it from here.
     props: BTreeMap<String, Arc<BoardProps>>,
+    /// Board id → what its `serialnr` is assigned from: the `serialnr` the board itself
+    /// gives (its serial number, else its name) and its table number.
+    identity: BTreeMap<String, (String, u32)>,
+    /// Board id → its own `serialnr`.
+    assigned: BTreeMap<String, String>,
     /// Board id → what `flip` set (the presentation of this bridge; see the module
     /// [`crate::bridge::livechess`]).
     flipped: HashMap<String, bool>,
 }
 
 impl Boards {
+    /// Reads board `id`'s properties from the hall (or forgets it when it is gone); true
+    /// when what its `serialnr` is assigned from changed.
+    fn read(&mut self, id: &str) -> bool {
+        let identity = self.hall.boards.get(id).map(|raw| {
+            let typed = BoardProps::from_map(raw);
+            let identity = (objects::serialnr(&typed).to_owned(), typed.number);
+            self.props.insert(id.to_owned(), Arc::new(typed));
+            identity
+        });
+        let changed = self.identity.get(id) != identity.as_ref();
+        match identity {
+            Some(identity) => self.identity.insert(id.to_owned(), identity),
+            None => {
+                self.props.remove(id);
+                self.identity.remove(id)
+            }
+        };
+        changed
+    }
+
+    /// Gives every board the `serialnr` of its own that clients name it by, even when two
+    /// report the same serial number ([`objects::distinct_serialnrs`]).
+    fn assign_serialnrs(&mut self) {
+        self.assigned = objects::distinct_serialnrs(
+            self.identity
+                .iter()
+                .map(|(id, (reported, number))| (id.as_str(), *number, reported.as_str())),
+        );
+        let ids: Vec<String> = self.props.keys().cloned().collect();
+        for id in ids {
+            self.present(&id);
+        }
+    }
+
+    /// Shows board `id` under its own `serialnr` (everything this bridge sends reads it from
+    /// `serial_number`).
+    fn present(&mut self, id: &str) {
+        if let Some(props) = self.props.get_mut(id)
+            && let Some(serialnr) = self.assigned.get(id)
+            && props.serial_number != *serialnr
+        {
+            Arc::make_mut(props).serial_number = serialnr.clone();
+        }
+    }
+
     fn flipped(&self, id: &str) -> bool {
         self.flipped.get(id).copied().unwrap_or(false)
     }
@@ -219,24 +271,24 @@ impl Shared {
             b.hall.apply(update);
             match update {
                 HallUpdate::Signal { .. } => return,
-                HallUpdate::Changed { board, .. } | HallUpdate::Added { board, .. } => {
-                    if let Some(props) = b.hall.boards.get(board) {
-                        let typed = Arc::new(BoardProps::from_map(props));
-                        b.props.insert(board.clone(), typed);
+                HallUpdate::Changed { board, .. }
+                | HallUpdate::Added { board, .. }
+                | HallUpdate::Removed { board } => {
+                    if b.read(board) {
+                        b.assign_serialnrs();
+                    } else {
+                        b.present(board);
                     }
                     Change::Board(Arc::from(board.as_str()))
                 }
-                HallUpdate::Removed { board } => {
-                    b.props.remove(board);
-                    Change::Board(Arc::from(board.as_str()))
-                }
                 HallUpdate::Snapshot(_) | HallUpdate::SourceDown { .. } => {
-                    let Boards { hall, props, .. } = &mut *b;
-                    *props = hall
-                        .boards
-                        .iter()
-                        .map(|(id, p)| (id.clone(), Arc::new(BoardProps::from_map(p))))
-                        .collect();
+                    b.props.clear();
+                    b.identity.clear();
+                    let ids: Vec<String> = b.hall.boards.keys().cloned().collect();
+                    for id in ids {
+                        b.read(&id);
+                    }
+                    b.assign_serialnrs();
                     Change::All
                 }
             }
@@ -474,10 +526,15 @@ fn feeds(shared: &Shared, subs: &mut [Subscription], only: Option<&str>) -> Vec<
     let now = now_ms();
     subs.iter_mut()
         .filter(|s| only.is_none_or(|b| b == s.board))
-        .filter_map(|s| {
-            let props = boards.props.get(&s.board)?;
-            let event = s.feed.next(props, boards.flipped(&s.board), now)?;
-            Some(calls::feed(&s.feed_id, event, now))
+        .flat_map(|s| {
+            let events = match boards.props.get(&s.board) {
+                Some(props) => s.feed.messages(props, boards.flipped(&s.board), now),
+                None => Vec::new(),
+            };
+            events
+                .into_iter()
+                .map(|event| calls::feed(&s.feed_id, event, now))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -557,8 +614,14 @@ async fn serve(
                 .set_position(&board, &fen)
                 .await
                 .map_err(|m| CallError::new(id, m))?;
-            // The feed follows once the daemon's property changes arrive.
-            Ok((Value::Null, Vec::new()))
+            // The whole state follows once the board shows the restarted game (at once
+            // when it already does).
+            if let Some(props) = shared.lock().props.get(&board).cloned()
+                && let Some(sub) = subs.iter_mut().find(|s| s.feed_id == feed)
+            {
+                sub.feed.setup(&props);
+            }
+            Ok((Value::Null, feeds(shared, subs, Some(&board))))
         }
         Request::Flip { feed, flip } => {
             let board = sub_board(subs, &feed)?;

@@ -117,6 +117,11 @@ const EB = (() => {
       }
     };
     open();
+    // A page left for another may be kept for the back button with its stream open, and a
+    // browser opens at most six connections to one server: after a few pages the next one
+    // would wait for ever. Let the stream go when the page is hidden, open it on return.
+    addEventListener("pagehide", () => { if (es) es.close(); });
+    addEventListener("pageshow", (ev) => { if (ev.persisted) open(); });
   }
 
   // --- what a board says ------------------------------------------------------------------
