@@ -349,7 +349,10 @@ impl VirtualClock {
             0 => 1000,
             rest => rest,
         };
-        Some(now.saturating_add(self.delay_left_ms).saturating_add(to_next))
+        Some(
+            now.saturating_add(self.delay_left_ms)
+                .saturating_add(to_next),
+        )
     }
 
     /// The reading as a BWTIME clock-times message reports it.
@@ -431,5 +434,68 @@ mod tests {
         assert_eq!((r.left.minutes, r.left.seconds), (1, 5));
         assert_eq!((r.right.hours, r.right.minutes, r.right.seconds), (1, 0, 0));
         assert!(r.status.right_running && r.status.running);
+    }
+
+    fn fide(control: &str) -> VirtualClock {
+        let mut c = VirtualClock::new(ClockSetup::default(), 0);
+        c.set_control(&control.parse().unwrap(), ClockSide::Left, 0);
+        // Black's side starts White's (left) clock.
+        c.press(ClockSide::Right, 0);
+        c
+    }
+
+    #[test]
+    fn a_period_that_runs_out_adds_the_next_to_both_sides_with_a_steady_flag() {
+        let mut c = fide("4/20+1:10+1");
+        assert_eq!(c.remaining(ClockSide::Left, 0), 21_000);
+        // White thinks 21.5 s: 0.5 s into the second period's 10 s.
+        let r = c.reading(21_500);
+        assert!(r.left_flags.flag_shown && !r.left_flags.flag_fallen);
+        assert!(!r.right_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 21_500), 9_500);
+        assert_eq!(c.remaining(ClockSide::Right, 21_500), 31_000);
+        assert_eq!(c.period(), 1);
+        // His press clears his steady flag and gives the new period's increment.
+        c.press(ClockSide::Left, 22_000);
+        assert!(!c.steady_flag(ClockSide::Left));
+        assert_eq!(c.remaining(ClockSide::Left, 22_000), 10_000);
+        // The final period's flag: blocked at zero, bit 4.
+        c.press(ClockSide::Right, 22_000);
+        let r = c.reading(40_000);
+        assert!(r.left_flags.flag_fallen && !r.left_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 40_000), 0);
+        assert_eq!(c.period(), 1);
+    }
+
+    #[test]
+    fn the_steady_flag_can_be_left_out() {
+        let mut c = VirtualClock::new(ClockSetup::default(), 0);
+        c.shows_steady_flag = false;
+        c.set_control(&"4/20:10".parse().unwrap(), ClockSide::Left, 0);
+        c.press(ClockSide::Right, 0);
+        let r = c.reading(21_000);
+        assert!(!r.left_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 21_000), 9_000);
+    }
+
+    #[test]
+    fn us_delay_stands_still_and_bronstein_gives_back_the_time_used() {
+        let mut c = fide("60d5");
+        assert_eq!(c.remaining(ClockSide::Left, 0), 60_000);
+        assert_eq!(c.next_change(0), Some(6_000));
+        assert_eq!(c.remaining(ClockSide::Left, 4_000), 60_000);
+        assert_eq!(c.remaining(ClockSide::Left, 7_000), 58_000);
+        c.press(ClockSide::Left, 7_000);
+        assert_eq!(c.remaining(ClockSide::Left, 7_000), 58_000);
+        assert_eq!(c.remaining(ClockSide::Right, 10_000), 60_000);
+
+        let mut c = fide("60b5");
+        c.press(ClockSide::Left, 3_000);
+        assert_eq!(c.remaining(ClockSide::Left, 3_000), 60_000);
+        assert_eq!(c.remaining(ClockSide::Right, 9_000), 54_000);
+        c.press(ClockSide::Right, 9_000);
+        assert_eq!(c.remaining(ClockSide::Right, 9_000), 59_000);
+        let r = c.reading(9_000);
+        assert!(r.left_flags.time_per_move);
     }
 }
