@@ -379,6 +379,12 @@ impl VirtualBoard {
         self.reset_clock(now);
     }
 
+    /// Set the clock to a time control in its FIDE mode (stopped, White's display to run).
+    pub fn set_time_control(&mut self, control: TimeControl, now: u64) {
+        self.opts.time_control = Some(control);
+        self.reset_clock(now);
+    }
+
     /// The clock set to the options' time control (or setup), stopped, White's side to run.
     fn reset_clock(&mut self, now: u64) {
         match &self.opts.time_control {
