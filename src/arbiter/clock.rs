@@ -50,8 +50,9 @@ impl Display {
     }
 }
 
-/// How far a display's reading may lag the time it stands for: displays show whole seconds.
-const READING_SLACK_MS: u64 = 1_000;
+/// How far a display's reading may lag the time it stands for: displays show whole seconds,
+/// rounded up, and a reading may arrive late.
+const READING_SLACK_MS: u64 = 2_000;
 
 /// The clock left a period that was not the last: `display`'s time for period `period`
 /// (0-based) ran out, and the clock added the next period's time to both sides.
@@ -518,6 +519,88 @@ mod tests {
         let mut fl = reading(0, 60_000, Some(Display::Left), false);
         fl.left_flags.flag_fallen = true;
         assert_eq!(c.update(&fl, 3_000).flags, vec![Display::Left]);
+    }
+
+    fn steady(mut r: ClockTimes, d: Display) -> ClockTimes {
+        match d {
+            Display::Left => r.left_flags.flag_shown = true,
+            Display::Right => r.right_flags.flag_shown = true,
+        }
+        r
+    }
+
+    fn fide(control: &str) -> ClockModel {
+        let mut c = ClockModel::new(WhiteDisplay::Left);
+        c.set_control(Some(control.parse().unwrap()));
+        c
+    }
+
+    #[test]
+    fn the_steady_flag_ends_the_period_once_and_is_no_fall() {
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(
+            &steady(
+                reading(10_000, 25_000, Some(Display::Left), false),
+                Display::Left,
+            ),
+            1_000,
+        );
+        let end = u.period_end.expect("the period ended");
+        assert_eq!(
+            (end.display, end.period, end.before_press),
+            (Display::Left, 0, false)
+        );
+        assert!(u.flags.is_empty() && !c.fallen(Color::White));
+        assert_eq!(c.period(), 1);
+        assert!(c.final_period());
+        // Still shown on the next readings: no second end.
+        let u = c.update(
+            &steady(
+                reading(9_000, 25_000, Some(Display::Left), false),
+                Display::Left,
+            ),
+            2_000,
+        );
+        assert_eq!(u.period_end, None);
+    }
+
+    #[test]
+    fn only_both_displays_jumping_by_the_next_period_is_a_missed_period_end() {
+        // A penalty to one side is no period end, nor a time added to a display not near zero.
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(1_000, 135_000, Some(Display::Left), false), 500);
+        assert_eq!(u.period_end, None);
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(12_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(21_000, 25_000, Some(Display::Left), false), 1_000);
+        assert_eq!(u.period_end, None);
+        // Both jump while White's ran near zero, the reading with the flag missed (3 s).
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(2_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(9_000, 25_000, Some(Display::Left), false), 3_000);
+        assert_eq!(u.period_end.map(|e| e.display), Some(Display::Left));
+        // In the final period nothing is a period end.
+        let u = c.update(&reading(19_000, 35_000, Some(Display::Left), false), 4_000);
+        assert_eq!(u.period_end, None);
+    }
+
+    #[test]
+    fn a_press_after_the_flag_shows_the_next_period_and_is_no_increment() {
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        // White's press (left down) in the reading that also shows his steady flag.
+        let u = c.update(
+            &steady(
+                reading(11_000, 25_000, Some(Display::Right), true),
+                Display::Left,
+            ),
+            1_000,
+        );
+        assert_eq!(u.press, Some(Display::Left));
+        assert!(u.period_end.is_some_and(|e| e.before_press));
+        assert_eq!(c.observed_increment_ms(), None);
     }
 
     #[test]
