@@ -8,6 +8,14 @@
 //! a little after the press, [`PRESS_GRACE_MS`]) holds the verdict until the report comes or
 //! the grace is over. A press and the flag in one reading: the clock says which came first
 //! ([`PeriodEnd::before_press`]); the press counts only if it came first.
+//!
+//! Only the player whose time ran out is judged, and that is enough: his clock was the one
+//! running, so he was to move, and his opponent had completed as many moves as he had (Black,
+//! running out) or one more (White). Whoever made the moves due, his opponent made them too.
+//!
+//! After a restart the clock's period is not known (the record keeps no period changes): it
+//! is taken as the first, so a third period's end would be judged against the first period's
+//! moves. With the usual two periods that changes nothing: the last period has no end to judge.
 
 use shakmaty::Color;
 
