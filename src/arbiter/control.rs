@@ -15,7 +15,8 @@
 //!
 //! After a restart the clock's period is not known (the record keeps no period changes): it
 //! is taken as the first, so a third period's end would be judged against the first period's
-//! moves. With the usual two periods that changes nothing: the last period has no end to judge.
+//! moves. With the usual two periods the last one has no end to judge, and its fall is still
+//! the clock's final flag (bit 4); only a silent clock's extrapolated fall waits for it.
 
 use shakmaty::Color;
 
