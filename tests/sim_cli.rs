@@ -32,6 +32,8 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         clean: false,
         exit_when_done: true,
         result_gesture: false,
+        // The clock in its FIDE mode with a US delay: 90 minutes, not the default 3+2.
+        time_control: Some("40/5400d30:1800d30".parse().unwrap()),
     };
     let command = std::thread::spawn(move || run(args));
     for _ in 0..500 {
@@ -50,6 +52,17 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
     let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
     let messages = decode_clean(&chunks.concat());
     assert!(matches!(messages[0], Message::BoardDump(_)));
+    let clock_hours: Vec<u8> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ClockTimes(t) => Some(t.left.hours.max(t.right.hours)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !clock_hours.is_empty() && clock_hours.iter().all(|&h| h == 1),
+        "{clock_hours:?}"
+    );
     let game =
         &eboardd::sim::parse_games(&std::fs::read_to_string(dir.path().join("game.pgn")).unwrap())
             [0];

@@ -7,6 +7,15 @@
 //! * a time that jumps *up* is believed: an arbiter adds time for a penalty, and increments
 //!   are added at every press.
 //!
+//! With a time control of several periods the model follows the clock's period. A DGT 3000 in
+//! a FIDE mode, when one player's time of a period but the last runs out, shows a steady
+//! (non-blinking) flag on his side (bit 6) and adds the next period's time to both sides at
+//! once; only the final period's flag (bit 4, clock blocked at zero) is a fall by itself. The
+//! end of a period is reported as a [`PeriodEnd`] — from the steady flag appearing on a display
+//! that ran out, or, when that reading was missed, from both displays jumping up by the next
+//! period's time while one of them ran near zero — and the arbiter judges the move count. That
+//! jump is the next period: never an increment, never a correction of a flag.
+//!
 //! A press is a change of the lever bit while the clock runs (the side pressed down is the
 //! presser); if the lever bit never changes (some clocks), a change of the running display is
 //! used instead. Which display is White's comes from the configuration, or (`auto`) from the
@@ -14,7 +23,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::message::{ClockTimes, DisplayTime};
+use super::timecontrol::TimeControl;
+use crate::protocol::message::{ClockTimes, DisplayFlags, DisplayTime};
 use crate::vocab::{Millis, WhiteDisplay};
 use shakmaty::Color;
 
@@ -40,6 +50,21 @@ impl Display {
     }
 }
 
+/// How far a display's reading may lag the time it stands for: displays show whole seconds,
+/// rounded up, and a reading may arrive late.
+const READING_SLACK_MS: u64 = 2_000;
+
+/// The clock left a period that was not the last: `display`'s time for period `period`
+/// (0-based) ran out, and the clock added the next period's time to both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeriodEnd {
+    pub display: Display,
+    pub period: usize,
+    /// A press by `display` in the same reading came after the period ended: his display
+    /// already shows the next period's time (the flag first, 3.3.4 of the seeds' rules).
+    pub before_press: bool,
+}
+
 /// What one clock reading revealed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClockUpdate {
@@ -50,6 +75,8 @@ pub struct ClockUpdate {
     /// Displays whose flag fell with this reading, in the order the clock shows it (a reading
     /// with both is reported as both, order unknown).
     pub flags: Vec<Display>,
+    /// A period but the last ended with this reading (see [`PeriodEnd`]).
+    pub period_end: Option<PeriodEnd>,
 }
 
 /// The clock model (see the module documentation).
@@ -68,10 +95,16 @@ pub struct ClockModel {
     observed_increment_ms: Option<u64>,
     /// The presser's time just before the last press, to measure the increment.
     before_press: [Option<u64>; 2],
-    /// The time control has later periods: a display at zero may be about to get the next
-    /// period's time, so only the clock's own flag bit (or a silent clock) counts as a fall.
+    /// The configured time control: in a period but the last, a display at zero is about
+    /// to get the next period's time, so only the final period's zero is a fall.
     #[serde(default)]
-    multi_period: bool,
+    control: Option<TimeControl>,
+    /// The clock's current period (0-based): both sides change period together.
+    #[serde(default)]
+    period: usize,
+    /// The steady (non-final) flag as the last reading showed it, per display.
+    #[serde(default)]
+    steady: [bool; 2],
 }
 
 fn plausible(t: DisplayTime) -> bool {
@@ -96,18 +129,35 @@ impl ClockModel {
             last_reading_at: None,
             observed_increment_ms: None,
             before_press: [None, None],
-            multi_period: false,
+            control: None,
+            period: 0,
+            steady: [false, false],
         }
     }
 
-    /// See the `multi_period` field: set from the configured time control.
-    pub fn set_multi_period(&mut self, multi: bool) {
-        self.multi_period = multi;
+    /// The configured time control (see the `control` field).
+    pub fn set_control(&mut self, control: Option<TimeControl>) {
+        self.control = control;
     }
 
-    /// Forget per-game state (flags, learned side in `auto` mode) for a new game.
+    /// The clock's current period, 0-based (both sides change period together).
+    pub fn period(&self) -> usize {
+        self.period
+    }
+
+    /// True while the clock is in the game's last period (or no control is configured): a
+    /// display reaching zero is then a flag fall.
+    pub fn final_period(&self) -> bool {
+        self.control
+            .as_ref()
+            .is_none_or(|c| c.is_final(self.period))
+    }
+
+    /// Forget per-game state (flags, period, learned side in `auto` mode) for a new game.
     pub fn new_game(&mut self) {
         self.fallen = [false, false];
+        self.period = 0;
+        self.steady = [false, false];
         if self.setting == WhiteDisplay::Auto {
             self.white = None;
         }
@@ -215,6 +265,10 @@ impl ClockModel {
         out.accepted = true;
         self.connected = true;
         let new_times = [ct.left.as_millis(), ct.right.as_millis()];
+        let flag_bits = [ct.left_flags, ct.right_flags];
+        let elapsed = self.last_reading_at.map_or(0, |at| now.saturating_sub(at));
+        let final_before = self.final_period();
+        out.period_end = self.period_end(flag_bits, new_times, elapsed);
         let running = if !ct.status.running {
             None
         } else if ct.status.left_running != ct.status.right_running {
@@ -250,14 +304,27 @@ impl ClockModel {
         if let Some(p) = press {
             let before = self.times[p.idx()];
             self.before_press[p.idx()] = before;
-            // The increment shows as the presser's time going up at the press.
+            // The increment shows as the presser's time going up at the press — unless the
+            // clock added the next period with this reading.
             if let Some(b) = before
                 && new_times[p.idx()] > b
+                && out.period_end.is_none()
             {
                 self.observed_increment_ms = Some(new_times[p.idx()] - b);
             }
         }
         out.press = press;
+        if let Some(end) = out.period_end.as_mut() {
+            // Pressed first, he would have stopped short of zero: his display shows the next
+            // period only if it ran out before the press.
+            let next_ms = self
+                .control
+                .as_ref()
+                .map_or(0, |c| c.period(end.period + 1).base_ms());
+            end.before_press = press == Some(end.display)
+                && new_times[end.display.idx()] + elapsed + READING_SLACK_MS >= next_ms;
+            self.period = end.period + 1;
+        }
 
         // Flag falls: the flag bit, or a display that ran down to zero.
         for d in [Display::Left, Display::Right] {
@@ -266,7 +333,7 @@ impl ClockModel {
             } else {
                 ct.right_flags
             };
-            let ran_out = !self.multi_period
+            let ran_out = final_before
                 && new_times[d.idx()] == 0
                 && self.times[d.idx()].is_some_and(|t| t > 0)
                 && (self.running == Some(d) || running == Some(d));
@@ -276,10 +343,16 @@ impl ClockModel {
             }
             // Time added back (a correction after a wrongly observed fall, or a new period):
             // the flag is no longer down.
-            if self.fallen[d.idx()] && new_times[d.idx()] > 0 && !flags.flag_fallen {
+            // The next period's time is no correction.
+            if self.fallen[d.idx()]
+                && new_times[d.idx()] > 0
+                && !flags.flag_fallen
+                && out.period_end.is_none()
+            {
                 self.fallen[d.idx()] = false;
             }
         }
+        self.steady = flag_bits.map(|f| f.flag_shown && !f.flag_fallen);
 
         self.times = [Some(new_times[0]), Some(new_times[1])];
         self.running = running;
@@ -288,18 +361,66 @@ impl ClockModel {
         out
     }
 
+    /// Did a period but the last end with this reading? `display` ran out if the clock's
+    /// steady flag appeared on its side, or if both displays jumped up by the next period's
+    /// time while it ran near zero (the flag's reading missed). Either way the display that
+    /// ran out must have been near zero at the last reading: a steady flag still shown after
+    /// the period changed is not a new end.
+    fn period_end(
+        &self,
+        flag_bits: [DisplayFlags; 2],
+        new_times: [u64; 2],
+        elapsed: u64,
+    ) -> Option<PeriodEnd> {
+        let control = self.control.as_ref()?;
+        if control.is_final(self.period) {
+            return None;
+        }
+        let next_ms = control.period(self.period + 1).base_ms();
+        let [Some(l), Some(r)] = self.times else {
+            return None;
+        };
+        let old = [l, r];
+        let gone = elapsed + READING_SLACK_MS;
+        let near_zero = |d: Display| old[d.idx()] <= gone;
+        let jumped = |d: Display| new_times[d.idx()] + gone >= old[d.idx()] + next_ms;
+        let steady_appeared = |d: Display| {
+            let f = flag_bits[d.idx()];
+            f.flag_shown && !f.flag_fallen && !self.steady[d.idx()]
+        };
+        // The running display first: it is the one whose time was being used.
+        let order = match self.running {
+            Some(Display::Right) => [Display::Right, Display::Left],
+            _ => [Display::Left, Display::Right],
+        };
+        order
+            .into_iter()
+            .find(|&d| near_zero(d) && (steady_appeared(d) || (jumped(d) && jumped(d.other()))))
+            .map(|display| PeriodEnd {
+                display,
+                period: self.period,
+                before_press: false,
+            })
+    }
+
     /// Time passes with no reading: a running display whose time must have run out while the
     /// clock is silent (more than three seconds without a reading, and at least a second past
-    /// zero by extrapolation) counts as a flag fall.
+    /// zero by extrapolation, plus a US delay: such a clock stands still at the start of each
+    /// turn) counts as a flag fall — in the final period only; before it, the clock goes on
+    /// into the next period and keeps reporting.
     pub fn tick(&mut self, now: Millis) -> Option<Display> {
         let d = self.running?;
         let at = self.last_reading_at?;
         let t = self.times[d.idx()]?;
         let silent = now.saturating_sub(at);
-        if !self.connected || self.fallen[d.idx()] || silent < 3_000 {
+        if !self.connected || self.fallen[d.idx()] || silent < 3_000 || !self.final_period() {
             return None;
         }
-        if silent >= t.saturating_add(1_000) {
+        let delay = self
+            .control
+            .as_ref()
+            .map_or(0, |c| c.period(self.period).us_delay_ms());
+        if silent >= t.saturating_add(1_000).saturating_add(delay) {
             self.fallen[d.idx()] = true;
             self.times[d.idx()] = Some(0);
             return Some(d);
@@ -378,7 +499,7 @@ mod tests {
     #[test]
     fn multi_period_zero_without_flag_bit_is_not_a_fall() {
         let mut c = ClockModel::new(WhiteDisplay::Left);
-        c.set_multi_period(true);
+        c.set_control(Some("40/5400:1800".parse().unwrap()));
         c.update(&reading(1_000, 60_000, Some(Display::Left), false), 0);
         assert!(
             c.update(&reading(0, 60_000, Some(Display::Left), false), 1_000)
@@ -398,6 +519,88 @@ mod tests {
         let mut fl = reading(0, 60_000, Some(Display::Left), false);
         fl.left_flags.flag_fallen = true;
         assert_eq!(c.update(&fl, 3_000).flags, vec![Display::Left]);
+    }
+
+    fn steady(mut r: ClockTimes, d: Display) -> ClockTimes {
+        match d {
+            Display::Left => r.left_flags.flag_shown = true,
+            Display::Right => r.right_flags.flag_shown = true,
+        }
+        r
+    }
+
+    fn fide(control: &str) -> ClockModel {
+        let mut c = ClockModel::new(WhiteDisplay::Left);
+        c.set_control(Some(control.parse().unwrap()));
+        c
+    }
+
+    #[test]
+    fn the_steady_flag_ends_the_period_once_and_is_no_fall() {
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(
+            &steady(
+                reading(10_000, 25_000, Some(Display::Left), false),
+                Display::Left,
+            ),
+            1_000,
+        );
+        let end = u.period_end.expect("the period ended");
+        assert_eq!(
+            (end.display, end.period, end.before_press),
+            (Display::Left, 0, false)
+        );
+        assert!(u.flags.is_empty() && !c.fallen(Color::White));
+        assert_eq!(c.period(), 1);
+        assert!(c.final_period());
+        // Still shown on the next readings: no second end.
+        let u = c.update(
+            &steady(
+                reading(9_000, 25_000, Some(Display::Left), false),
+                Display::Left,
+            ),
+            2_000,
+        );
+        assert_eq!(u.period_end, None);
+    }
+
+    #[test]
+    fn only_both_displays_jumping_by_the_next_period_is_a_missed_period_end() {
+        // A penalty to one side is no period end, nor a time added to a display not near zero.
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(1_000, 135_000, Some(Display::Left), false), 500);
+        assert_eq!(u.period_end, None);
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(12_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(21_000, 25_000, Some(Display::Left), false), 1_000);
+        assert_eq!(u.period_end, None);
+        // Both jump while White's ran near zero, the reading with the flag missed (3 s).
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(2_000, 15_000, Some(Display::Left), false), 0);
+        let u = c.update(&reading(9_000, 25_000, Some(Display::Left), false), 3_000);
+        assert_eq!(u.period_end.map(|e| e.display), Some(Display::Left));
+        // In the final period nothing is a period end.
+        let u = c.update(&reading(19_000, 35_000, Some(Display::Left), false), 4_000);
+        assert_eq!(u.period_end, None);
+    }
+
+    #[test]
+    fn a_press_after_the_flag_shows_the_next_period_and_is_no_increment() {
+        let mut c = fide("4/20+1:10+1");
+        c.update(&reading(1_000, 15_000, Some(Display::Left), false), 0);
+        // White's press (left down) in the reading that also shows his steady flag.
+        let u = c.update(
+            &steady(
+                reading(11_000, 25_000, Some(Display::Right), true),
+                Display::Left,
+            ),
+            1_000,
+        );
+        assert_eq!(u.press, Some(Display::Left));
+        assert!(u.period_end.is_some_and(|e| e.before_press));
+        assert_eq!(c.observed_increment_ms(), None);
     }
 
     #[test]

@@ -19,11 +19,26 @@ impl Arbiter {
         let mut ev = Vec::new();
         let upd = self.clock.update(ct, now);
         self.check_unexplained_press(now, &mut ev);
+        // A press and the period's end in one reading: the clock's order decides (3.3.4).
+        let end_first = upd.period_end.filter(|e| e.before_press);
+        if let Some(end) = end_first {
+            self.on_period_end(end, now, &mut ev);
+        }
         if let Some(d) = upd.press {
             self.on_press(d, now, &mut ev);
         }
-        if !upd.flags.is_empty() {
-            let colors: Vec<Color> = upd.flags.iter().map(|&d| self.clock.color_of(d)).collect();
+        if let Some(end) = upd.period_end.filter(|e| !e.before_press) {
+            self.on_period_end(end, now, &mut ev);
+        }
+        self.settle_control_check(now, &mut ev);
+        // A player whose flag fell in an earlier period has had his fall.
+        let colors: Vec<Color> = upd
+            .flags
+            .iter()
+            .map(|&d| self.clock.color_of(d))
+            .filter(|&c| !self.overstepped[idx(c)])
+            .collect();
+        if !colors.is_empty() {
             self.on_flags(&colors, &mut ev);
         }
         ev
@@ -36,9 +51,12 @@ impl Arbiter {
     pub fn tick(&mut self, now: Millis) -> Vec<ArbiterEvent> {
         let mut ev = Vec::new();
         self.check_unexplained_press(now, &mut ev);
+        self.settle_control_check(now, &mut ev);
         if let Some(d) = self.clock.tick(now) {
             let c = self.clock.color_of(d);
-            self.on_flags(&[c], &mut ev);
+            if !self.overstepped[idx(c)] {
+                self.on_flags(&[c], &mut ev);
+            }
         }
         ev
     }
@@ -140,13 +158,14 @@ impl Arbiter {
         self.game.illegal_moves = (self.illegal[0], self.illegal[1]);
         // The increment the offender gained from the illegal press is not his (Arbiters'
         // Manual, all time controls): say so in the record for the arbiter setting the clock.
-        let inc = self
-            .cfg
-            .time_control
-            .as_ref()
-            .map(|t| t.increment_after(self.completed_moves[idx(offender)]))
-            .filter(|&i| i > 0)
-            .or(self.clock.observed_increment_ms().filter(|&i| i > 0));
+        // A configured control says what that press gave; a delay (US or Bronstein) gives
+        // nothing to take back, and what a delay clock shows at a press is not an increment.
+        // Only without one is the increase seen at presses taken for the increment.
+        let inc = match &self.cfg.time_control {
+            Some(t) => Some(t.increment_after(self.completed_moves[idx(offender)])),
+            None => self.clock.observed_increment_ms(),
+        }
+        .filter(|&i| i > 0);
         let inc_note = inc.map_or(String::new(), |i| {
             format!(" (take back the {} s increment of that press)", i / 1000)
         });
@@ -187,7 +206,7 @@ impl Arbiter {
             self.game
                 .comment(format!("{} flag fell", Player::from(c).capitalised()));
         }
-        let both_now = self.clock.fallen(Color::White) && self.clock.fallen(Color::Black);
+        let both_now = self.flag_down(Color::White) && self.flag_down(Color::Black);
         let claimed_fall =
             self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
         if both_now && (fallen.len() == 2 || claimed_fall) {

@@ -25,12 +25,14 @@
 //! * **Restoring the position** after an illegal move is the same occurrence of it, not a new
 //!   one: the repetition history is not touched.
 //! * **Flag falls** are read from the clock (flag bit, or the running display reaching zero,
-//!   or a silent clock whose time must be over). In `fide-2023` and in 2005 standard play the
-//!   game ends at once; in 2005 rapid/blitz the fall only opens the `win-on-time` claim. With
-//!   a multi-period time control only the clock's flag bit counts, because a FIDE-mode clock
-//!   adds the next period itself when the previous one expires (so the move-count check of
-//!   6.4 is the clock's). Both flags in the same reading (order unknown) is
+//!   or a silent clock whose time must be over, a US delay counted). In `fide-2023` and in
+//!   2005 standard play the game ends at once; in 2005 rapid/blitz the fall only opens the
+//!   `win-on-time` claim. Both flags in the same reading (order unknown) is
 //!   `both-flags-fallen`.
+//! * **The control of a period but the last is judged here**, not left to the clock: a
+//!   FIDE-mode clock adds the next period when a player's time runs out (steady flag), whether
+//!   or not he made his moves. The arbiter compares his completed moves with the moves due
+//!   (see [`control`]); short of them is a flag fall in that period, with all it brings.
 //! * **Resignations** are recorded with `Adjudicate(result, reason)`; a reason containing
 //!   "resign" under `fide-2023` is scored a draw when the winner cannot mate (5.1.2).
 //! * **Late tracker reports.** The board reports a move when the pieces settle, which can be
@@ -59,6 +61,7 @@
 pub mod claims;
 pub mod clock;
 mod commands;
+mod control;
 mod ends;
 mod gesture;
 mod lifecycle;
@@ -196,17 +199,17 @@ pub struct Arbiter {
     position_claims: PositionClaims,
     /// 9.5.3: after an incorrect claim with an intended move, the claimant must make that move.
     intended: Option<rejected::Intended>,
+    /// A period end waiting for its verdict (see [`control`]).
+    control_check: Option<control::ControlCheck>,
+    /// Players found short of a period's moves: their flag fell in that period.
+    overstepped: [bool; 2],
 }
 
 impl Arbiter {
     /// A new game from `start` with the given tags.
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
         let mut clock = ClockModel::new(cfg.white_display);
-        clock.set_multi_period(
-            cfg.time_control
-                .as_ref()
-                .is_some_and(|t| t.periods.len() > 1),
-        );
+        clock.set_control(cfg.time_control.clone());
         let mut a = Arbiter {
             cfg,
             positions: Vec::new(),
@@ -222,6 +225,8 @@ impl Arbiter {
             plies: 0,
             position_claims: PositionClaims::default(),
             intended: None,
+            control_check: None,
+            overstepped: [false, false],
         };
         // A finished set-up position shows in `result()`; `new_game` returns the event.
         let _ = a.new_game(start, tags);
@@ -246,6 +251,8 @@ impl Arbiter {
         self.completed_moves = [0, 0];
         self.plies = 0;
         self.intended = None;
+        self.control_check = None;
+        self.overstepped = [false, false];
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
@@ -384,7 +391,7 @@ impl Arbiter {
         }
         if self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard {
             for c in [Color::White, Color::Black] {
-                if self.clock.fallen(c.other()) && !self.clock.fallen(c) {
+                if self.flag_down(c.other()) && !self.flag_down(c) {
                     out.push((c.into(), ClaimKind::WinOnTime, String::new()));
                 }
             }
@@ -395,12 +402,13 @@ impl Arbiter {
         out
     }
 
+    /// An increment or a delay: the configured control says; without one, an increase seen
+    /// at a press.
     fn has_increment(&self) -> bool {
-        self.cfg
-            .time_control
-            .as_ref()
-            .is_some_and(TimeControl::has_increment)
-            || self.clock.observed_increment_ms().is_some_and(|i| i > 0)
+        match &self.cfg.time_control {
+            Some(t) => t.has_bonus(),
+            None => self.clock.observed_increment_ms().is_some_and(|i| i > 0),
+        }
     }
 
     fn quickplay_available(&self) -> bool {
@@ -413,7 +421,7 @@ impl Arbiter {
         }
         let stm = self.position().turn();
         matches!(self.clock.known_time_ms(stm), Some(t) if t > 0 && t < 120_000)
-            && !self.clock.fallen(stm)
+            && !self.flag_down(stm)
     }
 
     // ----- tracker inputs --------------------------------------------------------------
@@ -443,6 +451,7 @@ impl Arbiter {
             }
             _ => {}
         }
+        self.settle_control_check(now, &mut ev);
         self.automatic_end_into(&mut ev);
         ev
     }

@@ -46,6 +46,11 @@ pub struct SimulateArgs {
     /// kings on the centre squares.
     #[arg(long)]
     pub result_gesture: bool,
+    /// Set the clock to this time control in its FIDE mode, in the grammar of the daemon's
+    /// `time_control` (e.g. "40/5400+30:1800+30", "40/5400d30:1800d30", "5400b5"); default:
+    /// 3 minutes + 2 s a move.
+    #[arg(long, value_name = "CONTROL")]
+    pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
 }
 
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
@@ -89,6 +94,7 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
             } else {
                 ClockPresence::Present
             },
+            time_control: args.time_control.clone(),
             ..BoardOptions::default()
         },
         link: args.link.clone(),
@@ -157,7 +163,8 @@ async fn play(
             seed: args.seed,
             press_clock: !args.no_clock,
         },
-    );
+    )
+    .with_time_control(args.time_control.clone());
     for (index, game) in games.iter().enumerate() {
         if index > 0 {
             println!("setting up a new game");

@@ -6,7 +6,15 @@
 //! side, every later press adds the increment to the presser's display, and a stopped clock
 //! keeps its "whose turn" bit. A display that reaches zero stays blocked at zero with its flag
 //! bit set; the lever still switches sides, so both flags can fall.
+//!
+//! Set to a [`TimeControl`] ([`VirtualClock::set_control`]) it plays the DGT 3000's FIDE
+//! modes: Fischer increments, US delay (the display stands still for the delay at the start of
+//! each turn), Bronstein delay (the time used in the turn, up to the delay, comes back at the
+//! press), and periods. When one player's time of a period but the last runs out, the clock
+//! adds the next period's time to both sides at once and shows a steady flag on his side
+//! (bit 6) until his next press; the final period's flag (bit 4) blocks the display at zero.
 
+use crate::arbiter::timecontrol::{Bonus, TimeControl};
 use crate::protocol::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 
 /// A physical half of the clock, seen from its front.
@@ -42,12 +50,47 @@ impl Default for ClockSetup {
     }
 }
 
+/// One period as the clock plays it (times in ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ClockPeriod {
+    base_ms: u64,
+    /// The period has a move count: another one follows it.
+    not_last: bool,
+    increment_ms: u64,
+    us_delay_ms: u64,
+    bronstein_ms: u64,
+}
+
+impl ClockPeriod {
+    fn of(setup: ClockSetup) -> ClockPeriod {
+        ClockPeriod {
+            base_ms: setup.base_ms,
+            not_last: false,
+            increment_ms: setup.increment_ms,
+            us_delay_ms: 0,
+            bronstein_ms: 0,
+        }
+    }
+}
+
 /// The clock's state at some moment. Times are advanced lazily to the `now` passed in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VirtualClock {
     left_ms: u64,
     right_ms: u64,
-    increment_ms: u64,
+    /// The periods it is set to; a last period that is `not_last` repeats.
+    periods: Vec<ClockPeriod>,
+    /// The current period, 0-based: both sides change period together.
+    period: usize,
+    /// What is left of the running side's US delay in this turn.
+    delay_left_ms: u64,
+    /// Time the running side has used in this turn (Bronstein gives it back, up to the delay).
+    turn_used_ms: u64,
+    /// The steady (non-final) flag shown on [left, right].
+    steady: [bool; 2],
+    /// The clock shows the steady flag at the end of a period (bit 6); off, only the time
+    /// added to both sides tells (a reading that does not carry the flag).
+    pub shows_steady_flag: bool,
     /// The display that counts (or would count once started).
     to_run: ClockSide,
     /// Bit 0: counting (not stopped with start/stop).
@@ -60,6 +103,13 @@ pub struct VirtualClock {
     pub battery_low: bool,
     /// Time the running display was last brought up to date.
     updated_at: u64,
+}
+
+fn side_idx(side: ClockSide) -> usize {
+    match side {
+        ClockSide::Left => 0,
+        ClockSide::Right => 1,
+    }
 }
 
 /// Round a remaining time up to whole seconds, the way the display shows it: a display reads
@@ -76,11 +126,22 @@ fn display_time(ms: u64) -> DisplayTime {
 impl VirtualClock {
     /// A clock set to `setup`, stopped, left display to run first (White on the left).
     pub fn new(setup: ClockSetup, now: u64) -> Self {
-        let start = setup.base_ms.saturating_add(setup.increment_ms);
+        Self::with_periods(vec![ClockPeriod::of(setup)], now)
+    }
+
+    fn with_periods(periods: Vec<ClockPeriod>, now: u64) -> Self {
+        // A Fischer clock shows the first increment already added (see the module docs).
+        let first = periods[0];
+        let start = first.base_ms.saturating_add(first.increment_ms);
         VirtualClock {
             left_ms: start,
             right_ms: start,
-            increment_ms: setup.increment_ms,
+            periods,
+            period: 0,
+            delay_left_ms: first.us_delay_ms,
+            turn_used_ms: 0,
+            steady: [false, false],
+            shows_steady_flag: true,
             to_run: ClockSide::Left,
             running: false,
             pressed_once: false,
@@ -93,11 +154,54 @@ impl VirtualClock {
 
     /// Reset to `setup`, stopped, with `first` to run once started.
     pub fn set(&mut self, setup: ClockSetup, first: ClockSide, now: u64) {
+        self.reset_to(vec![ClockPeriod::of(setup)], first, now);
+    }
+
+    /// Reset to a time control in the DGT 3000's FIDE mode, stopped, with `first` to run.
+    pub fn set_control(&mut self, control: &TimeControl, first: ClockSide, now: u64) {
+        let periods = control
+            .periods
+            .iter()
+            .map(|p| {
+                let (increment_ms, us_delay_ms, bronstein_ms) = match p.bonus {
+                    Bonus::Increment(_) => (p.inc_ms(), 0, 0),
+                    Bonus::UsDelay(_) => (0, p.us_delay_ms(), 0),
+                    Bonus::Bronstein(_) => (0, 0, p.bronstein_ms()),
+                };
+                ClockPeriod {
+                    base_ms: p.base_ms(),
+                    not_last: p.moves.is_some(),
+                    increment_ms,
+                    us_delay_ms,
+                    bronstein_ms,
+                }
+            })
+            .collect();
+        self.reset_to(periods, first, now);
+    }
+
+    fn reset_to(&mut self, periods: Vec<ClockPeriod>, first: ClockSide, now: u64) {
         *self = VirtualClock {
             to_run: first,
             battery_low: self.battery_low,
-            ..VirtualClock::new(setup, now)
+            shows_steady_flag: self.shows_steady_flag,
+            ..VirtualClock::with_periods(periods, now)
         };
+    }
+
+    /// The current period (a last period with a move count repeats).
+    fn current(&self) -> ClockPeriod {
+        self.periods[self.period.min(self.periods.len() - 1)]
+    }
+
+    /// The clock's current period, 0-based.
+    pub fn period(&self) -> usize {
+        self.period
+    }
+
+    /// The steady (non-final) flag shown on `side`.
+    pub fn steady_flag(&self, side: ClockSide) -> bool {
+        self.steady[side_idx(side)]
     }
 
     /// Host SET-AND-RUN: both times (ms) and which side counts down (`None` = paused).
@@ -118,45 +222,75 @@ impl VirtualClock {
         self.updated_at = now;
     }
 
-    /// Bring the running display up to `now`, setting its flag when it reaches zero.
+    /// Bring the running display up to `now`: the US delay first, then the time; a period
+    /// but the last that runs out adds the next period to both sides, the last one sets the
+    /// flag and blocks at zero.
     pub fn advance(&mut self, now: u64) {
         let elapsed = now.saturating_sub(self.updated_at);
         self.updated_at = self.updated_at.max(now);
         if !self.running || elapsed == 0 {
             return;
         }
-        let (time, flag) = match self.to_run {
-            ClockSide::Left => (&mut self.left_ms, &mut self.left_flag),
-            ClockSide::Right => (&mut self.right_ms, &mut self.right_flag),
-        };
-        *time = time.saturating_sub(elapsed);
-        if *time == 0 {
-            *flag = true;
+        let waited = elapsed.min(self.delay_left_ms);
+        self.delay_left_ms -= waited;
+        let mut used = elapsed - waited;
+        self.turn_used_ms = self.turn_used_ms.saturating_add(used);
+        let side = self.to_run;
+        while used > 0 {
+            let time = self.time_mut(side);
+            if used < *time {
+                *time -= used;
+                return;
+            }
+            used -= *time;
+            *time = 0;
+            if self.flag_fallen(side) || !self.current().not_last {
+                self.set_flag(side);
+                return;
+            }
+            // The period's time is gone: the next period's time goes to both sides.
+            self.period += 1;
+            let next = self.current().base_ms;
+            self.left_ms = self.left_ms.saturating_add(next);
+            self.right_ms = self.right_ms.saturating_add(next);
+            if self.shows_steady_flag {
+                self.steady[side_idx(side)] = true;
+            }
+        }
+    }
+
+    fn time_mut(&mut self, side: ClockSide) -> &mut u64 {
+        match side {
+            ClockSide::Left => &mut self.left_ms,
+            ClockSide::Right => &mut self.right_ms,
+        }
+    }
+
+    fn set_flag(&mut self, side: ClockSide) {
+        match side {
+            ClockSide::Left => self.left_flag = true,
+            ClockSide::Right => self.right_flag = true,
         }
     }
 
     /// The player on `side` presses his side of the lever. Starts a stopped-and-fresh clock
-    /// for the other side; otherwise adds the increment to `side` if it was the one running.
+    /// for the other side; otherwise gives `side`, if it was the one running, the period's
+    /// increment or Bronstein give-back, and starts the other side's turn (and US delay).
     pub fn press(&mut self, side: ClockSide, now: u64) {
         self.advance(now);
         if self.to_run == side {
-            if self.pressed_once && self.running {
-                let flagged = match side {
-                    ClockSide::Left => self.left_flag,
-                    ClockSide::Right => self.right_flag,
-                };
-                if !flagged {
-                    match side {
-                        ClockSide::Left => {
-                            self.left_ms = self.left_ms.saturating_add(self.increment_ms)
-                        }
-                        ClockSide::Right => {
-                            self.right_ms = self.right_ms.saturating_add(self.increment_ms)
-                        }
-                    }
-                }
+            if self.pressed_once && self.running && !self.flag_fallen(side) {
+                let period = self.current();
+                let back = period
+                    .increment_ms
+                    .saturating_add(self.turn_used_ms.min(period.bronstein_ms));
+                let time = self.time_mut(side);
+                *time = time.saturating_add(back);
             }
+            self.steady[side_idx(side)] = false;
             self.to_run = side.other();
+            self.delay_left_ms = self.current().us_delay_ms;
+            self.turn_used_ms = 0;
         }
         if !self.pressed_once {
             self.running = true;
@@ -209,28 +343,33 @@ impl VirtualClock {
         if ms == 0 {
             return None;
         }
-        // The shown value drops when ms crosses the next lower multiple of 1000.
+        // The shown value drops when ms crosses the next lower multiple of 1000, once the
+        // US delay is over.
         let to_next = match ms % 1000 {
             0 => 1000,
             rest => rest,
         };
-        Some(now.saturating_add(to_next))
+        Some(
+            now.saturating_add(self.delay_left_ms)
+                .saturating_add(to_next),
+        )
     }
 
     /// The reading as a BWTIME clock-times message reports it.
     pub fn reading(&mut self, now: u64) -> ClockTimes {
         self.advance(now);
-        let fischer = self.increment_ms > 0;
-        let flags = |fallen: bool| DisplayFlags {
+        let period = self.current();
+        let per_move = period.increment_ms > 0 || period.bronstein_ms > 0;
+        let flags = |fallen: bool, steady: bool| DisplayFlags {
             flag_fallen: fallen,
-            time_per_move: fischer,
-            flag_shown: false,
+            time_per_move: per_move,
+            flag_shown: steady && !fallen,
         };
         ClockTimes {
             right: display_time(self.right_ms),
-            right_flags: flags(self.right_flag),
+            right_flags: flags(self.right_flag, self.steady[1]),
             left: display_time(self.left_ms),
-            left_flags: flags(self.left_flag),
+            left_flags: flags(self.left_flag, self.steady[0]),
             status: ClockStatus {
                 running: self.running,
                 // The left side is down exactly when the right display is the one to run.
@@ -295,5 +434,68 @@ mod tests {
         assert_eq!((r.left.minutes, r.left.seconds), (1, 5));
         assert_eq!((r.right.hours, r.right.minutes, r.right.seconds), (1, 0, 0));
         assert!(r.status.right_running && r.status.running);
+    }
+
+    fn fide(control: &str) -> VirtualClock {
+        let mut c = VirtualClock::new(ClockSetup::default(), 0);
+        c.set_control(&control.parse().unwrap(), ClockSide::Left, 0);
+        // Black's side starts White's (left) clock.
+        c.press(ClockSide::Right, 0);
+        c
+    }
+
+    #[test]
+    fn a_period_that_runs_out_adds_the_next_to_both_sides_with_a_steady_flag() {
+        let mut c = fide("4/20+1:10+1");
+        assert_eq!(c.remaining(ClockSide::Left, 0), 21_000);
+        // White thinks 21.5 s: 0.5 s into the second period's 10 s.
+        let r = c.reading(21_500);
+        assert!(r.left_flags.flag_shown && !r.left_flags.flag_fallen);
+        assert!(!r.right_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 21_500), 9_500);
+        assert_eq!(c.remaining(ClockSide::Right, 21_500), 31_000);
+        assert_eq!(c.period(), 1);
+        // His press clears his steady flag and gives the new period's increment.
+        c.press(ClockSide::Left, 22_000);
+        assert!(!c.steady_flag(ClockSide::Left));
+        assert_eq!(c.remaining(ClockSide::Left, 22_000), 10_000);
+        // The final period's flag: blocked at zero, bit 4.
+        c.press(ClockSide::Right, 22_000);
+        let r = c.reading(40_000);
+        assert!(r.left_flags.flag_fallen && !r.left_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 40_000), 0);
+        assert_eq!(c.period(), 1);
+    }
+
+    #[test]
+    fn the_steady_flag_can_be_left_out() {
+        let mut c = VirtualClock::new(ClockSetup::default(), 0);
+        c.shows_steady_flag = false;
+        c.set_control(&"4/20:10".parse().unwrap(), ClockSide::Left, 0);
+        c.press(ClockSide::Right, 0);
+        let r = c.reading(21_000);
+        assert!(!r.left_flags.flag_shown);
+        assert_eq!(c.remaining(ClockSide::Left, 21_000), 9_000);
+    }
+
+    #[test]
+    fn us_delay_stands_still_and_bronstein_gives_back_the_time_used() {
+        let mut c = fide("60d5");
+        assert_eq!(c.remaining(ClockSide::Left, 0), 60_000);
+        assert_eq!(c.next_change(0), Some(6_000));
+        assert_eq!(c.remaining(ClockSide::Left, 4_000), 60_000);
+        assert_eq!(c.remaining(ClockSide::Left, 7_000), 58_000);
+        c.press(ClockSide::Left, 7_000);
+        assert_eq!(c.remaining(ClockSide::Left, 7_000), 58_000);
+        assert_eq!(c.remaining(ClockSide::Right, 10_000), 60_000);
+
+        let mut c = fide("60b5");
+        c.press(ClockSide::Left, 3_000);
+        assert_eq!(c.remaining(ClockSide::Left, 3_000), 60_000);
+        assert_eq!(c.remaining(ClockSide::Right, 9_000), 54_000);
+        c.press(ClockSide::Right, 9_000);
+        assert_eq!(c.remaining(ClockSide::Right, 9_000), 59_000);
+        let r = c.reading(9_000);
+        assert!(r.left_flags.time_per_move);
     }
 }

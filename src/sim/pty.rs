@@ -76,6 +76,9 @@ pub enum Action {
     SetPosition(Board),
     /// Set the clock to a new time control, stopped.
     SetClock(ClockSetup),
+    /// Set the clock to a time control in its FIDE mode (periods, increments, delays),
+    /// stopped.
+    SetTimeControl(crate::arbiter::timecontrol::TimeControl),
 }
 
 /// The simulator's state at one moment.
@@ -586,6 +589,7 @@ impl Driver {
             Action::ClockButton(button) => self.board.press_button(button, now),
             Action::SetPosition(placement) => self.board.set_position(&placement, now),
             Action::SetClock(setup) => self.board.set_clock(setup, now),
+            Action::SetTimeControl(control) => self.board.set_time_control(control, now),
         }
     }
 

@@ -148,6 +148,8 @@ pub struct Scenario<'a> {
     before_illegal: Option<Board>,
     played: Played,
     clock_started: bool,
+    /// New games set the clock to this control in its FIDE mode instead of their setup.
+    time_control: Option<crate::arbiter::timecontrol::TimeControl>,
 }
 
 impl<'a> Scenario<'a> {
@@ -163,7 +165,28 @@ impl<'a> Scenario<'a> {
             before_illegal: None,
             played: Played::default(),
             clock_started: false,
+            time_control: None,
         }
+    }
+
+    /// New games (`NewGame`, `SetUp`) set the clock to `control` in its FIDE mode instead of
+    /// their clock setup.
+    pub fn with_time_control(
+        mut self,
+        control: Option<crate::arbiter::timecontrol::TimeControl>,
+    ) -> Self {
+        self.time_control = control;
+        self
+    }
+
+    /// The clock of a new game: the scenario's time control, or else `setup`.
+    async fn set_clock(&self, setup: ClockSetup) -> anyhow::Result<()> {
+        let action = match &self.time_control {
+            Some(control) => Action::SetTimeControl(control.clone()),
+            None => Action::SetClock(setup),
+        };
+        self.sim.act(action).await?;
+        Ok(())
     }
 
     /// The position the players believe stands on the board.
@@ -287,7 +310,7 @@ impl<'a> Scenario<'a> {
             }
             Step::NewGame { clock } => {
                 self.sim.act(Action::SetPosition(Board::default())).await?;
-                self.sim.act(Action::SetClock(*clock)).await?;
+                self.set_clock(*clock).await?;
                 self.position = Chess::default();
                 self.history.clear();
                 self.before_illegal = None;
@@ -298,7 +321,7 @@ impl<'a> Scenario<'a> {
                 self.sim
                     .act(Action::SetPosition(position.board().clone()))
                     .await?;
-                self.sim.act(Action::SetClock(*clock)).await?;
+                self.set_clock(*clock).await?;
                 self.position = (**position).clone();
                 self.history.clear();
                 self.before_illegal = None;

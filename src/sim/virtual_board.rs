@@ -20,6 +20,7 @@ use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::eeprom::Eeprom;
+use crate::arbiter::timecontrol::TimeControl;
 use crate::board::Orientation;
 use crate::protocol::{
     BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
@@ -84,6 +85,11 @@ pub struct BoardOptions {
     pub orientation: Orientation,
     pub clock: ClockPresence,
     pub clock_setup: ClockSetup,
+    /// A time control for the clock's FIDE mode (periods, increments, delays); when set it
+    /// replaces `clock_setup`.
+    pub time_control: Option<TimeControl>,
+    /// The clock shows its steady flag at the end of a period (see [`VirtualClock`]).
+    pub clock_steady_flag: bool,
     /// Which display White's time is on (the first press starts it).
     pub white_display: ClockSide,
     /// Answers to commands go out this many ms late (a slow board).
@@ -103,6 +109,8 @@ impl Default for BoardOptions {
             orientation: Orientation::Normal,
             clock: ClockPresence::Present,
             clock_setup: ClockSetup::default(),
+            time_control: None,
+            clock_steady_flag: true,
             white_display: ClockSide::Left,
             answer_delay_ms: 0,
             noise: None,
@@ -181,9 +189,8 @@ impl VirtualBoard {
             at_start: false,
             opts,
         };
-        board
-            .clock
-            .set(board.opts.clock_setup, board.opts.white_display, now);
+        board.clock.shows_steady_flag = board.opts.clock_steady_flag;
+        board.reset_clock(now);
         board.set_position(&Board::default(), now);
         board.power_on(now);
         board.schedule_noise(now);
@@ -370,7 +377,24 @@ impl VirtualBoard {
     /// Set the clock to a new time control (both sides stopped, White's display to run).
     pub fn set_clock(&mut self, setup: ClockSetup, now: u64) {
         self.opts.clock_setup = setup;
-        self.clock.set(setup, self.opts.white_display, now);
+        self.opts.time_control = None;
+        self.reset_clock(now);
+    }
+
+    /// Set the clock to a time control in its FIDE mode (stopped, White's display to run).
+    pub fn set_time_control(&mut self, control: TimeControl, now: u64) {
+        self.opts.time_control = Some(control);
+        self.reset_clock(now);
+    }
+
+    /// The clock set to the options' time control (or setup), stopped, White's side to run.
+    fn reset_clock(&mut self, now: u64) {
+        match &self.opts.time_control {
+            Some(tc) => self.clock.set_control(tc, self.opts.white_display, now),
+            None => self
+                .clock
+                .set(self.opts.clock_setup, self.opts.white_display, now),
+        }
     }
 
     /// Remove every queued byte that is due at `now` (and emit clock messages and noise due
