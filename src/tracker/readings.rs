@@ -1,0 +1,119 @@
+//! What the sensors read since the last final position: every board, one per change, in the
+//! order read. The sensors report every change, so while this log is complete it tells which
+//! of the legal sequences to the board was played: each move's piece was seen set down on
+//! the square it moved to, one move after the other ([`Readings::witness`]). A board the
+//! tracker cannot explain live is re-derived from the last final position through them
+//! (see `Tracker::recover`), with the same search a gap uses ([`super::sequences`]).
+
+use std::collections::VecDeque;
+
+use shakmaty::{Board, CastlingSide, Chess, Move, Piece, Position, Role, Square};
+
+/// Readings kept at most; past this the oldest go and the log is no longer complete (a
+/// board that stays unexplained this long is far beyond what a live search can reach).
+pub const MAX_READINGS: usize = 600;
+
+/// The boards read since the anchor (the last final position), oldest first.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Readings {
+    boards: VecDeque<Board>,
+    /// The index, counted since the tracker began, of `boards[0]`.
+    first: u64,
+    /// Readings were dropped past [`MAX_READINGS`]: the log does not hold every change.
+    overflowed: bool,
+}
+
+impl Readings {
+    /// A new reading (the sensed board after a change).
+    pub(super) fn push(&mut self, board: Board) {
+        if self.boards.len() >= MAX_READINGS {
+            self.boards.pop_front();
+            self.first += 1;
+            self.overflowed = true;
+        }
+        self.boards.push_back(board);
+    }
+
+    /// The index of the last reading (0 before any).
+    pub(super) fn last_index(&self) -> u64 {
+        (self.first + self.boards.len() as u64).saturating_sub(1)
+    }
+
+    /// Forget the readings before `index` (the anchor moved on to a position shown then).
+    pub(super) fn keep_from(&mut self, index: u64) {
+        while self.first < index && self.boards.len() > 1 {
+            self.boards.pop_front();
+            self.first += 1;
+        }
+        if self.first >= index {
+            self.overflowed = false;
+        }
+    }
+
+    /// Start again from `board` (a new game, a set position, another orientation).
+    pub(super) fn restart(&mut self, board: Board) {
+        self.first = self.last_index() + 1;
+        self.boards.clear();
+        self.boards.push_back(board);
+        self.overflowed = false;
+    }
+
+    /// Whether the log holds every change since the anchor.
+    pub(super) fn complete(&self) -> bool {
+        !self.overflowed
+    }
+
+    /// Whether the readings show `moves`, played from `from`, being made: each move's piece
+    /// (the last of a castling's two) seen being set down on its destination, each move
+    /// after the one before it. A hand still moving while the reply is made (a slide, a
+    /// captured piece touching a square on its way off) sets pieces down out of that order,
+    /// so such a story is not taken for play.
+    pub(super) fn witness(&self, from: &Chess, moves: &[Move]) -> bool {
+        let mut pos = from.clone();
+        let mut next = 0usize;
+        for &m in moves {
+            let landed = landing(&pos, m);
+            let shows = |k: usize| {
+                landed
+                    .iter()
+                    .all(|&(sq, p)| self.boards[k].piece_at(sq) == Some(p))
+            };
+            // Set down at `k`: shown there and not in the reading before (the first reading
+            // may have been set down on just before it).
+            let Some(k) =
+                (next..self.boards.len()).find(|&k| shows(k) && (k == 0 || !shows(k - 1)))
+            else {
+                return false;
+            };
+            next = k + 1;
+            pos.play_unchecked(m);
+        }
+        true
+    }
+}
+
+/// The pieces a move leaves on the squares it moves to.
+fn landing(pos: &Chess, m: Move) -> Vec<(Square, Piece)> {
+    let turn = pos.turn();
+    match m {
+        Move::Normal {
+            role,
+            to,
+            promotion,
+            ..
+        } => vec![(to, promotion.unwrap_or(role).of(turn))],
+        Move::EnPassant { to, .. } => vec![(to, Role::Pawn.of(turn))],
+        Move::Castle { king, rook } => {
+            let side = if rook.file() > king.file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            vec![
+                (side.king_to(turn), Role::King.of(turn)),
+                (side.rook_to(turn), Role::Rook.of(turn)),
+            ]
+        }
+        Move::Put { role, to } => vec![(to, role.of(turn))],
+    }
+}
