@@ -96,12 +96,10 @@ pub const ILLEGAL_SETTLE_MS: Millis = 600;
 pub const FINAL_STILL_MS: Millis = 2_000;
 pub use hold::DWELL_MS;
 /// A board explained from the readings at a piece's placement may be this many plies
-/// beyond the record (a quick reply answered at once), searched within this many positions.
+/// beyond the record (a quick reply answered at once)...
 const LIVE_EXTRA_PLIES: usize = 3;
-const LIVE_BUDGET: u64 = 20_000;
-/// A settled board no live explanation fits is searched as deep as a gap, within this many
-/// positions, before it is judged.
-const SETTLED_BUDGET: u64 = 300_000;
+/// ...and a settled board, before anyone is accused, as many as a gap.
+const SETTLED_EXTRA_PLIES: usize = sequences::MAX_PLIES;
 
 /// A move the board shows while the hand may still be moving on (see [`hold`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -725,15 +723,14 @@ impl Tracker {
 
     /// The board cannot be explained from the game: re-derive the moves since the last
     /// final position (the anchor) from the readings themselves. The legal sequences from the
-    /// anchor to the board, at most `extra` plies more than the record holds since it (and
-    /// `budget` positions searched), are those the search finds, of the shortest length and
-    /// one ply longer (no clock says whose turn it is); the one the readings show
-    /// being made ([`readings::Readings::witness`]) is the game. Moves of the record since
+    /// anchor to the board that the readings show being made, at most `extra` plies more
+    /// than the record holds since it, of the shortest length and one ply longer (no clock
+    /// says whose turn it is), are searched ([`readings::Readings::witnessed_sequences`]);
+    /// when there is exactly one, it is the game. Moves of the record since
     /// the anchor that it does not hold are retracted as corrections. Nothing is picked when
     /// no sequence or several are witnessed (then the board waits: a still board, the
     /// arbiter). Returns whether the game now matches the board.
-    fn recover(&mut self, extra: usize, budget: u64, ev: &mut Vec<TrackerEvent>) -> bool {
-        use sequences::Outcome;
+    fn recover(&mut self, extra: usize, ev: &mut Vec<TrackerEvent>) -> bool {
         // Two stories the tracker holds open wait for the next move (see [`Ambiguous`]).
         if self.taken_back.is_some() || self.orientation.is_none() || self.ambiguous.is_some() {
             return false;
@@ -741,20 +738,15 @@ impl Tracker {
         let n = self.positions.len();
         let anchor = self.anchor.min(n - 1);
         let from = &self.positions[anchor];
-        let plies = (n - 1 - anchor + extra).min(sequences::MAX_PLIES);
-        let candidates = match sequences::explain_both_parities(from, &self.sensed, plies, budget) {
-            Outcome::Unique(s) => vec![s],
-            Outcome::Several { sequences, total } if total == sequences.len() as u64 => sequences,
-            _ => return false,
-        };
-        let witnessed: Vec<&Vec<Move>> = candidates
-            .iter()
-            .filter(|s| self.readings.witness(from, s))
-            .collect();
-        let chosen = match witnessed.as_slice() {
-            [one] => (*one).clone(),
+        let plies = n - 1 - anchor + extra;
+        let stories = self.readings.witnessed_sequences(from, &self.sensed, plies);
+        let chosen = match stories.as_slice() {
+            [one] => one.clone(),
             // Readings were lost: only a board one sequence reaches is taken.
-            [] if !self.readings.complete() && candidates.len() == 1 => candidates[0].clone(),
+            [] if !self.readings.complete() => match sequences::explain(from, &self.sensed, None) {
+                sequences::Outcome::Unique(s) if s.len() <= plies => s,
+                _ => return false,
+            },
             _ => return false,
         };
         let common = self.moves[anchor..]
@@ -831,7 +823,7 @@ impl Tracker {
             // slide and a quick reply read as a move, a reply and the piece moved on): the
             // one they show, if only one, is the game.
             if !self.record_witnessed() {
-                self.recover(LIVE_EXTRA_PLIES, LIVE_BUDGET, ev);
+                self.recover(LIVE_EXTRA_PLIES, ev);
             }
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
@@ -845,7 +837,7 @@ impl Tracker {
         }
         // A piece set down on a board no live explanation fits: the readings since the last
         // final position may tell (a quick reply captured on the square the move landed on).
-        if self.placed && self.recover(LIVE_EXTRA_PLIES, LIVE_BUDGET, ev) {
+        if self.placed && self.recover(LIVE_EXTRA_PLIES, ev) {
             self.set_sync(true, ev);
             return;
         }
@@ -1124,7 +1116,7 @@ impl Tracker {
         }
         // Before anyone is accused: the readings since the last final position, searched as
         // deep as a gap is.
-        if self.recover(sequences::MAX_PLIES, SETTLED_BUDGET, ev) {
+        if self.recover(SETTLED_EXTRA_PLIES, ev) {
             self.set_sync(true, ev);
             return;
         }

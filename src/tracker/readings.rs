@@ -12,6 +12,8 @@ use shakmaty::{Board, CastlingSide, Chess, Move, Piece, Position, Role, Square};
 /// Readings kept at most; past this the oldest go and the log is no longer complete (a
 /// board that stays unexplained this long is far beyond what a live search can reach).
 pub const MAX_READINGS: usize = 600;
+/// Stories kept at most: more than one is already too many to pick from.
+const MAX_STORIES: usize = 8;
 
 /// The boards read since the anchor (the last final position), oldest first.
 #[derive(Debug, Clone, Default)]
@@ -72,23 +74,85 @@ impl Readings {
         let mut pos = from.clone();
         let mut next = 0usize;
         for &m in moves {
-            let landed = landing(&pos, m);
-            let shows = |k: usize| {
-                landed
-                    .iter()
-                    .all(|&(sq, p)| self.boards[k].piece_at(sq) == Some(p))
-            };
-            // Set down at `k`: shown there and not in the reading before (the first reading
-            // may have been set down on just before it).
-            let Some(k) =
-                (next..self.boards.len()).find(|&k| shows(k) && (k == 0 || !shows(k - 1)))
-            else {
+            let Some(k) = self.set_down(&pos, m, next) else {
                 return false;
             };
             next = k + 1;
             pos.play_unchecked(m);
         }
         true
+    }
+
+    /// The legal sequences from `from` to `target` that the readings show being made (see
+    /// [`Readings::witness`]), of the shortest length found and one ply longer (no clock says
+    /// whose turn it is), at most `max_plies` long. The readings guide the search: only a
+    /// move whose piece was set down after the move before it is tried, so it stays cheap
+    /// at any depth.
+    pub(super) fn witnessed_sequences(
+        &self,
+        from: &Chess,
+        target: &Board,
+        max_plies: usize,
+    ) -> Vec<Vec<Move>> {
+        let mut found = Vec::new();
+        let mut shortest = None;
+        for plies in 1..=max_plies {
+            if shortest.is_some_and(|s| plies > s + 1) {
+                break;
+            }
+            let before = found.len();
+            self.visit(from, target, plies, 0, &mut Vec::new(), &mut found);
+            if found.len() > before {
+                shortest.get_or_insert(plies);
+            }
+        }
+        found
+    }
+
+    fn visit(
+        &self,
+        pos: &Chess,
+        target: &Board,
+        left: usize,
+        next: usize,
+        path: &mut Vec<Move>,
+        found: &mut Vec<Vec<Move>>,
+    ) {
+        if found.len() >= MAX_STORIES {
+            return;
+        }
+        if left == 0 {
+            if pos.board() == target {
+                found.push(path.clone());
+            }
+            return;
+        }
+        if !super::sequences::feasible(pos, target, left) {
+            return;
+        }
+        for m in pos.legal_moves() {
+            let Some(k) = self.set_down(pos, m, next) else {
+                continue;
+            };
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            path.push(m);
+            self.visit(&after, target, left - 1, k + 1, path, found);
+            path.pop();
+        }
+    }
+
+    /// The first reading from `next` on in which `m`'s piece (the last of a castling's two)
+    /// was set down on its destination: shown there and not in the reading before (the
+    /// first reading kept may have been set down on just before it).
+    fn set_down(&self, pos: &Chess, m: Move, next: usize) -> Option<usize> {
+        let landed = landing(pos, m);
+        let shows = |k: usize| {
+            landed
+                .iter()
+                .all(|&(sq, p)| self.boards[k].piece_at(sq) == Some(p))
+        };
+        (next..self.boards.len()).find(|&k| shows(k) && (k == 0 || !shows(k - 1)))
     }
 }
 

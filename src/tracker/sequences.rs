@@ -69,54 +69,6 @@ pub fn explain_within(
     }
 }
 
-/// The sequences of the shortest length from `from` to `target` (at most `max_plies`), and
-/// those one ply longer: without a clock to say whose turn it is, a story of the other
-/// parity is as good (a move made, answered, and the first piece moved on again leaves the
-/// board a move and a changed move do). At most `budget` positions are visited. The
-/// tracker's live search, run on a board it cannot explain, must stay cheap.
-pub fn explain_both_parities(
-    from: &Chess,
-    target: &Board,
-    max_plies: usize,
-    budget: u64,
-) -> Outcome {
-    if from.board() == target {
-        return Outcome::Same;
-    }
-    let mut search = Dfs {
-        target,
-        nodes: 0,
-        budget,
-        path: Vec::new(),
-        found: Vec::new(),
-        total: 0,
-    };
-    let mut sequences = Vec::new();
-    let mut total = 0;
-    let mut shortest = None;
-    for plies in 1..=max_plies.min(MAX_PLIES) {
-        if shortest.is_some_and(|s| plies > s + 1) {
-            break;
-        }
-        search.total = 0;
-        search.run(from, plies);
-        if search.nodes > budget {
-            return Outcome::GaveUp;
-        }
-        if search.total > 0 {
-            shortest.get_or_insert(plies);
-            total += search.total;
-            let room = MAX_KEPT.saturating_sub(sequences.len());
-            sequences.extend(search.found.drain(..).take(room));
-        }
-    }
-    match total {
-        0 => Outcome::Unreachable,
-        1 => Outcome::Unique(sequences.remove(0)),
-        _ => Outcome::Several { sequences, total },
-    }
-}
-
 fn lengths(
     from: &Chess,
     target: &Board,
@@ -223,7 +175,7 @@ impl Dfs<'_> {
 }
 
 /// Whether `target` can still be reached from `pos` in `left` plies (a necessary condition).
-fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
+pub(super) fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
     let board = pos.board();
     let changed = diff(board, target);
     let turn = pos.turn();
