@@ -731,15 +731,37 @@ impl Tracker {
     /// no sequence or several are witnessed (then the board waits: a still board, the
     /// arbiter). Returns whether the game now matches the board.
     fn recover(&mut self, extra: usize, ev: &mut Vec<TrackerEvent>) -> bool {
-        // Two stories the tracker holds open wait for the next move (see [`Ambiguous`]).
-        if self.taken_back.is_some() || self.orientation.is_none() || self.ambiguous.is_some() {
+        if self.taken_back.is_some() || self.orientation.is_none() {
             return false;
+        }
+        // Two stories the tracker holds open wait for the next move (see [`Ambiguous`]); play
+        // that went on by more than one move settles them too.
+        if let Some(amb) = self.ambiguous {
+            return self.recover_ambiguous(amb, extra, ev);
         }
         let n = self.positions.len();
         let anchor = self.anchor.min(n - 1);
         let from = &self.positions[anchor];
         let plies = n - 1 - anchor + extra;
-        let stories = self.readings.witnessed_sequences(from, &self.sensed, plies);
+        let mut stories = self.readings.witnessed_sequences(from, &self.sensed, plies);
+        // Several: a story that leaves a reading unexplained (a pawn seen where none of its
+        // positions has one, off any line a piece travelled) is not the game, and of the
+        // others the one that explains the readings with the fewest allowances is, if only
+        // one does.
+        if stories.len() > 1 {
+            let fits: Vec<Option<usize>> = stories
+                .iter()
+                .map(|s| self.readings.misfit(from, s))
+                .collect();
+            if let Some(best) = fits.iter().flatten().min().copied() {
+                let at_best: Vec<usize> = (0..stories.len())
+                    .filter(|&i| fits[i] == Some(best))
+                    .collect();
+                if let [i] = at_best.as_slice() {
+                    stories = vec![stories.swap_remove(*i)];
+                }
+            }
+        }
         let chosen = match stories.as_slice() {
             [one] => one.clone(),
             // Readings were lost: only a board one sequence reaches is taken.
@@ -1002,6 +1024,50 @@ impl Tracker {
             board.discard_piece_at(lifted);
             board == self.sensed
         })
+    }
+
+    /// With two stories open (see [`Ambiguous`]), play went on by several moves (a quick
+    /// reply again): the readings show the moves beyond exactly one of the stories, and only
+    /// one sequence of them (see [`readings::Readings::witnessed_sequences`]): that story,
+    /// then those moves.
+    fn recover_ambiguous(
+        &mut self,
+        amb: Ambiguous,
+        extra: usize,
+        ev: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let n = self.positions.len();
+        let prev = &self.positions[n - 2];
+        let short_end = after(&after(prev, amb.short.0), amb.short.1);
+        let long_end = after(&after(self.position(), amb.long.0), amb.long.1);
+        let on_short = self
+            .readings
+            .witnessed_sequences(&short_end, &self.sensed, extra);
+        let on_long = self
+            .readings
+            .witnessed_sequences(&long_end, &self.sensed, extra);
+        match (on_short.as_slice(), on_long.as_slice()) {
+            ([beyond], []) => {
+                self.ambiguous = None;
+                self.retract(true, ev);
+                self.play(amb.short.0, ev);
+                self.play(amb.short.1, ev);
+                for &m in beyond {
+                    self.play(m, ev);
+                }
+                true
+            }
+            ([], [beyond]) => {
+                self.ambiguous = None;
+                self.play(amb.long.0, ev);
+                self.play(amb.long.1, ev);
+                for &m in beyond {
+                    self.play(m, ev);
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of

@@ -7,7 +7,9 @@
 
 use std::collections::VecDeque;
 
-use shakmaty::{Board, CastlingSide, Chess, Move, Piece, Position, Role, Square};
+use shakmaty::{
+    Bitboard, Board, CastlingSide, Chess, Move, Piece, Position, Role, Square, attacks,
+};
 
 /// Readings kept at most; past this the oldest go and the log is no longer complete (a
 /// board that stays unexplained this long is far beyond what a live search can reach).
@@ -107,6 +109,47 @@ impl Readings {
             }
         }
         found
+    }
+
+    /// How well the readings fit the story `moves` from `from`: `None` when a reading shows a
+    /// piece where the story never puts one like it (`from` or after any of its moves), nor
+    /// on the line a sliding piece of the story travelled, nor next to where the story
+    /// captured it (a captured piece touching a square on its way off); otherwise how many
+    /// pieces seen needed those allowances. A pawn seen on f5 is not part of f7-f6, e5xf6
+    /// unless the captured pawn touched f5; f7-f5, e5xf6 e.p. explains it outright.
+    pub(super) fn misfit(&self, from: &Chess, moves: &[Move]) -> Option<usize> {
+        let mut boards = vec![from.board().clone()];
+        let mut travelled: Vec<(Bitboard, Piece)> = Vec::new();
+        let mut pos = from.clone();
+        for &m in moves {
+            let turn = pos.turn();
+            if let Some(origin) = m.from() {
+                let line = attacks::between(origin, m.to()) | Bitboard::from(m.to());
+                travelled.push((line, m.role().of(turn)));
+            }
+            if let Some(victim) = m.capture() {
+                travelled.push((attacks::king_attacks(m.to()), victim.of(!turn)));
+            }
+            pos.play_unchecked(m);
+            boards.push(pos.board().clone());
+        }
+        let mut allowances = 0;
+        for reading in &self.boards {
+            for sq in reading.occupied() {
+                let piece = reading.piece_at(sq);
+                if boards.iter().any(|b| b.piece_at(sq) == piece) {
+                    continue;
+                }
+                if !travelled
+                    .iter()
+                    .any(|&(line, p)| line.contains(sq) && piece == Some(p))
+                {
+                    return None;
+                }
+                allowances += 1;
+            }
+        }
+        Some(allowances)
     }
 
     fn visit(
