@@ -139,3 +139,23 @@ fn c5_dxc6_en_passant_nxc6_at_once_is_recorded_exactly() {
         );
     }
 }
+
+/// Corpus game 386 at a quick pace without a clock: e2-e3 answered at once by f4xe3, read
+/// as one update on e3 and then f4 emptied (the double step answered en passant leaves the
+/// same board; no pawn stood on e4), then f2xe3 the same way. The record stopped at the
+/// first of them, an illegal placement reported for the rest of the game.
+#[test]
+fn corpus_game_386_quick_without_a_clock_is_recorded_exactly() {
+    let games = corpus_games();
+    let rig = replay_quick_unclocked(386, &games[386], 1, (0, 250), 0.0);
+    let want: Vec<String> = games[386]
+        .iter()
+        .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+        .collect();
+    assert_eq!(rig.game_uci(), want);
+    assert!(
+        illegal(&rig.events).is_empty(),
+        "{:?}",
+        illegal(&rig.events)
+    );
+}

@@ -197,8 +197,6 @@ pub struct Tracker {
     /// The last final position the board was seen in (an index into `positions`): what the
     /// board cannot be explained from live is re-derived from here ([`Tracker::recover`]).
     anchor: usize,
-    /// The last change put a piece down (a board worth explaining from the anchor).
-    placed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +238,6 @@ impl Tracker {
             readings: readings::Readings::default(),
             reached: vec![0],
             anchor: 0,
-            placed: false,
         }
     }
 
@@ -373,7 +370,6 @@ impl Tracker {
         self.have_board = true;
         let o = self.orientation.unwrap_or(Orientation::Normal);
         self.sensed = Placement::from_wire(fields, o).to_board();
-        self.placed = true;
         self.changed(now)
     }
 
@@ -395,7 +391,6 @@ impl Tracker {
             Some(piece) => self.sensed.set_piece_at(sq, piece),
             None => self.sensed.discard_piece_at(sq),
         }
-        self.placed = content.is_some();
         if !self.have_board {
             // Without a dump the other squares are unknown: nothing can be concluded yet.
             return Vec::new();
@@ -857,9 +852,10 @@ impl Tracker {
             self.set_sync(false, ev);
             return;
         }
-        // A piece set down on a board no live explanation fits: the readings since the last
-        // final position may tell (a quick reply captured on the square the move landed on).
-        if self.placed && self.recover(LIVE_EXTRA_PLIES, ev) {
+        // A board no live explanation fits: the readings since the last final position may
+        // tell (a quick reply captured on the square the move landed on; a capture read as
+        // one update, then the capturer's square emptied).
+        if self.recover(LIVE_EXTRA_PLIES, ev) {
             self.set_sync(true, ev);
             return;
         }
