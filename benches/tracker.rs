@@ -101,5 +101,40 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The whole corpus at a quick pace without a clock (the next move's first change 0–250 ms
+/// after the move's last), with and without the reply overlapping the move, on a normal and
+/// a reversed board: exact games, games ending in sync with a game not played, games with
+/// an illegal placement reported on the way, corrections per 1,000 plies.
+fn quick_unclocked(_: &mut Criterion) {
+    let games = tracker_common::corpus_games();
+    for overlap in [0.0, 0.05, 0.3] {
+        let (mut runs, mut exact, mut wrong_in_sync, mut accused) = (0, 0, 0, 0);
+        let (mut plies, mut corrections) = (0usize, 0u64);
+        for (i, game) in games.iter().enumerate() {
+            for seed in [1u64, 2] {
+                let rig = tracker_common::replay_quick_unclocked(i, game, seed, (0, 250), overlap);
+                let want: Vec<String> = game
+                    .iter()
+                    .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+                    .collect();
+                runs += 1;
+                plies += game.len();
+                corrections += u64::from(rig.tracker.corrections());
+                if rig.game_uci() == want {
+                    exact += 1;
+                } else if rig.tracker.in_sync() {
+                    wrong_in_sync += 1;
+                }
+                accused += usize::from(!tracker_common::illegal(&rig.events).is_empty());
+            }
+        }
+        println!(
+            "quick, no clock, overlap {:.0}%: {exact} of {runs} games exact, {wrong_in_sync} in sync with a game not played, {accused} with an illegal placement reported, {:.1} corrections per 1,000 plies",
+            overlap * 100.0,
+            corrections as f64 * 1000.0 / plies as f64
+        );
+    }
+}
+
+criterion_group!(benches, bench, quick_unclocked);
 criterion_main!(benches);

@@ -4,8 +4,9 @@
 //! Two pure tools, used by the session's gap state (`session/gap.rs`):
 //! - [`memory`]: the board's own EEPROM log (DGT_MSG_EE_MOVES) replayed through a copy of the
 //!   tracker from the last position the daemon knew, with the clock times of its time tags;
-//! - [`search`]: without usable memory, the legal sequences (at most [`search::MAX_PLIES`])
-//!   from the last known position to the board, shortest first. Exactly one is published;
+//! - [`search`] (the tracker's [`crate::tracker::sequences`]): without usable memory, the
+//!   legal sequences (at most [`search::MAX_PLIES`]) from the last known position to the
+//!   board, shortest first. Exactly one is published;
 //!   several wait for the arbiter; none continues from the board;
 //! - [`clock`]: what the clock's times after the gap allow (how many plies, with an
 //!   increment), so the search drops the stories the clock contradicts.

@@ -62,7 +62,9 @@ pub mod chess960;
 mod describe;
 pub mod gesture;
 pub mod hold;
+mod readings;
 mod search;
+pub mod sequences;
 
 /// The standard-chess position of a FEN the unit tests write out (they panic on a bad one).
 #[cfg(test)]
@@ -93,6 +95,11 @@ pub const ILLEGAL_SETTLE_MS: Millis = 600;
 /// A move the board has shown, unchanged, for this long is final (contract section 2).
 pub const FINAL_STILL_MS: Millis = 2_000;
 pub use hold::DWELL_MS;
+/// A board explained from the readings at a piece's placement may be this many plies
+/// beyond the record (a quick reply answered at once)...
+const LIVE_EXTRA_PLIES: usize = 3;
+/// ...and a settled board, before anyone is accused, as many as a gap.
+const SETTLED_EXTRA_PLIES: usize = sequences::MAX_PLIES;
 
 /// A move the board shows while the hand may still be moving on (see [`hold`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +190,13 @@ pub struct Tracker {
     /// from the position before it), or answered and then moved on (`long`, from the
     /// position). Nothing is picked until the next move tells them apart.
     ambiguous: Option<Ambiguous>,
+    /// Every board read since the last final position (see [`readings`]).
+    readings: readings::Readings,
+    /// For each of `positions`, the reading on which it was entered.
+    reached: Vec<u64>,
+    /// The last final position the board was seen in (an index into `positions`): what the
+    /// board cannot be explained from live is re-derived from here ([`Tracker::recover`]).
+    anchor: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +235,9 @@ impl Tracker {
             unsettled: false,
             taken_back: None,
             ambiguous: None,
+            readings: readings::Readings::default(),
+            reached: vec![0],
+            anchor: 0,
         }
     }
 
@@ -422,6 +439,7 @@ impl Tracker {
             self.set_sync(true, &mut ev);
         }
         self.check_illegal(now, &mut ev);
+        self.advance_anchor();
         ev
     }
 
@@ -470,7 +488,9 @@ impl Tracker {
         for _ in 0..plies {
             last = self.moves.pop();
             self.positions.pop();
+            self.reached.pop();
         }
+        self.anchor = self.anchor.min(self.positions.len() - 1);
         self.provisional = false;
         self.window_until = None;
         self.held = None;
@@ -552,6 +572,9 @@ impl Tracker {
     fn reset(&mut self, position: Chess) {
         self.positions.clear();
         self.positions.push(position);
+        self.readings.restart(self.sensed.clone());
+        self.reached = vec![self.readings.last_index()];
+        self.anchor = 0;
         self.moves.clear();
         self.provisional = false;
         self.window_until = None;
@@ -655,12 +678,108 @@ impl Tracker {
         self.last_change = now;
         self.settled_checked = false;
         let turned = self.update_orientation();
+        if turned {
+            self.readings.restart(self.sensed.clone());
+        } else {
+            self.readings.push(self.sensed.clone());
+        }
         if self.new_game_on_board(turned, &mut ev) {
             return ev;
         }
         self.end_hold_or_make_final(&mut ev);
         self.reconcile(now, &mut ev);
+        self.advance_anchor();
         ev
+    }
+
+    /// The board shows the game with every move but the provisional one final: that
+    /// position is the new anchor, and the readings before it are forgotten.
+    fn advance_anchor(&mut self) {
+        if !self.in_sync || self.held.is_some() || self.ambiguous.is_some() {
+            return;
+        }
+        let a = self.positions.len() - 1 - self.pending_plies();
+        if a > self.anchor {
+            self.anchor = a;
+            self.readings.keep_from(self.reached[a]);
+        }
+    }
+
+    /// Whether the readings show the record's moves since the anchor being made (see
+    /// [`readings::Readings::witness`]); true when they cannot tell (readings lost).
+    fn record_witnessed(&self) -> bool {
+        let anchor = self.anchor.min(self.positions.len() - 1);
+        !self.readings.complete()
+            || self.moves.len() <= anchor + 1
+            || self
+                .readings
+                .witness(&self.positions[anchor], &self.moves[anchor..])
+    }
+
+    /// The board cannot be explained from the game: re-derive the moves since the last
+    /// final position (the anchor) from the readings themselves. The legal sequences from the
+    /// anchor to the board that the readings show being made, at most `extra` plies more
+    /// than the record holds since it, of the shortest length and one ply longer (no clock
+    /// says whose turn it is), are searched ([`readings::Readings::witnessed_sequences`]);
+    /// when there is exactly one, it is the game. Moves of the record since
+    /// the anchor that it does not hold are retracted as corrections. Nothing is picked when
+    /// no sequence or several are witnessed (then the board waits: a still board, the
+    /// arbiter). Returns whether the game now matches the board.
+    fn recover(&mut self, extra: usize, ev: &mut Vec<TrackerEvent>) -> bool {
+        if self.taken_back.is_some() || self.orientation.is_none() {
+            return false;
+        }
+        // Two stories the tracker holds open wait for the next move (see [`Ambiguous`]); play
+        // that went on by more than one move settles them too.
+        if let Some(amb) = self.ambiguous {
+            return self.recover_ambiguous(amb, extra, ev);
+        }
+        let n = self.positions.len();
+        let anchor = self.anchor.min(n - 1);
+        let from = &self.positions[anchor];
+        let plies = n - 1 - anchor + extra;
+        let mut stories = self.readings.witnessed_sequences(from, &self.sensed, plies);
+        // Several: a story that leaves a reading unexplained (a pawn seen where none of its
+        // positions has one, off any line a piece travelled) is not the game, and of the
+        // others the one that explains the readings with the fewest allowances is, if only
+        // one does.
+        if stories.len() > 1 {
+            let fits: Vec<Option<usize>> = stories
+                .iter()
+                .map(|s| self.readings.misfit(from, s))
+                .collect();
+            if let Some(best) = fits.iter().flatten().min().copied() {
+                let at_best: Vec<usize> = (0..stories.len())
+                    .filter(|&i| fits[i] == Some(best))
+                    .collect();
+                if let [i] = at_best.as_slice() {
+                    stories = vec![stories.swap_remove(*i)];
+                }
+            }
+        }
+        let chosen = match stories.as_slice() {
+            [one] => one.clone(),
+            // Readings were lost: only a board one sequence reaches is taken.
+            [] if !self.readings.complete() => match sequences::explain(from, &self.sensed, None) {
+                sequences::Outcome::Unique(s) if s.len() <= plies => s,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        let common = self.moves[anchor..]
+            .iter()
+            .zip(&chosen)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while self.moves.len() > anchor + common {
+            self.retract(true, ev);
+        }
+        for &m in &chosen[common..] {
+            self.play(m, ev);
+        }
+        self.held = None;
+        self.ambiguous = None;
+        true
     }
 
     /// Learn or switch the orientation (auto setting) when the start position shows up.
@@ -717,13 +836,30 @@ impl Tracker {
     /// Explain the sensed board from the game, most likely explanation first.
     fn reconcile(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
         if self.explain(now, false, ev) {
+            // The live reading chose a story of several plies the readings do not show (a
+            // slide and a quick reply read as a move, a reply and the piece moved on): the
+            // one they show, if only one, is the game.
+            if !self.record_witnessed() {
+                self.recover(LIVE_EXTRA_PLIES, ev);
+            }
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
             }
             self.set_sync(true, ev);
             return;
         }
-        if self.held.is_some() || self.ambiguous.is_some() {
+        if self.held.is_some() {
+            self.set_sync(false, ev);
+            return;
+        }
+        // A board no live explanation fits: the readings since the last final position may
+        // tell (a quick reply captured on the square the move landed on; a capture read as
+        // one update, then the capturer's square emptied).
+        if self.recover(LIVE_EXTRA_PLIES, ev) {
+            self.set_sync(true, ev);
+            return;
+        }
+        if self.ambiguous.is_some() {
             self.set_sync(false, ev);
             return;
         }
@@ -886,6 +1022,50 @@ impl Tracker {
         })
     }
 
+    /// With two stories open (see [`Ambiguous`]), play went on by several moves (a quick
+    /// reply again): the readings show the moves beyond exactly one of the stories, and only
+    /// one sequence of them (see [`readings::Readings::witnessed_sequences`]): that story,
+    /// then those moves.
+    fn recover_ambiguous(
+        &mut self,
+        amb: Ambiguous,
+        extra: usize,
+        ev: &mut Vec<TrackerEvent>,
+    ) -> bool {
+        let n = self.positions.len();
+        let prev = &self.positions[n - 2];
+        let short_end = after(&after(prev, amb.short.0), amb.short.1);
+        let long_end = after(&after(self.position(), amb.long.0), amb.long.1);
+        let on_short = self
+            .readings
+            .witnessed_sequences(&short_end, &self.sensed, extra);
+        let on_long = self
+            .readings
+            .witnessed_sequences(&long_end, &self.sensed, extra);
+        match (on_short.as_slice(), on_long.as_slice()) {
+            ([beyond], []) => {
+                self.ambiguous = None;
+                self.retract(true, ev);
+                self.play(amb.short.0, ev);
+                self.play(amb.short.1, ev);
+                for &m in beyond {
+                    self.play(m, ev);
+                }
+                true
+            }
+            ([], [beyond]) => {
+                self.ambiguous = None;
+                self.play(amb.long.0, ev);
+                self.play(amb.long.1, ev);
+                for &m in beyond {
+                    self.play(m, ev);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of
     /// them settles it (that story, then the move). Anything else keeps waiting.
     fn resolve_ambiguous(
@@ -924,6 +1104,7 @@ impl Tracker {
         let uci = UciMove::from_move(m, pos.castles().mode()).to_string();
         let next = after(pos, m);
         self.positions.push(next);
+        self.reached.push(self.readings.last_index());
         self.moves.push(m);
         self.provisional = true;
         self.unsettled = false;
@@ -940,6 +1121,8 @@ impl Tracker {
             return;
         };
         self.positions.pop();
+        self.reached.pop();
+        self.anchor = self.anchor.min(self.positions.len() - 1);
         if self.provisional {
             self.corrections += 1;
         }
@@ -991,6 +1174,12 @@ impl Tracker {
             return;
         }
         if self.held.is_some() {
+            return;
+        }
+        // Before anyone is accused: the readings since the last final position, searched as
+        // deep as a gap is.
+        if self.recover(SETTLED_EXTRA_PLIES, ev) {
+            self.set_sync(true, ev);
             return;
         }
         if self.in_progress(now) {

@@ -283,3 +283,54 @@ pub fn replay_game(
     rig.wait(5_000);
     rig
 }
+
+/// Replay one corpus game at a quick pace without a clock: the next move's first change
+/// comes `reply_ms` (a range) after the move's last, and with probability `overlap` per ply
+/// the reply's first lift is read before the move's last placement (see
+/// `Handling::quick_reply`). Odd seeds play on a normal board, even seeds on a reversed one.
+pub fn replay_quick_unclocked(
+    index: usize,
+    game: &[Move],
+    seed: u64,
+    reply_ms: (u64, u64),
+    overlap: f64,
+) -> Rig {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let orientation = if seed.is_multiple_of(2) {
+        Orientation::Reversed
+    } else {
+        Orientation::Normal
+    };
+    let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, orientation);
+    let mut hands = Handling::new(
+        seed * 7_000_003 + index as u64,
+        eboardd::sim::handling::Noise::Noisy,
+    )
+    .with_clock(false);
+    let mut rng = SmallRng::seed_from_u64(seed ^ ((index as u64) << 12) ^ 0x5eed);
+    let mut truth = Chess::default();
+    let mut ply = 0;
+    while ply < game.len() {
+        let quick = ply + 1 < game.len() && rng.random_bool(overlap);
+        let mut steps = if quick {
+            hands.quick_reply(&truth, game[ply], game[ply + 1])
+        } else {
+            hands.steps(&truth, game[ply])
+        };
+        // No thinking time: the move begins `reply_ms` after the one before it ended.
+        if ply > 0
+            && let Some(SensorStep::Pause(ms)) = steps.first_mut()
+        {
+            *ms = rng.random_range(reply_ms.0..=reply_ms.1);
+        }
+        rig.steps(&steps);
+        let n = if quick { 2 } else { 1 };
+        for m in &game[ply..ply + n] {
+            truth.play_unchecked(*m);
+        }
+        ply += n;
+    }
+    rig.wait(5_000);
+    rig
+}

@@ -1,0 +1,226 @@
+//! What the sensors read since the last final position: every board, one per change, in the
+//! order read. The sensors report every change, so while this log is complete it tells which
+//! of the legal sequences to the board was played: each move's piece was seen set down on
+//! the square it moved to, one move after the other ([`Readings::witness`]). A board the
+//! tracker cannot explain live is re-derived from the last final position through them
+//! (see `Tracker::recover`), with the same search a gap uses ([`super::sequences`]).
+
+use std::collections::VecDeque;
+
+use shakmaty::{
+    Bitboard, Board, CastlingSide, Chess, Move, Piece, Position, Role, Square, attacks,
+};
+
+/// Readings kept at most; past this the oldest go and the log is no longer complete (a
+/// board that stays unexplained this long is far beyond what a live search can reach).
+pub const MAX_READINGS: usize = 600;
+/// Stories kept at most: more than one is already too many to pick from.
+const MAX_STORIES: usize = 8;
+
+/// The boards read since the anchor (the last final position), oldest first.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Readings {
+    boards: VecDeque<Board>,
+    /// The index, counted since the tracker began, of `boards[0]`.
+    first: u64,
+    /// Readings were dropped past [`MAX_READINGS`]: the log does not hold every change.
+    overflowed: bool,
+}
+
+impl Readings {
+    /// A new reading (the sensed board after a change).
+    pub(super) fn push(&mut self, board: Board) {
+        if self.boards.len() >= MAX_READINGS {
+            self.boards.pop_front();
+            self.first += 1;
+            self.overflowed = true;
+        }
+        self.boards.push_back(board);
+    }
+
+    /// The index of the last reading (0 before any).
+    pub(super) fn last_index(&self) -> u64 {
+        (self.first + self.boards.len() as u64).saturating_sub(1)
+    }
+
+    /// Forget the readings before `index` (the anchor moved on to a position shown then).
+    pub(super) fn keep_from(&mut self, index: u64) {
+        while self.first < index && self.boards.len() > 1 {
+            self.boards.pop_front();
+            self.first += 1;
+        }
+        if self.first >= index {
+            self.overflowed = false;
+        }
+    }
+
+    /// Start again from `board` (a new game, a set position, another orientation).
+    pub(super) fn restart(&mut self, board: Board) {
+        self.first = self.last_index() + 1;
+        self.boards.clear();
+        self.boards.push_back(board);
+        self.overflowed = false;
+    }
+
+    /// Whether the log holds every change since the anchor.
+    pub(super) fn complete(&self) -> bool {
+        !self.overflowed
+    }
+
+    /// Whether the readings show `moves`, played from `from`, being made: each move's piece
+    /// (the last of a castling's two) seen being set down on its destination, each move
+    /// after the one before it. A hand still moving while the reply is made (a slide, a
+    /// captured piece touching a square on its way off) sets pieces down out of that order,
+    /// so such a story is not taken for play.
+    pub(super) fn witness(&self, from: &Chess, moves: &[Move]) -> bool {
+        let mut pos = from.clone();
+        let mut next = 0usize;
+        for &m in moves {
+            let Some(k) = self.set_down(&pos, m, next) else {
+                return false;
+            };
+            next = k + 1;
+            pos.play_unchecked(m);
+        }
+        true
+    }
+
+    /// The legal sequences from `from` to `target` that the readings show being made (see
+    /// [`Readings::witness`]), of the shortest length found and one ply longer (no clock says
+    /// whose turn it is), at most `max_plies` long. The readings guide the search: only a
+    /// move whose piece was set down after the move before it is tried, so it stays cheap
+    /// at any depth.
+    pub(super) fn witnessed_sequences(
+        &self,
+        from: &Chess,
+        target: &Board,
+        max_plies: usize,
+    ) -> Vec<Vec<Move>> {
+        let mut found = Vec::new();
+        let mut shortest = None;
+        for plies in 1..=max_plies {
+            if shortest.is_some_and(|s| plies > s + 1) {
+                break;
+            }
+            let before = found.len();
+            self.visit(from, target, plies, 0, &mut Vec::new(), &mut found);
+            if found.len() > before {
+                shortest.get_or_insert(plies);
+            }
+        }
+        found
+    }
+
+    /// How well the readings fit the story `moves` from `from`: `None` when a reading shows a
+    /// piece where the story never puts one like it (`from` or after any of its moves), nor
+    /// on the line a sliding piece of the story travelled, nor next to where the story
+    /// captured it (a captured piece touching a square on its way off); otherwise how many
+    /// pieces seen needed those allowances. A pawn seen on f5 is not part of f7-f6, e5xf6
+    /// unless the captured pawn touched f5; f7-f5, e5xf6 e.p. explains it outright.
+    pub(super) fn misfit(&self, from: &Chess, moves: &[Move]) -> Option<usize> {
+        let mut boards = vec![from.board().clone()];
+        let mut travelled: Vec<(Bitboard, Piece)> = Vec::new();
+        let mut pos = from.clone();
+        for &m in moves {
+            let turn = pos.turn();
+            if let Some(origin) = m.from() {
+                let line = attacks::between(origin, m.to()) | Bitboard::from(m.to());
+                travelled.push((line, m.role().of(turn)));
+            }
+            if let Some(victim) = m.capture() {
+                travelled.push((attacks::king_attacks(m.to()), victim.of(!turn)));
+            }
+            pos.play_unchecked(m);
+            boards.push(pos.board().clone());
+        }
+        let mut allowances = 0;
+        for reading in &self.boards {
+            for sq in reading.occupied() {
+                let piece = reading.piece_at(sq);
+                if boards.iter().any(|b| b.piece_at(sq) == piece) {
+                    continue;
+                }
+                if !travelled
+                    .iter()
+                    .any(|&(line, p)| line.contains(sq) && piece == Some(p))
+                {
+                    return None;
+                }
+                allowances += 1;
+            }
+        }
+        Some(allowances)
+    }
+
+    fn visit(
+        &self,
+        pos: &Chess,
+        target: &Board,
+        left: usize,
+        next: usize,
+        path: &mut Vec<Move>,
+        found: &mut Vec<Vec<Move>>,
+    ) {
+        if found.len() >= MAX_STORIES {
+            return;
+        }
+        if left == 0 {
+            if pos.board() == target {
+                found.push(path.clone());
+            }
+            return;
+        }
+        if !super::sequences::feasible(pos, target, left) {
+            return;
+        }
+        for m in pos.legal_moves() {
+            let Some(k) = self.set_down(pos, m, next) else {
+                continue;
+            };
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            path.push(m);
+            self.visit(&after, target, left - 1, k + 1, path, found);
+            path.pop();
+        }
+    }
+
+    /// The first reading from `next` on in which `m`'s piece (the last of a castling's two)
+    /// was set down on its destination: shown there and not in the reading before (the
+    /// first reading kept may have been set down on just before it).
+    fn set_down(&self, pos: &Chess, m: Move, next: usize) -> Option<usize> {
+        let landed = landing(pos, m);
+        let shows = |k: usize| {
+            landed
+                .iter()
+                .all(|&(sq, p)| self.boards[k].piece_at(sq) == Some(p))
+        };
+        (next..self.boards.len()).find(|&k| shows(k) && (k == 0 || !shows(k - 1)))
+    }
+}
+
+/// The pieces a move leaves on the squares it moves to.
+fn landing(pos: &Chess, m: Move) -> Vec<(Square, Piece)> {
+    let turn = pos.turn();
+    match m {
+        Move::Normal {
+            role,
+            to,
+            promotion,
+            ..
+        } => vec![(to, promotion.unwrap_or(role).of(turn))],
+        Move::EnPassant { to, .. } => vec![(to, Role::Pawn.of(turn))],
+        Move::Castle { king, rook } => {
+            let side = if rook.file() > king.file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            vec![
+                (side.king_to(turn), Role::King.of(turn)),
+                (side.rook_to(turn), Role::Rook.of(turn)),
+            ]
+        }
+        Move::Put { role, to } => vec![(to, role.of(turn))],
+    }
+}

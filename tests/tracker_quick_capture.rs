@@ -1,0 +1,161 @@
+//! The quick reply without a clock: a move answered at once by a capture on the square it
+//! landed on, answered in turn by a capture there (`c6 dxc6 Nxc6`, `a6 bxa6+ Kxa6`). The
+//! pawn's step could be the first half of a double step, and the double step answered by an
+//! en passant capture leaves the same board as the step answered by the capture: the board
+//! alone cannot tell them apart, the readings can (no pawn ever stood on c5). Victim or
+//! capturer lifted first, 0–250 ms between one move's last change and the next move's first:
+//! the record is exact and nobody is accused.
+
+mod tracker_common;
+
+use tracker_common::*;
+
+/// After 1. e4 d5 2. exd5: Black's c-pawn, White's pawn on d5, Black's knight on b8.
+const SCANDINAVIAN: &str = "rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2";
+/// Black's king on b7 behind its a-pawn, White's pawn on b5.
+const A_PAWN: &str = "8/pk6/8/1P6/8/8/8/4K3 b - - 0 1";
+
+/// A capture on `square`: the victim lifted first, or the capturer lifted first.
+fn capture(rig: &mut Rig, from: &str, square: &str, piece: char, victim_first: bool, gap: u64) {
+    if victim_first {
+        rig.lift(square);
+        rig.pass(gap);
+        rig.lift(from);
+    } else {
+        rig.lift(from);
+        rig.pass(gap);
+        rig.lift(square);
+    }
+    rig.pass(gap);
+    rig.place(square, piece);
+}
+
+fn quick_pawn_step_then_two_captures(
+    fen: &str,
+    step: (&str, &str, char),
+    first: (&str, char),
+    second: (&str, char),
+    square: &str,
+    victim_first: bool,
+    reply_ms: u64,
+) -> Rig {
+    let mut rig = Rig::at(fen);
+    rig.pass(3_000);
+    rig.lift(step.0);
+    rig.pass(60);
+    rig.place(step.1, step.2);
+    rig.pass(reply_ms);
+    capture(&mut rig, first.0, square, first.1, victim_first, 40);
+    rig.pass(reply_ms);
+    capture(&mut rig, second.0, square, second.1, victim_first, 40);
+    rig.pass(5_000);
+    rig
+}
+
+fn check(rig: &Rig, want: &[&str], case: &str) {
+    assert_eq!(rig.game_uci(), want, "{case}: the record");
+    assert!(
+        illegal(&rig.events).is_empty(),
+        "{case}: accused: {:?}",
+        illegal(&rig.events)
+    );
+    assert!(rig.tracker.in_sync(), "{case}: out of sync");
+}
+
+#[test]
+fn c6_dxc6_nxc6_at_once_is_recorded_exactly() {
+    for victim_first in [true, false] {
+        for reply_ms in [0, 20, 80, 150, 250] {
+            let rig = quick_pawn_step_then_two_captures(
+                SCANDINAVIAN,
+                ("c7", "c6", 'p'),
+                ("d5", 'P'),
+                ("b8", 'n'),
+                "c6",
+                victim_first,
+                reply_ms,
+            );
+            check(
+                &rig,
+                &["c7c6", "d5c6", "b8c6"],
+                &format!("victim first {victim_first}, reply after {reply_ms} ms"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a6_bxa6_check_kxa6_at_once_is_recorded_exactly() {
+    for victim_first in [true, false] {
+        for reply_ms in [0, 20, 80, 150, 250] {
+            let rig = quick_pawn_step_then_two_captures(
+                A_PAWN,
+                ("a7", "a6", 'p'),
+                ("b5", 'P'),
+                ("b7", 'k'),
+                "a6",
+                victim_first,
+                reply_ms,
+            );
+            check(
+                &rig,
+                &["a7a6", "b5a6", "b7a6"],
+                &format!("victim first {victim_first}, reply after {reply_ms} ms"),
+            );
+        }
+    }
+}
+
+/// The double step answered by the en passant capture is recorded as such: the pawn stood
+/// on c5, which the readings show.
+#[test]
+fn c5_dxc6_en_passant_nxc6_at_once_is_recorded_exactly() {
+    for victim_first in [true, false] {
+        let mut rig = Rig::at(SCANDINAVIAN);
+        rig.pass(3_000);
+        rig.lift("c7");
+        rig.pass(60);
+        rig.place("c5", 'p');
+        rig.pass(100);
+        // En passant: the capturer moves to c6, the victim leaves c5.
+        if victim_first {
+            rig.lift("c5");
+            rig.pass(40);
+            rig.lift("d5");
+        } else {
+            rig.lift("d5");
+            rig.pass(40);
+            rig.lift("c5");
+        }
+        rig.pass(40);
+        rig.place("c6", 'P');
+        rig.pass(100);
+        capture(&mut rig, "b8", "c6", 'n', victim_first, 40);
+        rig.pass(5_000);
+        check(
+            &rig,
+            &["c7c5", "d5c6", "b8c6"],
+            &format!("victim first {victim_first}"),
+        );
+    }
+}
+
+/// Corpus game 386 at a quick pace without a clock: e2-e3 answered at once by f4xe3, read
+/// as one update on e3 and then f4 emptied (the double step answered en passant leaves the
+/// same board; no pawn stood on e4), then f2xe3 the same way. The record stopped at the
+/// first of them, an illegal placement reported for the rest of the game.
+#[test]
+fn corpus_game_386_quick_without_a_clock_is_recorded_exactly() {
+    let games = corpus_games();
+    let rig = replay_quick_unclocked(386, &games[386], 1, (0, 250), 0.0);
+    let want: Vec<String> = games[386]
+        .iter()
+        .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+        .collect();
+    assert_eq!(rig.game_uci(), want);
+    assert!(
+        illegal(&rig.events).is_empty(),
+        "{:?}",
+        illegal(&rig.events)
+    );
+}
