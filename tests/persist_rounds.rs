@@ -186,7 +186,15 @@ async fn a_simulated_round_is_uploaded_in_board_order() {
     assert_eq!(tag(&body, "Round"), ["4.1", "4.2", "4.10"]);
     assert_eq!(tag(&body, "White"), ["Øystein A", "White B", "White C"]);
     // games.pgn holds the same games in the same order, for tools that read only it.
-    let all = std::fs::read_to_string(round.join("games.pgn")).unwrap();
+    // Its rebuild is coalesced (at most once a second): wait for it to take every game.
+    let read_all = || std::fs::read_to_string(round.join("games.pgn")).unwrap_or_default();
+    let _ = tokio::time::timeout(WAIT, async {
+        while tag(&read_all(), "Round").len() < 3 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    let all = read_all();
     assert_eq!(tag(&all, "Round"), ["4.1", "4.2", "4.10"]);
     // The rebuild is coalesced (at most once per short window), never lost: games.pgn
     // catches up with every game file by itself, and after a stop holds every final state.
