@@ -315,7 +315,7 @@ fn loading_files() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 200 } else { 2000 }))]
+    #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Any damage to a valid file is either accepted or reported at a line of the file.
     #[test]
