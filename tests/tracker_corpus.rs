@@ -151,3 +151,58 @@ fn quick_replies_in_games_502_and_522_keep_the_record_going() {
         assert!(illegal(&rig.events).is_empty(), "game {i} seed {seed}");
     }
 }
+
+/// A caller that ticks only once at the end (time passes between inputs) sees the same
+/// games. With a
+/// hand that sets each piece down before it empties the square it came from, the board is
+/// in sync only at the presses that publish held moves: the last final position must move
+/// on there too, or a bishop slid over the square it came from (Bf6-g5 … Bg5-e7 passing f6)
+/// was read as a shorter game and four pressed moves were taken back (game 3 of the
+/// tracker benchmark).
+#[test]
+fn corpus_games_reconstructed_exactly_when_the_caller_does_not_tick() {
+    use eboardd::board::Orientation;
+    use eboardd::sim::handling::{Handling, Noise};
+    use eboardd::vocab::OrientationSetting;
+    use shakmaty::{Chess, Position};
+    let games = corpus_games();
+    let mut failures = Vec::new();
+    let mut plies = 0usize;
+    for (i, game) in games.iter().enumerate() {
+        for clock in [true, false] {
+            let mut rig = Rig::new(
+                Chess::default(),
+                OrientationSetting::Auto,
+                Orientation::Normal,
+            );
+            rig.ticks = false;
+            let mut hands = Handling::new(i as u64, Noise::Noisy).with_clock(clock);
+            let mut truth = Chess::default();
+            for &mv in game {
+                let steps = hands.steps(&truth, mv);
+                rig.steps(&steps);
+                truth.play_unchecked(mv);
+            }
+            // One tick at the end: the last move of a game without a clock waits for time.
+            rig.wait(5_000);
+            let want: Vec<String> = game
+                .iter()
+                .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+                .collect();
+            plies += game.len();
+            if rig.game_uci() != want {
+                failures.push(format!(
+                    "game {i} clock {clock}: {} plies of {}",
+                    rig.game_uci().len(),
+                    want.len()
+                ));
+            }
+        }
+    }
+    println!(
+        "not ticked: {} games, {plies} plies, {} not exact",
+        games.len() * 2,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "not exact: {failures:?}");
+}

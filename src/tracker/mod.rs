@@ -197,6 +197,9 @@ pub struct Tracker {
     /// The last final position the board was seen in (an index into `positions`): what the
     /// board cannot be explained from live is re-derived from here ([`Tracker::recover`]).
     anchor: usize,
+    /// The last change set a piece down (or was a whole board): only then is an unexplained
+    /// board re-derived live. A lift alone is a piece in hand as often as a capture.
+    set_down: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,6 +241,7 @@ impl Tracker {
             readings: readings::Readings::default(),
             reached: vec![0],
             anchor: 0,
+            set_down: true,
         }
     }
 
@@ -370,6 +374,7 @@ impl Tracker {
         self.have_board = true;
         let o = self.orientation.unwrap_or(Orientation::Normal);
         self.sensed = Placement::from_wire(fields, o).to_board();
+        self.set_down = true;
         self.changed(now)
     }
 
@@ -395,6 +400,7 @@ impl Tracker {
             // Without a dump the other squares are unknown: nothing can be concluded yet.
             return Vec::new();
         }
+        self.set_down = content.is_some();
         self.changed(now)
     }
 
@@ -416,6 +422,10 @@ impl Tracker {
         if self.provisional && self.window_until.is_none() && self.in_sync {
             self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
         }
+        // A board in sync at a press is the last final position seen: a hand that is
+        // mid-move at every change (pieces set down before their squares are emptied) is in
+        // sync only here, and recovery must never reach back past moves pressed as final.
+        self.advance_anchor();
         ev
     }
 
@@ -427,6 +437,7 @@ impl Tracker {
             self.play(h.mv, &mut ev);
             self.set_sync(true, &mut ev);
         }
+        self.advance_anchor();
         ev
     }
 
@@ -716,6 +727,15 @@ impl Tracker {
                 .witness(&self.positions[anchor], &self.moves[anchor..])
     }
 
+    /// [`Tracker::recover`] at a change. A board that only lost a piece is a hand holding it
+    /// as often as a capture made (a rook slid over f6 to g6, answered by ...Bf6, then
+    /// touched on g6, is not Rf6 Bxf6): a record the readings show being made is then only
+    /// extended, never rewritten; the next piece set down, or the settled board, decides.
+    fn recover_live(&mut self, ev: &mut Vec<TrackerEvent>) -> bool {
+        let rewrite = self.set_down || !self.record_witnessed();
+        self.recover(LIVE_EXTRA_PLIES, rewrite, ev)
+    }
+
     /// The board cannot be explained from the game: re-derive the moves since the last
     /// final position (the anchor) from the readings themselves. The legal sequences from the
     /// anchor to the board that the readings show being made, at most `extra` plies more
@@ -724,8 +744,9 @@ impl Tracker {
     /// when there is exactly one, it is the game. Moves of the record since
     /// the anchor that it does not hold are retracted as corrections. Nothing is picked when
     /// no sequence or several are witnessed (then the board waits: a still board, the
-    /// arbiter). Returns whether the game now matches the board.
-    fn recover(&mut self, extra: usize, ev: &mut Vec<TrackerEvent>) -> bool {
+    /// arbiter); nor when `rewrite` is off and the story would retract a move. Returns whether
+    /// the game now matches the board.
+    fn recover(&mut self, extra: usize, rewrite: bool, ev: &mut Vec<TrackerEvent>) -> bool {
         if self.taken_back.is_some() || self.orientation.is_none() {
             return false;
         }
@@ -771,6 +792,9 @@ impl Tracker {
             .zip(&chosen)
             .take_while(|(a, b)| a == b)
             .count();
+        if !rewrite && self.moves.len() > anchor + common {
+            return false;
+        }
         while self.moves.len() > anchor + common {
             self.retract(true, ev);
         }
@@ -840,7 +864,7 @@ impl Tracker {
             // slide and a quick reply read as a move, a reply and the piece moved on): the
             // one they show, if only one, is the game.
             if !self.record_witnessed() {
-                self.recover(LIVE_EXTRA_PLIES, ev);
+                self.recover_live(ev);
             }
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
@@ -855,7 +879,7 @@ impl Tracker {
         // A board no live explanation fits: the readings since the last final position may
         // tell (a quick reply captured on the square the move landed on; a capture read as
         // one update, then the capturer's square emptied).
-        if self.recover(LIVE_EXTRA_PLIES, ev) {
+        if self.recover_live(ev) {
             self.set_sync(true, ev);
             return;
         }
@@ -1178,7 +1202,7 @@ impl Tracker {
         }
         // Before anyone is accused: the readings since the last final position, searched as
         // deep as a gap is.
-        if self.recover(SETTLED_EXTRA_PLIES, ev) {
+        if self.recover(SETTLED_EXTRA_PLIES, true, ev) {
             self.set_sync(true, ev);
             return;
         }

@@ -75,6 +75,9 @@ pub struct Rig {
     pub events: Vec<TrackerEvent>,
     /// The physical board (normal orientation squares).
     pub board: shakmaty::Board,
+    /// Tick the tracker while time passes, as the daemon does; off: time passes only
+    /// between inputs (a caller that never ticks).
+    pub ticks: bool,
 }
 
 impl Rig {
@@ -87,6 +90,7 @@ impl Rig {
             now: 1000,
             events: Vec::new(),
             board,
+            ticks: true,
         };
         rig.dump();
         rig
@@ -147,6 +151,10 @@ impl Rig {
     /// within that time, and one at its end.
     pub fn pass(&mut self, ms: u64) -> Vec<TrackerEvent> {
         let end = self.now + ms;
+        if !self.ticks {
+            self.now = end;
+            return Vec::new();
+        }
         let mut out = Vec::new();
         while let Some(at) = self
             .tracker
