@@ -346,3 +346,67 @@ async fn a_memory_dump_cut_off_in_the_middle_costs_nothing_else() {
     assert_eq!(now.gap().await.unwrap(), "");
     assert_eq!(now.pending_illegal().await.unwrap(), "");
 }
+
+/// A reconnect in a scramble: one ply (and its press) while the board is unplugged for a
+/// second, then nine plies at 0.1–0.3 s a ply from the moment `Connected` turns true. The
+/// whole board is the first thing read after the replug, so the gap ends at that reading and
+/// the nine plies are followed live: the record is exact and the arbiter is never asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_resumed_the_moment_a_board_is_back_is_followed_live() {
+    let id = "scramble";
+    let (s, sim, events) = served(id).await;
+    // Bc4 is made while unplugged; Nf6 Nc3 after the replug would transpose with it (Nc3
+    // Nf6 Bc4 reaches the same board): read late, the board would leave two answers.
+    let line: Vec<&str> = "e4 e5 Nf3 Nc6 Bc4 Nf6 Nc3 Bc5 d3 d6 O-O O-O a3 a6"
+        .split_whitespace()
+        .collect();
+    let scramble = eboardd::sim::Pace {
+        think_ms: (70, 250),
+        press_ms: (10, 30),
+        hand_ms: (10, 30),
+    };
+    let mut sc = Scenario::new(
+        &sim,
+        eboardd::sim::ScenarioOptions {
+            pace: scramble,
+            noise: eboardd::sim::Noise::Clean,
+            ..quick(35)
+        },
+    );
+    let b = proxies::board(&s.conn, id).await;
+    let mut gap = b.receive_gap_changed().await;
+    let texts = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = texts.clone();
+    let asked = tokio::spawn(async move {
+        while let Some(changed) = common::next(&mut gap).await {
+            let text = changed.get().await.unwrap_or_default();
+            seen.lock().unwrap().push(text);
+        }
+    });
+    let before = &line[..4];
+    sc.run(&[Step::Moves(sans(before))]).await.unwrap();
+    wait_moves(&events, &sans(before)).await;
+    let mut connected = b.receive_connected_changed().await;
+    sc.step(&Step::Unplug).await.unwrap();
+    wait_property(&mut connected, "Connected = false", |c| !*c).await;
+    sc.run(&[Step::Moves(sans(&line[4..5])), Step::Pause(1_000)])
+        .await
+        .unwrap();
+    sc.step(&Step::Replug).await.unwrap();
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    let after = &line[5..14];
+    sc.run(&[Step::Moves(sans(after))]).await.unwrap();
+    wait_moves(&events, &sans(&line[..14])).await;
+    let now = proxies::fresh(&s.conn, id).await;
+    assert_eq!(now.moves().await.unwrap(), sans(&line[..14]));
+    assert_eq!(now.gap().await.unwrap(), "");
+    assert!(accusations(&events.all()).is_empty());
+    asked.abort();
+    let texts = texts.lock().unwrap().clone();
+    assert!(
+        texts
+            .iter()
+            .all(|t| !t.contains("sequences") && !t.contains("arbiter")),
+        "the arbiter was asked: {texts:?}"
+    );
+}

@@ -687,3 +687,43 @@ fn seven_plies_unseen_ask_the_arbiter_who_may_answer_while_a_piece_is_in_hand() 
         "7 plies made while the board was disconnected, as the arbiter resolved them",
     );
 }
+
+/// One ply while the link is down (its memory answer lost on the line), then play resumed
+/// at once: Nf6 and Nc3 after the first whole board read showed Bc4. The board then stands
+/// where Bc4 Nf6 Nc3 and Nc3 Nf6 Bc4 both lead, but only the first passes through the board
+/// read: the record is exact and the arbiter is never asked.
+#[test]
+fn plies_made_after_the_first_board_read_are_no_question_for_the_arbiter() {
+    for seed in 1..=3u64 {
+        let mut rig = rig(70 + seed);
+        let moves = line_moves("e4 e5 Nf3 Nc6 Bc4 Nf6 Nc3");
+        for &m in &moves[..4] {
+            rig.play_move(m);
+        }
+        rig.advance(2_000);
+        rig.take_events();
+        rig.disconnect();
+        rig.play_quick(moves[4], 400);
+        rig.advance(300);
+        rig.cut_next_memory_dump(20);
+        rig.connect();
+        rig.advance(100);
+        for &m in &moves[5..] {
+            rig.play_quick(m, 150 + seed * 40);
+        }
+        let mut asked = Vec::new();
+        for _ in 0..50 {
+            rig.advance(100);
+            let gap = rig.session().view().gap.clone();
+            if gap.contains("arbiter") {
+                asked.push(gap);
+            }
+        }
+        let events = rig.take_events();
+        let view = rig.session().view();
+        assert_eq!(view.moves, rig.played_san, "seed {seed}: {}", view.gap);
+        assert!(asked.is_empty(), "seed {seed}: {asked:?}");
+        assert_eq!(view.gap, "");
+        assert_no_accusations(&events);
+    }
+}

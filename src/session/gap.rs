@@ -644,6 +644,9 @@ impl Session {
             // moves were made and came back (a repetition), not none.
             outcome = search::explain_through(&from, &first, &board);
         }
+        if let Some(first) = self.gap.first_read.map(|f| self.board_of(&f)) {
+            outcome = through_first_read(&from, &first, &board, outcome);
+        }
         match outcome {
             search::Outcome::Same => self.close_gap(now, out),
             search::Outcome::Unique(moves) if !position => {
@@ -1007,6 +1010,42 @@ impl Session {
             self.clock_live = true;
             self.on_clock(&clock, now, out);
         }
+    }
+}
+
+/// Of several sequences to the board, only those that pass through the first whole board
+/// read after the gap are the game: that board stood on the table. Plies made after it
+/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 d3) would
+/// otherwise leave transpositions (d3 Nf6 Bc4) no later reading can rule out. Nothing
+/// changes when the search kept only some of its sequences, or when none passes through
+/// (the first board was read in the middle of a move).
+fn through_first_read(
+    from: &Chess,
+    first: &Board,
+    board: &Board,
+    outcome: search::Outcome,
+) -> search::Outcome {
+    let search::Outcome::Several { sequences, total } = outcome else {
+        return outcome;
+    };
+    if first == board || first == from.board() || total != sequences.len() as u64 {
+        return search::Outcome::Several { sequences, total };
+    }
+    let passes = |moves: &[Move]| {
+        let mut pos = from.clone();
+        moves.iter().any(|&m| {
+            pos.play_unchecked(m);
+            pos.board() == first
+        })
+    };
+    let through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
+    match through.len() {
+        0 => search::Outcome::Several { sequences, total },
+        1 => search::Outcome::Unique(through.into_iter().next().unwrap_or_default()),
+        n => search::Outcome::Several {
+            sequences: through,
+            total: n as u64,
+        },
     }
 }
 

@@ -301,11 +301,12 @@ impl Rig {
     /// The link (re)connects: the start-up commands go out as the daemon sends them.
     pub fn connect(&mut self) {
         self.link_up = true;
+        // The daemon's order: the whole board first, so a gap ends at that reading.
         for command in [
             Command::UpdateNice,
+            Command::SendBoard,
             Command::SerialNumber,
             Command::Version,
-            Command::SendBoard,
             Command::Clock(ClockCommand::Version),
         ] {
             self.board.receive(&command.to_bytes(), self.now);
