@@ -159,3 +159,20 @@ fn corpus_game_386_quick_without_a_clock_is_recorded_exactly() {
         illegal(&rig.events)
     );
 }
+
+/// Corpus games 3 and 189 at a quick pace without a clock once ended in sync with a game
+/// not played: a bishop slid back over its old square on its way (Bg5-e7 passing f6) and a
+/// rook touched again after the reply were read as shorter games, rewriting a record the
+/// readings showed being made. A record the readings witness is only extended at a change.
+#[test]
+fn corpus_games_3_and_189_quick_without_a_clock_are_the_games_played() {
+    let games = corpus_games();
+    for i in [3usize, 189] {
+        let rig = replay_quick_unclocked(i, &games[i], 1, (0, 250), 0.0);
+        let want: Vec<String> = games[i]
+            .iter()
+            .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+            .collect();
+        assert_eq!(rig.game_uci(), want, "game {i}");
+    }
+}

@@ -201,23 +201,31 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
     sim.wait_for_update_mode(EVENT_WAIT)
         .await
         .context("the daemon never put the board in update mode")?;
-    if !board
+    // The board is read whole before `Connected` turns true, so its start position (the
+    // GameStarted) may come before or after it: wait for both, in either order.
+    let mut connected = board
         .get_property::<bool>("Connected")
         .await
-        .unwrap_or(false)
-    {
-        wait_for(&mut seen, "the board to answer", |s| {
-            *s == Seen::Connected(true)
-        })
-        .await?;
-    }
-    if board
+        .unwrap_or(false);
+    let mut started = board
         .get_property::<String>("State")
         .await
         .unwrap_or_default()
-        != "playing"
-    {
-        wait_for(&mut seen, "GameStarted", |s| *s == Seen::GameStarted).await?;
+        == "playing";
+    while !(connected && started) {
+        let what = if connected {
+            "GameStarted"
+        } else {
+            "the board to answer"
+        };
+        match wait_for(&mut seen, what, |s| {
+            matches!(s, Seen::Connected(true) | Seen::GameStarted)
+        })
+        .await?
+        {
+            Seen::GameStarted => started = true,
+            _ => connected = true,
+        }
     }
 
     // The bundled game, with an illegal placement shown and put right.

@@ -197,9 +197,6 @@ pub struct Tracker {
     /// The last final position the board was seen in (an index into `positions`): what the
     /// board cannot be explained from live is re-derived from here ([`Tracker::recover`]).
     anchor: usize,
-    /// The last change set a piece down (or was a whole board): only then is an unexplained
-    /// board re-derived live. A lift alone is a piece in hand as often as a capture.
-    set_down: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,7 +238,6 @@ impl Tracker {
             readings: readings::Readings::default(),
             reached: vec![0],
             anchor: 0,
-            set_down: true,
         }
     }
 
@@ -374,7 +370,6 @@ impl Tracker {
         self.have_board = true;
         let o = self.orientation.unwrap_or(Orientation::Normal);
         self.sensed = Placement::from_wire(fields, o).to_board();
-        self.set_down = true;
         self.changed(now)
     }
 
@@ -400,7 +395,6 @@ impl Tracker {
             // Without a dump the other squares are unknown: nothing can be concluded yet.
             return Vec::new();
         }
-        self.set_down = content.is_some();
         self.changed(now)
     }
 
@@ -727,12 +721,13 @@ impl Tracker {
                 .witness(&self.positions[anchor], &self.moves[anchor..])
     }
 
-    /// [`Tracker::recover`] at a change. A board that only lost a piece is a hand holding it
-    /// as often as a capture made (a rook slid over f6 to g6, answered by ...Bf6, then
-    /// touched on g6, is not Rf6 Bxf6): a record the readings show being made is then only
-    /// extended, never rewritten; the next piece set down, or the settled board, decides.
+    /// [`Tracker::recover`] at a change. A record the readings show being made is only
+    /// extended there, never rewritten: a board it does not explain is a hand still moving
+    /// as often as another game (a rook slid over f6 to g6, answered by ...Bf6, then touched
+    /// on g6, is not Rf6 Bxf6; a bishop slid back over f6 on its way g5-e7 is not a game
+    /// two plies shorter); the next piece set down, or the settled board, decides.
     fn recover_live(&mut self, ev: &mut Vec<TrackerEvent>) -> bool {
-        let rewrite = self.set_down || !self.record_witnessed();
+        let rewrite = !self.record_witnessed();
         self.recover(LIVE_EXTRA_PLIES, rewrite, ev)
     }
 
