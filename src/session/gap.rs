@@ -1015,8 +1015,8 @@ impl Session {
 
 /// Of several sequences to the board, only those that pass through the first whole board
 /// read after the gap are the game: that board stood on the table. Plies made after it
-/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 d3) would
-/// otherwise leave transpositions (d3 Nf6 Bc4) no later reading can rule out. Nothing
+/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 Nc3) would
+/// otherwise leave transpositions (Nc3 Nf6 Bc4) no later reading can rule out. Nothing
 /// changes when the search kept only some of its sequences, or when none passes through
 /// (the first board was read in the middle of a move).
 fn through_first_read(
@@ -1038,10 +1038,10 @@ fn through_first_read(
             pos.board() == first
         })
     };
-    let through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
+    let mut through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
     match through.len() {
         0 => search::Outcome::Several { sequences, total },
-        1 => search::Outcome::Unique(through.into_iter().next().unwrap_or_default()),
+        1 => search::Outcome::Unique(through.remove(0)),
         n => search::Outcome::Several {
             sequences: through,
             total: n as u64,

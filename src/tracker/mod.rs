@@ -859,7 +859,7 @@ impl Tracker {
             // slide and a quick reply read as a move, a reply and the piece moved on): the
             // one they show, if only one, is the game.
             if !self.record_witnessed() {
-                self.recover_live(ev);
+                self.recover(LIVE_EXTRA_PLIES, true, ev);
             }
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
