@@ -157,6 +157,9 @@ pub struct Tracker {
     /// The sensed board in chess squares, read with `orientation` (normal while unknown).
     sensed: Board,
     have_board: bool,
+    /// The last change came in a whole-board reading: several squares at once, in no order
+    /// the readings can show.
+    read_whole: bool,
     /// Positions of this game, `positions[0]` being where it started (start or set position).
     positions: Vec<Chess>,
     moves: Vec<Move>,
@@ -218,6 +221,7 @@ impl Tracker {
             orientation,
             sensed: Board::empty(),
             have_board: false,
+            read_whole: false,
             positions: vec![position],
             moves: Vec::new(),
             provisional: false,
@@ -368,6 +372,7 @@ impl Tracker {
     /// A full board dump (64 fields in wire order).
     pub fn on_board_dump(&mut self, fields: &[FieldContent; 64], now: Millis) -> Vec<TrackerEvent> {
         self.have_board = true;
+        self.read_whole = true;
         let o = self.orientation.unwrap_or(Orientation::Normal);
         self.sensed = Placement::from_wire(fields, o).to_board();
         self.changed(now)
@@ -395,6 +400,7 @@ impl Tracker {
             // Without a dump the other squares are unknown: nothing can be concluded yet.
             return Vec::new();
         }
+        self.read_whole = false;
         self.changed(now)
     }
 
@@ -998,10 +1004,18 @@ impl Tracker {
         // a1-c1-d1 while the queen is lifted is not ...Qd1 Rcxd1): nothing is guessed.
         // Only when that other story is a legal move: the capturer cannot have gone from where
         // it came to the capture square (Qf6-e7, ...Qb7-d7, Qe7xd7: no queen goes f6-d7).
+        // Only two plies the readings show being made, or a settled board that is no reply
+        // caught half-way: a held slide (Rd1-d4) answered by a capture whose piece is set
+        // down on its way (...Rd8-d7-d4, the victim lifted first) once showed Rd7 Rxd7, a
+        // white rook never seen on d7, and the record stopped behind it. The next piece set
+        // down decides.
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
             && !(provisional && self.moved_on_with_piece_in_hand(a, b))
+            && (self.read_whole
+                || self.two_plies_witnessed(a, b)
+                || (settled && !self.reply_in_progress()))
         {
             self.play(a, ev);
             return self.play_or_hold(b, now, ev);
@@ -1015,6 +1029,12 @@ impl Tracker {
             return true;
         }
         false
+    }
+
+    /// Whether the readings show `a` then `b`, from the position now, being made (true when
+    /// readings were lost and they cannot tell).
+    fn two_plies_witnessed(&self, a: Move, b: Move) -> bool {
+        !self.readings.complete() || self.readings.witness(self.position(), &[a, b])
     }
 
     /// Whether the board that `a` then `b` leave (`b` by the piece the provisional move set
@@ -1212,13 +1232,32 @@ impl Tracker {
     }
 
     /// Pieces in hand: every occupied square agrees with the position, or with a legal move
-    /// partly made (from the position, or from the one before a provisional move).
+    /// partly made (from the position, or from the one before a provisional move), or the
+    /// board is a reply caught half-way ([`Tracker::reply_in_progress`]).
     fn in_progress(&self, now: Millis) -> bool {
         let n = self.positions.len();
         let mut bases = vec![self.position()];
         if self.provisional_now(now) && n >= 2 {
             bases.push(&self.positions[n - 2]);
         }
+        bases.into_iter().any(|base| self.partly_made(base)) || self.reply_in_progress()
+    }
+
+    /// A move the readings show being made, then the reply partly made: its victim in hand,
+    /// its piece resting on the way (Bg2-d5, then ...Rd8xd5 with the bishop lifted and the
+    /// rook set down on d7) is no placement to judge, nor a story of two plies to take.
+    fn reply_in_progress(&self) -> bool {
+        let pos = self.position();
+        self.readings.complete()
+            && pos
+                .legal_moves()
+                .into_iter()
+                .filter(|&m| self.readings.witness(pos, &[m]))
+                .any(|m| self.partly_made(&after(pos, m)))
+    }
+
+    /// Every occupied square agrees with `base`, or with a legal move from it partly made.
+    fn partly_made(&self, base: &Chess) -> bool {
         // The piece the last move captured, touching an empty square next to the capture on
         // its way off the board (seen in real captures), is handling too.
         let mut touched = Bitboard::EMPTY;
@@ -1230,26 +1269,24 @@ impl Tracker {
                 shakmaty::attacks::king_attacks(last.to()) & !self.position().board().occupied();
             touched = near & self.sensed.by_piece(victim);
         }
-        bases.into_iter().any(|base| {
-            // Every occupied square holds what `base` or `other` has there.
-            let agree = |other: &Board| {
-                let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
-                (off_base & diff(other, &self.sensed)).is_empty()
-            };
-            agree(base.board())
-                || base.legal_moves().into_iter().any(|m| {
-                    let mut made = after(base, m).board().clone();
-                    if m.is_promotion() {
-                        // The pawn may stand on the last rank a moment before it is swapped.
-                        made.set_piece_at(m.to(), shakmaty::Role::Pawn.of(base.turn()));
-                        if agree(&made) {
-                            return true;
-                        }
-                        made = after(base, m).board().clone();
+        // Every occupied square holds what `base` or `other` has there.
+        let agree = |other: &Board| {
+            let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
+            (off_base & diff(other, &self.sensed)).is_empty()
+        };
+        agree(base.board())
+            || base.legal_moves().into_iter().any(|m| {
+                let mut made = after(base, m).board().clone();
+                if m.is_promotion() {
+                    // The pawn may stand on the last rank a moment before it is swapped.
+                    made.set_piece_at(m.to(), shakmaty::Role::Pawn.of(base.turn()));
+                    if agree(&made) {
+                        return true;
                     }
-                    agree(&made)
-                })
-        })
+                    made = after(base, m).board().clone();
+                }
+                agree(&made)
+            })
     }
 
     fn describe_illegal(&self, now: Millis) -> (Color, String) {
