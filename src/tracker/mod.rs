@@ -322,6 +322,19 @@ impl Tracker {
         &self.positions[self.positions.len() - 1]
     }
 
+    /// The two games the board cannot yet tell apart, when the tracker holds two stories
+    /// open (a move and its reply, or a slide finished and the reply read together: see
+    /// [`Ambiguous`]); the next move, or the arbiter, decides. Each is the whole game.
+    pub fn open_stories(&self) -> Option<[Vec<Move>; 2]> {
+        let amb = self.ambiguous?;
+        let n = self.moves.len();
+        let mut short = self.moves[..n.checked_sub(1)?].to_vec();
+        short.extend([amb.short.0, amb.short.1]);
+        let mut long = self.moves.clone();
+        long.extend([amb.long.0, amb.long.1]);
+        Some([short, long])
+    }
+
     /// The moves made since the position the tracker was given (or the last new game).
     pub fn moves(&self) -> &[Move] {
         &self.moves
@@ -760,7 +773,7 @@ impl Tracker {
         let anchor = self.anchor.min(n - 1);
         let from = &self.positions[anchor];
         let plies = n - 1 - anchor + extra;
-        let mut stories = self.readings.witnessed_sequences(from, &self.sensed, plies);
+        let mut stories = self.readings.fitting_sequences(from, &self.sensed, plies);
         // Several: a story that leaves a reading unexplained (a pawn seen where none of its
         // positions has one, off any line a piece travelled) is not the game, and of the
         // others the one that explains the readings with the fewest allowances is, if only
@@ -1105,8 +1118,10 @@ impl Tracker {
         }
     }
 
-    /// With two stories open (see [`Ambiguous`]): the board one move beyond exactly one of
-    /// them settles it (that story, then the move). Anything else keeps waiting.
+    /// With two stories open (see [`Ambiguous`]): the board one move beyond them, or the
+    /// long story's reply and its first piece moved on elsewhere, settles it when only one
+    /// such story fits every reading, or else when the board is one move beyond exactly one
+    /// of the two. Anything else keeps waiting.
     fn resolve_ambiguous(
         &mut self,
         amb: Ambiguous,
@@ -1114,27 +1129,79 @@ impl Tracker {
         ev: &mut Vec<TrackerEvent>,
     ) -> bool {
         let n = self.positions.len();
-        let prev = &self.positions[n - 2];
-        let short_end = after(&after(prev, amb.short.0), amb.short.1);
+        let prev = self.positions[n - 2].clone();
+        let last = self.moves[n - 2];
+        let short_end = after(&after(&prev, amb.short.0), amb.short.1);
         let long_end = after(&after(self.position(), amb.long.0), amb.long.1);
-        let by_short = find_move(&short_end, &self.sensed);
-        let by_long = find_move(&long_end, &self.sensed);
-        match (by_short, by_long) {
-            (Some(m), None) => {
-                self.ambiguous = None;
-                self.retract(true, ev);
-                self.play(amb.short.0, ev);
-                self.play(amb.short.1, ev);
-                self.play_or_hold(m, now, ev)
+        // Each story one move further, from the position before the provisional move.
+        let by_short =
+            find_move(&short_end, &self.sensed).map(|m| vec![amb.short.0, amb.short.1, m]);
+        let by_long =
+            find_move(&long_end, &self.sensed).map(|m| vec![last, amb.long.0, amb.long.1, m]);
+        // Or neither: the long story's reply, then its first piece moved on elsewhere, as
+        // the readings show and no other sequence from the record does (a rook seen on a6,
+        // the reply, then the rook slid back over a5 to a4).
+        let direct = match self
+            .readings
+            .witnessed_sequences(self.position(), &self.sensed, 3)
+            .as_slice()
+        {
+            [d] if d.len() == 2 && d[0] == amb.long.0 && d[1] != amb.long.1 => {
+                Some(vec![last, d[0], d[1]])
             }
-            (None, Some(m)) => {
-                self.ambiguous = None;
-                self.play(amb.long.0, ev);
-                self.play(amb.long.1, ev);
-                self.play_or_hold(m, now, ev)
-            }
-            _ => false,
+            _ => None,
+        };
+        // A story that leaves a reading unexplained is not the game (Ra5 Qb7 Ra4 never puts
+        // the rook on a6, where it was seen); of the rest, one alone is taken. Otherwise the
+        // board one move beyond exactly one of the two stories settles it.
+        // The readings go back to the anchor: each story is told from there.
+        let anchor = self.anchor.min(n - 2);
+        let told = |s: &Vec<Move>| {
+            let mut story = self.moves[anchor..n - 2].to_vec();
+            story.extend_from_slice(s);
+            story
+        };
+        let from = &self.positions[anchor];
+        let all: Vec<&Vec<Move>> = [&by_short, &by_long, &direct]
+            .into_iter()
+            .flatten()
+            .collect();
+        let fitting: Vec<&Vec<Move>> = all
+            .iter()
+            .copied()
+            .filter(|s| self.readings.misfit(from, &told(s)).is_some())
+            .collect();
+        // Several fit (a repetition shows the rook on a6 in both): the one the readings show
+        // being made, move after move, if only one.
+        let candidates = if fitting.is_empty() { &all } else { &fitting };
+        let witnessed: Vec<&Vec<Move>> = candidates
+            .iter()
+            .copied()
+            .filter(|s| self.readings.witness(from, &told(s)))
+            .collect();
+        let chosen = match (
+            fitting.as_slice(),
+            witnessed.as_slice(),
+            &by_short,
+            &by_long,
+        ) {
+            ([one], ..) | (_, [one], ..) => (*one).clone(),
+            (_, _, Some(s), None) => s.clone(),
+            (_, _, None, Some(l)) => l.clone(),
+            _ => return false,
+        };
+        self.ambiguous = None;
+        if chosen[0] != last {
+            self.retract(true, ev);
+            self.play(chosen[0], ev);
         }
+        let (on, between) = chosen[1..]
+            .split_last()
+            .expect("a story has two moves more");
+        for &m in between {
+            self.play(m, ev);
+        }
+        self.play_or_hold(*on, now, ev)
     }
 
     fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {

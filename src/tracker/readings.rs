@@ -96,6 +96,35 @@ impl Readings {
         target: &Board,
         max_plies: usize,
     ) -> Vec<Vec<Move>> {
+        self.sequences_where(from, target, max_plies, &|_| true)
+    }
+
+    /// [`Readings::witnessed_sequences`], counting first only the sequences that fit every
+    /// reading ([`Readings::misfit`]), and all of them only when none does. A shorter story
+    /// that skips moves the readings show (the queen seen standing on e8 on her way b8-e8-d8,
+    /// read as Qb8-d8) is then not the shortest: the record it would cut short is.
+    pub(super) fn fitting_sequences(
+        &self,
+        from: &Chess,
+        target: &Board,
+        max_plies: usize,
+    ) -> Vec<Vec<Move>> {
+        let fitting =
+            self.sequences_where(from, target, max_plies, &|s| self.misfit(from, s).is_some());
+        if fitting.is_empty() {
+            self.witnessed_sequences(from, target, max_plies)
+        } else {
+            fitting
+        }
+    }
+
+    fn sequences_where(
+        &self,
+        from: &Chess,
+        target: &Board,
+        max_plies: usize,
+        accept: &dyn Fn(&[Move]) -> bool,
+    ) -> Vec<Vec<Move>> {
         let mut found = Vec::new();
         let mut shortest = None;
         for plies in 1..=max_plies {
@@ -103,7 +132,8 @@ impl Readings {
                 break;
             }
             let before = found.len();
-            self.visit(from, target, plies, 0, &mut Vec::new(), &mut found);
+            let goal = Goal { target, accept };
+            self.visit(from, &goal, plies, 0, &mut Vec::new(), &mut found);
             if found.len() > before {
                 shortest.get_or_insert(plies);
             }
@@ -155,7 +185,7 @@ impl Readings {
     fn visit(
         &self,
         pos: &Chess,
-        target: &Board,
+        goal: &Goal,
         left: usize,
         next: usize,
         path: &mut Vec<Move>,
@@ -165,12 +195,12 @@ impl Readings {
             return;
         }
         if left == 0 {
-            if pos.board() == target {
+            if pos.board() == goal.target && (goal.accept)(path) {
                 found.push(path.clone());
             }
             return;
         }
-        if !super::sequences::feasible(pos, target, left) {
+        if !super::sequences::feasible(pos, goal.target, left) {
             return;
         }
         for m in pos.legal_moves() {
@@ -180,7 +210,7 @@ impl Readings {
             let mut after = pos.clone();
             after.play_unchecked(m);
             path.push(m);
-            self.visit(&after, target, left - 1, k + 1, path, found);
+            self.visit(&after, goal, left - 1, k + 1, path, found);
             path.pop();
         }
     }
@@ -197,6 +227,12 @@ impl Readings {
         };
         (next..self.boards.len()).find(|&k| shows(k) && (k == 0 || !shows(k - 1)))
     }
+}
+
+/// What a search of the readings looks for: sequences reaching `target` that `accept` takes.
+struct Goal<'a> {
+    target: &'a Board,
+    accept: &'a dyn Fn(&[Move]) -> bool,
 }
 
 /// The pieces a move leaves on the squares it moves to.

@@ -2,6 +2,8 @@
 //! tracker like a board would, and replaying human handling through it.
 #![allow(dead_code)]
 
+pub mod hall;
+
 use eboardd::board::{Orientation, Placement};
 use eboardd::sim::handling::{Handling, SensorStep};
 use eboardd::tracker::{Tracker, TrackerEvent};
