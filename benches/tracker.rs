@@ -137,72 +137,82 @@ fn quick_unclocked(_: &mut Criterion) {
 }
 
 /// The second model of a hand (`tracker_common::hall`), thousands of games: what the
-/// property test of `tests/tracker_hall.rs` checks on 1,000, with the figures. Under
-/// `cargo test` (no `--bench`), a smoke run of 100 games each.
+/// property test of `tests/tracker_hall.rs` checks on 1,000, with the figures: the hall's
+/// mix of paces, then three paces alone, each with a clock and without, the board either way
+/// round. Under `cargo test` (no `--bench`), a smoke run of a few games each.
 fn hall_convergence(_: &mut Criterion) {
+    let full = std::env::args().any(|a| a == "--bench");
+    let paces: [(&str, Option<(u64, u64)>, u64); 4] = [
+        ("mixed 0-2 s", None, 3_000),
+        ("quick 0.08-0.25 s", Some((80, 250)), 1_000),
+        ("blitz 0.25-2 s", Some((250, 2_000)), 1_000),
+        ("calm 2-8 s", Some((2_000, 8_000)), 1_000),
+    ];
+    for (pace, reply_ms, count) in paces {
+        for clock in [true, false] {
+            hall_row(pace, reply_ms, clock, if full { count } else { 20 });
+        }
+    }
+}
+
+fn hall_row(pace: &str, reply_ms: Option<(u64, u64)>, clock: bool, count: u64) {
     use tracker_common::hall::{self, HallGame};
     let games = tracker_common::corpus_games();
-    let count = if std::env::args().any(|a| a == "--bench") {
-        3_000u64
-    } else {
-        100
-    };
-    for clock in [true, false] {
-        let (mut runs, mut plies, mut exact, mut wrong_in_sync, mut accused) = (0, 0, 0, 0, 0);
-        let (mut corrections, mut questions, mut lost, mut silent) = (0u64, 0, 0, 0);
-        let (mut played, mut finals) = (Vec::new(), Vec::new());
-        for seed in 0..count {
-            let index = (seed as usize * 7_919) % games.len();
-            let orientation = if seed % 2 == 0 {
-                Orientation::Normal
-            } else {
-                Orientation::Reversed
-            };
-            let game = &games[index];
-            let run = hall::play(
-                game,
-                &HallGame {
-                    seed,
-                    clock,
-                    orientation,
-                    trace: None,
-                },
-            );
-            runs += 1;
-            plies += game.len();
-            corrections += u64::from(run.rig.tracker.corrections());
-            questions += run.open_questions;
-            silent += run.silent_behind;
-            let held = run.rig.tracker.moves();
-            let common = held.iter().zip(game).take_while(|(a, b)| a == b).count();
-            lost += game.len() - common;
-            if common == game.len() && held.len() == game.len() {
-                exact += 1;
-            } else {
-                println!("hall: game {index} seed {seed} clock {clock} not exact");
-                wrong_in_sync += usize::from(run.rig.tracker.in_sync());
-            }
-            accused += usize::from(!tracker_common::illegal(&run.rig.events).is_empty());
-            played.extend(run.to_played_ms);
-            finals.extend(run.to_final_ms);
-        }
-        let pct = |v: &mut Vec<u64>, p: f64| {
-            v.sort_unstable();
-            v.get(((v.len() as f64 - 1.0) * p) as usize)
-                .copied()
-                .unwrap_or(0)
+    let (mut runs, mut plies, mut exact, mut wrong_in_sync, mut accused) = (0, 0, 0, 0, 0);
+    let (mut corrections, mut questions, mut lost, mut silent) = (0u64, 0, 0, 0);
+    let (mut played, mut finals) = (Vec::new(), Vec::new());
+    for seed in 0..count {
+        let index = (seed as usize * 7_919) % games.len();
+        let orientation = if seed % 2 == 0 {
+            Orientation::Normal
+        } else {
+            Orientation::Reversed
         };
-        println!(
-            "hall, clock {clock}: {runs} games, {plies} plies, {exact} exact, {wrong_in_sync} in sync with a game not played, {accused} with an illegal placement, {:.1} corrections per 1,000 plies, {questions} questions (two stories open at a still board), {lost} plies lost, {silent} silent-behind episodes; last change to MovePlayed p50 {} ms p99 {} ms max {} ms; to final p50 {} ms p99 {} ms max {} ms",
-            corrections as f64 * 1000.0 / plies as f64,
-            pct(&mut played, 0.5),
-            pct(&mut played, 0.99),
-            pct(&mut played, 1.0),
-            pct(&mut finals, 0.5),
-            pct(&mut finals, 0.99),
-            pct(&mut finals, 1.0),
+        let game = &games[index];
+        let run = hall::play(
+            game,
+            &HallGame {
+                seed,
+                clock,
+                orientation,
+                trace: None,
+                reply_ms,
+            },
         );
+        runs += 1;
+        plies += game.len();
+        corrections += u64::from(run.rig.tracker.corrections());
+        questions += run.open_questions;
+        silent += run.silent_behind;
+        let held = run.rig.tracker.moves();
+        let common = held.iter().zip(game).take_while(|(a, b)| a == b).count();
+        lost += game.len() - common;
+        if common == game.len() && held.len() == game.len() {
+            exact += 1;
+        } else {
+            println!("hall: game {index} seed {seed} clock {clock} ({pace}) not exact");
+            wrong_in_sync += usize::from(run.rig.tracker.in_sync());
+        }
+        accused += usize::from(!tracker_common::illegal(&run.rig.events).is_empty());
+        played.extend(run.to_played_ms);
+        finals.extend(run.to_final_ms);
     }
+    let pct = |v: &mut Vec<u64>, p: f64| {
+        v.sort_unstable();
+        v.get(((v.len() as f64 - 1.0) * p) as usize)
+            .copied()
+            .unwrap_or(0)
+    };
+    println!(
+        "hall, {pace}, clock {clock}: {runs} games, {plies} plies, {exact} exact, {wrong_in_sync} in sync with a game not played, {accused} with an illegal placement, {:.1} corrections per 1,000 plies, {questions} questions (two stories open at a still board), {lost} plies lost, {silent} silent-behind episodes; last change to MovePlayed p50 {} ms p99 {} ms max {} ms; to final p50 {} ms p99 {} ms max {} ms",
+        corrections as f64 * 1000.0 / plies as f64,
+        pct(&mut played, 0.5),
+        pct(&mut played, 0.99),
+        pct(&mut played, 1.0),
+        pct(&mut finals, 0.5),
+        pct(&mut finals, 0.99),
+        pct(&mut finals, 1.0),
+    );
 }
 
 criterion_group!(benches, bench, quick_unclocked, hall_convergence);

@@ -76,7 +76,7 @@ proptest! {
         clock in any::<bool>(),
         reversed in any::<bool>(),
     ) {
-        let hall = HallGame { seed, clock, orientation: orientation(reversed), trace: None };
+        let hall = HallGame { seed, clock, orientation: orientation(reversed), trace: None, reply_ms: None };
         if let Err(e) = check(index % games().len(), hall) {
             prop_assert!(false, "{}", e);
         }
@@ -95,6 +95,7 @@ fn a_rook_slid_back_over_a_square_of_the_other_story_is_the_game_played() {
         clock: false,
         orientation: Orientation::Reversed,
         trace: None,
+        reply_ms: None,
     };
     check(1069, hall).unwrap();
 }
@@ -109,6 +110,7 @@ fn two_stories_the_board_cannot_tell_apart_hold_the_game_until_the_next_move() {
         clock: false,
         orientation: Orientation::Reversed,
         trace: None,
+        reply_ms: None,
     };
     let run = hall::play(&games()[895], &hall);
     assert_eq!(run.open_questions, 1, "the still board asked");
@@ -127,6 +129,7 @@ fn a_shorter_story_that_skips_a_queen_seen_standing_is_not_the_game() {
         clock: false,
         orientation: Orientation::Normal,
         trace: None,
+        reply_ms: None,
     };
     check(202, hall).unwrap();
 }
@@ -142,6 +145,7 @@ fn a_rook_slid_back_after_the_reply_is_not_the_held_story() {
         clock: false,
         orientation: Orientation::Normal,
         trace: None,
+        reply_ms: None,
     };
     check(816, hall).unwrap();
 }

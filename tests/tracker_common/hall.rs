@@ -22,6 +22,8 @@ pub struct HallGame {
     pub orientation: Orientation,
     /// Plies whose steps and the events each caused are printed (to look at a failure).
     pub trace: Option<std::ops::RangeInclusive<usize>>,
+    /// Every reply this many ms after the move before (uniform), instead of the hall's mix.
+    pub reply_ms: Option<(u64, u64)>,
 }
 
 /// What a game through the tracker came to.
@@ -229,7 +231,11 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
     let mut unplayed: Vec<(usize, u64)> = Vec::new();
     let mut unfinal: Vec<(usize, u64)> = Vec::new();
     for (ply, &mv) in game.iter().enumerate() {
-        let mut steps = vec![Pause(reply_delay(&mut rng))];
+        let delay = match hall.reply_ms {
+            Some((lo, hi)) => rng.random_range(lo..=hi),
+            None => reply_delay(&mut rng),
+        };
+        let mut steps = vec![Pause(delay)];
         let moved: Vec<Square> = [mv.from(), Some(mv.to())].into_iter().flatten().collect();
         if rng.random_bool(0.03) {
             let mine = truth.board().by_color(truth.turn());
@@ -264,7 +270,21 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
             println!("ply {ply}: {mv:?}");
         }
         for (i, s) in steps.iter().enumerate() {
-            let ev = rig.steps(&[*s]);
+            // Time passes in slices of at most 50 ms, so that the waits are measured to that.
+            let ev = match *s {
+                Pause(ms) => {
+                    let mut ev = Vec::new();
+                    let mut left = ms;
+                    while left > 0 {
+                        let slice = left.min(50);
+                        ev.extend(rig.steps(&[Pause(slice)]));
+                        catch_up(&rig, &mut unplayed, &mut unfinal, &mut run);
+                        left -= slice;
+                    }
+                    ev
+                }
+                _ => rig.steps(&[*s]),
+            };
             if i + 1 == move_ends {
                 unplayed.push((ply, rig.now));
                 unfinal.push((ply, rig.now));
@@ -286,8 +306,8 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
         // Now and then the board stands still: the record must then be the game so far.
         if rng.random_bool(0.1) || ply + 1 == game.len() {
             let accused_before = accusations(&rig.events);
-            for _ in 0..25 {
-                rig.pass(100);
+            for _ in 0..50 {
+                rig.pass(50);
                 catch_up(&rig, &mut unplayed, &mut unfinal, &mut run);
             }
             run.checks += 1;
