@@ -136,13 +136,17 @@ fn quick_unclocked(_: &mut Criterion) {
     }
 }
 
+/// A pace of the hall benchmark: its name, the reply's range in ms (`None`: the hall's
+/// mix), and how many games.
+type HallPace = (&'static str, Option<(u64, u64)>, u64);
+
 /// The second model of a hand (`tracker_common::hall`), thousands of games: what the
 /// property test of `tests/tracker_hall.rs` checks on 1,000, with the figures: the hall's
 /// mix of paces, then three paces alone, each with a clock and without, the board either way
 /// round. Under `cargo test` (no `--bench`), a smoke run of a few games each.
 fn hall_convergence(_: &mut Criterion) {
     let full = std::env::args().any(|a| a == "--bench");
-    let paces: [(&str, Option<(u64, u64)>, u64); 4] = [
+    let paces: [HallPace; 4] = [
         ("mixed 0-2 s", None, 3_000),
         ("quick 0.08-0.25 s", Some((80, 250)), 1_000),
         ("blitz 0.25-2 s", Some((250, 2_000)), 1_000),
