@@ -7,6 +7,10 @@
 //! check used after every move must be sound: it may only say "cannot mate" when the label
 //! agrees.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use eboardd::arbiter::unwinnable::{Verdict, cannot_mate_fast, is_dead_fast, winnability};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
@@ -19,15 +23,6 @@ const CHASOLVER_POSITIONS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/data/oracle/chasolver-positions.txt"
 ));
-
-/// Every `FULL`-th position gets the full search and every `FAST`-th the fast checks: these
-/// are hard composed positions (the full search averages about 40 ms per side, the fast
-/// check several ms), so the default run samples them. `cargo test --release --test
-/// arbiter_cha -- --ignored` checks every position.
-#[cfg(debug_assertions)]
-const SAMPLE: (usize, usize) = (40, 8);
-#[cfg(not(debug_assertions))]
-const SAMPLE: (usize, usize) = (4, 1);
 
 fn position(fen: &str) -> Option<Chess> {
     // One line of the vector lacks the castling and ep fields.
@@ -49,50 +44,107 @@ fn position(fen: &str) -> Option<Chess> {
     }
 }
 
+/// What the analyser says about one position: the fast check and the full search for each
+/// side (White, Black), and the dead-position check.
+struct Answers {
+    fast: [bool; 2],
+    full: [Verdict; 2],
+    dead: bool,
+}
+
+/// The positions of a file as (label, FEN) pairs.
+fn entries(text: &str) -> Vec<(&str, &str)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && l.len() > 3)
+        .map(|line| {
+            let (label, fen) = line.split_at(2);
+            (label, fen.trim())
+        })
+        .collect()
+}
+
+/// The analyser's answers for every distinct readable position of both files, computed once
+/// for both tests: all but two of the vector's positions are also among the community
+/// queries, and the analyser is nearly all of the cost (the full search averages about 15 ms
+/// a side, the hardest take seconds, and so do a few fast checks). The work is shared out
+/// over every core position by position, since a few positions take a hundred times the
+/// average.
+fn answers() -> &'static HashMap<&'static str, Answers> {
+    static ANSWERS: OnceLock<HashMap<&'static str, Answers>> = OnceLock::new();
+    ANSWERS.get_or_init(|| {
+        let mut fens: Vec<&'static str> = entries(CHA_VECTOR)
+            .into_iter()
+            .chain(entries(CHASOLVER_POSITIONS))
+            .map(|(_, fen)| fen)
+            .collect();
+        fens.sort_unstable();
+        fens.dedup();
+        let next = AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&fen) = fens.get(i) else {
+                                return done;
+                            };
+                            let Some(pos) = position(fen) else {
+                                continue;
+                            };
+                            let sides = [Color::White, Color::Black];
+                            let answers = Answers {
+                                fast: sides.map(|c| cannot_mate_fast(&pos, c)),
+                                full: sides.map(|c| winnability(&pos, c)),
+                                dead: is_dead_fast(&pos),
+                            };
+                            done.push((fen, answers));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("an analyser thread panicked"))
+                .collect()
+        })
+    })
+}
+
 struct Tally {
     checked: usize,
     budget_hits: usize,
     unreadable: usize,
     fast_found: usize,
-    all: usize,
 }
 
-fn check_file(name: &str, text: &str, (full_every, fast_every): (usize, usize)) -> Tally {
+/// Every position of a file: the full search agrees with the label on both sides unless its
+/// budget ran out, and the fast checks never claim "cannot mate" against the label.
+fn check_file(name: &str, text: &str) -> Tally {
+    let answers = answers();
     let mut t = Tally {
         checked: 0,
         budget_hits: 0,
         unreadable: 0,
         fast_found: 0,
-        all: 0,
     };
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && l.len() > 3)
-        .collect();
-    for (n, line) in lines.iter().enumerate() {
-        let (label, fen) = line.split_at(2);
-        let fen = fen.trim();
-        let Some(pos) = position(fen) else {
+    for (label, fen) in entries(text) {
+        let Some(a) = answers.get(fen) else {
             t.unreadable += 1;
             continue;
         };
         let expect = [label.as_bytes()[0] == b'W', label.as_bytes()[1] == b'B'];
-        let full = n % full_every == 0;
-        if n % fast_every != 0 && !full {
-            continue;
-        }
         for (i, c) in [Color::White, Color::Black].into_iter().enumerate() {
-            if cannot_mate_fast(&pos, c) {
+            if a.fast[i] {
                 t.fast_found += 1;
                 assert!(
                     !expect[i],
                     "{name}: fast check unsound on {label} {fen} for {c:?}"
                 );
             }
-            if !full {
-                continue;
-            }
-            match winnability(&pos, c) {
+            match a.full[i] {
                 Verdict::Unknown => t.budget_hits += 1,
                 v => assert_eq!(
                     v == Verdict::CanMate,
@@ -101,50 +153,33 @@ fn check_file(name: &str, text: &str, (full_every, fast_every): (usize, usize)) 
                 ),
             }
         }
-        if is_dead_fast(&pos) {
+        if a.dead {
             assert_eq!(label, "--", "{name}: dead-position check unsound on {fen}");
         }
-        t.checked += usize::from(full);
-        t.all += 1;
+        t.checked += 1;
     }
     eprintln!(
-        "{name}: full search on {} positions (every {full_every}th), {} budget hits (sides), \
-         {} unreadable; fast checks on {} (every {fast_every}th) proved {} unwinnable sides",
-        t.checked, t.budget_hits, t.unreadable, t.all, t.fast_found
+        "{name}: full search and fast checks on {} positions, {} budget hits (sides), {} \
+         unreadable; the fast checks proved {} unwinnable sides",
+        t.checked, t.budget_hits, t.unreadable, t.fast_found
     );
     t
 }
 
-fn assert_tally(t: &Tally, lines: usize, (full_every, fast_every): (usize, usize)) {
-    assert!(
-        t.checked >= lines / full_every,
-        "too few positions searched"
-    );
-    assert!(t.all >= lines / fast_every, "too few positions checked");
+fn assert_tally(t: &Tally, positions: usize) {
+    assert_eq!(t.checked, positions, "every position searched");
     assert!(t.budget_hits * 100 <= t.checked, "too many budget hits");
     assert_eq!(t.unreadable, 0);
 }
 
 #[test]
 fn cha_test_vector_verdicts_agree() {
-    let t = check_file("cha-test-vector", CHA_VECTOR, SAMPLE);
-    assert_tally(&t, 1802, SAMPLE);
+    let t = check_file("cha-test-vector", CHA_VECTOR);
+    assert_tally(&t, 1803);
 }
 
 #[test]
 fn chasolver_positions_verdicts_agree() {
-    let t = check_file("chasolver-positions", CHASOLVER_POSITIONS, SAMPLE);
-    assert_tally(&t, 3414, SAMPLE);
-}
-
-#[test]
-#[ignore = "minutes: every position, full search; run with --release -- --ignored"]
-fn every_position_verdict_agrees() {
-    for (name, text, lines) in [
-        ("cha-test-vector", CHA_VECTOR, 1802),
-        ("chasolver-positions", CHASOLVER_POSITIONS, 3414),
-    ] {
-        let t = check_file(name, text, (1, 1));
-        assert_tally(&t, lines, (1, 1));
-    }
+    let t = check_file("chasolver-positions", CHASOLVER_POSITIONS);
+    assert_tally(&t, 3414);
 }

@@ -13,13 +13,6 @@ const CORPUS: &str = include_str!(concat!(
     "/tests/data/corpus/twic1599.pgn"
 ));
 
-/// Debug builds replay every `STRIDE`-th game (the per-move work includes the unwinnability
-/// check); release builds replay all of them.
-#[cfg(debug_assertions)]
-const STRIDE: usize = 3;
-#[cfg(not(debug_assertions))]
-const STRIDE: usize = 1;
-
 struct PgnGame {
     tags: Vec<(String, String)>,
     /// SAN tokens and the `%clk` comments that follow each.
@@ -105,7 +98,7 @@ fn corpus_games_export_and_reparse_to_the_same_moves_with_clk() {
     let mut replayed = 0;
     let mut ended_early = 0;
     let mut plies = 0;
-    for (n, g) in games.iter().enumerate().step_by(STRIDE) {
+    for (n, g) in games.iter().enumerate() {
         let moves = to_moves(&Chess::default(), &g.moves)
             .unwrap_or_else(|e| panic!("corpus game {n}: {e}"));
         let cfg = ArbiterConfig {

@@ -6,9 +6,15 @@
 //! Board time is stepped (infinite speed), so no test waits on the wall clock; the bytes read
 //! from the port are timestamped with the board time the simulator wrote them at (its tap),
 //! after checking that the port delivered exactly those bytes.
+//!
+//! Every corpus game is played by each test, in every build. The games are dealt out to
+//! [`SHARDS`] tests per kind, which the harness runs on every core, and each plays a few
+//! games at a time: a game spends much of its time waiting on the pty.
 
 mod sim_support;
 
+use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use eboardd::board::Orientation;
@@ -19,6 +25,7 @@ use eboardd::sim::{
 };
 use eboardd::tracker::{Tracker, TrackerEvent};
 use eboardd::vocab::OrientationSetting;
+use futures_util::StreamExt as _;
 use shakmaty::{CastlingMode, Chess};
 use sim_support::attach;
 
@@ -27,6 +34,38 @@ struct Outcome {
     illegal_reports: usize,
     in_sync: bool,
     corrections: u32,
+}
+
+/// The corpus is dealt out to this many tests of each kind (game `n` to shard `(n / 4) %
+/// SHARDS`, so that every shard has games of each configuration).
+const SHARDS: usize = 4;
+
+/// Games a shard plays at once: while one waits on its pty another one runs.
+const IN_FLIGHT: usize = 3;
+
+fn corpus() -> &'static [PgnGame] {
+    static GAMES: OnceLock<Vec<PgnGame>> = OnceLock::new();
+    GAMES.get_or_init(|| {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/corpus/twic1599.pgn"
+        ))
+        .unwrap();
+        let games = parse_games(&text);
+        assert_eq!(games.len(), 1110, "the corpus reader found every game");
+        games
+    })
+}
+
+/// EBOARDD_SIM_ONLY=330,516 replays only those games (corpus indices, as a failure reports
+/// them), one at a time, printing each game's moves and the tracker's events (with `--
+/// --nocapture --test-threads 1` the shards' output does not interleave).
+fn only() -> Option<Vec<usize>> {
+    std::env::var("EBOARDD_SIM_ONLY").ok().map(|list| {
+        list.split(',')
+            .filter_map(|n| n.trim().parse().ok())
+            .collect()
+    })
 }
 
 /// How the bytes read are handed to the tracker.
@@ -41,7 +80,19 @@ struct Run {
     wakeups: bool,
 }
 
-async fn run_game(game: &PgnGame, run: Run, seed: u64) -> Outcome {
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:?}, clock {}, wakeups {}",
+            self.orientation, self.clock, self.wakeups
+        )
+    }
+}
+
+/// Play `game` on a simulated board and replay what its port delivered through a tracker;
+/// `what` names the game and its run in the messages of the checks made on the way.
+async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     let Run {
         orientation,
         clock,
@@ -76,16 +127,28 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64) -> Outcome {
     play_game(&sim, game, opts).await.unwrap();
     sim.sleep(3_000).await;
     let end = sim.now();
-    let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
-    assert_eq!(sim.snapshot().await.unwrap().dropped_bytes, 0);
-    sim.shutdown().await;
+    assert_eq!(
+        sim.snapshot().await.unwrap().dropped_bytes,
+        0,
+        "{what}: the board dropped bytes"
+    );
+    // Everything the board sent so far is in the tap: wait for the port to deliver that much.
     let mut written = Vec::new();
+    while let Ok(chunk) = tap.try_recv() {
+        written.push(chunk);
+    }
+    let len = written.iter().map(|(_, b)| b.len()).sum();
+    let (chunks, _port) = collector.finish_after(len, Duration::from_secs(10)).await;
+    sim.shutdown().await;
     while let Ok(chunk) = tap.try_recv() {
         written.push(chunk);
     }
     let read: Vec<u8> = chunks.concat();
     let sent: Vec<u8> = written.iter().flat_map(|(_, b)| b.clone()).collect();
-    assert_eq!(read, sent, "the port delivers exactly what the board wrote");
+    assert_eq!(
+        read, sent,
+        "{what}: the port delivers exactly what the board wrote"
+    );
 
     let mut tracker = Tracker::new(Chess::default(), OrientationSetting::Auto);
     let mut decoder = Decoder::new();
@@ -128,8 +191,12 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64) -> Outcome {
         }
     }
     events.extend(tracker.on_tick(end + 5_000));
-    assert_eq!(decoder.stats().skipped_bytes, 0);
-    assert_eq!(tracker.orientation(), Some(orientation));
+    assert_eq!(decoder.stats().skipped_bytes, 0, "{what}: bytes skipped");
+    assert_eq!(
+        tracker.orientation(),
+        Some(orientation),
+        "{what}: orientation"
+    );
     Outcome {
         uci: tracker
             .moves()
@@ -145,144 +212,139 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64) -> Outcome {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn corpus_games_come_out_exact_through_the_pty() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/corpus/twic1599.pgn"
-    ))
-    .unwrap();
-    let games = parse_games(&text);
-    // A sample of the corpus, 40 games per configuration (about 20 s in a debug build, 8 s
-    // in release); EBOARDD_SIM_GAMES=N plays N per configuration. Every configuration sees
-    // different games.
-    let per_config = std::env::var("EBOARDD_SIM_GAMES")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(40)
-        .clamp(1, games.len() / 4);
-    let stride = (games.len() / (per_config * 4)).max(1);
-    // EBOARDD_SIM_ONLY=330,516 replays only those games of the sample (to look at a failure).
-    let only: Option<Vec<usize>> = std::env::var("EBOARDD_SIM_ONLY").ok().map(|list| {
-        list.split(',')
-            .filter_map(|n| n.trim().parse().ok())
-            .collect()
-    });
-    let configs = [
-        (Orientation::Normal, true),
-        (Orientation::Reversed, true),
-        (Orientation::Normal, false),
-        (Orientation::Reversed, false),
-    ];
-    let (mut plies, mut corrections, mut failures) = (0, 0, Vec::new());
-    for (c, &(orientation, clock)) in configs.iter().enumerate() {
-        for k in 0..per_config {
-            let index = (k * configs.len() + c) * stride;
-            if only.as_ref().is_some_and(|only| !only.contains(&index)) {
-                continue;
-            }
+/// Play this shard's corpus games, each with the run and seed `run_of` gives its index, and
+/// check that each comes out exact: the same moves, no illegal placement reported, in sync.
+async fn play_shard(shard: usize, run_of: impl Fn(usize) -> (Run, u64)) {
+    let games = corpus();
+    let only = only();
+    let mine: Vec<usize> = (0..games.len())
+        .filter(|n| (n / 4) % SHARDS == shard)
+        .filter(|n| only.as_ref().is_none_or(|only| only.contains(n)))
+        .collect();
+    let count = mine.len();
+    let tracing = only.is_some();
+    let in_flight = if tracing { 1 } else { IN_FLIGHT };
+    let mut results: Vec<_> = futures_util::stream::iter(mine)
+        .map(|index| {
+            let (run, seed) = run_of(index);
             let game = &games[index];
-            let want: Vec<String> = game
-                .moves()
-                .unwrap()
-                .iter()
-                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-                .collect();
-            if only.is_some() {
-                println!(
-                    "game {index} ({orientation:?}, clock {clock}): {}",
-                    want.join(" ")
-                );
+            let what = format!("game {index} ({run})");
+            async move {
+                let want: Vec<String> = game
+                    .moves()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                    .collect();
+                if tracing {
+                    println!("{what}: {}", want.join(" "));
+                }
+                let got = run_game(game, run, seed, &what).await;
+                (index, what, want, got)
             }
-            let run = Run {
-                orientation,
-                clock,
-                pace: Pace::human(),
-                wakeups: false,
-            };
-            let got = run_game(game, run, index as u64 + 1).await;
-            plies += want.len();
-            corrections += got.corrections;
-            if got.uci != want || got.illegal_reports > 0 || !got.in_sync {
-                failures.push(format!(
-                    "game {index} ({orientation:?}, clock {clock}): {} of {} plies, first difference at {:?}, illegal reports {}, in sync {}",
-                    got.uci.len(),
-                    want.len(),
-                    got.uci.iter().zip(&want).position(|(a, b)| a != b),
-                    got.illegal_reports,
-                    got.in_sync
-                ));
-            }
-        }
-    }
-    println!(
-        "{plies} plies through the pty, {} failures, {corrections} corrections",
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{failures:#?}");
-}
-
-/// Without a clock at a quick pace (a ply every 0.2-0.5 s, hands at 40-120 ms a step): every
-/// move is final from the board alone, and replies that come while the tracker still waits
-/// on a move are resolved as soon as the board tells. Both with the tracker ticked only at
-/// the readings and at its wakeups as the daemon does.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn quick_games_without_a_clock_come_out_exact() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/corpus/twic1599.pgn"
-    ))
-    .unwrap();
-    let games = parse_games(&text);
-    let count = std::env::var("EBOARDD_SIM_QUICK_GAMES")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(24)
-        .clamp(1, games.len());
-    let stride = (games.len() / count).max(1);
-    let pace = Pace {
-        think_ms: (150, 400),
-        press_ms: (0, 0),
-        hand_ms: (40, 120),
-    };
-    let (mut plies, mut failures) = (0, Vec::new());
-    for k in 0..count {
-        let index = k * stride + 1;
-        let game = &games[index];
-        let want: Vec<String> = game
-            .moves()
-            .unwrap()
-            .iter()
-            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-            .collect();
-        let run = Run {
-            orientation: if k % 2 == 0 {
-                Orientation::Normal
-            } else {
-                Orientation::Reversed
-            },
-            clock: false,
-            pace,
-            wakeups: k % 4 >= 2,
-        };
-        let got = run_game(game, run, index as u64 + 7).await;
+        })
+        .buffer_unordered(in_flight)
+        .collect()
+        .await;
+    results.sort_by_key(|r| r.0);
+    let (mut plies, mut corrections, mut failures) = (0, 0, Vec::new());
+    for (_, what, want, got) in &results {
         plies += want.len();
-        if got.uci != want || got.illegal_reports > 0 || !got.in_sync {
+        corrections += got.corrections;
+        if got.uci != *want || got.illegal_reports > 0 || !got.in_sync {
             failures.push(format!(
-                "game {index} ({:?}, wakeups {}): {} of {} plies, first difference at {:?}, illegal reports {}, in sync {}",
-                run.orientation,
-                run.wakeups,
+                "{what}: {} of {} plies, first difference at {:?}, illegal reports {}, in sync {}",
                 got.uci.len(),
                 want.len(),
-                got.uci.iter().zip(&want).position(|(a, b)| a != b),
+                got.uci.iter().zip(want).position(|(a, b)| a != b),
                 got.illegal_reports,
                 got.in_sync
             ));
         }
     }
     println!(
-        "{plies} plies at a quick pace without a clock, {} failures",
+        "shard {shard} of {SHARDS}: {count} games, {plies} plies, {} failures, {corrections} \
+         corrections",
         failures.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Human pace with noisy hands, each game in one of the four configurations (normal and
+/// reversed board, with and without a clock) in turn, the tracker ticked only at the readings.
+async fn corpus_games_come_out_exact_through_the_pty(shard: usize) {
+    let configs = [
+        (Orientation::Normal, true),
+        (Orientation::Reversed, true),
+        (Orientation::Normal, false),
+        (Orientation::Reversed, false),
+    ];
+    play_shard(shard, |index| {
+        let (orientation, clock) = configs[index % configs.len()];
+        let run = Run {
+            orientation,
+            clock,
+            pace: Pace::human(),
+            wakeups: false,
+        };
+        (run, index as u64 + 1)
+    })
+    .await;
+}
+
+/// Without a clock at a quick pace (a ply every 0.2-0.5 s, hands at 40-120 ms a step): every
+/// move is final from the board alone, and replies that come while the tracker still waits
+/// on a move are resolved as soon as the board tells. Both with the tracker ticked only at
+/// the readings and at its wakeups as the daemon does, on a normal and a reversed board.
+async fn quick_games_without_a_clock_come_out_exact(shard: usize) {
+    let pace = Pace {
+        think_ms: (150, 400),
+        press_ms: (0, 0),
+        hand_ms: (40, 120),
+    };
+    play_shard(shard, |index| {
+        let run = Run {
+            orientation: if index % 2 == 0 {
+                Orientation::Normal
+            } else {
+                Orientation::Reversed
+            },
+            clock: false,
+            pace,
+            wakeups: index % 4 >= 2,
+        };
+        (run, index as u64 + 7)
+    })
+    .await;
+}
+
+/// One test per shard of each kind, named `kind::shard_k` (a filter on the kind runs them all),
+/// each on a single-threaded runtime: the harness already gives every core a shard.
+const _: () = assert!(SHARDS == 4, "shards! writes one test per shard");
+macro_rules! shards {
+    ($($kind:ident),*) => {$(
+        mod $kind {
+            #[tokio::test]
+            async fn shard_0() {
+                super::$kind(0).await
+            }
+            #[tokio::test]
+            async fn shard_1() {
+                super::$kind(1).await
+            }
+            #[tokio::test]
+            async fn shard_2() {
+                super::$kind(2).await
+            }
+            #[tokio::test]
+            async fn shard_3() {
+                super::$kind(3).await
+            }
+        }
+    )*};
+}
+
+shards!(
+    corpus_games_come_out_exact_through_the_pty,
+    quick_games_without_a_clock_come_out_exact
+);

@@ -64,6 +64,21 @@ impl Collector {
         self.chunks.lock().unwrap().iter().map(Vec::len).sum()
     }
 
+    /// Wait until `bytes` have arrived (or `timeout` has passed), then stop as
+    /// [`Collector::finish`] does. For a caller that knows what the board sent (its tap): no
+    /// wait for a silence long enough to be sure, which would be most of a short test's time.
+    pub async fn finish_after(
+        self,
+        bytes: usize,
+        timeout: Duration,
+    ) -> (Vec<Vec<u8>>, SerialStream) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        while self.len() < bytes && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        self.finish(Duration::from_millis(2)).await
+    }
+
     /// Wait until nothing arrived for `quiet`, then stop and return the chunks and the port.
     pub async fn finish(self, quiet: Duration) -> (Vec<Vec<u8>>, SerialStream) {
         let mut last = usize::MAX;
