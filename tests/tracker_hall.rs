@@ -57,6 +57,17 @@ fn check(index: usize, hall: HallGame) -> Result<(), String> {
     Ok(())
 }
 
+/// A named case of the property test: no clock, the hall's mix of paces.
+fn unclocked(seed: u64, orientation: Orientation) -> HallGame {
+    HallGame {
+        seed,
+        clock: false,
+        orientation,
+        trace: None,
+        reply_ms: None,
+    }
+}
+
 fn orientation(reversed: bool) -> Orientation {
     if reversed {
         Orientation::Reversed
@@ -90,13 +101,7 @@ proptest! {
 /// reached a5 only after the reply. (Corpus game 1069, no clock.)
 #[test]
 fn a_rook_slid_back_over_a_square_of_the_other_story_is_the_game_played() {
-    let hall = HallGame {
-        seed: 2771,
-        clock: false,
-        orientation: Orientation::Reversed,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = unclocked(2771, Orientation::Reversed);
     check(1069, hall).unwrap();
 }
 
@@ -105,13 +110,7 @@ fn a_rook_slid_back_over_a_square_of_the_other_story_is_the_game_played() {
 /// two stories stay open, the game among them, until the next move tells (corpus game 895).
 #[test]
 fn two_stories_the_board_cannot_tell_apart_hold_the_game_until_the_next_move() {
-    let hall = HallGame {
-        seed: 155,
-        clock: false,
-        orientation: Orientation::Reversed,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = unclocked(155, Orientation::Reversed);
     let run = hall::play(&games()[895], &hall);
     assert_eq!(run.open_questions, 1, "the still board asked");
     check(895, hall).unwrap();
@@ -124,13 +123,7 @@ fn two_stories_the_board_cannot_tell_apart_hold_the_game_until_the_next_move() {
 /// game not played. Found by the property test (corpus game 202, no clock).
 #[test]
 fn a_shorter_story_that_skips_a_queen_seen_standing_is_not_the_game() {
-    let hall = HallGame {
-        seed: 14_480_505_434_843_928_584,
-        clock: false,
-        orientation: Orientation::Normal,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = unclocked(14_480_505_434_843_928_584, Orientation::Normal);
     check(202, hall).unwrap();
 }
 
@@ -140,12 +133,6 @@ fn a_shorter_story_that_skips_a_queen_seen_standing_is_not_the_game() {
 /// the reply was made. The readings show Rb7 Qa8 Rb7-b4 (corpus game 816, no clock).
 #[test]
 fn a_rook_slid_back_after_the_reply_is_not_the_held_story() {
-    let hall = HallGame {
-        seed: 2814,
-        clock: false,
-        orientation: Orientation::Normal,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = unclocked(2814, Orientation::Normal);
     check(816, hall).unwrap();
 }

@@ -213,7 +213,6 @@ fn touch_and_put_back(
 /// Play `game` in the hall: see the module documentation.
 pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
     let mut rng = SmallRng::seed_from_u64(hall.seed);
-    let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, hall.orientation);
     let mut run = HallRun {
         rig: Rig::new(Chess::default(), OrientationSetting::Auto, hall.orientation),
         plies: game.len(),
@@ -277,27 +276,39 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
                     let mut left = ms;
                     while left > 0 {
                         let slice = left.min(50);
-                        ev.extend(rig.steps(&[Pause(slice)]));
-                        catch_up(&rig, &mut unplayed, &mut unfinal, &mut run);
+                        ev.extend(run.rig.steps(&[Pause(slice)]));
+                        catch_up(
+                            &run.rig,
+                            &mut unplayed,
+                            &mut unfinal,
+                            &mut run.to_played_ms,
+                            &mut run.to_final_ms,
+                        );
                         left -= slice;
                     }
                     ev
                 }
-                _ => rig.steps(&[*s]),
+                _ => run.rig.steps(&[*s]),
             };
             if i + 1 == move_ends {
-                unplayed.push((ply, rig.now));
-                unfinal.push((ply, rig.now));
+                unplayed.push((ply, run.rig.now));
+                unfinal.push((ply, run.rig.now));
             }
-            catch_up(&rig, &mut unplayed, &mut unfinal, &mut run);
+            catch_up(
+                &run.rig,
+                &mut unplayed,
+                &mut unfinal,
+                &mut run.to_played_ms,
+                &mut run.to_final_ms,
+            );
             if trace {
-                println!("   t={} {s:?} -> {ev:?}", rig.now);
+                println!("   t={} {s:?} -> {ev:?}", run.rig.now);
                 if std::env::var("TRACE_STATE").is_ok() {
                     println!(
                         "      held {:?} pending {} in_sync {}",
-                        rig.tracker.held(),
-                        rig.tracker.pending_plies(),
-                        rig.tracker.in_sync()
+                        run.rig.tracker.held(),
+                        run.rig.tracker.pending_plies(),
+                        run.rig.tracker.in_sync()
                     );
                 }
             }
@@ -305,14 +316,20 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
         truth = after;
         // Now and then the board stands still: the record must then be the game so far.
         if rng.random_bool(0.1) || ply + 1 == game.len() {
-            let accused_before = accusations(&rig.events);
+            let accused_before = accusations(&run.rig.events);
             for _ in 0..50 {
-                rig.pass(50);
-                catch_up(&rig, &mut unplayed, &mut unfinal, &mut run);
+                run.rig.pass(50);
+                catch_up(
+                    &run.rig,
+                    &mut unplayed,
+                    &mut unfinal,
+                    &mut run.to_played_ms,
+                    &mut run.to_final_ms,
+                );
             }
             run.checks += 1;
             let so_far = &game[..=ply];
-            if let Some(stories) = rig.tracker.open_stories() {
+            if let Some(stories) = run.rig.tracker.open_stories() {
                 if stories.iter().any(|s| s.as_slice() == so_far) {
                     run.open_questions += 1;
                 } else {
@@ -320,7 +337,7 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
                 }
                 continue;
             }
-            let held = rig.tracker.moves();
+            let held = run.rig.tracker.moves();
             let common = held.iter().zip(so_far).take_while(|(a, b)| a == b).count();
             let off = (so_far.len() - common) + (held.len() - common);
             if off > 0 {
@@ -328,13 +345,12 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
                     println!("ply {ply}: the record is {off} plies off at a still board");
                 }
                 run.behind_plies += off;
-                if accusations(&rig.events) == accused_before {
+                if accusations(&run.rig.events) == accused_before {
                     run.silent_behind += 1;
                 }
             }
         }
     }
-    run.rig = rig;
     run
 }
 
@@ -344,21 +360,22 @@ fn catch_up(
     rig: &Rig,
     unplayed: &mut Vec<(usize, u64)>,
     unfinal: &mut Vec<(usize, u64)>,
-    run: &mut HallRun,
+    to_played_ms: &mut Vec<u64>,
+    to_final_ms: &mut Vec<u64>,
 ) {
     let held = rig.tracker.moves().len();
     let fin = held - rig.tracker.pending_plies();
     unplayed.retain(|&(ply, at)| {
         let done = ply < held;
         if done {
-            run.to_played_ms.push(rig.now.saturating_sub(at));
+            to_played_ms.push(rig.now.saturating_sub(at));
         }
         !done
     });
     unfinal.retain(|&(ply, at)| {
         let done = ply < fin;
         if done {
-            run.to_final_ms.push(rig.now.saturating_sub(at));
+            to_final_ms.push(rig.now.saturating_sub(at));
         }
         !done
     });
