@@ -7,6 +7,7 @@
 //! indistinguishable from the one that produced them.
 
 mod gap;
+mod recovery;
 pub mod signal;
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,7 @@ use crate::vocab::{
 pub use gap::{
     BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
 };
+pub use recovery::STILL_ASK_MS;
 
 /// Everything a session needs to know about its board, from the configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -405,7 +407,7 @@ impl Session {
         }
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         // Whatever was played while eboardd was not running is a gap until the board is read.
-        s.gap_unread(gap::Cause::NotRunning, None);
+        s.gap_unread(recovery::Cause::NotRunning, None);
         s.refresh_view();
         s
     }
@@ -441,10 +443,11 @@ impl Session {
                 if up {
                     self.gap_link_up(now);
                 } else {
-                    self.gap_unread(gap::Cause::Disconnected, Some(now));
+                    self.gap_unread(recovery::Cause::Disconnected, Some(now));
                 }
             }
         }
+        self.follow_live_stories(now);
         self.watch_gesture_first(now);
         self.check_gesture(now, &mut out);
         self.journal_snapshot(&mut out);
@@ -478,7 +481,8 @@ impl Session {
     }
 
     /// When the session next needs an [`Input::Tick`] if nothing else arrives (a held move's
-    /// dwell, a move becoming final, a placement settling), quinn-proto style: the caller
+    /// dwell, a move becoming final, a placement settling, the recovery's deadlines: the
+    /// memory awaited, a board settling in a gap, a still board to ask about), quinn-proto style: the caller
     /// sleeps until then instead of polling fast. `None`: nothing waits on time.
     pub fn next_wakeup(&self) -> Option<Millis> {
         let gesture = [
@@ -492,6 +496,7 @@ impl Session {
             .into_iter()
             .flatten()
             .chain(self.tracker.next_wakeup())
+            .chain(self.recovery_wakeup())
             .min()
     }
 
@@ -842,6 +847,7 @@ impl Session {
                 let tracked = self.tracker.new_game();
                 self.start_game(Chess::default(), out);
                 self.apply_tracker(without_game_start(tracked), now, out);
+                self.recovery_new_root(now, out);
             }
             Command::SetPosition(fen) => {
                 let chess960 = self.config.variant == Variant::Chess960;
@@ -851,6 +857,7 @@ impl Session {
                 let tracked = self.tracker.set_position(position.clone());
                 self.start_game(position, out);
                 self.apply_tracker(without_game_start(tracked), now, out);
+                self.recovery_new_root(now, out);
             }
             Command::SetTags(tags) => {
                 // New values replace old ones of the same name; other tags stay.
@@ -888,6 +895,7 @@ impl Session {
                     fen: self.arbiter.fen(),
                 });
                 self.apply_arbiter(ruled, out);
+                self.recovery_took_back(now, out);
             }
             Command::AcceptClaim {
                 player,
@@ -1103,7 +1111,7 @@ impl Session {
                 .collect(),
             pending_illegal: arbiter.pending_illegal().into(),
             illegal_moves: arbiter.illegal_counts().into(),
-            gap: self.gap.text().to_owned(),
+            gap: self.gap.text(),
             result: arbiter.result().to_string(),
             termination: arbiter
                 .termination()

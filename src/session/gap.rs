@@ -1,5 +1,6 @@
 //! The session's side of a gap: from the moment nothing is read (link down, daemon not
-//! running, a frame lost on the line) until the board is explained again.
+//! running, a frame lost on the line) until the board is explained again — the transitions
+//! of the recovery machine ([`super::recovery`], where its states are listed).
 //!
 //! While a gap is open the tracker and the arbiter are not fed: the board's changes and the
 //! clock's readings are held here, so nothing that happened unseen can become an illegal
@@ -23,15 +24,22 @@
 //!
 //! Then the tracker gets the board as it stands and play goes on: an illegal move made right
 //! after a gap is caught as ever.
+//!
+//! The live side ([`Recovery::Asking`]): the tracker reads every change and re-derives the
+//! moves from its readings itself; when they leave several stories for a board that stands
+//! still, `Gap` lists them here and `ResolveGap` picks one.
 
 use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Color, Move, Position};
 
+use super::recovery::{
+    Asking, Candidate, Cause, Finding, Gap, Memory, Recovery, STILL_ASK_MS, Stage, plies,
+};
 use super::{Event, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
 use crate::gap::{clock, memory, search};
-use crate::protocol::{ClockTimes, EeEvent, FieldContent, Message};
+use crate::protocol::{EeEvent, FieldContent, Message};
 use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
 use crate::vocab::{CommandError, Millis};
 
@@ -69,91 +77,50 @@ pub enum BoardRequest {
     SendBoard,
 }
 
-/// Why nothing was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) enum Cause {
-    #[default]
-    Disconnected,
-    NotRunning,
-    LineLoss,
-}
-
-impl Cause {
-    fn text(self) -> &'static str {
-        match self {
-            Cause::Disconnected => "while the board was disconnected",
-            Cause::NotRunning => "while eboardd was not running",
-            Cause::LineLoss => "while bytes were lost on the line",
-        }
-    }
-}
-
-/// One story the arbiter may choose, followed on as play goes on.
-#[derive(Debug, Clone)]
-struct Candidate {
-    moves: Vec<Move>,
-    /// A tracker standing after `moves`, fed the board since.
-    shadow: Tracker,
-}
-
-#[derive(Debug, Clone, Default)]
-enum Phase {
-    #[default]
-    Closed,
-    /// Nothing read yet: waiting for a whole board.
-    Unread,
-    /// Searching at every press and settled reading; `tried`: the board change last searched.
-    Search { tried: Option<Millis> },
-    /// Several stories: waiting for `ResolveGap`.
-    Arbiter {
-        target: [FieldContent; 64],
-        candidates: Vec<Candidate>,
-    },
-}
-
-/// The gap state of one session (see the module documentation).
+/// The recovery state of one session and the requests it has for the board.
 #[derive(Debug, Clone, Default)]
 pub(super) struct GapState {
-    phase: Phase,
-    cause: Cause,
-    /// The board as last read while the gap is open (wire order), once a whole board came.
-    sensed: Option<[FieldContent; 64]>,
-    last_change: Millis,
-    /// The clock's latest reading, held back from the arbiter while the gap is open.
-    clock: Option<ClockTimes>,
-    text: String,
+    state: Recovery,
     requests: Vec<BoardRequest>,
-    /// Each side's last time the board's memory logged before the gap (white, black).
-    earlier: [Option<u64>; 2],
-    /// The first whole board read after the gap (wire order).
-    first_read: Option<[FieldContent; 64]>,
-    /// When the link came back (while a whole board is awaited), and whether one was asked
-    /// for again since.
-    link_up_at: Option<Millis>,
-    asked_again: bool,
-    /// When the board's memory was asked for, while its answer is awaited.
-    memory_asked: Option<Millis>,
-    /// The search found one sequence on a position while the memory was awaited (see
-    /// [`MEMORY_GRACE_MS`]): the board change it was found on.
-    held_unique: bool,
-    trusted_at: Option<Millis>,
-    /// The clock as last read before the gap, and the held reading's time after it.
-    clock_before: Option<clock::Reading>,
-    clock_at: Millis,
 }
 
 impl GapState {
+    /// A gap is open: the board is held back from the tracker.
     pub(super) fn is_open(&self) -> bool {
-        !matches!(self.phase, Phase::Closed)
+        self.state.gap().is_some()
     }
 
     /// The `Gap` property.
-    pub(super) fn text(&self) -> &str {
-        &self.text
+    pub(super) fn text(&self) -> String {
+        self.state.text()
     }
 
     pub(super) fn take_request(&mut self) -> Option<BoardRequest> {
         (!self.requests.is_empty()).then(|| self.requests.remove(0))
+    }
+
+    fn sensed(&self) -> Option<[FieldContent; 64]> {
+        self.state.gap().and_then(|g| g.sensed)
+    }
+
+    fn cause(&self) -> &'static str {
+        self.state.gap().map_or("", |g| g.cause.text())
+    }
+
+    fn stage_mut(&mut self) -> Option<&mut Stage> {
+        self.state.gap_mut().map(|g| &mut g.stage)
+    }
+
+    /// The memory's state, while a gap is open.
+    fn memory_mut(&mut self) -> Option<&mut Memory> {
+        self.state.gap_mut().map(|g| &mut g.memory)
+    }
+
+    /// Record what a search found (while searching).
+    fn found(&mut self, what: Finding) {
+        if let Some(Stage::Search { finding, .. }) = self.stage_mut() {
+            *finding = what;
+        }
     }
 }
 
@@ -161,6 +128,16 @@ impl Session {
     /// The next thing the shell should send to the board for the gap logic, if any.
     pub fn poll_request(&mut self) -> Option<BoardRequest> {
         self.gap.take_request()
+    }
+
+    /// When the recovery next needs [`super::Input::Tick`] (part of
+    /// [`Session::next_wakeup`]).
+    pub(super) fn recovery_wakeup(&self) -> Option<Millis> {
+        match &self.gap.state {
+            Recovery::Gap(g) => g.deadline(self.settle_ms()),
+            Recovery::Asking(_) => None,
+            Recovery::Closed => self.ask_due(),
+        }
     }
 
     fn game_on(&self) -> bool {
@@ -177,13 +154,9 @@ impl Session {
 
     /// The placement the view shows while the gap holds the board back.
     pub(super) fn gap_placement(&self) -> Option<String> {
-        if !self.gap.is_open() {
-            return None;
-        }
         self.gap
-            .sensed
-            .as_ref()
-            .map(|f| Placement::from_wire(f, self.orientation()).board_fen())
+            .sensed()
+            .map(|f| Placement::from_wire(&f, self.orientation()).board_fen())
     }
 
     /// Nothing will be read for a while (`cause`, from `now` when known): from now on the
@@ -192,36 +165,38 @@ impl Session {
         if !self.game_on() {
             return;
         }
-        if !self.gap.is_open() {
-            self.gap.cause = cause;
-            let c = self.arbiter.clock();
-            self.gap.clock_before = match (
-                now,
-                c.known_time_ms(Color::White),
-                c.known_time_ms(Color::Black),
-            ) {
-                (Some(at), Some(w), Some(b)) if c.connected() => Some(clock::Reading {
-                    times: [w, b],
-                    running: c.running().is_some(),
-                    at,
-                }),
-                _ => None,
-            };
+        match self.gap.state.gap_mut() {
+            // Already open: what is read next is still the gap's.
+            Some(g) => {
+                g.stage = Stage::Unread { link_up: None };
+                g.sensed = None;
+                g.first_read = None;
+            }
+            None => {
+                let c = self.arbiter.clock();
+                let clock_before = match (
+                    now,
+                    c.known_time_ms(Color::White),
+                    c.known_time_ms(Color::Black),
+                ) {
+                    (Some(at), Some(w), Some(b)) if c.connected() => Some(clock::Reading {
+                        times: [w, b],
+                        running: c.running().is_some(),
+                        at,
+                    }),
+                    _ => None,
+                };
+                self.gap.state = Recovery::Gap(Box::new(Gap::new(cause, clock_before)));
+            }
         }
-        self.gap.memory_asked = None;
-        self.gap.held_unique = false;
-        self.gap.phase = Phase::Unread;
-        self.gap.link_up_at = None;
-        self.gap.sensed = None;
-        self.gap.first_read = None;
-        self.gap.text.clear();
         self.standing_illegal = None;
     }
 
     /// The link is back: a whole board is awaited from now.
     pub(super) fn gap_link_up(&mut self, now: Millis) {
-        self.gap.link_up_at = Some(now);
-        self.gap.asked_again = false;
+        if let Some(Stage::Unread { link_up }) = self.gap.stage_mut() {
+            *link_up = Some((now, false));
+        }
     }
 
     /// A frame was lost on the line: what the board reports next may not follow from what was
@@ -242,31 +217,33 @@ impl Session {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> bool {
-        if !self.gap.is_open() {
+        let Some(g) = self.gap.state.gap_mut() else {
             return false;
-        }
+        };
         match message {
             Message::ClockTimes(times) => {
                 let pressed = times.status.connected
-                    && self.gap.clock.as_ref().is_some_and(|c| {
+                    && g.clock.as_ref().is_some_and(|(c, _)| {
                         c.status.connected
                             && c.status.lever_left_down != times.status.lever_left_down
                     });
-                if pressed && let Phase::Arbiter { candidates, .. } = &mut self.gap.phase {
-                    for c in candidates {
-                        let _ = c.shadow.on_clock_press(now);
+                g.clock = Some((*times, now));
+                match &mut g.stage {
+                    Stage::Choose { candidates, .. } if pressed => {
+                        for c in candidates {
+                            let _ = c.shadow.on_clock_press(now);
+                        }
                     }
-                }
-                self.gap.clock = Some(*times);
-                self.gap.clock_at = now;
-                // A press: the mover says the move is done; the board is a position.
-                if pressed && let Phase::Search { tried } = &mut self.gap.phase {
-                    *tried = Some(self.gap.last_change);
-                    self.gap_search(now, out, true);
+                    // A press: the mover says the move is done; the board is a position.
+                    Stage::Search { tried, .. } if pressed => {
+                        *tried = Some(g.last_change);
+                        self.gap_search(now, out, true);
+                    }
+                    _ => {}
                 }
             }
             Message::FieldUpdate { field, content } => {
-                let Some(sensed) = self.gap.sensed.as_mut() else {
+                let Some(sensed) = g.sensed.as_mut() else {
                     // Before a whole board: the next dump supersedes it.
                     return true;
                 };
@@ -274,8 +251,8 @@ impl Session {
                     && *slot != *content
                 {
                     *slot = *content;
-                    self.gap.last_change = now;
-                    if let Phase::Arbiter { candidates, .. } = &mut self.gap.phase {
+                    g.last_change = now;
+                    if let Stage::Choose { candidates, .. } = &mut g.stage {
                         for c in candidates {
                             let _ = c.shadow.on_field_update(*field, *content, now);
                         }
@@ -283,23 +260,26 @@ impl Session {
                 }
             }
             Message::BoardDump(fields) => {
-                let first = self.gap.sensed.is_none();
-                if self.gap.sensed.as_ref() != Some(fields) {
-                    self.gap.last_change = now;
+                let first = g.sensed.is_none();
+                if g.sensed.as_ref() != Some(fields) {
+                    g.last_change = now;
                 }
-                self.gap.sensed = Some(**fields);
-                if let Phase::Arbiter { candidates, .. } = &mut self.gap.phase {
+                g.sensed = Some(**fields);
+                if let Stage::Choose { candidates, .. } = &mut g.stage {
                     for c in candidates {
                         let _ = c.shadow.on_board_dump(fields, now);
                     }
                 }
-                if first && matches!(self.gap.phase, Phase::Unread) {
+                if first && matches!(g.stage, Stage::Unread { .. }) {
                     self.gap_board_read(now, out);
                 }
             }
             Message::EeMoves(log) => {
-                if self.gap.memory_asked.take().is_some() {
-                    self.gap_memory(log, now, out);
+                if let Some(memory) = self.gap.memory_mut()
+                    && let Memory::Asked { held_unique, .. } = *memory
+                {
+                    *memory = Memory::Settled;
+                    self.gap_memory(log, held_unique, now, out);
                 }
             }
             _ => return false,
@@ -307,65 +287,74 @@ impl Session {
         true
     }
 
-    /// Time passes while the gap is open: the memory's time-out, the search on a still board.
+    /// Time passes while the gap is open: the memory's time-out, the search on a still board,
+    /// the whole board awaited.
     pub(super) fn gap_tick(&mut self, now: Millis, out: &mut Vec<Event>) {
-        if let Some(asked) = self.gap.memory_asked {
-            let waited = now.saturating_sub(asked);
+        if let Some(memory) = self.gap.memory_mut()
+            && let Memory::Asked { at, held_unique } = *memory
+        {
+            let waited = now.saturating_sub(at);
             if waited >= MEMORY_WAIT_MS {
                 tracing::info!("the board's memory did not come: the search decides");
-                self.gap.memory_asked = None;
+                *memory = Memory::Settled;
             }
-            if self.gap.held_unique && (waited >= MEMORY_GRACE_MS || waited >= MEMORY_WAIT_MS) {
+            if held_unique && waited >= MEMORY_GRACE_MS {
                 // The single sequence found has waited for the memory long enough.
-                self.gap_search_again(now, out);
+                self.gap_search_again(true, now, out);
                 return;
             }
         }
         let settle = self.settle_ms();
-        match &mut self.gap.phase {
-            Phase::Search { tried } => {
-                let still = now.saturating_sub(self.gap.last_change);
-                if still >= settle && *tried != Some(self.gap.last_change) {
-                    *tried = Some(self.gap.last_change);
+        let Some(g) = self.gap.state.gap_mut() else {
+            return;
+        };
+        let last_change = g.last_change;
+        let memory = g.memory;
+        match &mut g.stage {
+            Stage::Search { tried, .. } => {
+                let still = now.saturating_sub(last_change);
+                if still >= settle && *tried != Some(last_change) {
+                    *tried = Some(last_change);
                     self.gap_search(now, out, true);
                 } else if still >= UNREACHABLE_SETTLE_MS
-                    && *tried == Some(self.gap.last_change)
-                    && self.gap.memory_asked.is_none()
+                    && *tried == Some(last_change)
+                    && memory == Memory::Settled
                 {
                     // Searched, unreachable, and still standing: play continues from it.
                     self.gap_unreachable(now, out);
                 }
             }
-            Phase::Arbiter { candidates, .. } => {
+            Stage::Choose { candidates, .. } => {
                 for c in candidates {
                     let _ = c.shadow.on_tick(now);
                 }
             }
-            Phase::Unread => {
-                let Some(up) = self.gap.link_up_at else {
-                    return;
-                };
-                let waited = now.saturating_sub(up);
+            Stage::Unread {
+                link_up: Some((up, asked_again)),
+            } => {
+                let waited = now.saturating_sub(*up);
                 if waited >= DUMP_GIVE_UP_MS {
                     tracing::warn!(
                         "no whole board came after the link came back: following its changes from what was known"
                     );
                     self.close_gap(now, out);
-                } else if waited >= DUMP_AGAIN_MS && !self.gap.asked_again {
-                    self.gap.asked_again = true;
+                } else if waited >= DUMP_AGAIN_MS && !*asked_again {
+                    *asked_again = true;
                     self.gap.requests.push(BoardRequest::SendBoard);
                 }
             }
-            _ => {}
+            Stage::Unread { link_up: None } => {}
         }
     }
 
     /// The first whole board after the gap.
     fn gap_board_read(&mut self, now: Millis, out: &mut Vec<Event>) {
-        let Some(fields) = self.gap.sensed else {
+        let Some(fields) = self.gap.sensed() else {
             return;
         };
-        self.gap.first_read = Some(fields);
+        if let Some(g) = self.gap.state.gap_mut() {
+            g.first_read = Some(fields);
+        }
         let mut board = self.board_of(&fields);
         let known = self.tracker.position().board().clone();
         if self.tracker.orientation().is_none() {
@@ -394,38 +383,52 @@ impl Session {
             return;
         }
         tracing::info!(
-            cause = self.gap.cause.text(),
+            cause = self.gap.cause(),
             "the board changed while it was not read: reading its memory"
         );
-        self.gap.memory_asked = Some(now);
         self.gap.requests.push(BoardRequest::ReadMemory);
-        self.gap_search_phase();
-        self.gap.text = format!(
-            "moves were made {}: reading the board's memory and searching the legal sequences to the board",
-            self.gap.cause.text()
+        self.enter_search(
+            None,
+            Memory::Asked {
+                at: now,
+                held_unique: false,
+            },
         );
         // Search at once: the first whole board may already tell (published once the board
         // proves a position: a press or a settled reading).
         self.gap_search(now, out, false);
     }
 
-    /// The shell cannot ask the board (listen-only): the search alone decides.
-    pub(super) fn gap_no_memory(&mut self, now: Millis, out: &mut Vec<Event>) {
-        if self.gap.memory_asked.take().is_some() {
-            self.gap_search_again(now, out);
+    /// The gap (open) searches from now: `tried`, the board change already searched.
+    fn enter_search(&mut self, tried: Option<Millis>, memory: Memory) {
+        if let Some(g) = self.gap.state.gap_mut() {
+            g.memory = memory;
+            g.stage = Stage::Search {
+                tried,
+                trusted_at: None,
+                finding: Finding::Nothing,
+            };
         }
     }
 
-    fn gap_search_phase(&mut self) {
-        self.gap.phase = Phase::Search { tried: None };
-        self.gap.text = format!(
-            "moves were made {}: searching the legal sequences to the board",
-            self.gap.cause.text()
-        );
+    /// The shell cannot ask the board (listen-only): the search alone decides.
+    pub(super) fn gap_no_memory(&mut self, now: Millis, out: &mut Vec<Event>) {
+        if let Some(memory) = self.gap.memory_mut()
+            && let Memory::Asked { held_unique, .. } = *memory
+        {
+            *memory = Memory::Settled;
+            self.gap_search_again(held_unique, now, out);
+        }
     }
 
-    fn gap_memory(&mut self, log: &[EeEvent], now: Millis, out: &mut Vec<Event>) {
-        let Some(fields) = self.gap.sensed else {
+    fn gap_memory(
+        &mut self,
+        log: &[EeEvent],
+        held_unique: bool,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(fields) = self.gap.sensed() else {
             return;
         };
         match memory::recover(&self.tracker, log, &fields, now) {
@@ -455,39 +458,47 @@ impl Session {
                         plies = n,
                         "the board now does not follow from the moves in its memory: searching instead"
                     );
-                    self.gap_search_again(now, out);
+                    self.gap_search_again(held_unique, now, out);
                     return;
                 }
                 tracing::info!(plies = n, "moves recovered from the board's memory");
                 let note = format!(
                     "{} made {}, read from the board's memory",
                     plies(n),
-                    self.gap.cause.text()
+                    self.gap.cause()
                 );
                 let mut earlier = [None, None];
                 for (i, display) in [Display::Left, Display::Right].into_iter().enumerate() {
                     let color = self.arbiter.clock().color_of(display);
                     earlier[usize::from(color == Color::Black)] = found.before[i];
                 }
-                self.gap.earlier = earlier;
-                self.replay_moves(&found.moves, &stamps, now, out);
+                self.replay_moves(&found.moves, &stamps, earlier, now, out);
                 self.arbiter.note(note);
                 self.close_or_search_on(now, out);
             }
-            Ok(_) => self.gap_search_again(now, out),
+            Ok(_) => self.gap_search_again(held_unique, now, out),
             Err(why) => {
                 tracing::info!(%why, "the board's memory has nothing for the gap: searching");
-                self.gap_search_again(now, out);
+                self.gap_search_again(held_unique, now, out);
             }
         }
     }
 
-    /// The memory is not used: the search decides, now if it held a sequence for it on the
+    /// The memory is not used: the search decides, now if it `held` a sequence for it on the
     /// board as it still stands, else at the next press or settled reading.
-    fn gap_search_again(&mut self, now: Millis, out: &mut Vec<Event>) {
-        let held = std::mem::take(&mut self.gap.held_unique);
-        if let Phase::Search { tried } = &mut self.gap.phase {
-            if held && self.gap.trusted_at == Some(self.gap.last_change) {
+    fn gap_search_again(&mut self, held: bool, now: Millis, out: &mut Vec<Event>) {
+        let Some(g) = self.gap.state.gap_mut() else {
+            return;
+        };
+        let last_change = g.last_change;
+        if let Memory::Asked { held_unique, .. } = &mut g.memory {
+            *held_unique = false;
+        }
+        if let Stage::Search {
+            tried, trusted_at, ..
+        } = &mut g.stage
+        {
+            if held && *trusted_at == Some(last_change) {
                 self.gap_search(now, out, true);
             } else {
                 *tried = None;
@@ -499,18 +510,16 @@ impl Session {
     /// it (or a move of it in progress), else the gap goes on from there (plies made while
     /// the memory or the arbiter was awaited), searched at once.
     fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
-        let on_board = self.gap.sensed.map(|f| self.board_of(&f));
+        let on_board = self.gap.sensed().map(|f| self.board_of(&f));
         let done = on_board
             .as_ref()
             .is_none_or(|b| self.move_in_progress(self.tracker.position(), b));
         if done {
             self.close_gap(now, out);
         } else {
-            self.gap_search_phase();
-            let settled = now.saturating_sub(self.gap.last_change) >= self.settle_ms();
-            self.gap.phase = Phase::Search {
-                tried: settled.then_some(self.gap.last_change),
-            };
+            let last_change = self.gap.state.gap().map_or(0, |g| g.last_change);
+            let settled = now.saturating_sub(last_change) >= self.settle_ms();
+            self.enter_search(settled.then_some(last_change), Memory::Settled);
             self.gap_search(now, out, settled);
         }
     }
@@ -518,7 +527,7 @@ impl Session {
     /// How long the board as sensed must stand still to count as a position (see
     /// [`FEWER_PIECES_SETTLED_MS`]).
     fn settle_ms(&self) -> Millis {
-        let fewer = self.gap.sensed.is_some_and(|f| {
+        let fewer = self.gap.sensed().is_some_and(|f| {
             self.board_of(&f).occupied().count()
                 < self.tracker.position().board().occupied().count()
         });
@@ -572,9 +581,10 @@ impl Session {
         if self.config().gap_without_clock_witness {
             return None;
         }
-        let before = self.gap.clock_before?;
-        let t = self.gap.clock.as_ref()?;
-        if !t.status.connected || self.gap.clock_at <= before.at {
+        let g = self.gap.state.gap()?;
+        let before = g.clock_before?;
+        let (t, clock_at) = g.clock.as_ref()?;
+        if !t.status.connected || *clock_at <= before.at {
             return None;
         }
         let mut times = [0, 0];
@@ -596,7 +606,7 @@ impl Session {
             after: clock::Reading {
                 times,
                 running: t.status.running,
-                at: self.gap.clock_at,
+                at: *clock_at,
             },
             increment_ms,
         })
@@ -604,7 +614,7 @@ impl Session {
 
     /// The side whose clock runs, from the held reading.
     fn clock_side(&self) -> Option<Color> {
-        let t = self.gap.clock.as_ref()?;
+        let (t, _) = self.gap.state.gap()?.clock.as_ref()?;
         if !t.status.connected || !t.status.running {
             return None;
         }
@@ -625,11 +635,16 @@ impl Session {
     /// Search the board as sensed; `position`: the reading is known to be a position (a
     /// press, a settled reading), so what is found may be acted on.
     fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>, position: bool) {
-        let Some(fields) = self.gap.sensed else {
+        let Some(g) = self.gap.state.gap_mut() else {
             return;
         };
-        if position {
-            self.gap.trusted_at = Some(self.gap.last_change);
+        let Some(fields) = g.sensed else {
+            return;
+        };
+        let first_read = g.first_read;
+        let last_change = g.last_change;
+        if position && let Stage::Search { trusted_at, .. } = &mut g.stage {
+            *trusted_at = Some(last_change);
         }
         let board = self.board_of(&fields);
         let from = self.tracker.position().clone();
@@ -637,44 +652,44 @@ impl Session {
         let first = from.turn();
         let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
         let mut outcome = search::explain_within(&from, &board, self.clock_side(), &fits);
+        let first_board = first_read.map(|f| self.board_of(&f));
         if outcome == search::Outcome::Same
-            && let Some(first) = self.gap.first_read.map(|f| self.board_of(&f))
+            && let Some(first) = &first_board
         {
             // Back to the known position, but the first reading after the gap was another:
             // moves were made and came back (a repetition), not none.
-            outcome = search::explain_through(&from, &first, &board);
+            outcome = search::explain_through(&from, first, &board);
         }
-        if let Some(first) = self.gap.first_read.map(|f| self.board_of(&f)) {
-            outcome = through_first_read(&from, &first, &board, outcome);
+        if let Some(first) = &first_board {
+            outcome = through_first_read(&from, first, &board, outcome);
         }
+        // The memory, if it comes at once, has the press times too.
+        let wait_for_memory = matches!(
+            self.gap.memory_mut().map(|m| *m),
+            Some(Memory::Asked { at, .. }) if now.saturating_sub(at) < MEMORY_GRACE_MS
+        );
         match outcome {
             search::Outcome::Same => self.close_gap(now, out),
             search::Outcome::Unique(moves) if !position => {
-                self.gap.text = format!(
-                    "moves were made {}: {} explain the board ({}), once it shows a position",
-                    self.gap.cause.text(),
-                    plies(moves.len()),
-                    search::san_line(&from, &moves)
-                );
+                self.gap.found(Finding::Unique {
+                    plies: moves.len(),
+                    line: search::san_line(&from, &moves),
+                });
             }
             _ if !position => {}
-            search::Outcome::Unique(_)
-                if self
-                    .gap
-                    .memory_asked
-                    .is_some_and(|asked| now.saturating_sub(asked) < MEMORY_GRACE_MS) =>
-            {
-                // The memory, if it comes at once, has the press times too.
-                self.gap.held_unique = true;
+            search::Outcome::Unique(_) if wait_for_memory => {
+                if let Some(Memory::Asked { held_unique, .. }) = self.gap.memory_mut() {
+                    *held_unique = true;
+                }
             }
             search::Outcome::Unique(moves) => {
                 tracing::info!(line = %search::san_line(&from, &moves), "the only legal sequence to the board: recovered");
                 let note = format!(
                     "{} made {}, recovered: the only legal sequence to the board",
                     plies(moves.len()),
-                    self.gap.cause.text()
+                    self.gap.cause()
                 );
-                self.replay_moves(&moves, &[], now, out);
+                self.replay_moves(&moves, &[], [None, None], now, out);
                 self.arbiter.note(note);
                 self.close_gap(now, out);
             }
@@ -692,16 +707,6 @@ impl Session {
                         )
                     })
                     .collect();
-                let more = if total > listed.len() as u64 {
-                    format!("; {} more", total - listed.len() as u64)
-                } else {
-                    String::new()
-                };
-                self.gap.text = format!(
-                    "{total} sequences explain the board: waiting for the arbiter (ResolveGap): {}{more}",
-                    listed.join("; ")
-                );
-                tracing::warn!(gap = %self.gap.text, "moves made during a gap are ambiguous");
                 let candidates = sequences
                     .into_iter()
                     .map(|moves| Candidate {
@@ -709,31 +714,33 @@ impl Session {
                         moves,
                     })
                     .collect();
-                self.gap.phase = Phase::Arbiter {
-                    target: fields,
-                    candidates,
-                };
+                self.enter_choose(fields, candidates, Some(total), listed);
+                tracing::warn!(gap = %self.gap.text(), "moves made during a gap are ambiguous");
             }
             search::Outcome::GaveUp => {
-                self.gap.text = format!(
-                    "moves were made {}: too many sequences explain the board; waiting for the arbiter (ResolveGap)",
-                    self.gap.cause.text()
-                );
-                tracing::warn!(gap = %self.gap.text, "gap search gave up");
-                self.gap.phase = Phase::Arbiter {
-                    target: fields,
-                    candidates: Vec::new(),
-                };
+                self.enter_choose(fields, Vec::new(), None, Vec::new());
+                tracing::warn!(gap = %self.gap.text(), "gap search gave up");
             }
-            search::Outcome::Unreachable => {
-                // Only a still board or the scoresheets can tell now: in a scramble the
-                // board never stands still, so the arbiter is asked at once, clearly.
-                self.gap.text = format!(
-                    "moves were made {}: no legal sequence of up to {} plies reaches the board; waiting for the arbiter (ResolveGap), or for the board to stand still",
-                    self.gap.cause.text(),
-                    search::MAX_PLIES
-                );
-            }
+            // Only a still board or the scoresheets can tell now: in a scramble the board
+            // never stands still, so the arbiter is asked at once, clearly.
+            search::Outcome::Unreachable => self.gap.found(Finding::Unreachable),
+        }
+    }
+
+    fn enter_choose(
+        &mut self,
+        target: [FieldContent; 64],
+        candidates: Vec<Candidate>,
+        total: Option<u64>,
+        listed: Vec<String>,
+    ) {
+        if let Some(g) = self.gap.state.gap_mut() {
+            g.stage = Stage::Choose {
+                target,
+                candidates,
+                total,
+                listed,
+            };
         }
     }
 
@@ -759,23 +766,20 @@ impl Session {
     fn gap_unreachable(&mut self, now: Millis, out: &mut Vec<Event>) {
         let note = format!(
             "moves were made {} that no legal sequence of up to {} plies explains",
-            self.gap.cause.text(),
+            self.gap.cause(),
             search::MAX_PLIES
         );
         if self.continue_from_board(&note, now, out) {
             self.close_gap(now, out);
         } else {
-            self.gap.text = format!(
-                "moves were made {}: the board shows no playable position (pieces in hand, impossible material); waiting for it, or for the arbiter (ResolveGap)",
-                self.gap.cause.text()
-            );
+            self.gap.found(Finding::NoPosition);
         }
     }
 
     /// Play continues from the board as it stands, in a new segment; no one is accused.
     /// Returns false when the board cannot be a position (pieces in hand: keep waiting).
     fn continue_from_board(&mut self, note: &str, now: Millis, out: &mut Vec<Event>) -> bool {
-        let Some(fields) = self.gap.sensed else {
+        let Some(fields) = self.gap.sensed() else {
             return false;
         };
         let turn = self
@@ -800,29 +804,40 @@ impl Session {
         }
     }
 
-    /// The arbiter says which moves were made during the gap (none: continue from the board).
+    /// The arbiter says which moves were made during the gap (none: continue from the board),
+    /// or which of the stories the tracker holds open is the game.
     pub(super) fn resolve_gap(
         &mut self,
         moves: Vec<String>,
         now: Millis,
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
-        let target = match &self.gap.phase {
-            Phase::Arbiter { target, .. } => Some(*target),
-            // The board first read after the gap (the gap's end, unless a piece was in hand
-            // then; the board now decides in that case, below).
-            Phase::Search { .. } => self.gap.first_read.or(self.gap.sensed),
-            _ => None,
-        };
-        let Some(target) = target else {
-            return Err(CommandError::InvalidArgument(
-                "no gap is open on this board: there is nothing to resolve".into(),
-            ));
+        let target = match &self.gap.state {
+            Recovery::Closed => {
+                return Err(CommandError::InvalidArgument(
+                    "no gap is open on this board: there is nothing to resolve".into(),
+                ));
+            }
+            Recovery::Asking(_) => return self.resolve_asking(&moves, now, out),
+            Recovery::Gap(g) => match &g.stage {
+                Stage::Unread { .. } => {
+                    return Err(CommandError::InvalidArgument(
+                        "the board has not been read since the gap began: nothing can be checked against it yet; resolve once it is connected and read".into(),
+                    ));
+                }
+                Stage::Choose { target, .. } => *target,
+                // The board first read after the gap (the gap's end, unless a piece was in
+                // hand then; the board now decides in that case, below).
+                Stage::Search { .. } => match g.first_read.or(g.sensed) {
+                    Some(t) => t,
+                    None => unreachable!("a gap searches only once a whole board was read"),
+                },
+            },
         };
         if moves.is_empty() {
             let note = format!(
                 "moves were made {}; the arbiter continued from the board",
-                self.gap.cause.text()
+                self.gap.cause()
             );
             if !self.continue_from_board(&note, now, out) {
                 return Err(CommandError::InvalidArgument(
@@ -834,37 +849,29 @@ impl Session {
         }
         let from = self.tracker.position().clone();
         let known_len = self.tracker.moves().len();
+        let line = parse_line(&from, &moves)?;
         let mut pos = from.clone();
-        let mut line = Vec::with_capacity(moves.len());
         // After how many of the arbiter's moves the board read after the gap stood.
         let target_board = self.board_of(&target);
         let mut through = None;
-        for (i, text) in moves.iter().enumerate() {
-            let m = text
-                .parse::<UciMove>()
-                .ok()
-                .and_then(|u| u.to_move(&pos).ok())
-                .ok_or_else(|| {
-                    CommandError::InvalidArgument(format!(
-                        "move {} `{text}` is not a legal UCI move in {}",
-                        i + 1,
-                        crate::arbiter::fen_of(&pos)
-                    ))
-                })?;
+        for (i, &m) in line.iter().enumerate() {
             pos.play_unchecked(m);
-            line.push(m);
             if through.is_none() && *pos.board() == target_board {
                 through = Some(i + 1);
             }
         }
-        let now_board = self.gap.sensed.map(|f| self.board_of(&f));
+        let now_board = self.gap.sensed().map(|f| self.board_of(&f));
+        let searching = matches!(
+            self.gap.state.gap().map(|g| &g.stage),
+            Some(Stage::Search { .. })
+        );
         let gap_len = match through {
             Some(n) => n,
             None if now_board.as_ref() == Some(pos.board()) => line.len(),
             // The board read after the gap was not a position the line passes through, but
             // the board now is its end with a move in progress (pieces in hand): the arbiter
             // gave everything up to now.
-            None if matches!(self.gap.phase, Phase::Search { .. })
+            None if searching
                 && now_board
                     .as_ref()
                     .is_some_and(|b| lifted_only(pos.board(), b)) =>
@@ -892,8 +899,8 @@ impl Session {
                 .as_ref()
                 .is_none_or(|board| self.board_follows(&end, board))
         };
-        let story = match &self.gap.phase {
-            Phase::Arbiter { candidates, .. } => candidates
+        let story = match self.gap.state.gap().map(|g| &g.stage) {
+            Some(Stage::Choose { candidates, .. }) => candidates
                 .iter()
                 .find(|c| c.moves == line[..gap_len])
                 .map(|c| c.shadow.moves())
@@ -922,24 +929,135 @@ impl Session {
         let note = format!(
             "{} made {}, as the arbiter resolved them",
             plies(gap_len),
-            self.gap.cause.text()
+            self.gap.cause()
         );
         tracing::info!(line = %search::san_line(&from, &all), "gap resolved by the arbiter");
-        self.replay_moves(&all[..gap_len], &[], now, out);
+        self.replay_moves(&all[..gap_len], &[], [None, None], now, out);
         self.arbiter.note(note);
-        self.replay_moves(&all[gap_len..], &[], now, out);
-        self.gap.memory_asked = None;
-        self.gap.held_unique = false;
+        self.replay_moves(&all[gap_len..], &[], [None, None], now, out);
         self.close_or_search_on(now, out);
         Ok(())
     }
 
+    // ----- the live side: several stories for a still board ----------------------------
+
+    /// The stories the tracker holds open, from the last position it is sure of (the
+    /// position before the first move they differ in).
+    fn live_stories(&self) -> Option<Asking> {
+        let lines = self.tracker.open_stories()?;
+        let common = lines
+            .iter()
+            .map(|l| l.iter().zip(&lines[0]).take_while(|(a, b)| a == b).count())
+            .min()?;
+        let mut base = self.tracker.root().clone();
+        for &m in &lines[0][..common] {
+            base.play_unchecked(m);
+        }
+        let stories = lines.iter().map(|l| l[common..].to_vec()).collect();
+        Some(Asking {
+            base,
+            base_ply: common,
+            stories,
+        })
+    }
+
+    /// When the still board the tracker holds several stories for has stood long enough
+    /// for `Gap` to ask (while nothing is asked yet).
+    fn ask_due(&self) -> Option<Millis> {
+        (self.game_on() && self.tracker.open_stories().is_some())
+            .then(|| self.tracker.last_change().saturating_add(STILL_ASK_MS))
+    }
+
+    /// After every input while no gap is open: the tracker's open stories become a question
+    /// for the arbiter once the board has stood still [`STILL_ASK_MS`], and the question
+    /// goes as soon as the tracker has settled them (or holds others).
+    pub(super) fn follow_live_stories(&mut self, now: Millis) {
+        if self.gap.is_open() {
+            return;
+        }
+        let asking = self
+            .ask_due()
+            .filter(|&due| now >= due)
+            .and_then(|_| self.live_stories());
+        match (&self.gap.state, asking) {
+            (Recovery::Asking(a), Some(b)) if a.base == b.base && a.stories == b.stories => {}
+            (_, Some(b)) => {
+                self.gap.state = Recovery::Asking(b);
+                tracing::warn!(gap = %self.gap.text(), "the board stood still and is not explained");
+            }
+            (Recovery::Asking(_), None) => self.gap.state = Recovery::Closed,
+            (_, None) => {}
+        }
+    }
+
+    /// `ResolveGap` for the live stories: the moves from the position before them (or the
+    /// chosen story's moves after the record's last, which the stories may share).
+    fn resolve_asking(
+        &mut self,
+        moves: &[String],
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> Result<(), CommandError> {
+        let Recovery::Asking(asking) = &self.gap.state else {
+            return Ok(());
+        };
+        // The record's moves since the stories' base (the provisional move they part at).
+        let recorded = &self.tracker.moves()[asking.base_ply.min(self.tracker.moves().len())..];
+        let from_base = parse_line(&asking.base, moves).ok();
+        let from_record = parse_line(self.tracker.position(), moves).ok();
+        let chosen = asking.stories.iter().find(|s| {
+            from_base.as_deref() == Some(s.as_slice())
+                || (s.starts_with(recorded) && from_record.as_deref() == Some(&s[recorded.len()..]))
+        });
+        let Some(story) = chosen else {
+            return Err(CommandError::InvalidArgument(format!(
+                "`{}` is none of the move orders that explain the board; {}",
+                moves.join(" "),
+                self.gap.text()
+            )));
+        };
+        let mut line = self.tracker.moves()[..asking.base_ply].to_vec();
+        line.extend_from_slice(story);
+        let tracked = self.tracker.take_story(&line);
+        self.apply_tracker(tracked, now, out);
+        self.gap.state = Recovery::Closed;
+        Ok(())
+    }
+
+    // ----- operator commands while a recovery is open -----------------------------------
+
+    /// `NewGame` or `SetPosition` was given: the record has a new root, the gap's moves
+    /// belong to the game left behind. Recovery ends; the board as read is the tracker's
+    /// (judged against the new position) and the held clock reading the arbiter's.
+    pub(super) fn recovery_new_root(&mut self, now: Millis, out: &mut Vec<Event>) {
+        match &self.gap.state {
+            Recovery::Gap(_) => self.close_gap(now, out),
+            Recovery::Asking(_) => self.gap.state = Recovery::Closed,
+            Recovery::Closed => {}
+        }
+    }
+
+    /// `TakeBack` was given: the record's last known position moved one ply back. A gap
+    /// searches again from there (its candidates and memory were of the position taken
+    /// back: the memory is not asked again); a gap still unread stays so; the tracker's
+    /// live stories went with the move.
+    pub(super) fn recovery_took_back(&mut self, now: Millis, out: &mut Vec<Event>) {
+        match &self.gap.state {
+            Recovery::Gap(g) if matches!(g.stage, Stage::Unread { .. }) => {}
+            Recovery::Gap(_) => self.close_or_search_on(now, out),
+            Recovery::Asking(_) => self.gap.state = Recovery::Closed,
+            Recovery::Closed => {}
+        }
+    }
+
     /// Publish `moves` through the tracker, one whole board per move, as if the board had
-    /// been read after each; `stamps[k]`: the mover's clock time after move k, if known.
+    /// been read after each; `stamps[k]`: the mover's clock time after move k, if known;
+    /// `earlier`: each side's last time the board's memory logged before the gap.
     fn replay_moves(
         &mut self,
         moves: &[Move],
         stamps: &[Option<(Color, u64)>],
+        earlier: [Option<u64>; 2],
         now: Millis,
         out: &mut Vec<Event>,
     ) {
@@ -949,16 +1067,22 @@ impl Session {
             self.arbiter.clock().known_time_ms(Color::White),
             self.arbiter.clock().known_time_ms(Color::Black),
         ];
-        for (slot, logged) in last.iter_mut().zip(std::mem::take(&mut self.gap.earlier)) {
+        for (slot, logged) in last.iter_mut().zip(earlier) {
             *slot = slot.or(logged);
         }
         for (k, &m) in moves.iter().enumerate() {
             let mut next: Chess = self.tracker.position().clone();
             next.play_unchecked(m);
             let fields = Placement::from_board(next.board()).to_wire(o);
+            let before_move = self.tracker.position().clone();
             let mut tracked = self.tracker.on_board_dump(&fields, now);
             // A recovered move is complete (play went on after it): never held.
             tracked.extend(self.tracker.release_held());
+            if self.tracker.position() == &before_move {
+                // Not read as a move of the game: the move an operator's takeback just
+                // removed, which the tracker does not read again from the board alone.
+                tracked.extend(self.tracker.play_shown(m));
+            }
             let before = out.len();
             self.apply_tracker(tracked, now, out);
             if self.tracker.position() != &next {
@@ -993,20 +1117,16 @@ impl Session {
 
     /// The gap is over: the tracker reads the board as it stands, the arbiter the clock.
     fn close_gap(&mut self, now: Millis, out: &mut Vec<Event>) {
-        let was_open = self.gap.is_open();
-        self.gap.phase = Phase::Closed;
-        self.gap.text.clear();
-        self.gap.link_up_at = None;
-        if !was_open {
+        let Recovery::Gap(g) = std::mem::take(&mut self.gap.state) else {
             return;
-        }
-        if let Some(fields) = self.gap.sensed.take() {
+        };
+        if let Some(fields) = g.sensed {
             let tracked = self.tracker.on_board_dump(&fields, now);
             self.apply_tracker(tracked, now, out);
         }
         self.arbiter.after_gap();
         self.lever_left_down = None;
-        if let Some(clock) = self.gap.clock.take() {
+        if let Some((clock, _)) = g.clock {
             self.clock_live = true;
             self.on_clock(&clock, now, out);
         }
@@ -1058,10 +1178,24 @@ fn lifted_only(known: &Board, board: &Board) -> bool {
             .all(|sq| board.piece_at(sq) == known.piece_at(sq))
 }
 
-fn plies(n: usize) -> String {
-    if n == 1 {
-        "1 ply".into()
-    } else {
-        format!("{n} plies")
+/// The arbiter's UCI moves, legal one after the other from `from`.
+fn parse_line(from: &Chess, moves: &[String]) -> Result<Vec<Move>, CommandError> {
+    let mut pos = from.clone();
+    let mut line = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let m = text
+            .parse::<UciMove>()
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .ok_or_else(|| {
+                CommandError::InvalidArgument(format!(
+                    "move {} `{text}` is not a legal UCI move in {}",
+                    i + 1,
+                    crate::arbiter::fen_of(&pos)
+                ))
+            })?;
+        pos.play_unchecked(m);
+        line.push(m);
     }
+    Ok(line)
 }

@@ -193,6 +193,10 @@ pub struct Tracker {
     /// from the position before it), or answered and then moved on (`long`, from the
     /// position). Nothing is picked until the next move tells them apart.
     ambiguous: Option<Ambiguous>,
+    /// Several stories the readings witness equally well for the board as it stands (whole
+    /// lines from the root): legal play explains the board, so nobody is accused; they stay
+    /// open until the board changes (or the arbiter picks one).
+    undecided: Vec<Vec<Move>>,
     /// Every board read since the last final position (see [`readings`]).
     readings: readings::Readings,
     /// For each of `positions`, the reading on which it was entered.
@@ -239,6 +243,7 @@ impl Tracker {
             unsettled: false,
             taken_back: None,
             ambiguous: None,
+            undecided: Vec::new(),
             readings: readings::Readings::default(),
             reached: vec![0],
             anchor: 0,
@@ -322,17 +327,58 @@ impl Tracker {
         &self.positions[self.positions.len() - 1]
     }
 
-    /// The two games the board cannot yet tell apart, when the tracker holds two stories
-    /// open (a move and its reply, or a slide finished and the reply read together: see
-    /// [`Ambiguous`]); the next move, or the arbiter, decides. Each is the whole game.
-    pub fn open_stories(&self) -> Option<[Vec<Move>; 2]> {
-        let amb = self.ambiguous?;
+    /// The games the board cannot yet tell apart, each the whole game from
+    /// [`Tracker::root`]: two stories held open (a move and its reply, or a slide finished
+    /// and the reply read together: see [`Ambiguous`]), or several the readings witness
+    /// equally for a settled board. The next move, or the arbiter, decides.
+    pub fn open_stories(&self) -> Option<Vec<Vec<Move>>> {
+        let Some(amb) = self.ambiguous else {
+            return (!self.undecided.is_empty()).then(|| self.undecided.clone());
+        };
         let n = self.moves.len();
         let mut short = self.moves[..n.checked_sub(1)?].to_vec();
         short.extend([amb.short.0, amb.short.1]);
         let mut long = self.moves.clone();
         long.extend([amb.long.0, amb.long.1]);
-        Some([short, long])
+        Some(vec![short, long])
+    }
+
+    /// The position the tracker was given (or the last new game's): [`Tracker::moves`] and
+    /// [`Tracker::open_stories`] lead from it.
+    pub fn root(&self) -> &Chess {
+        &self.positions[0]
+    }
+
+    /// When the board last changed.
+    pub fn last_change(&self) -> Millis {
+        self.last_change
+    }
+
+    /// The arbiter chose one of the [`Tracker::open_stories`] (the whole line from
+    /// [`Tracker::root`]): the record becomes it, final (its moves the record does not share
+    /// are retracted as corrections).
+    pub fn take_story(&mut self, line: &[Move]) -> Vec<TrackerEvent> {
+        let mut ev = Vec::new();
+        let common = self
+            .moves
+            .iter()
+            .zip(line)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while self.moves.len() > common {
+            self.retract(true, &mut ev);
+        }
+        for &m in &line[common..] {
+            self.play(m, &mut ev);
+        }
+        self.held = None;
+        self.ambiguous = None;
+        self.undecided.clear();
+        self.make_final();
+        let sync = *self.position().board() == self.sensed;
+        self.set_sync(sync, &mut ev);
+        self.advance_anchor();
+        ev
     }
 
     /// The moves made since the position the tracker was given (or the last new game).
@@ -519,6 +565,7 @@ impl Tracker {
         self.window_until = None;
         self.held = None;
         self.ambiguous = None;
+        self.undecided.clear();
         // Until the board shows the position before it, a board still showing the move taken
         // back must not bring it back.
         self.taken_back = last.filter(|_| plies == 1);
@@ -606,6 +653,7 @@ impl Tracker {
         self.unsettled = false;
         self.taken_back = None;
         self.ambiguous = None;
+        self.undecided.clear();
     }
 
     /// Make the provisional move final when its time has come: the press window closed, or
@@ -701,6 +749,7 @@ impl Tracker {
         self.settle_final(now);
         self.last_change = now;
         self.settled_checked = false;
+        self.undecided.clear();
         let turned = self.update_orientation();
         if turned {
             self.readings.restart(self.sensed.clone());
@@ -792,6 +841,12 @@ impl Tracker {
                 }
             }
         }
+        if stories.len() > 1 {
+            self.undecided = stories
+                .iter()
+                .map(|s| [&self.moves[..anchor], s.as_slice()].concat())
+                .collect();
+        }
         let chosen = match stories.as_slice() {
             [one] => one.clone(),
             // Readings were lost: only a board one sequence reaches is taken.
@@ -817,6 +872,7 @@ impl Tracker {
         }
         self.held = None;
         self.ambiguous = None;
+        self.undecided.clear();
         true
     }
 
@@ -1288,7 +1344,9 @@ impl Tracker {
             self.set_sync(true, ev);
             return;
         }
-        if self.in_progress(now) {
+        // Legal play the readings show explains the board, in several ways: no one is
+        // accused; the stories are open (the session asks the arbiter about a still board).
+        if self.in_progress(now) || !self.undecided.is_empty() {
             return;
         }
         let (turn, description) = self.describe_illegal(now);

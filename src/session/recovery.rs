@@ -1,0 +1,329 @@
+//! The recovery machine: one board's way back from "the record and the board part" to a
+//! record that explains the board. Pure data — the states, what each knows, what the
+//! `Gap` property says in each and when each needs time to pass; the session drives the
+//! transitions (`session/gap.rs`).
+//!
+//! Whatever parted the record from the board, recovery explains the board from the last
+//! position the record is sure of, through what was read since, and asks the arbiter only
+//! when that leaves several answers:
+//!
+//! - nothing was read (link down, daemon not running, a frame lost): [`Recovery::Gap`], the
+//!   board held back from the tracker, searched when read, the memory asked for;
+//! - the board was read all along but its still board is explained by several stories the
+//!   readings cannot tell apart: [`Recovery::Asking`], the tracker still fed (the next move
+//!   usually settles it), the stories listed for `ResolveGap` meanwhile.
+//!
+//! ```text
+//! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
+//! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
+//! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
+//! Gap(Unread) ── first whole board: the known position, a start
+//!                position, a move in progress, no game ──────────────▶ Closed
+//! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
+//! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
+//! Gap(Search) ── one sequence, on a position (press, settled) ────────▶ Closed, published
+//! Gap(Search) ── the memory replayed and the board follows ───────────▶ Closed, or Search on
+//! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
+//! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
+//! Gap(Choose) ── ResolveGap ──────────────────────────────────────────▶ Closed, or Search on
+//! Gap(*), Asking ── NewGame, SetPosition ─────────────────────────────▶ Closed (the board is
+//!                                                                       read against the new root)
+//! Gap(Search|Choose) ── TakeBack ─────────────────────────────────────▶ Gap(Search) from the
+//!                                                                       position before
+//! Asking ── TakeBack ─────────────────────────────────────────────────▶ Closed
+//! ```
+
+use shakmaty::{Chess, Move};
+
+use super::gap::{
+    DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
+};
+use crate::gap::{clock, search};
+use crate::protocol::{ClockTimes, FieldContent};
+use crate::tracker::Tracker;
+use crate::vocab::Millis;
+
+/// How long a board the tracker holds several stories for must stand still before `Gap`
+/// says so and lists them for the arbiter.
+pub const STILL_ASK_MS: Millis = 2_000;
+
+/// Why nothing was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cause {
+    Disconnected,
+    NotRunning,
+    LineLoss,
+}
+
+impl Cause {
+    pub(super) fn text(self) -> &'static str {
+        match self {
+            Cause::Disconnected => "while the board was disconnected",
+            Cause::NotRunning => "while eboardd was not running",
+            Cause::LineLoss => "while bytes were lost on the line",
+        }
+    }
+}
+
+/// One board's recovery state (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub(super) enum Recovery {
+    #[default]
+    Closed,
+    /// Nothing was read for a while: the board is held back until it is explained.
+    Gap(Box<Gap>),
+    /// The board is read live, but several stories explain its still board.
+    Asking(Asking),
+}
+
+/// A gap: what is held back from the tracker and the arbiter while it is open.
+#[derive(Debug, Clone)]
+pub(super) struct Gap {
+    pub(super) cause: Cause,
+    /// The board as last read (wire order), once a whole board came.
+    pub(super) sensed: Option<[FieldContent; 64]>,
+    /// When `sensed` last changed.
+    pub(super) last_change: Millis,
+    /// The first whole board read after the gap (wire order): it stood on the table.
+    pub(super) first_read: Option<[FieldContent; 64]>,
+    /// The clock as last read before the gap.
+    pub(super) clock_before: Option<clock::Reading>,
+    /// The clock's latest reading since, held back from the arbiter, and when it came.
+    pub(super) clock: Option<(ClockTimes, Millis)>,
+    /// The board's memory, asked for once per gap (searching or choosing meanwhile).
+    pub(super) memory: Memory,
+    pub(super) stage: Stage,
+}
+
+/// Where a gap stands.
+#[derive(Debug, Clone)]
+pub(super) enum Stage {
+    /// Nothing read yet: waiting for a whole board.
+    Unread {
+        /// When the link came back (`None`: still down), and whether a whole board was
+        /// asked for again since.
+        link_up: Option<(Millis, bool)>,
+    },
+    /// Searching the legal sequences to the board at every press and settled reading.
+    Search {
+        /// The board change last searched on a position.
+        tried: Option<Millis>,
+        /// The board change the last search on a position ran on.
+        trusted_at: Option<Millis>,
+        finding: Finding,
+    },
+    /// Several stories: waiting for `ResolveGap`, each followed on as play goes on.
+    Choose {
+        /// The board the stories lead to (wire order).
+        target: [FieldContent; 64],
+        candidates: Vec<Candidate>,
+        /// How many sequences the search found (more than listed), or `None`: too many to
+        /// count (the search gave up).
+        total: Option<u64>,
+        /// The stories as the arbiter reads them (SAN and UCI), at most
+        /// [`search::MAX_LISTED`].
+        listed: Vec<String>,
+    },
+}
+
+/// The board's memory, asked for once per gap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Memory {
+    /// Not asked, or its answer came (or will not come).
+    Settled,
+    /// Asked at this time; `held_unique`: the search found one sequence on a position and
+    /// waits for the memory's press times (see [`MEMORY_GRACE_MS`]).
+    Asked { at: Millis, held_unique: bool },
+}
+
+/// What the last search told, as far as it did not end the gap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Finding {
+    Nothing,
+    /// One sequence, found on a board not yet known to be a position.
+    Unique {
+        plies: usize,
+        line: String,
+    },
+    /// No legal sequence within the search's reach.
+    Unreachable,
+    /// Nothing reaches the board and it is no playable position (a piece in hand).
+    NoPosition,
+}
+
+/// One story the arbiter may choose, followed on as play goes on.
+#[derive(Debug, Clone)]
+pub(super) struct Candidate {
+    pub(super) moves: Vec<Move>,
+    /// A tracker standing after `moves`, fed the board since.
+    pub(super) shadow: Tracker,
+}
+
+/// Several stories the tracker holds open for a still board it reads live.
+#[derive(Debug, Clone)]
+pub(super) struct Asking {
+    /// The last position the record is sure of (before the stories part).
+    pub(super) base: Chess,
+    /// How many of the record's moves lead to `base`.
+    pub(super) base_ply: usize,
+    /// The stories from `base`, as the arbiter would give them to `ResolveGap`.
+    pub(super) stories: Vec<Vec<Move>>,
+}
+
+impl Recovery {
+    pub(super) fn gap(&self) -> Option<&Gap> {
+        match self {
+            Recovery::Gap(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    pub(super) fn gap_mut(&mut self) -> Option<&mut Gap> {
+        match self {
+            Recovery::Gap(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The `Gap` property: derived from the state alone.
+    pub(super) fn text(&self) -> String {
+        match self {
+            Recovery::Closed => String::new(),
+            Recovery::Gap(g) => g.text(),
+            Recovery::Asking(a) => a.text(),
+        }
+    }
+}
+
+impl Gap {
+    pub(super) fn new(cause: Cause, clock_before: Option<clock::Reading>) -> Gap {
+        Gap {
+            cause,
+            sensed: None,
+            last_change: 0,
+            first_read: None,
+            clock_before,
+            clock: None,
+            memory: Memory::Settled,
+            stage: Stage::Unread { link_up: None },
+        }
+    }
+
+    fn text(&self) -> String {
+        let cause = self.cause.text();
+        match &self.stage {
+            // Nothing is known yet: maybe nothing happened.
+            Stage::Unread { .. } => String::new(),
+            Stage::Search { finding, .. } => match finding {
+                Finding::Nothing if matches!(self.memory, Memory::Asked { .. }) => format!(
+                    "moves were made {cause}: reading the board's memory and searching the legal sequences to the board"
+                ),
+                Finding::Nothing => {
+                    format!("moves were made {cause}: searching the legal sequences to the board")
+                }
+                Finding::Unique { plies: n, line } => format!(
+                    "moves were made {cause}: {} explain the board ({line}), once it shows a position",
+                    plies(*n)
+                ),
+                Finding::Unreachable => format!(
+                    "moves were made {cause}: no legal sequence of up to {} plies reaches the board; waiting for the arbiter (ResolveGap), or for the board to stand still",
+                    search::MAX_PLIES
+                ),
+                Finding::NoPosition => format!(
+                    "moves were made {cause}: the board shows no playable position (pieces in hand, impossible material); waiting for it, or for the arbiter (ResolveGap)"
+                ),
+            },
+            Stage::Choose { total: None, .. } => format!(
+                "moves were made {cause}: too many sequences explain the board; waiting for the arbiter (ResolveGap)"
+            ),
+            Stage::Choose {
+                total: Some(total),
+                listed,
+                ..
+            } => {
+                let more = if *total > listed.len() as u64 {
+                    format!("; {} more", total - listed.len() as u64)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{total} sequences explain the board: waiting for the arbiter (ResolveGap): {}{more}",
+                    listed.join("; ")
+                )
+            }
+        }
+    }
+
+    /// When the gap next needs time to pass (the session's [`super::Session::next_wakeup`]);
+    /// `settle_ms`: how long the board as sensed must stand to count as a position.
+    pub(super) fn deadline(&self, settle_ms: Millis) -> Option<Millis> {
+        let memory_due = match self.memory {
+            Memory::Asked {
+                at,
+                held_unique: true,
+            } => Some(at + MEMORY_GRACE_MS),
+            Memory::Asked { at, .. } => Some(at + MEMORY_WAIT_MS),
+            Memory::Settled => None,
+        };
+        let stage_due = match &self.stage {
+            Stage::Unread {
+                link_up: Some((up, asked_again)),
+            } => Some(
+                up + if *asked_again {
+                    DUMP_GIVE_UP_MS
+                } else {
+                    DUMP_AGAIN_MS
+                },
+            ),
+            Stage::Unread { link_up: None } => None,
+            Stage::Search { tried, finding, .. } => {
+                if *tried != Some(self.last_change) {
+                    Some(self.last_change + settle_ms)
+                } else if self.memory == Memory::Settled && *finding != Finding::NoPosition {
+                    // Searched, and nothing reached it: play continues from it once it
+                    // has stood this long (a board that is no position waits for a change).
+                    Some(self.last_change + UNREACHABLE_SETTLE_MS)
+                } else {
+                    None
+                }
+            }
+            Stage::Choose { candidates, .. } => candidates
+                .iter()
+                .filter_map(|c| c.shadow.next_wakeup())
+                .min(),
+        };
+        [memory_due, stage_due].into_iter().flatten().min()
+    }
+}
+
+impl Asking {
+    fn text(&self) -> String {
+        let listed: Vec<String> = self
+            .stories
+            .iter()
+            .take(search::MAX_LISTED)
+            .enumerate()
+            .map(|(i, s)| {
+                format!(
+                    "{}) {} [{}]",
+                    i + 1,
+                    search::san_line(&self.base, s),
+                    search::uci_line(s)
+                )
+            })
+            .collect();
+        format!(
+            "the board stood still and {} move orders explain it, which the board cannot tell apart: waiting for the next move, or for the arbiter (ResolveGap): {}",
+            self.stories.len(),
+            listed.join("; ")
+        )
+    }
+}
+
+pub(super) fn plies(n: usize) -> String {
+    if n == 1 {
+        "1 ply".into()
+    } else {
+        format!("{n} plies")
+    }
+}
