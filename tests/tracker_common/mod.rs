@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hall;
+pub mod hand;
 
 use eboardd::board::{Orientation, Placement};
 use eboardd::sim::handling::{Handling, SensorStep};
