@@ -700,3 +700,80 @@ fn the_view_shows_the_name_the_port_and_the_link() {
     );
     assert_eq!(restored.view().port, "/dev/ttyACM3");
 }
+
+/// A move made the moment the opponent presses, read in the same scan: the reply's field
+/// updates reach the session before the press. Plays `first` (from, to), then `reply`, then
+/// the first mover's press, then the replier's.
+fn reply_read_before_the_press(rig: &mut Rig, first: (Square, Square), reply: (Square, Square)) {
+    let mut board = Placement::start().to_board();
+    let fen: shakmaty::fen::Fen = rig.session.view().fen.parse().unwrap();
+    board.clone_from(&fen.as_setup().board);
+    for (from, to) in [first, reply] {
+        let piece = board.remove_piece_at(from).expect("a piece to move");
+        board.set_piece_at(to, piece);
+        rig.field(from, None);
+        rig.now += 30;
+        rig.field(to, Some(piece));
+        rig.now += 5;
+    }
+    rig.press();
+    rig.now += 300;
+    rig.press();
+}
+
+#[test]
+fn a_reply_read_before_the_first_press_teaches_the_clock_sides_right() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.dump(&Placement::start());
+    rig.clock();
+    rig.wait(1_000);
+    // 1. e4 e5, both read before White's press: the first press of the game is White's.
+    reply_read_before_the_press(&mut rig, (Square::E2, Square::E4), (Square::E7, Square::E5));
+    rig.wait(3_000);
+    reply_read_before_the_press(&mut rig, (Square::G1, Square::F3), (Square::B8, Square::C6));
+    rig.wait(3_000);
+    let view = rig.session.view();
+    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6"]);
+    assert_eq!(
+        view.illegal_moves,
+        IllegalCounts::default(),
+        "{:?}",
+        rig.events
+    );
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. })),
+        "{:?}",
+        rig.events
+    );
+    // The clock's sides were learnt right: White's time is the left display's.
+    rig.left_ms -= 7_000;
+    rig.clock();
+    let view = rig.session.view();
+    assert_eq!(view.white_time_ms, rig.left_ms);
+    assert_eq!(view.black_time_ms, rig.right_ms);
+}
+
+#[test]
+fn a_reply_read_before_the_press_mid_game_is_no_press_without_a_move() {
+    let mut rig = Rig::new(config(), Orientation::Normal);
+    rig.dump(&Placement::start());
+    rig.clock();
+    rig.wait(1_000);
+    play(&mut rig, "e4 e5", 3);
+    rig.wait(3_000);
+    reply_read_before_the_press(&mut rig, (Square::G1, Square::F3), (Square::B8, Square::C6));
+    rig.wait(3_000);
+    reply_read_before_the_press(&mut rig, (Square::F1, Square::C4), (Square::G8, Square::F6));
+    rig.wait(3_000);
+    let view = rig.session.view();
+    assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]);
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. })),
+        "{:?}",
+        rig.events
+    );
+}

@@ -6,7 +6,8 @@ use shakmaty::{Color, Position};
 
 use super::clock::Display;
 use super::{
-    Arbiter, ArbiterEvent, PRESS_GRACE_MS, Window, color_name, idx, ordinal, unwinnable, win_for,
+    Arbiter, ArbiterEvent, OVERTAKEN_MS, PRESS_GRACE_MS, Window, color_name, idx, ordinal,
+    unwinnable, win_for,
 };
 use crate::protocol::message::ClockTimes;
 use crate::vocab::{Edition, GameResult, Millis, Player, Rules, Termination};
@@ -65,11 +66,18 @@ impl Arbiter {
         // Auto side: the first press after a reported move is that mover's (normally White's
         // first move; if that press came before the tracker's report, the next move's press).
         // A press before any move is Black starting White's clock and teaches nothing.
-        // With an illegal placement standing, the press is its author's.
+        // With an illegal placement standing, the press is its author's. A reply read just
+        // before the press (the same scan: made the moment the press came) leaves the press
+        // the first mover's.
+        let overtaken = self
+            .overtaken
+            .filter(|&(_, at)| now.saturating_sub(at) <= OVERTAKEN_MS)
+            .map(|(c, _)| c);
         let likely_presser = self
             .pending
             .as_ref()
             .map(|p| p.player)
+            .or(overtaken)
             .or(self.awaiting_press);
         if !self.clock.white_known()
             && let Some(mover) = likely_presser
@@ -94,6 +102,11 @@ impl Arbiter {
         } else if self.awaiting_press == Some(presser) {
             self.complete_move(presser);
             self.check_intended(presser, ev);
+        } else if self.overtaken.is_some_and(|(c, _)| c == presser) {
+            // The reply was read before this press (made the moment it came): the press
+            // completes the presser's own move, the one before the last.
+            self.overtaken = None;
+            self.completed_moves[idx(presser)] += 1;
         } else if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
             // Possibly 7.5.3, or the tracker has not reported the move yet.
             self.unexplained_press = Some((presser, now));

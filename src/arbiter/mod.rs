@@ -85,6 +85,10 @@ use timecontrol::TimeControl;
 
 /// How long a clock press may wait for the tracker's late report of the move it completes.
 pub const PRESS_GRACE_MS: Millis = 2_000;
+/// A press read this soon after the opponent's reply was reported is the first mover's
+/// (the reply was made the moment he pressed, and the board's scan sent it first): it
+/// teaches the clock's sides as his.
+pub const OVERTAKEN_MS: Millis = 250;
 
 /// Everything the arbiter needs from the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -191,6 +195,10 @@ pub struct Arbiter {
     window: Option<Window>,
     /// The player who made a move and has not pressed yet.
     awaiting_press: Option<Color>,
+    /// A player whose move was answered before his press was read (the reply made the moment
+    /// he pressed, read in the same scan of the board), and when the reply was: his press
+    /// still completes his move.
+    overtaken: Option<(Color, Millis)>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
     completed_moves: [u32; 2],
@@ -220,6 +228,7 @@ impl Arbiter {
             pending: None,
             window: None,
             awaiting_press: None,
+            overtaken: None,
             unexplained_press: None,
             completed_moves: [0, 0],
             plies: 0,
@@ -247,6 +256,7 @@ impl Arbiter {
         self.pending = None;
         self.window = None;
         self.awaiting_press = None;
+        self.overtaken = None;
         self.unexplained_press = None;
         self.completed_moves = [0, 0];
         self.plies = 0;
@@ -441,7 +451,9 @@ impl Arbiter {
             self.window = None;
         }
         self.note_intended(mover, mv);
+        let waiting = self.awaiting_press;
         self.record_move(mv);
+        self.overtaken = waiting.filter(|&w| w != mover).map(|w| (w, now));
         // A press seen just before this report completes it (late tracker report).
         match self.unexplained_press {
             Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
@@ -476,6 +488,7 @@ impl Arbiter {
         self.history.push(&pos);
         self.positions.push(pos);
         self.plies += 1;
+        self.overtaken = None;
         self.awaiting_press = Some(mover);
         self.refresh_claims();
     }
@@ -513,6 +526,7 @@ impl Arbiter {
             }
         }
         self.awaiting_press = None;
+        self.overtaken = None;
         self.pending = None;
         self.unexplained_press = None;
         self.intended_retracted();
@@ -595,6 +609,7 @@ impl Arbiter {
         self.clock.forget_lever();
         self.unexplained_press = None;
         self.awaiting_press = None;
+        self.overtaken = None;
     }
 
     fn continue_segment(&mut self, board: Chess, note: &str) -> Vec<ArbiterEvent> {
@@ -609,6 +624,7 @@ impl Arbiter {
         self.window = None;
         self.pending = None;
         self.awaiting_press = None;
+        self.overtaken = None;
         self.refresh_claims();
         self.automatic_end_into(&mut ev);
         ev

@@ -165,6 +165,28 @@ impl Rig {
         self.note_played(m);
     }
 
+    /// Play a legal move of the played game with sensor steps of the caller's own hand model,
+    /// exactly as given: no pause but the steps' own, the clock pressed only at their
+    /// `Press` (by the mover).
+    pub fn play_steps(&mut self, m: Move, steps: &[SensorStep]) {
+        self.hand(steps);
+        self.note_played(m);
+    }
+
+    /// Sensor steps of the player to move (part of a move played with [`Rig::play_steps`]),
+    /// exactly as given.
+    pub fn hand(&mut self, steps: &[SensorStep]) {
+        let side = self.side_of(self.played.turn());
+        for step in steps {
+            match *step {
+                SensorStep::Lift(sq) => self.board.lift(sq, self.now),
+                SensorStep::Place(sq, piece) => self.board.place(sq, piece, self.now),
+                SensorStep::Pause(ms) => self.advance(ms),
+                SensorStep::Press => self.board.press_lever(side, self.now),
+            }
+        }
+    }
+
     fn note_played(&mut self, m: Move) {
         let san = shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut self.played, m);
         self.played_san.push(san.to_string());
