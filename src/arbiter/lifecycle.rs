@@ -107,9 +107,13 @@ impl Arbiter {
             // completes the presser's own move, the one before the last.
             self.overtaken = None;
             self.completed_moves[idx(presser)] += 1;
-        } else if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
-            // Possibly 7.5.3, or the tracker has not reported the move yet.
-            self.unexplained_press = Some((presser, now));
+        } else {
+            // A press that completed nothing (yet): it may be a move's whose report is late.
+            self.stray_press_at = Some(now);
+            if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
+                // Possibly 7.5.3, or the tracker has not reported the move yet.
+                self.unexplained_press = Some((presser, now));
+            }
         }
     }
 

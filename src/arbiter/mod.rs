@@ -199,6 +199,11 @@ pub struct Arbiter {
     /// he pressed, read in the same scan of the board), and when the reply was: his press
     /// still completes his move.
     overtaken: Option<(Color, Millis)>,
+    /// When the last move was reported, and when a press last completed nothing: such a
+    /// press around a move's report (before it, within [`PRESS_GRACE_MS`], or after it) may
+    /// have been that move's, so its mover is not taken as overtaken.
+    reported_at: Millis,
+    stray_press_at: Option<Millis>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
     completed_moves: [u32; 2],
@@ -229,6 +234,8 @@ impl Arbiter {
             window: None,
             awaiting_press: None,
             overtaken: None,
+            reported_at: 0,
+            stray_press_at: None,
             unexplained_press: None,
             completed_moves: [0, 0],
             plies: 0,
@@ -257,6 +264,7 @@ impl Arbiter {
         self.window = None;
         self.awaiting_press = None;
         self.overtaken = None;
+        self.stray_press_at = None;
         self.unexplained_press = None;
         self.completed_moves = [0, 0];
         self.plies = 0;
@@ -451,9 +459,18 @@ impl Arbiter {
             self.window = None;
         }
         self.note_intended(mover, mv);
-        let waiting = self.awaiting_press;
+        let waiting = self
+            .awaiting_press
+            .filter(|&w| w != mover)
+            // A press read since the waiting mover's report (or just before it, a late
+            // report) may have been his, uncredited while the clock's sides were unknown.
+            .filter(|_| {
+                self.stray_press_at
+                    .is_none_or(|p| p.saturating_add(PRESS_GRACE_MS) < self.reported_at)
+            });
         self.record_move(mv);
-        self.overtaken = waiting.filter(|&w| w != mover).map(|w| (w, now));
+        self.overtaken = waiting.map(|w| (w, now));
+        self.reported_at = now;
         // A press seen just before this report completes it (late tracker report).
         match self.unexplained_press {
             Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
