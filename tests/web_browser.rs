@@ -1,7 +1,8 @@
 //! The pages in a real headless Chromium (Debian's `chromium`), fed by `eboardctl serve` from
 //! the real eboardd with simulated boards: the overlay marks the last move's squares and
 //! shows the clocks counting down and the players; the hall shows an alert card for an
-//! illegal placement and clears it when the pieces are put back. Screenshots are left in
+//! illegal placement and clears it when the pieces are put back; the board page shows the
+//! question a still board two move orders explain leaves, and its answer. Screenshots are left in
 //! `target/web-screenshots/` for people to look at.
 
 mod common;
@@ -271,4 +272,91 @@ async fn overlay_hall_and_board_pages_render_live_data() {
         assert_eq!(fits, true, "{path} does not fit a 390x844 screen");
     }
     eprintln!("screenshots in {}", screenshot_dir().display());
+}
+
+/// Calls a board method of the contract with `args`.
+async fn board_call<B>(conn: &zbus::Connection, id: &str, method: &str, args: &B)
+where
+    B: serde::Serialize + zbus::zvariant::DynamicType,
+{
+    conn.call_method(
+        Some("org.eboardd.Bridge1"),
+        format!("/org/eboardd/Bridge1/Board/{id}").as_str(),
+        Some("org.eboardd.Bridge1.Board"),
+        method,
+        args,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{method}: {e}"));
+}
+
+/// A still board two move orders explain (b2-b3 ...c4-c3 b3-b4, read with no press between:
+/// b2-b4 with the reply made during it reads the same): after 2 s the arbiter's page says so
+/// with both orders, and `ResolveGap` with one of them clears it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_page_shows_the_question_a_still_board_leaves_and_its_answer() {
+    use eboardd::sim::Action;
+    use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+    let rig = Rig::start(&["web.q1"], &[]).await;
+    rig.wait_ready(&["web_q1"]).await;
+    let fen = "4k3/8/8/8/2p5/8/1P6/4K3 w - - 0 1";
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    board_call(&rig.conn, "web_q1", "SetPosition", &(fen,)).await;
+    let sim = &rig.sims[0];
+    sim.act(Action::SetPosition(pos.board().clone()))
+        .await
+        .expect("set up");
+    sim.sleep(1_500).await;
+    let white = shakmaty::Piece::from_char('P').unwrap();
+    let black = shakmaty::Piece::from_char('p').unwrap();
+    for (from, to, piece) in [
+        (Square::B2, Square::B3, white),
+        (Square::C4, Square::C3, black),
+        (Square::B3, Square::B4, white),
+    ] {
+        sim.lift(from).await.unwrap();
+        sim.sleep(60).await;
+        sim.place(to, piece).await.unwrap();
+        sim.sleep(80).await;
+    }
+
+    let mut browser = Browser::launch().await;
+    browser.size(1920, 1080).await;
+    browser.goto(&rig.serve.url("/board/web_q1")).await;
+    browser
+        .wait_for(
+            "the question for the arbiter",
+            "[...document.querySelectorAll('.alert')].some(a => \
+               a.textContent.includes('2 move orders explain it') && \
+               a.textContent.includes('[b2b3 c4c3 b3b4]') && \
+               a.textContent.includes('[b2b4 c4c3]'))",
+        )
+        .await;
+    browser.screenshot("board-question.png").await;
+    browser.size(390, 844).await;
+    let fits = browser
+        .eval("document.documentElement.scrollWidth <= window.innerWidth")
+        .await;
+    browser.screenshot("board-question-phone.png").await;
+    assert_eq!(fits, true, "the question fits a phone");
+
+    board_call(
+        &rig.conn,
+        "web_q1",
+        "ResolveGap",
+        &(vec!["b2b3", "c4c3", "b3b4"],),
+    )
+    .await;
+    browser
+        .wait_for(
+            "the answer",
+            "![...document.querySelectorAll('.alert')].some(a => a.textContent.includes('move orders')) && \
+             document.querySelectorAll('ol.moves li').length >= 2",
+        )
+        .await;
+    browser.screenshot("board-answered.png").await;
 }
