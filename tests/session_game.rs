@@ -721,12 +721,28 @@ fn reply_read_before_the_press(rig: &mut Rig, first: (Square, Square), reply: (S
     rig.press();
 }
 
-#[test]
-fn a_reply_read_before_the_first_press_teaches_the_clock_sides_right() {
+/// A session with the start position read and the clock heard.
+fn ready_with_clock() -> Rig {
     let mut rig = Rig::new(config(), Orientation::Normal);
     rig.dump(&Placement::start());
     rig.clock();
     rig.wait(1_000);
+    rig
+}
+
+fn assert_no_completed_illegal_move(rig: &Rig) {
+    assert!(
+        !rig.events
+            .iter()
+            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. })),
+        "{:?}",
+        rig.events
+    );
+}
+
+#[test]
+fn a_reply_read_before_the_first_press_teaches_the_clock_sides_right() {
+    let mut rig = ready_with_clock();
     // 1. e4 e5, both read before White's press: the first press of the game is White's.
     reply_read_before_the_press(&mut rig, (Square::E2, Square::E4), (Square::E7, Square::E5));
     rig.wait(3_000);
@@ -740,13 +756,7 @@ fn a_reply_read_before_the_first_press_teaches_the_clock_sides_right() {
         "{:?}",
         rig.events
     );
-    assert!(
-        !rig.events
-            .iter()
-            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. })),
-        "{:?}",
-        rig.events
-    );
+    assert_no_completed_illegal_move(&rig);
     // The clock's sides were learnt right: White's time is the left display's.
     rig.left_ms -= 7_000;
     rig.clock();
@@ -757,10 +767,7 @@ fn a_reply_read_before_the_first_press_teaches_the_clock_sides_right() {
 
 #[test]
 fn a_reply_read_before_the_press_mid_game_is_no_press_without_a_move() {
-    let mut rig = Rig::new(config(), Orientation::Normal);
-    rig.dump(&Placement::start());
-    rig.clock();
-    rig.wait(1_000);
+    let mut rig = ready_with_clock();
     play(&mut rig, "e4 e5", 3);
     rig.wait(3_000);
     reply_read_before_the_press(&mut rig, (Square::G1, Square::F3), (Square::B8, Square::C6));
@@ -769,11 +776,5 @@ fn a_reply_read_before_the_press_mid_game_is_no_press_without_a_move() {
     rig.wait(3_000);
     let view = rig.session.view();
     assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]);
-    assert!(
-        !rig.events
-            .iter()
-            .any(|e| matches!(e, Event::IllegalMoveCompleted { .. })),
-        "{:?}",
-        rig.events
-    );
+    assert_no_completed_illegal_move(&rig);
 }

@@ -190,9 +190,8 @@ fn rig(seed: u64) -> Rig {
     rig
 }
 
-/// e4 e5 seen, then Nf3 Nc6 Bc4 played while unplugged: two orders reach the board, the gap
-/// waits for the arbiter.
-fn choosing(seed: u64) -> Rig {
+/// e4 e5 seen, then Nf3 Nc6 Bc4 played while unplugged, and the board plugged in again.
+fn unplugged_for_three_plies(seed: u64) -> Rig {
     let mut rig = rig(seed);
     for san in ["e4", "e5"] {
         rig.play(san).unwrap();
@@ -203,6 +202,12 @@ fn choosing(seed: u64) -> Rig {
         rig.play(san).unwrap();
     }
     rig.replug();
+    rig
+}
+
+/// [`unplugged_for_three_plies`]: two orders reach the board, the gap waits for the arbiter.
+fn choosing(seed: u64) -> Rig {
+    let mut rig = unplugged_for_three_plies(seed);
     rig.advance(3_000);
     let gap = &rig.session().view().gap;
     assert!(gap.starts_with("2 sequences explain the board"), "{gap}");
@@ -318,16 +323,7 @@ fn resolve_gap_before_the_board_is_read_again_says_so() {
 
 #[test]
 fn a_gap_waiting_for_the_memory_is_in_the_sessions_wakeup() {
-    let mut rig = rig(35);
-    for san in ["e4", "e5"] {
-        rig.play(san).unwrap();
-    }
-    rig.advance(3_000);
-    rig.unplug();
-    for san in ["Nf3", "Nc6", "Bc4"] {
-        rig.play(san).unwrap();
-    }
-    rig.replug();
+    let mut rig = unplugged_for_three_plies(35);
     // The first board is read and the memory asked for: the session has deadlines of its
     // own now (the memory's wait, the board settling), not just the link's ticks.
     rig.advance(300);

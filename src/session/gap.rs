@@ -33,7 +33,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Color, Move, Position};
 
 use super::recovery::{
-    Asking, Candidate, Cause, Finding, Gap, Memory, Recovery, STILL_ASK_MS, Stage, plies,
+    Asking, Candidate, Cause, Finding, Gap, Memory, Recovery, STILL_ASK_MS, Stage, listed, plies,
 };
 use super::{Event, Session};
 use crate::arbiter::clock::Display;
@@ -694,19 +694,7 @@ impl Session {
                 self.close_gap(now, out);
             }
             search::Outcome::Several { sequences, total } => {
-                let listed: Vec<String> = sequences
-                    .iter()
-                    .take(search::MAX_LISTED)
-                    .enumerate()
-                    .map(|(i, s)| {
-                        format!(
-                            "{}) {} [{}]",
-                            i + 1,
-                            search::san_line(&from, s),
-                            search::uci_line(s)
-                        )
-                    })
-                    .collect();
+                let listed = listed(&from, &sequences);
                 let candidates = sequences
                     .into_iter()
                     .map(|moves| Candidate {

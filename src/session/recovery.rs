@@ -298,26 +298,30 @@ impl Gap {
 
 impl Asking {
     fn text(&self) -> String {
-        let listed: Vec<String> = self
-            .stories
-            .iter()
-            .take(search::MAX_LISTED)
-            .enumerate()
-            .map(|(i, s)| {
-                format!(
-                    "{}) {} [{}]",
-                    i + 1,
-                    search::san_line(&self.base, s),
-                    search::uci_line(s)
-                )
-            })
-            .collect();
         format!(
             "the board stood still and {} move orders explain it, which the board cannot tell apart: waiting for the next move, or for the arbiter (ResolveGap): {}",
             self.stories.len(),
-            listed.join("; ")
+            listed(&self.base, &self.stories).join("; ")
         )
     }
+}
+
+/// Stories from `base` as the arbiter reads them, numbered: SAN, and the UCI `ResolveGap`
+/// takes (at most [`search::MAX_LISTED`]).
+pub(super) fn listed(base: &Chess, stories: &[Vec<Move>]) -> Vec<String> {
+    stories
+        .iter()
+        .take(search::MAX_LISTED)
+        .enumerate()
+        .map(|(i, s)| {
+            format!(
+                "{}) {} [{}]",
+                i + 1,
+                search::san_line(base, s),
+                search::uci_line(s)
+            )
+        })
+        .collect()
 }
 
 pub(super) fn plies(n: usize) -> String {
