@@ -169,6 +169,7 @@ impl Session {
             // Already open: what is read next is still the gap's.
             Some(g) => {
                 g.stage = Stage::Unread { link_up: None };
+                g.memory = Memory::Settled;
                 g.sensed = None;
                 g.first_read = None;
             }
@@ -1105,6 +1106,9 @@ impl Session {
 
     /// The gap is over: the tracker reads the board as it stands, the arbiter the clock.
     fn close_gap(&mut self, now: Millis, out: &mut Vec<Event>) {
+        if !self.gap.is_open() {
+            return;
+        }
         let Recovery::Gap(g) = std::mem::take(&mut self.gap.state) else {
             return;
         };
