@@ -15,8 +15,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The pure core: no I/O, no async, no OS clock. Names absent from the tree are skipped.
-const CORE: [&str; 10] = [
+const CORE: [&str; 11] = [
     "vocab", "protocol", "board", "tracker", "arbiter", "gap", "game", "patch", "session", "link",
+    "capture",
 ];
 
 /// Shell modules the core must not use (the simulator drives ptys with tokio; `mqtt` is the
@@ -288,4 +289,54 @@ fn no_module_is_in_an_import_cycle() {
     let g = graph();
     let found = cycles(&g);
     assert!(found.is_empty(), "import cycles: {found:?}\ngraph: {g:#?}");
+}
+
+/// The bridges are D-Bus clients of the daemon by design: they share the contract, the
+/// client model and the core's words, never the daemon's code.
+#[test]
+fn no_bridge_uses_daemon_code() {
+    let faults: Vec<String> = modules()
+        .get("bridge")
+        .into_iter()
+        .flatten()
+        .filter(|f| crate_uses(&code(f)).contains("daemon"))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        faults.is_empty(),
+        "bridge files using crate::daemon: {faults:?}"
+    );
+}
+
+/// Inside the protocol, the framer and the payload parsers do not import each other both
+/// ways (their counters are a module of their own).
+#[test]
+fn the_protocol_files_are_in_no_cycle() {
+    let dir = src().join("protocol");
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("src/protocol") {
+        let path = entry.expect("entry").path();
+        let Some(name) = path.file_stem().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let text = code(&path);
+        let uses: BTreeSet<String> = text
+            .match_indices("super::")
+            .filter_map(|(i, _)| {
+                let rest = &text[i + "super::".len()..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                let m = &rest[..end];
+                (!m.is_empty() && m != name).then(|| m.to_owned())
+            })
+            .collect();
+        g.insert(name.to_owned(), uses);
+    }
+    assert!(
+        g.contains_key("decoder") && g.contains_key("codec"),
+        "{g:?}"
+    );
+    let found = cycles(&g);
+    assert!(found.is_empty(), "cycles inside src/protocol: {found:?}");
 }

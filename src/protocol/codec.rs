@@ -7,9 +7,9 @@
 //! `encode(decode(frame))` gives back the very same bytes. Bits no field carries (for example
 //! an ack's status byte) are written as 0.
 
-use super::decoder::DecoderStats;
 use super::ee_moves;
 use super::message::*;
+use super::stats::DecoderStats;
 use super::wire::*;
 
 /// Why a framed payload was refused (the decoder drops the frame and counts it).

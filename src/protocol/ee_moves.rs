@@ -7,8 +7,8 @@
 //! not form a tag are skipped one at a time and counted in
 //! [`DecoderStats::ee_skipped_bytes`](super::DecoderStats), never fatal.
 
-use super::decoder::DecoderStats;
 use super::message::{DisplayTime, EeEvent};
+use super::stats::DecoderStats;
 use super::wire::{PieceCode, bcd_minsec, piece_from_code, piece_to_code, to_bcd};
 
 const POWERUP: u8 = 0x6A;

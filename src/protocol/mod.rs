@@ -17,6 +17,7 @@ pub mod command;
 pub mod decoder;
 pub mod ee_moves;
 pub mod message;
+mod stats;
 pub mod wire;
 
 pub use ack::ClockButton;
@@ -25,5 +26,6 @@ pub use command::{
     AsciiBeep, ClockCommand, ClockText, Command, CommandDecoder, ParseError, RejectReason,
     RejectedCommand, RunSide, SetAndRun, XlDisplay, parse_command,
 };
-pub use decoder::{Decoder, DecoderStats};
+pub use decoder::Decoder;
 pub use message::*;
+pub use stats::DecoderStats;

@@ -1,6 +1,7 @@
 //! The shared words of eboardd: time on the caller's clock, the settings a board plays by
 //! (rules, edition, variant, clock side, orientation) and the words of a game (player,
-//! result, termination, claim kind), plus the core's reasons for refusing a command.
+//! result, termination, claim kind, a `Round` tag's round and board), plus the core's reasons
+//! for refusing a command.
 //!
 //! A leaf: it depends on nothing else in the crate, so every core module (tracker, arbiter,
 //! game, session, gap, patch) can use it without an import cycle. Every word is a small
@@ -14,11 +15,13 @@
 mod words;
 mod game;
 mod refused;
+mod round;
 mod settings;
 pub mod termination_serde;
 
 pub use game::{ClaimKind, GameResult, Player, Termination};
 pub use refused::CommandError;
+pub use round::{RoundBoard, parse_round};
 pub use settings::{Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
 pub use words::UnknownWord;
 

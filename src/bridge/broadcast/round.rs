@@ -22,7 +22,7 @@ use std::ops::RangeInclusive;
 use serde_json::Value;
 
 use crate::client::{HallUpdate, Props};
-use crate::daemon::rounds::parse_round;
+use crate::vocab::parse_round;
 
 /// lichess takes at most this many games in one broadcast round.
 pub const MAX_GAMES: usize = 64;
