@@ -212,18 +212,23 @@ proptest! {
     }
 }
 
+/// A named case: the hall's mix of paces, drawn from `seed`.
+fn named(seed: u64, clock: bool, orientation: Orientation) -> HallGame {
+    HallGame {
+        seed,
+        clock,
+        orientation,
+        trace: None,
+        reply_ms: None,
+    }
+}
+
 /// The case the tracker's own property test names for two stories the board cannot tell
 /// apart (corpus game 895, no clock, reversed): through the session, `Gap` asks at the still
 /// board with both move orders, and the next move settles it.
 #[test]
 fn two_move_orders_at_a_still_board_are_asked_about_through_the_session() {
-    let hall = HallGame {
-        seed: 155,
-        clock: false,
-        orientation: Orientation::Reversed,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = named(155, false, Orientation::Reversed);
     let run = check(895, &hall).unwrap();
     assert_eq!(run.asked, 1, "{run:?}");
 }
@@ -234,13 +239,7 @@ fn two_move_orders_at_a_still_board_are_asked_about_through_the_session() {
 /// accused of pressing without a move (corpus game 4, found by the property test).
 #[test]
 fn a_reply_read_before_the_first_press_leaves_the_clock_sides_right() {
-    let hall = HallGame {
-        seed: 13_275_271_780_905_097_553,
-        clock: true,
-        orientation: Orientation::Normal,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = named(13_275_271_780_905_097_553, true, Orientation::Normal);
     check(4, &hall).unwrap();
 }
 
@@ -248,13 +247,7 @@ fn a_reply_read_before_the_first_press_leaves_the_clock_sides_right() {
 /// was taken for Black's without a move (corpus game 761).
 #[test]
 fn a_reply_read_before_the_press_mid_game_accuses_nobody() {
-    let hall = HallGame {
-        seed: 13_244_799_611_438_197_664,
-        clock: true,
-        orientation: Orientation::Normal,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = named(13_244_799_611_438_197_664, true, Orientation::Normal);
     check(761, &hall).unwrap();
 }
 
@@ -262,12 +255,6 @@ fn a_reply_read_before_the_press_mid_game_accuses_nobody() {
 /// the corpus played on are not the record's (corpus game 66).
 #[test]
 fn a_game_ended_by_its_position_is_not_followed_past_its_end() {
-    let hall = HallGame {
-        seed: 0,
-        clock: false,
-        orientation: Orientation::Normal,
-        trace: None,
-        reply_ms: None,
-    };
+    let hall = named(0, false, Orientation::Normal);
     check(66, &hall).unwrap();
 }

@@ -45,10 +45,7 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
         to_played_ms: Vec::new(),
         to_final_ms: Vec::new(),
     };
-    // Plies (with the time of their last change) the record does not hold yet, and that are
-    // not final yet.
-    let mut unplayed: Vec<(usize, u64)> = Vec::new();
-    let mut unfinal: Vec<(usize, u64)> = Vec::new();
+    let mut waits = Waits::default();
     for (ply, p) in script(game, hall).into_iter().enumerate() {
         let (mv, steps, move_ends) = (p.mv, p.steps, p.move_ends);
         let trace = hall.trace.as_ref().is_some_and(|r| r.contains(&ply));
@@ -64,13 +61,7 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
                     while left > 0 {
                         let slice = left.min(50);
                         ev.extend(run.rig.steps(&[Pause(slice)]));
-                        catch_up(
-                            &run.rig,
-                            &mut unplayed,
-                            &mut unfinal,
-                            &mut run.to_played_ms,
-                            &mut run.to_final_ms,
-                        );
+                        waits.catch_up(&mut run);
                         left -= slice;
                     }
                     ev
@@ -78,16 +69,10 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
                 _ => run.rig.steps(&[*s]),
             };
             if i + 1 == move_ends {
-                unplayed.push((ply, run.rig.now));
-                unfinal.push((ply, run.rig.now));
+                waits.unplayed.push((ply, run.rig.now));
+                waits.unfinal.push((ply, run.rig.now));
             }
-            catch_up(
-                &run.rig,
-                &mut unplayed,
-                &mut unfinal,
-                &mut run.to_played_ms,
-                &mut run.to_final_ms,
-            );
+            waits.catch_up(&mut run);
             if trace {
                 println!("   t={} {s:?} -> {ev:?}", run.rig.now);
                 if std::env::var("TRACE_STATE").is_ok() {
@@ -105,13 +90,7 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
             let accused_before = accusations(&run.rig.events);
             for _ in 0..STILL_MS / 50 {
                 run.rig.pass(50);
-                catch_up(
-                    &run.rig,
-                    &mut unplayed,
-                    &mut unfinal,
-                    &mut run.to_played_ms,
-                    &mut run.to_final_ms,
-                );
+                waits.catch_up(&mut run);
             }
             run.checks += 1;
             let so_far = &game[..=ply];
@@ -140,31 +119,36 @@ pub fn play(game: &[Move], hall: &HallGame) -> HallRun {
     run
 }
 
-/// Plies the record now holds leave `unplayed`, plies now final leave `unfinal`; each
-/// one's wait is kept.
-fn catch_up(
-    rig: &Rig,
-    unplayed: &mut Vec<(usize, u64)>,
-    unfinal: &mut Vec<(usize, u64)>,
-    to_played_ms: &mut Vec<u64>,
-    to_final_ms: &mut Vec<u64>,
-) {
-    let held = rig.tracker.moves().len();
-    let fin = held - rig.tracker.pending_plies();
-    unplayed.retain(|&(ply, at)| {
-        let done = ply < held;
-        if done {
-            to_played_ms.push(rig.now.saturating_sub(at));
-        }
-        !done
-    });
-    unfinal.retain(|&(ply, at)| {
-        let done = ply < fin;
-        if done {
-            to_final_ms.push(rig.now.saturating_sub(at));
-        }
-        !done
-    });
+/// Plies (with the time of their last change) the record does not hold yet, and that are
+/// not final yet.
+#[derive(Default)]
+struct Waits {
+    unplayed: Vec<(usize, u64)>,
+    unfinal: Vec<(usize, u64)>,
+}
+
+impl Waits {
+    /// Plies the record now holds leave `unplayed`, plies now final leave `unfinal`; each
+    /// one's wait is kept in `run`.
+    fn catch_up(&mut self, run: &mut HallRun) {
+        let held = run.rig.tracker.moves().len();
+        let fin = held - run.rig.tracker.pending_plies();
+        let now = run.rig.now;
+        self.unplayed.retain(|&(ply, at)| {
+            let done = ply < held;
+            if done {
+                run.to_played_ms.push(now.saturating_sub(at));
+            }
+            !done
+        });
+        self.unfinal.retain(|&(ply, at)| {
+            let done = ply < fin;
+            if done {
+                run.to_final_ms.push(now.saturating_sub(at));
+            }
+            !done
+        });
+    }
 }
 
 fn accusations(events: &[TrackerEvent]) -> usize {
