@@ -57,9 +57,12 @@ SUBST = sed -e 's|/usr/bin/eboardd|$(BINDIR)/eboardd|g' \
 
 all: build man
 
-# The man page writer is built with the binaries (same features, so nothing is built twice).
+# The daemon is built without the simulated board (the `sim` feature, on for `cargo run --
+# --demo` from a clone): the production eboardd links no simulator. eboardctl keeps it for
+# `simulate` and `replay`; the man page writer is built with it (its pages list those too).
 build:
-	$(CARGO) build --release --locked --features manpages
+	$(CARGO) build --release --locked --no-default-features --bin eboardd
+	$(CARGO) build --release --locked --features manpages --bin eboardctl --bin eboardd-manpages
 
 man: build
 	rm -rf target/man
@@ -70,10 +73,10 @@ man: build
 check:
 	.ci/test-deps
 	cargo fmt --all -- --check
-	cargo clippy --all-targets --locked -- -D warnings
+	cargo clippy --workspace --all-targets --locked -- -D warnings
 	@# Keep these lines identical to the README's description of `make check`.
-	cargo test --locked --all-targets
-	cargo test --locked --doc
+	cargo test --locked --workspace --all-targets
+	cargo test --locked --workspace --doc
 
 # The Debian package (debian/, debhelper): target/deb/eboardd_<version>_<arch>.deb. Installs
 # the Debian packages it needs first (debhelper, dpkg-dev, …; sudo when not root), as check

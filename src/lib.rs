@@ -8,26 +8,23 @@
 //!                                                 + arbiter + game
 //! ```
 //!
-//! Everything outside [`daemon`], [`sim`]'s pty driver and [`cli`] is deterministic and does no
-//! I/O: time is always passed in as a value, so every rule and every move-reconstruction case
-//! is a plain unit test. See `ARCHITECTURE.md` for the codemap and invariants.
+//! The pure middle is the `eboard-core` crate (`crates/core`), which depends on no runtime and
+//! does no I/O; this crate is the shells around it: the daemon, the D-Bus client, the bridges,
+//! the MQTT side and `eboardctl`. The core's modules are re-exported here under their own
+//! names, so a shell names `crate::tracker` and a test `eboardd::tracker` as before. See
+//! `ARCHITECTURE.md` for the codemap and invariants.
 
-pub mod arbiter;
-pub mod board;
+pub use eboard_core::{
+    arbiter, board, capture, contract, game, gap, link, patch, pgn, protocol, session, tracker,
+    vocab,
+};
+/// The simulated board (`crates/sim`), in builds with the `sim` feature (the default).
+#[cfg(feature = "sim")]
+pub use eboard_sim as sim;
+
 pub mod bridge;
 pub mod bus_choice;
-pub mod capture;
 pub mod cli;
 pub mod client;
-pub mod contract;
 pub mod daemon;
-pub mod game;
-pub mod gap;
-pub mod link;
 pub mod mqtt;
-pub mod patch;
-pub mod protocol;
-pub mod session;
-pub mod sim;
-pub mod tracker;
-pub mod vocab;

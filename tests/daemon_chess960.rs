@@ -58,7 +58,7 @@ async fn fifty_chess960_start_positions_through_a_pty() {
     let mut castled = 0;
     for game in 0..50 {
         let n = rng.random_range(0..960);
-        let white = eboardd::sim::chess960::back_rank(n)
+        let white = eboardd::tracker::chess960::back_rank_of(n)
             .iter()
             .collect::<String>();
         let fen = format!(

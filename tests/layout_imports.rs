@@ -1,49 +1,87 @@
-//! The crate's layering, read from the source tree: which top-level module of `src/` uses
-//! which (`crate::…` paths outside comments and test modules), so that
+//! The workspace's layering. The compiler keeps most of it: the pure core is a crate of its own
+//! (`crates/core`) that cannot name the shells. What a dependency list cannot say is read
+//! here, from `cargo tree` and from the source trees (`crate::…` paths outside comments and
+//! test modules):
 //!
-//! * no module is in an import cycle (and, named apart, none through the pure core:
-//!   vocabulary, protocol, board, tracker, arbiter, gap, game, patch, session, link),
-//! * the core uses no shell module (daemon, cli, client, bridge, mqtt, sim) and no I/O, async
-//!   runtime, D-Bus or OS clock,
-//! * the vocabulary is a leaf.
+//! * the core crate pulls in no async runtime, D-Bus, HTTP, MQTT, terminal, serial or
+//!   logging crate, not even through another crate, and names no file system, network or
+//!   OS clock;
+//! * the daemon's production build (no `sim` feature) does not link the simulator;
+//! * no module of either crate is in an import cycle, the vocabulary is a leaf, and no bridge
+//!   uses daemon code.
 //!
-//! The modules are whatever `src/` holds (`src/x.rs` or `src/x/`), so the test follows
+//! The modules are whatever each `src/` holds (`x.rs` or `x/`), so the test follows
 //! modules that are added, moved or split.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The pure core: no I/O, no async, no OS clock. Names absent from the tree are skipped.
-const CORE: [&str; 11] = [
-    "vocab", "protocol", "board", "tracker", "arbiter", "gap", "game", "patch", "session", "link",
-    "capture",
+/// The pure core's modules, all in `crates/core/src`.
+const CORE: [&str; 13] = [
+    "vocab", "protocol", "board", "tracker", "arbiter", "gap", "game", "patch", "pgn", "session",
+    "link", "capture", "contract",
 ];
 
-/// Shell modules the core must not use (the simulator drives ptys with tokio; `mqtt` is the
-/// broker side of the relay and the hall reader).
-const SHELLS: [&str; 6] = ["daemon", "cli", "client", "bridge", "mqtt", "sim"];
+/// The shells, in the daemon's crate (`src/`).
+const SHELLS: [&str; 5] = ["daemon", "cli", "client", "bridge", "mqtt"];
+
+/// Crates the core must not pull in, directly or through another crate: runtimes, D-Bus,
+/// HTTP, MQTT, terminals, serial ports, logging, and the simulator.
+const FORBIDDEN_CRATES: [&str; 16] = [
+    "tokio",
+    "async-std",
+    "futures-util",
+    "mio",
+    "zbus",
+    "axum",
+    "hyper",
+    "reqwest",
+    "rumqttc",
+    "crossterm",
+    "tokio-serial",
+    "serialport",
+    "nix",
+    "tracing",
+    "log",
+    "eboard-sim",
+];
 
 /// What the core must not name: the runtime, D-Bus, the file system, the network, the OS clock.
-const FORBIDDEN_IN_CORE: [&str; 8] = [
+const FORBIDDEN_IN_CORE: [&str; 13] = [
     "tokio::",
     "zbus::",
     "std::fs",
     "std::net",
+    "std::env",
+    "std::process",
+    "std::thread",
+    "println!",
+    "eprintln!",
     "std::time::Instant",
     "std::time::SystemTime",
     "Instant::now",
     "SystemTime::now",
 ];
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Top-level modules and their files.
-fn modules() -> BTreeMap<String, Vec<PathBuf>> {
+/// The daemon's crate: the shells.
+fn src() -> PathBuf {
+    root().join("src")
+}
+
+/// The core crate.
+fn core_src() -> PathBuf {
+    root().join("crates/core/src")
+}
+
+/// Top-level modules of the crate rooted at `src` and their files.
+fn modules(src: &Path) -> BTreeMap<String, Vec<PathBuf>> {
     let mut out = BTreeMap::new();
-    for entry in fs::read_dir(src()).expect("src/ is readable") {
+    for entry in fs::read_dir(src).expect("src/ is readable") {
         let path = entry.expect("src/ entry").path();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         if name == "lib" || name == "main" || name == "bin" {
@@ -147,9 +185,9 @@ fn crate_uses(code: &str) -> BTreeSet<String> {
     out
 }
 
-/// Module → the other top-level modules it uses.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let mods = modules();
+/// Module → the other top-level modules of its crate it uses.
+fn graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mods = modules(src);
     let names: BTreeSet<String> = mods.keys().cloned().collect();
     mods.iter()
         .map(|(m, files)| {
@@ -226,30 +264,124 @@ fn code_of(text: &str) -> String {
     code(&path)
 }
 
+/// `cargo tree`'s package names for `args` (normal dependencies only), offline.
+fn tree(args: &[&str]) -> BTreeSet<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .args(args)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
 #[test]
-fn the_tree_has_the_core_modules() {
-    let mods = modules();
-    for m in ["vocab", "arbiter", "session", "tracker", "game"] {
-        assert!(mods.contains_key(m), "src/{m} is missing: {mods:?}");
+fn the_trees_have_their_modules() {
+    let core = modules(&core_src());
+    for m in CORE {
+        assert!(
+            core.contains_key(m),
+            "crates/core/src/{m} is missing: {core:?}"
+        );
+    }
+    let shells = modules(&src());
+    for m in SHELLS {
+        assert!(shells.contains_key(m), "src/{m} is missing: {shells:?}");
+    }
+    let moved: Vec<_> = shells
+        .keys()
+        .filter(|m| CORE.contains(&m.as_str()))
+        .collect();
+    assert!(moved.is_empty(), "core modules back in src/: {moved:?}");
+}
+
+#[test]
+fn the_core_crate_pulls_in_no_runtime_bus_network_terminal_or_log() {
+    let deps = tree(&["-p", "eboard-core"]);
+    assert!(deps.contains("shakmaty"), "the tree is read: {deps:?}");
+    let bad: Vec<_> = FORBIDDEN_CRATES
+        .iter()
+        .filter(|c| deps.contains(**c))
+        .collect();
+    assert!(bad.is_empty(), "the core crate depends on {bad:?}");
+}
+
+/// `make` and the Debian package build the daemon without the `sim` feature: that build links
+/// no simulator, while the default one (the demo's) does.
+#[test]
+fn the_production_daemon_does_not_link_the_simulator() {
+    let production = tree(&["-p", "eboardd", "--no-default-features"]);
+    assert!(production.contains("eboard-core"), "{production:?}");
+    assert!(!production.contains("eboard-sim"), "{production:?}");
+    assert!(tree(&["-p", "eboardd"]).contains("eboard-sim"));
+    let makefile = fs::read_to_string(root().join("Makefile")).expect("Makefile");
+    assert!(
+        makefile.contains("--no-default-features --bin eboardd"),
+        "the Makefile's build of eboardd must leave the simulator out"
+    );
+    // Every use of the simulator in the daemon's crate sits in a module the feature gates.
+    let gated = ["daemon/demo.rs", "cli/simulate.rs", "cli/replay.rs"];
+    let mut faults = Vec::new();
+    for f in modules(&src()).values().flatten() {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let code = code(f);
+        if (crate_uses(&code).contains("sim") || code.contains("eboard_sim"))
+            && !gated.contains(&rel.as_str())
+        {
+            faults.push(rel);
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "simulator used outside the gated modules: {faults:?}"
+    );
+    for (file, module) in [
+        ("daemon/mod.rs", "pub mod demo;"),
+        ("cli/mod.rs", "pub mod simulate;"),
+        ("cli/mod.rs", "pub mod replay;"),
+    ] {
+        let text = fs::read_to_string(src().join(file)).unwrap();
+        assert!(
+            text.contains(&format!("#[cfg(feature = \"sim\")]\n{module}")),
+            "{file}: {module} is not gated by the sim feature"
+        );
     }
 }
 
 #[test]
 fn the_core_is_in_no_import_cycle() {
-    let g = graph();
-    let bad: Vec<_> = cycles(&g)
-        .into_iter()
-        .filter(|c| c.iter().any(|m| CORE.contains(&m.as_str())))
-        .collect();
+    let g = graph(&core_src());
+    let found = cycles(&g);
     assert!(
-        bad.is_empty(),
-        "import cycles through the core: {bad:?}\ngraph: {g:#?}"
+        found.is_empty(),
+        "import cycles in the core: {found:?}\ngraph: {g:#?}"
     );
 }
 
 #[test]
 fn the_vocabulary_is_a_leaf() {
-    let g = graph();
+    let g = graph(&core_src());
     assert_eq!(
         g.get("vocab"),
         Some(&BTreeSet::new()),
@@ -259,21 +391,11 @@ fn the_vocabulary_is_a_leaf() {
 }
 
 #[test]
-fn the_core_uses_no_shell_and_no_io() {
-    let mods = modules();
+fn the_core_names_no_io() {
     let mut faults = Vec::new();
-    for (m, files) in mods.iter().filter(|(m, _)| CORE.contains(&m.as_str())) {
+    for (m, files) in modules(&core_src()) {
         for f in files {
-            let code = code(f);
-            for shell in crate_uses(&code)
-                .into_iter()
-                .filter(|u| SHELLS.contains(&u.as_str()))
-            {
-                faults.push(format!(
-                    "{}: core module {m} uses crate::{shell}",
-                    f.display()
-                ));
-            }
+            let code = code(&f);
             for word in FORBIDDEN_IN_CORE {
                 if code.contains(word) {
                     faults.push(format!("{}: core module {m} names {word}", f.display()));
@@ -285,8 +407,8 @@ fn the_core_uses_no_shell_and_no_io() {
 }
 
 #[test]
-fn no_module_is_in_an_import_cycle() {
-    let g = graph();
+fn no_shell_module_is_in_an_import_cycle() {
+    let g = graph(&src());
     let found = cycles(&g);
     assert!(found.is_empty(), "import cycles: {found:?}\ngraph: {g:#?}");
 }
@@ -295,7 +417,7 @@ fn no_module_is_in_an_import_cycle() {
 /// client model and the core's words, never the daemon's code.
 #[test]
 fn no_bridge_uses_daemon_code() {
-    let faults: Vec<String> = modules()
+    let faults: Vec<String> = modules(&src())
         .get("bridge")
         .into_iter()
         .flatten()
@@ -312,9 +434,9 @@ fn no_bridge_uses_daemon_code() {
 /// ways (their counters are a module of their own).
 #[test]
 fn the_protocol_files_are_in_no_cycle() {
-    let dir = src().join("protocol");
+    let dir = core_src().join("protocol");
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("src/protocol") {
+    for entry in std::fs::read_dir(&dir).expect("crates/core/src/protocol") {
         let path = entry.expect("entry").path();
         let Some(name) = path.file_stem().and_then(|n| n.to_str()) else {
             continue;
@@ -338,5 +460,8 @@ fn the_protocol_files_are_in_no_cycle() {
         "{g:?}"
     );
     let found = cycles(&g);
-    assert!(found.is_empty(), "cycles inside src/protocol: {found:?}");
+    assert!(
+        found.is_empty(),
+        "cycles inside crates/core/src/protocol: {found:?}"
+    );
 }

@@ -557,7 +557,7 @@ fn a_king_walk_to_the_centre_is_no_gesture() {
 // ----- Chess960 ---------------------------------------------------------------------------------
 
 fn chess960_fen(n: usize) -> String {
-    let white: String = eboardd::sim::chess960::back_rank(n).iter().collect();
+    let white: String = eboardd::tracker::chess960::back_rank_of(n).iter().collect();
     format!(
         "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w - - 0 1",
         white.to_lowercase()

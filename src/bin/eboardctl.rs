@@ -43,8 +43,10 @@ enum Command {
     Bus(BusCommand),
     // Offline commands need no bus and start their own runtime, so `main` runs them directly.
     /// A virtual DGT board + clock on a pseudo-terminal, playing real games as people do.
+    #[cfg(feature = "sim")]
     Simulate(cli::simulate::SimulateArgs),
     /// Replay a recorded capture into a pseudo-terminal.
+    #[cfg(feature = "sim")]
     Replay(cli::replay::ReplayArgs),
     /// Read a capture offline and print the reconstructed game as PGN (`--events`: every event).
     Decode(cli::decode::DecodeArgs),
@@ -127,7 +129,9 @@ fn main() {
     };
     let result = match cli.command {
         Command::Bus(command) => on_bus(&globals, command),
+        #[cfg(feature = "sim")]
         Command::Simulate(args) => cli::simulate::run(args).map_err(CtlError::from),
+        #[cfg(feature = "sim")]
         Command::Replay(args) => cli::replay::run(args).map_err(CtlError::from),
         Command::Decode(args) => cli::decode::run(&args).map_err(CtlError::from),
         Command::Serve(args) => cli::serve::run(&globals, &args),

@@ -16,8 +16,10 @@ pub mod pairings;
 pub mod pgn;
 pub mod relay;
 pub mod render;
+#[cfg(feature = "sim")]
 pub mod replay;
 pub mod serve;
+#[cfg(feature = "sim")]
 pub mod simulate;
 pub mod status;
 pub mod verbs;

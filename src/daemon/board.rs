@@ -216,6 +216,9 @@ impl Running {
             while let Some(request) = self.task.session.poll_request() {
                 self.link.request(request, now);
             }
+            while let Some(fact) = self.task.session.poll_fact() {
+                log_fact(&fact);
+            }
             let Some(output) = self.link.poll_output() else {
                 break;
             };
@@ -366,5 +369,13 @@ async fn write(stream: &mut SerialStream, bytes: &[u8]) -> std::io::Result<()> {
             std::io::ErrorKind::TimedOut,
             "write timed out",
         )),
+    }
+}
+
+/// The session's facts go to the daemon's log at their own level (the core only reports them).
+fn log_fact(fact: &eboard_core::session::Fact) {
+    match fact.level() {
+        eboard_core::session::Level::Info => tracing::info!("{fact}"),
+        eboard_core::session::Level::Warn => tracing::warn!("{fact}"),
     }
 }

@@ -16,6 +16,7 @@ pub mod bus;
 pub mod commit_log;
 pub mod config;
 pub mod dbus;
+#[cfg(feature = "sim")]
 pub mod demo;
 pub mod faults;
 pub mod file_error;
@@ -58,6 +59,24 @@ pub const EXIT_FAILURE: i32 = 1;
 /// Exit code: bad configuration or arguments.
 pub const EXIT_USAGE: i32 = 2;
 
+/// `--demo`: the simulated board plays through the whole pipeline.
+#[cfg(feature = "sim")]
+fn run_demo(runtime: &tokio::runtime::Runtime, args: Args) -> i32 {
+    runtime.block_on(demo::run(args))
+}
+
+/// `--demo` in a build without the simulator (the production build of `make` and the Debian
+/// package, which keeps the simulated board out of the daemon): say so and how to get one.
+#[cfg(not(feature = "sim"))]
+fn run_demo(_runtime: &tokio::runtime::Runtime, _args: Args) -> i32 {
+    eprintln!(
+        "eboardd: --demo: this eboardd was built without the simulated board (cargo feature \"sim\"); \
+         run the demo from a source checkout with `cargo run --release -- --demo`, or try \
+         `eboardctl simulate` with this daemon"
+    );
+    EXIT_USAGE
+}
+
 /// Run `eboardd` with the process's arguments; returns the exit code.
 pub fn main() -> i32 {
     let args = match Args::try_parse() {
@@ -80,7 +99,7 @@ pub fn main() -> i32 {
         }
     };
     let code = if args.demo {
-        runtime.block_on(demo::run(args))
+        run_demo(&runtime, args)
     } else {
         match Settings::resolve(&args) {
             Ok(settings) => match runtime.block_on(run(settings)) {

@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::bridge::livechess::objects;
 use crate::client::BoardProps;
-use crate::sim::chess960::back_rank;
-use crate::sim::pgn::parse_games;
+use crate::pgn::parse_games;
+use crate::tracker::chess960::back_rank_of;
 
 /// The Chess960 start number of the standard position (how lichess reads "standard chess").
 pub const STANDARD_START_NUMBER: u32 = 518;
@@ -229,7 +229,7 @@ pub fn start_number(fen: &str) -> u32 {
         .collect();
     (0..960u32)
         .find(|&n| {
-            back_rank(n as usize)
+            back_rank_of(n as usize)
                 .iter()
                 .map(char::to_ascii_uppercase)
                 .eq(rank1.iter().copied())

@@ -26,7 +26,7 @@ use tokio_serial::{SerialPort as _, SerialStream};
 
 use super::clock::{ClockSetup, ClockSide};
 use super::virtual_board::{BoardOptions, BoardStats, UpdateMode, VirtualBoard};
-use crate::protocol::ClockTimes;
+use eboard_core::protocol::ClockTimes;
 
 /// Output chunks queued for a host that reads slowly before bytes are dropped (a whole game
 /// at stepped speed fits many times over).
@@ -78,7 +78,7 @@ pub enum Action {
     SetClock(ClockSetup),
     /// Set the clock to a time control in its FIDE mode (periods, increments, delays),
     /// stopped.
-    SetTimeControl(crate::arbiter::timecontrol::TimeControl),
+    SetTimeControl(eboard_core::arbiter::timecontrol::TimeControl),
 }
 
 /// The simulator's state at one moment.

@@ -34,7 +34,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use eboardd::sim::{Scenario, ScenarioOptions, SimBoard, SimOptions, Step, default_game};
+//! use eboard_sim::{Scenario, ScenarioOptions, SimBoard, SimOptions, Step, default_game};
 //! # async fn demo() -> anyhow::Result<()> {
 //! let sim = SimBoard::spawn(SimOptions { speed: 50.0, ..SimOptions::default() }).await?;
 //! println!("open {}", sim.path().display());
@@ -66,12 +66,11 @@
 //! right display, 6–8 left, status bit 3 = left running, bit 4 = right running, bit 1 lever
 //! left side down), the Fischer indicator and increment at each press, flag bits at zero.
 
-pub mod chess960;
 pub mod clock;
 pub mod eeprom;
 pub mod feed;
 pub mod handling;
-pub mod pgn;
+pub use eboard_core::pgn;
 pub mod pty;
 pub mod rig;
 pub mod scenario;

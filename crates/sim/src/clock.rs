@@ -14,8 +14,8 @@
 //! adds the next period's time to both sides at once and shows a steady flag on his side
 //! (bit 6) until his next press; the final period's flag (bit 4) blocks the display at zero.
 
-use crate::arbiter::timecontrol::{Bonus, TimeControl};
-use crate::protocol::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboard_core::arbiter::timecontrol::{Bonus, TimeControl};
+use eboard_core::protocol::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 
 /// A physical half of the clock, seen from its front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,7 +8,7 @@
 //! # API
 //!
 //! ```
-//! use eboardd::sim::handling::{Handling, Noise, SensorStep};
+//! use eboard_sim::handling::{Handling, Noise, SensorStep};
 //! use shakmaty::{Chess, Position};
 //!
 //! let pos = Chess::default();

@@ -20,9 +20,9 @@ use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::eeprom::Eeprom;
-use crate::arbiter::timecontrol::TimeControl;
-use crate::board::Orientation;
-use crate::protocol::{
+use eboard_core::arbiter::timecontrol::TimeControl;
+use eboard_core::board::Orientation;
+use eboard_core::protocol::{
     BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
     Message, RunSide,
 };
@@ -229,7 +229,8 @@ impl VirtualBoard {
 
     /// Write BEGINPOS / BEGINPOS_ROT when the start position appears on the sensors.
     fn note_start_position(&mut self) {
-        let start = crate::board::Placement::start().to_wire(crate::board::Orientation::Normal);
+        let start =
+            eboard_core::board::Placement::start().to_wire(eboard_core::board::Orientation::Normal);
         let normal = self.fields == start;
         let mut turned = start;
         turned.reverse();
@@ -629,15 +630,15 @@ fn digits(text: &str, len: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::EeEvent;
+    use eboard_core::protocol::EeEvent;
     use shakmaty::{Color, Role};
 
     #[test]
     fn eeprom_logs_only_while_powered() {
         let mut b = board();
         let parse = |b: &VirtualBoard| {
-            let mut stats = crate::protocol::DecoderStats::default();
-            crate::protocol::ee_moves::parse(&b.eeprom_dump(), &mut stats)
+            let mut stats = eboard_core::protocol::DecoderStats::default();
+            eboard_core::protocol::ee_moves::parse(&b.eeprom_dump(), &mut stats)
         };
         let fresh = parse(&b);
         assert_eq!(
@@ -839,7 +840,7 @@ mod tests {
 
     #[test]
     fn every_answer_decodes_to_what_the_board_holds() {
-        use crate::protocol::Decoder;
+        use eboard_core::protocol::Decoder;
         let mut b = board();
         b.receive(&[0x45, 0x55, 0x46, 0x47, 0x4D, 0x4C, 0x49, 0x41, 0x42], 0);
         let (messages, stats) = Decoder::decode_all(&b.poll(0));
@@ -911,8 +912,8 @@ mod tests {
                 if let Some(&(sq, code)) = moves.get(i) {
                     let square = Square::ALL[sq];
                     // Codes 1–12 are the pieces in the protocol's own order.
-                    match crate::protocol::wire::piece_from_code(code) {
-                        crate::protocol::wire::PieceCode::Known(Some(piece)) => {
+                    match eboard_core::protocol::wire::piece_from_code(code) {
+                        eboard_core::protocol::wire::PieceCode::Known(Some(piece)) => {
                             b.place(square, piece, now)
                         }
                         _ => b.lift(square, now),
@@ -922,7 +923,7 @@ mod tests {
                 out.extend(b.poll(now));
                 proptest::prop_assert!(b.next_deadline(now).is_none_or(|t| t >= now));
             }
-            let (_, stats) = crate::protocol::Decoder::decode_all(&out);
+            let (_, stats) = eboard_core::protocol::Decoder::decode_all(&out);
             proptest::prop_assert_eq!(stats.skipped_bytes, 0);
         }
     }
@@ -935,7 +936,7 @@ mod tests {
         b.receive(&[0x4B], 0);
         let _ = b.poll(0);
         b.press_button(0x33, 0);
-        let (messages, _) = crate::protocol::Decoder::decode_all(&b.poll(0));
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
         assert_eq!(
             messages,
             [Message::ClockAck(ClockAck {

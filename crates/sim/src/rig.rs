@@ -17,14 +17,14 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
 use super::virtual_board::{BoardOptions, VirtualBoard};
-use crate::protocol::{ClockCommand, Command, Decoder, Message};
-use crate::session::{
+use eboard_core::protocol::{ClockCommand, Command, Decoder, Message};
+use eboard_core::session::{
     BoardRequest, Command as SessionCommand, Event, Input, Session, SessionConfig,
 };
-use crate::vocab::CommandError;
+use eboard_core::vocab::CommandError;
 
 /// How often the session gets a tick: the daemon's board task's own pace.
-pub use crate::link::TICK_MS;
+pub use eboard_core::link::TICK_MS;
 
 /// The board, the line and the session (see the module documentation).
 pub struct Rig {
@@ -202,7 +202,7 @@ impl Rig {
         after.play_unchecked(m);
         let after = after.board().clone();
         let side = self.side_of(self.played.turn());
-        let changed = crate::tracker::search_diff(&before, &after);
+        let changed = eboard_core::tracker::search_diff(&before, &after);
         for sq in changed {
             if before.piece_at(sq).is_some() {
                 self.board.lift(sq, self.now);

@@ -111,7 +111,7 @@ pub enum Step {
     /// The DGT result gesture: the player to move puts his king on a centre square, then the
     /// opponent his, both left there for longer than the 2 s the host waits. `result` is
     /// `1-0` (light squares d5/e4), `0-1` (dark d4/e5) or `1/2-1/2` (one of each).
-    ResultGesture(crate::vocab::GameResult),
+    ResultGesture(eboard_core::vocab::GameResult),
     /// Set up this start position on the board (a Chess960 start, say) and reset the clock
     /// to `clock`; the game goes on from it.
     SetUp {
@@ -149,7 +149,7 @@ pub struct Scenario<'a> {
     played: Played,
     clock_started: bool,
     /// New games set the clock to this control in its FIDE mode instead of their setup.
-    time_control: Option<crate::arbiter::timecontrol::TimeControl>,
+    time_control: Option<eboard_core::arbiter::timecontrol::TimeControl>,
 }
 
 impl<'a> Scenario<'a> {
@@ -173,7 +173,7 @@ impl<'a> Scenario<'a> {
     /// their clock setup.
     pub fn with_time_control(
         mut self,
-        control: Option<crate::arbiter::timecontrol::TimeControl>,
+        control: Option<eboard_core::arbiter::timecontrol::TimeControl>,
     ) -> Self {
         self.time_control = control;
         self
@@ -333,8 +333,11 @@ impl<'a> Scenario<'a> {
         Ok(())
     }
 
-    async fn result_gesture(&mut self, result: crate::vocab::GameResult) -> anyhow::Result<()> {
-        use crate::vocab::GameResult;
+    async fn result_gesture(
+        &mut self,
+        result: eboard_core::vocab::GameResult,
+    ) -> anyhow::Result<()> {
+        use eboard_core::vocab::GameResult;
         use shakmaty::Role;
         let board = self.position.board().clone();
         let free = |sq: Square| board.piece_at(sq).is_none_or(|p| p.role == Role::King);

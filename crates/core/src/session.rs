@@ -6,6 +6,7 @@
 //! changes. A session rebuilt with [`Session::restore`] from the journalled events is
 //! indistinguishable from the one that produced them.
 
+mod fact;
 mod gap;
 mod recovery;
 pub mod signal;
@@ -28,6 +29,7 @@ use crate::vocab::{
     Termination, Variant, WhiteDisplay,
 };
 
+pub use fact::{Fact, Level};
 pub use gap::{
     BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
 };
@@ -309,6 +311,8 @@ pub struct Session {
     link_up: bool,
     /// The board's properties, re-rendered after every input.
     view: BoardProps,
+    /// What the log should tell, until the shell drains it (see `session/fact.rs`).
+    facts: Vec<Fact>,
 }
 
 impl Session {
@@ -340,6 +344,7 @@ impl Session {
             gesture_first: None,
             link_up: false,
             view: BoardProps::default(),
+            facts: Vec::new(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -373,7 +378,9 @@ impl Session {
                     if let Some(g) = game.as_mut().filter(|_| !patch_failed)
                         && let Err(e) = patch.apply(g)
                     {
-                        tracing::warn!(%e, "journalled game record patch skipped");
+                        s.report(Fact::PatchSkipped {
+                            error: e.to_string(),
+                        });
                         patch_failed = true;
                     }
                 }
@@ -400,7 +407,9 @@ impl Session {
                     s.arbiter = arbiter;
                 }
                 Err(reason) => {
-                    tracing::warn!(%reason, "journalled game could not be restored; starting empty");
+                    s.report(Fact::RestoreFailed {
+                        reason: reason.to_string(),
+                    });
                     s.started = false;
                 }
             }
@@ -605,7 +614,9 @@ impl Session {
                 drop(tracked);
             }
             Err(e) => {
-                tracing::warn!(error = %e, "an illegal move stands but the board cannot be read as a position");
+                self.report(Fact::IllegalMoveUnreadable {
+                    error: e.to_string(),
+                });
             }
         }
     }

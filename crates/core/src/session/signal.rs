@@ -14,7 +14,6 @@ use serde_json::{Map, Value};
 
 use super::Event;
 use crate::contract::{self, Signal};
-#[cfg(test)]
 use crate::vocab::{GameResult, Player, Termination};
 
 /// The key under which the journal's serde form names the variant.
@@ -76,8 +75,8 @@ fn journal_tag(member: &str) -> String {
     tag
 }
 
-/// One event of every signal variant, in the contract's order (for tests).
-#[cfg(test)]
+/// One event of every signal variant, in the contract's order: the shells' tests check that
+/// each of their renderings (D-Bus, the watch line, the clients) covers every signal.
 pub fn every_signal() -> Vec<Event> {
     vec![
         Event::GameStarted { fen: "f0".into() },
@@ -117,7 +116,6 @@ pub fn every_signal() -> Vec<Event> {
 mod tests {
     use super::*;
     use crate::session::RecordFact;
-    use crate::vocab::Player;
     use serde_json::json;
 
     #[test]

@@ -12,7 +12,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Move, Position};
 
 use super::rig::Rig;
-use crate::session::{Command, Event};
+use eboard_core::session::{Command, Event};
 
 /// How the players and the arbiter behave.
 #[derive(Debug, Clone)]

@@ -25,7 +25,7 @@ const NOP: u8 = 0x7F;
 const NOP2: u8 = 0x00;
 
 /// Parse a whole EE_MOVES payload.
-pub(crate) fn parse(payload: &[u8], stats: &mut DecoderStats) -> Vec<EeEvent> {
+pub fn parse(payload: &[u8], stats: &mut DecoderStats) -> Vec<EeEvent> {
     let mut events = Vec::with_capacity(payload.len() / 2);
     let mut i = 0;
     while let Some(&tag) = payload.get(i) {
@@ -132,7 +132,9 @@ fn tag_bytes(event: &EeEvent) -> ([u8; 3], usize) {
 /// Append the tags of `events` to `out`, stopping before the payload would exceed `max` bytes
 /// (the longest log a board holds). Nothing is added: a board's own log ends with an
 /// [`EeEvent::Eof`], so a list that should look real ends with one too.
-pub(crate) fn encode(events: &[EeEvent], out: &mut Vec<u8>, max: usize) {
+///
+/// Public for the simulated board's memory, which writes what a real board would.
+pub fn encode(events: &[EeEvent], out: &mut Vec<u8>, max: usize) {
     let mut written = 0;
     for event in events {
         let (bytes, len) = tag_bytes(event);

@@ -1,13 +1,17 @@
-//! PGN reading for the simulator and the tests, with `pgn-reader` (shakmaty's companion):
+//! PGN reading for the simulator, the LiveChess bridge's tournaments and the tests, with `pgn-reader` (shakmaty's companion):
 //! tag pairs, the main line's SAN moves, its comments and the result (variations and NAGs
 //! skipped); the moves are replayed with shakmaty.
 
 use std::ops::ControlFlow;
 
-use anyhow::Context as _;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Chess, Move, Position as _};
+
+/// Why a game of a PGN file cannot be played: a bad FEN tag or a move that is not legal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PgnError(String);
 
 /// One game of a PGN file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -30,12 +34,12 @@ impl PgnGame {
     }
 
     /// The position the game starts from (the FEN tag, else the standard start).
-    pub fn start_position(&self) -> anyhow::Result<Chess> {
+    pub fn start_position(&self) -> Result<Chess, PgnError> {
         match self.tag("FEN") {
             Some(fen) => {
                 let parsed: Fen = fen
                     .parse()
-                    .with_context(|| format!("bad FEN tag {fen:?}"))?;
+                    .map_err(|e| PgnError(format!("bad FEN tag {fen:?}: {e}")))?;
                 // Chess960 games (lichess exports them so) name the variant.
                 let mode = if self
                     .tag("Variant")
@@ -47,23 +51,23 @@ impl PgnGame {
                 };
                 parsed
                     .into_position(mode)
-                    .with_context(|| format!("illegal FEN tag position {fen:?}"))
+                    .map_err(|e| PgnError(format!("illegal FEN tag position {fen:?}: {e}")))
             }
             None => Ok(Chess::default()),
         }
     }
 
     /// The moves, checked for legality from the start position.
-    pub fn moves(&self) -> anyhow::Result<Vec<Move>> {
+    pub fn moves(&self) -> Result<Vec<Move>, PgnError> {
         let mut pos = self.start_position()?;
         let mut out = Vec::with_capacity(self.sans.len());
         for (ply, text) in self.sans.iter().enumerate() {
             let san: San = text
                 .parse()
-                .with_context(|| format!("ply {}: cannot read SAN {text:?}", ply + 1))?;
+                .map_err(|e| PgnError(format!("ply {}: cannot read SAN {text:?}: {e}", ply + 1)))?;
             let mv = san
                 .to_move(&pos)
-                .with_context(|| format!("ply {}: {text} is not legal here", ply + 1))?;
+                .map_err(|e| PgnError(format!("ply {}: {text} is not legal here: {e}", ply + 1)))?;
             pos.play_unchecked(mv);
             out.push(mv);
         }
@@ -209,7 +213,7 @@ mod tests {
     fn whole_corpus_reads() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/corpus/twic1599.pgn"
+            "/../../tests/data/corpus/twic1599.pgn"
         );
         let text = std::fs::read_to_string(path).expect("the shared corpus");
         let games = parse_games(&text);

@@ -4,10 +4,10 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use crate::board::{Orientation, Placement};
-use crate::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
-use crate::session::{Event, Input, Session, SessionConfig};
-use crate::vocab::Millis;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
+use eboard_core::session::{Event, Input, Session, SessionConfig};
+use eboard_core::vocab::Millis;
 
 use super::handling::{Handling, Noise, SensorStep};
 

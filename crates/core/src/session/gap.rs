@@ -35,7 +35,7 @@ use shakmaty::{Board, Chess, Color, Move, Position};
 use super::recovery::{
     Asking, Candidate, Cause, Finding, Gap, Memory, Recovery, STILL_ASK_MS, Stage, listed, plies,
 };
-use super::{Event, Session};
+use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
 use crate::gap::{clock, memory, search};
@@ -296,8 +296,8 @@ impl Session {
         {
             let waited = now.saturating_sub(at);
             if waited >= MEMORY_WAIT_MS {
-                tracing::info!("the board's memory did not come: the search decides");
                 *memory = Memory::Settled;
+                self.report(Fact::MemoryNotCome);
             }
             if held_unique && waited >= MEMORY_GRACE_MS {
                 // The single sequence found has waited for the memory long enough.
@@ -335,9 +335,7 @@ impl Session {
             } => {
                 let waited = now.saturating_sub(*up);
                 if waited >= DUMP_GIVE_UP_MS {
-                    tracing::warn!(
-                        "no whole board came after the link came back: following its changes from what was known"
-                    );
+                    self.report(Fact::NoWholeBoard);
                     self.close_gap(now, out);
                 } else if waited >= DUMP_AGAIN_MS && !*asked_again {
                     *asked_again = true;
@@ -383,10 +381,9 @@ impl Session {
             self.close_gap(now, out);
             return;
         }
-        tracing::info!(
-            cause = self.gap.cause(),
-            "the board changed while it was not read: reading its memory"
-        );
+        self.report(Fact::ReadingMemory {
+            cause: self.gap.cause(),
+        });
         self.gap.requests.push(BoardRequest::ReadMemory);
         self.enter_search(
             None,
@@ -455,14 +452,11 @@ impl Session {
                     end.play_unchecked(m);
                 }
                 if !self.board_follows(&end, &self.board_of(&fields)) {
-                    tracing::warn!(
-                        plies = n,
-                        "the board now does not follow from the moves in its memory: searching instead"
-                    );
+                    self.report(Fact::MemoryContradicted { plies: n });
                     self.gap_search_again(held_unique, now, out);
                     return;
                 }
-                tracing::info!(plies = n, "moves recovered from the board's memory");
+                self.report(Fact::RecoveredFromMemory { plies: n });
                 let note = format!(
                     "{} made {}, read from the board's memory",
                     plies(n),
@@ -479,7 +473,9 @@ impl Session {
             }
             Ok(_) => self.gap_search_again(held_unique, now, out),
             Err(why) => {
-                tracing::info!(%why, "the board's memory has nothing for the gap: searching");
+                self.report(Fact::MemoryEmpty {
+                    why: why.to_string(),
+                });
                 self.gap_search_again(held_unique, now, out);
             }
         }
@@ -684,7 +680,9 @@ impl Session {
                 }
             }
             search::Outcome::Unique(moves) => {
-                tracing::info!(line = %search::san_line(&from, &moves), "the only legal sequence to the board: recovered");
+                self.report(Fact::RecoveredUnique {
+                    line: search::san_line(&from, &moves),
+                });
                 let note = format!(
                     "{} made {}, recovered: the only legal sequence to the board",
                     plies(moves.len()),
@@ -704,11 +702,15 @@ impl Session {
                     })
                     .collect();
                 self.enter_choose(fields, candidates, Some(total), listed);
-                tracing::warn!(gap = %self.gap.text(), "moves made during a gap are ambiguous");
+                self.report(Fact::Ambiguous {
+                    gap: self.gap.text(),
+                });
             }
             search::Outcome::GaveUp => {
                 self.enter_choose(fields, Vec::new(), None, Vec::new());
-                tracing::warn!(gap = %self.gap.text(), "gap search gave up");
+                self.report(Fact::SearchGaveUp {
+                    gap: self.gap.text(),
+                });
             }
             // Only a still board or the scoresheets can tell now: in a scramble the board
             // never stands still, so the arbiter is asked at once, clearly.
@@ -782,7 +784,9 @@ impl Session {
         let _ = self.tracker.on_board_dump(&fields, now);
         match self.tracker.adopt_placement(turn) {
             Ok(_) => {
-                tracing::warn!(%note, "play continues from the board in a new segment");
+                self.report(Fact::NewSegment {
+                    note: note.to_owned(),
+                });
                 let ruled = self
                     .arbiter
                     .continue_after_gap(self.tracker.position().clone(), note);
@@ -920,7 +924,9 @@ impl Session {
             plies(gap_len),
             self.gap.cause()
         );
-        tracing::info!(line = %search::san_line(&from, &all), "gap resolved by the arbiter");
+        self.report(Fact::ResolvedByArbiter {
+            line: search::san_line(&from, &all),
+        });
         self.replay_moves(&all[..gap_len], &[], [None, None], now, out);
         self.arbiter.note(note);
         self.replay_moves(&all[gap_len..], &[], [None, None], now, out);
@@ -972,7 +978,9 @@ impl Session {
             (Recovery::Asking(a), Some(b)) if a.base == b.base && a.stories == b.stories => {}
             (_, Some(b)) => {
                 self.gap.state = Recovery::Asking(b);
-                tracing::warn!(gap = %self.gap.text(), "the board stood still and is not explained");
+                self.report(Fact::StillBoardAsks {
+                    gap: self.gap.text(),
+                });
             }
             (Recovery::Asking(_), None) => self.gap.state = Recovery::Closed,
             (_, None) => {}
@@ -1075,10 +1083,7 @@ impl Session {
             let before = out.len();
             self.apply_tracker(tracked, now, out);
             if self.tracker.position() != &next {
-                tracing::warn!(
-                    k,
-                    "a recovered move was not read as itself; the rest is left to the board"
-                );
+                self.report(Fact::ReplayMisread { k });
                 return;
             }
             if let Some(Some((color, ms))) = stamps.get(k) {
