@@ -3,7 +3,8 @@
 //! period, the next period's time added to both sides, the final period's flag, delays.
 //! Readings reach the arbiter when the clock's display changes (as in UPDATE_NICE mode).
 
-use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen};
+use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen};
+use eboardd::event::Event;
 use eboardd::sim::ClockSide;
 use eboardd::sim::clock::{ClockSetup, VirtualClock};
 use eboardd::vocab::{ClaimKind, Edition, GameResult, Player, Rules, Termination, WhiteDisplay};
@@ -20,7 +21,7 @@ struct Table {
     /// Readings are sent: off while the link is down.
     link_up: bool,
     last_sent: Option<eboardd::protocol::message::ClockTimes>,
-    events: Vec<ArbiterEvent>,
+    events: Vec<Ruling>,
 }
 
 fn side(c: Color) -> ClockSide {
@@ -122,7 +123,7 @@ impl Table {
         self.press(c);
     }
 
-    fn take(&mut self) -> Vec<ArbiterEvent> {
+    fn take(&mut self) -> Vec<Ruling> {
         std::mem::take(&mut self.events)
     }
 
@@ -131,21 +132,21 @@ impl Table {
     }
 }
 
-fn flags(ev: &[ArbiterEvent]) -> Vec<Player> {
+fn flags(ev: &[Ruling]) -> Vec<Player> {
     ev.iter()
         .filter_map(|e| match e {
-            ArbiterEvent::FlagFell { player } => Some(*player),
+            Ruling::Publish(Event::FlagFell { player }) => Some(*player),
             _ => None,
         })
         .collect()
 }
 
-fn ended(ev: &[ArbiterEvent]) -> Option<(GameResult, Termination)> {
+fn ended(ev: &[Ruling]) -> Option<(GameResult, Termination)> {
     ev.iter().find_map(|e| match e {
-        ArbiterEvent::GameEnded {
+        Ruling::Publish(Event::GameEnded {
             result,
             termination,
-        } => Some((*result, *termination)),
+        }) => Some((*result, *termination)),
         _ => None,
     })
 }
@@ -259,7 +260,7 @@ fn black_s_period_runs_out_while_he_thinks_on_his_fourth_move() {
 
 /// White plays three moves, then his fourth with `before_expiry_ms` of period 1 left; the
 /// press and the clock's period change reach the arbiter in one reading.
-fn last_control_move_in_one_reading(press_late: bool) -> Vec<ArbiterEvent> {
+fn last_control_move_in_one_reading(press_late: bool) -> Vec<Ruling> {
     let mut t = Table::new(CONTROL, Rules::Standard, Edition::Fide2023, None);
     for m in THREE_EACH {
         t.play(m, 2_000);
@@ -342,7 +343,7 @@ fn delay_games_take_no_increment_back_after_an_illegal_press() {
         let ev = t.take();
         assert!(
             ev.iter()
-                .any(|e| matches!(e, ArbiterEvent::IllegalMoveCompleted { .. })),
+                .any(|e| matches!(e, Ruling::Publish(Event::IllegalMoveCompleted { .. }))),
             "{control}: {ev:?}"
         );
         let pgn = t.pgn().replace('\n', " ");

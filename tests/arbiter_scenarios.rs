@@ -4,7 +4,8 @@
 //! automatic draws.
 
 use eboardd::arbiter::clock::Display;
-use eboardd::arbiter::{Arbiter, ArbiterConfig, ArbiterEvent, parse_fen, unexchanged_promotion};
+use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen, unexchanged_promotion};
+use eboardd::event::{Event, RecordFact};
 use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 use eboardd::session::Command;
 use eboardd::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
@@ -22,7 +23,7 @@ struct Sim {
     inc: u64,
     white: Display,
     flag: [bool; 2],
-    events: Vec<ArbiterEvent>,
+    events: Vec<Ruling>,
 }
 
 fn i(d: Display) -> usize {
@@ -178,7 +179,7 @@ impl Sim {
         self.events.extend(ev);
     }
 
-    fn take_events(&mut self) -> Vec<ArbiterEvent> {
+    fn take_events(&mut self) -> Vec<Ruling> {
         std::mem::take(&mut self.events)
     }
 
@@ -189,7 +190,7 @@ impl Sim {
             .any(|(p, k, _)| p == player && k == kind)
     }
 
-    fn accept(&mut self, player: &str, kind: &str) -> Result<Vec<ArbiterEvent>, CommandError> {
+    fn accept(&mut self, player: &str, kind: &str) -> Result<Vec<Ruling>, CommandError> {
         let detail = self
             .a
             .claims()
@@ -215,7 +216,7 @@ fn accept_words(
     player: &str,
     kind: &str,
     detail: &str,
-) -> Result<Vec<ArbiterEvent>, CommandError> {
+) -> Result<Vec<Ruling>, CommandError> {
     match Command::accept_claim(player, kind, detail.into())? {
         Command::AcceptClaim {
             player,
@@ -232,7 +233,7 @@ fn reject_words(
     player: &str,
     kind: &str,
     detail: &str,
-) -> Result<Vec<ArbiterEvent>, CommandError> {
+) -> Result<Vec<Ruling>, CommandError> {
     match Command::reject_claim(player, kind, detail.into())? {
         Command::RejectClaim {
             player,
@@ -248,36 +249,41 @@ fn adjudicate_words(
     a: &mut Arbiter,
     result: &str,
     reason: &str,
-) -> Result<Vec<ArbiterEvent>, CommandError> {
+) -> Result<Vec<Ruling>, CommandError> {
     match Command::adjudicate(result, reason.into())? {
         Command::Adjudicate { result, reason } => a.adjudicate(result, &reason),
         other => panic!("{other:?}"),
     }
 }
 
-fn ended(ev: &[ArbiterEvent]) -> Option<(String, String)> {
+fn ended(ev: &[Ruling]) -> Option<(String, String)> {
     ev.iter().find_map(|e| match e {
-        ArbiterEvent::GameEnded {
+        Ruling::Publish(Event::GameEnded {
             result,
             termination,
-        } => Some((result.to_string(), termination.to_string())),
+        }) => Some((result.to_string(), termination.to_string())),
         _ => None,
     })
 }
 
-fn penalty(ev: &[ArbiterEvent]) -> Option<(String, u64)> {
+fn penalty(ev: &[Ruling]) -> Option<(String, u64)> {
     ev.iter().find_map(|e| match e {
-        ArbiterEvent::Penalty {
-            beneficiary, ms, ..
-        } => Some((beneficiary.to_string(), *ms)),
+        // The added time, in whole seconds, leads the penalty's description.
+        Ruling::Publish(Event::Record(RecordFact::Penalty {
+            player,
+            description,
+        })) => {
+            let seconds: u64 = description.split(" s: ").next()?.parse().ok()?;
+            Some((player.to_string(), seconds * 1000))
+        }
         _ => None,
     })
 }
 
-fn completed(ev: &[ArbiterEvent]) -> Vec<(String, u32)> {
+fn completed(ev: &[Ruling]) -> Vec<(String, u32)> {
     ev.iter()
         .filter_map(|e| match e {
-            ArbiterEvent::IllegalMoveCompleted { player, count, .. } => {
+            Ruling::Publish(Event::IllegalMoveCompleted { player, count, .. }) => {
                 Some((player.to_string(), *count))
             }
             _ => None,
@@ -300,7 +306,7 @@ fn opened(rules: Rules, edition: Edition, base: u64) -> Sim {
 
 /// White completes an illegal move (placement, then press); the arbiter then restores the
 /// position and restarts White's clock (which flips the lever back: not a press of White's).
-fn white_illegal(s: &mut Sim, desc: &str) -> Vec<ArbiterEvent> {
+fn white_illegal(s: &mut Sim, desc: &str) -> Vec<Ruling> {
     s.wait(2_000);
     s.illegal(desc);
     s.press(Color::White);
@@ -532,7 +538,7 @@ fn pawn_left_on_the_last_rank_stands_as_a_queen_2023_7_5_2() {
     let ev = s.take_events();
     assert!(
         ev.iter()
-            .any(|e| matches!(e, ArbiterEvent::PromotionStands { san, .. } if san == "a8=Q+"))
+            .any(|e| matches!(e, Ruling::PromotionStands { san, .. } if san == "a8=Q+"))
     );
     assert_eq!(completed(&ev), vec![("white".to_string(), 1)]);
     assert_eq!(s.a.position().turn(), Color::Black);
@@ -546,7 +552,7 @@ fn pawn_left_on_the_last_rank_stands_as_a_queen_2023_7_5_2() {
     let ev = s.take_events();
     assert!(
         !ev.iter()
-            .any(|e| matches!(e, ArbiterEvent::PromotionStands { .. }))
+            .any(|e| matches!(e, Ruling::PromotionStands { .. }))
     );
     assert_eq!(completed(&ev).len(), 1);
     assert_eq!(s.a.position().turn(), Color::White);
@@ -560,9 +566,9 @@ fn flag_fall_2023_ends_at_once_win_or_draw_by_mating_material() {
         let mut s = opened(r, Edition::Fide2023, 20_000);
         s.wait(20_000);
         let ev = s.take_events();
-        assert!(ev.contains(&ArbiterEvent::FlagFell {
+        assert!(ev.contains(&Ruling::Publish(Event::FlagFell {
             player: Player::White
-        }));
+        })));
         assert_eq!(
             ended(&ev),
             Some(("0-1".into(), "time-forfeit".into())),
@@ -590,9 +596,9 @@ fn flag_fall_2005_rapid_blitz_is_a_claim_standard_ends() {
         let mut s = opened(r, Edition::Fide2005, 20_000);
         s.wait(20_000);
         let ev = s.take_events();
-        assert!(ev.contains(&ArbiterEvent::FlagFell {
+        assert!(ev.contains(&Ruling::Publish(Event::FlagFell {
             player: Player::White
-        }));
+        })));
         assert_eq!(ended(&ev), None);
         assert!(s.has_claim("black", "win-on-time"));
         let ev = s.accept("black", "win-on-time").expect("claim");
@@ -1042,7 +1048,7 @@ fn rejected_claim_2005_three_minutes_and_half_the_claimants_time() {
 fn a_correct_claim_or_a_bad_argument_is_refused() {
     let mut s = Sim::new(cfg(Rules::Standard, Edition::Fide2023), None, 600_000, 0);
     knights_dance(&mut s);
-    let refused = |r: Result<Vec<ArbiterEvent>, CommandError>| match r {
+    let refused = |r: Result<Vec<Ruling>, CommandError>| match r {
         Err(CommandError::InvalidArgument(m)) => m,
         other => panic!("{other:?}"),
     };
@@ -1082,7 +1088,7 @@ fn the_intended_move_must_be_made_next() {
         let ev = s.take_events();
         assert!(
             ev.iter().any(
-                |e| matches!(e, ArbiterEvent::IllegalMoveCompleted { player, count: 1, description }
+                |e| matches!(e, Ruling::Publish(Event::IllegalMoveCompleted { player, count: 1, description })
                 if player == "black" && description.contains("intended move f6h5"))
             ),
             "{edition:?}: {ev:?}"
@@ -1100,7 +1106,7 @@ fn the_intended_move_must_be_made_next() {
     assert!(
         !s.take_events()
             .iter()
-            .any(|e| matches!(e, ArbiterEvent::IllegalMoveCompleted { .. }))
+            .any(|e| matches!(e, Ruling::Publish(Event::IllegalMoveCompleted { .. })))
     );
     assert_eq!(s.a.intended_move(), None);
     // A wrong move taken back before the press leaves the obligation standing.

@@ -106,7 +106,7 @@ fn events_carry_their_stream_position() {
     // Positions only move forward through the stream.
     assert!(moves.windows(2).all(|w| w[0].pos.byte < w[1].pos.byte));
     let line = eboardd::cli::decode::event_line(moves[0]);
-    assert!(line.contains("move 1 e4 (e2e4)"), "{line}");
+    assert!(line.contains("MovePlayed 1. e4 (e2e4)"), "{line}");
     // The en passant capture b2b4 a4b3 is there.
     assert!(
         decoded

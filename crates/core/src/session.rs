@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::arbiter::{
-    Arbiter, ArbiterConfig, ArbiterEvent, color_name, fen_of, parse_fen_in, unexchanged_promotion,
+    Arbiter, ArbiterConfig, Ruling, color_name, fen_of, parse_fen_in, unexchanged_promotion,
 };
 use crate::contract::{BoardProps, Claim};
 use crate::game::Game;
-use crate::patch::{self, Patch};
+use crate::patch;
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
@@ -29,6 +29,7 @@ use crate::vocab::{
     Termination, Variant, WhiteDisplay,
 };
 
+pub use crate::event::{Event, RecordFact, is_journalled};
 pub use fact::{Fact, Level};
 pub use gap::{
     BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
@@ -174,101 +175,6 @@ impl Command {
         })?;
         Ok(Command::Adjudicate { result, reason })
     }
-}
-
-/// What a session reports. The variants named after contract signals carry exactly the
-/// signal's arguments; the others exist so the journal can rebuild the game record.
-/// Every event is journalled (JSON, one per line) before it is published.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Event {
-    GameStarted {
-        fen: String,
-    },
-    MovePlayed {
-        ply: u32,
-        san: String,
-        uci: String,
-        fen: String,
-        white_ms: u64,
-        black_ms: u64,
-    },
-    MoveRetracted {
-        ply: u32,
-        fen: String,
-    },
-    IllegalPlacement {
-        player: Player,
-        description: String,
-        placement: String,
-    },
-    IllegalMoveCompleted {
-        player: Player,
-        count: u32,
-        description: String,
-    },
-    FlagFell {
-        player: Player,
-    },
-    GameEnded {
-        result: GameResult,
-        termination: Termination,
-    },
-    /// Game-record facts that are not contract signals but must survive a restart
-    /// (tags, rules, accepted claims, penalties, arbiter decisions, board identity).
-    Record(RecordFact),
-}
-
-/// Journal-only facts (see [`Event::Record`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "fact", rename_all = "kebab-case")]
-pub enum RecordFact {
-    Tags {
-        tags: Vec<(String, String)>,
-    },
-    Rules {
-        rules: Rules,
-        edition: Edition,
-    },
-    ClaimAccepted {
-        player: Player,
-        kind: ClaimKind,
-        detail: String,
-    },
-    Penalty {
-        player: Player,
-        description: String,
-    },
-    Comment {
-        text: String,
-    },
-    /// The whole game record: journalled when a game begins (and after a restore); what
-    /// [`Session::restore`] starts from.
-    Snapshot {
-        game: Game,
-    },
-    /// What changed in the game record since the previous `Snapshot` or `Patch` (see
-    /// [`crate::patch`]): the journal grows by a move's worth per move.
-    Patch {
-        patch: Patch,
-    },
-}
-
-/// Whether an event goes into the journal. The journal holds what [`Session::restore`]
-/// needs: game starts, the game record (snapshots and patches) and the settings (tags,
-/// rules). The other events (the contract's signals, accepted claims, penalties) are views of
-/// the game record and would only make the journal bigger.
-pub fn is_journalled(event: &Event) -> bool {
-    matches!(
-        event,
-        Event::GameStarted { .. }
-            | Event::Record(
-                RecordFact::Snapshot { .. }
-                    | RecordFact::Patch { .. }
-                    | RecordFact::Tags { .. }
-                    | RecordFact::Rules { .. }
-            )
-    )
 }
 
 /// One board's game state machine (see the module documentation).
@@ -759,49 +665,33 @@ impl Session {
         self.apply_arbiter(ruled, out);
     }
 
-    fn apply_arbiter(&mut self, events: Vec<ArbiterEvent>, out: &mut Vec<Event>) {
-        for event in events {
-            match event {
-                ArbiterEvent::IllegalMoveCompleted {
-                    player,
-                    count,
-                    description,
-                } => {
-                    self.standing_illegal = Some((player.into(), description.clone()));
-                    self.illegal_board = Some(self.tracker.placement().to_board());
-                    // A press with no move, or a 7.5.2 promotion that stands as a queen,
-                    // leaves no illegal position on the board.
-                    if self.tracker.in_sync() || self.tracker.position() != self.arbiter.position()
-                    {
-                        self.standing_illegal = None;
+    fn apply_arbiter(&mut self, rulings: Vec<Ruling>, out: &mut Vec<Event>) {
+        for ruling in rulings {
+            match ruling {
+                Ruling::Publish(event) => {
+                    match &event {
+                        Event::IllegalMoveCompleted {
+                            player,
+                            description,
+                            ..
+                        } => {
+                            self.standing_illegal = Some(((*player).into(), description.clone()));
+                            self.illegal_board = Some(self.tracker.placement().to_board());
+                            // A press with no move, or a 7.5.2 promotion that stands as a
+                            // queen, leaves no illegal position on the board.
+                            if self.tracker.in_sync()
+                                || self.tracker.position() != self.arbiter.position()
+                            {
+                                self.standing_illegal = None;
+                            }
+                        }
+                        // The game ended on its last move: nothing can correct it any more.
+                        Event::GameEnded { .. } => self.tracker.make_final(),
+                        _ => {}
                     }
-                    out.push(Event::IllegalMoveCompleted {
-                        player,
-                        count,
-                        description,
-                    });
+                    out.push(event);
                 }
-                ArbiterEvent::FlagFell { player } => out.push(Event::FlagFell { player }),
-                ArbiterEvent::GameEnded {
-                    result,
-                    termination,
-                } => {
-                    // The game ended on its last move: nothing can correct it any more.
-                    self.tracker.make_final();
-                    out.push(Event::GameEnded {
-                        result,
-                        termination,
-                    })
-                }
-                ArbiterEvent::Penalty {
-                    beneficiary,
-                    ms,
-                    reason,
-                } => out.push(Event::Record(RecordFact::Penalty {
-                    player: beneficiary,
-                    description: format!("{} s: {reason}", ms / 1000),
-                })),
-                ArbiterEvent::PromotionStands { san, uci } => {
+                Ruling::PromotionStands { san, uci } => {
                     // 7.5.2: the tracker takes the position with the queen as the game's.
                     let _ = self.tracker.set_position(self.arbiter.position().clone());
                     out.push(Event::MovePlayed {
@@ -813,15 +703,6 @@ impl Session {
                         black_ms: self.arbiter.black_ms(),
                     });
                 }
-                ArbiterEvent::ClaimAccepted {
-                    player,
-                    kind,
-                    detail,
-                } => out.push(Event::Record(RecordFact::ClaimAccepted {
-                    player,
-                    kind,
-                    detail,
-                })),
             }
         }
     }

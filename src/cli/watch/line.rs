@@ -3,28 +3,14 @@
 
 use serde_json::{Value, json};
 
-use crate::cli::render::{board_json, clock};
+use crate::cli::render::board_json;
 use crate::cli::watch::model::describe_property;
 use crate::client::event::WatchEvent;
-use crate::session::Event;
 
 /// Wall-clock milliseconds since the Unix epoch as `HH:MM:SS` (UTC).
 pub fn time_of_day(unix_ms: u64) -> String {
     let s = unix_ms / 1000;
     format!("{:02}:{:02}:{:02}", (s / 3600) % 24, (s / 60) % 60, s % 60)
-}
-
-/// "12." for a White move, "12..." for a Black one, from the FEN after the move; the ply
-/// count when that FEN cannot be read.
-fn move_number(ply: u32, fen_after: &str) -> String {
-    let fields: Vec<&str> = fen_after.split_whitespace().collect();
-    let number = fields.get(5).and_then(|n| n.parse::<u32>().ok());
-    match (fields.get(1).copied(), number) {
-        (Some("b"), Some(n)) => format!("{n}."),
-        (Some("w"), Some(n)) => format!("{}...", n.saturating_sub(1).max(1)),
-        _ if ply % 2 == 1 => format!("{}.", ply.div_ceil(2)),
-        _ => format!("{}...", ply / 2),
-    }
 }
 
 /// The text line for an event about board `name` (ignored for daemon events).
@@ -82,41 +68,8 @@ pub fn text_line(event: &WatchEvent, name: &str, unix_ms: u64) -> String {
                 .collect();
             format!("{name} changed {}", parts.join(" "))
         }
-        WatchEvent::Signal { signal, .. } => match signal {
-            Event::GameStarted { fen } => format!("{name} GameStarted {fen}"),
-            Event::MovePlayed {
-                ply,
-                san,
-                uci,
-                fen,
-                white_ms,
-                black_ms,
-            } => format!(
-                "{name} MovePlayed {} {san} ({uci}) white {} black {}",
-                move_number(*ply, fen),
-                clock(*white_ms),
-                clock(*black_ms)
-            ),
-            Event::MoveRetracted { ply, .. } => {
-                format!("{name} MoveRetracted ply {ply}")
-            }
-            Event::IllegalPlacement {
-                player,
-                description,
-                ..
-            } => format!("{name} IllegalPlacement {player} to move: {description}"),
-            Event::IllegalMoveCompleted {
-                player,
-                count,
-                description,
-            } => format!("{name} IllegalMoveCompleted {player} #{count}: {description}"),
-            Event::FlagFell { player } => format!("{name} FlagFell {player}"),
-            Event::GameEnded {
-                result,
-                termination,
-            } => format!("{name} GameEnded {result} {termination}"),
-            Event::Record(_) => format!("{name} record"),
-        },
+        // The one description of an event, the core's (`decode --events` prints it too).
+        WatchEvent::Signal { signal, .. } => format!("{name} {signal}"),
         WatchEvent::DaemonStopped => "eboardd stopped".to_owned(),
         WatchEvent::DaemonStarted => "eboardd started".to_owned(),
     };
@@ -162,6 +115,7 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 mod tests {
     use super::*;
     use crate::client::props::BoardProps;
+    use crate::event::Event;
     use crate::vocab::Player;
     use serde_json::Map;
 

@@ -3,7 +3,8 @@
 
 use shakmaty::Color;
 
-use super::{Arbiter, ArbiterEvent, color_name, ordinal, unwinnable, win_for};
+use super::{Arbiter, Ruling, color_name, ordinal, unwinnable, win_for};
+use crate::event::{Event, RecordFact};
 use crate::game::Penalty;
 use crate::vocab::{ClaimKind, CommandError, Edition, GameResult, Player, Rules, Termination};
 
@@ -16,7 +17,7 @@ impl Arbiter {
         player: Player,
         kind: ClaimKind,
         detail: &str,
-    ) -> Result<Vec<ArbiterEvent>, CommandError> {
+    ) -> Result<Vec<Ruling>, CommandError> {
         let available = self
             .claims()
             .iter()
@@ -33,11 +34,11 @@ impl Arbiter {
             )));
         }
         let claimant = Color::from(player);
-        let mut ev = vec![ArbiterEvent::ClaimAccepted {
+        let mut ev = vec![Ruling::Publish(Event::Record(RecordFact::ClaimAccepted {
             player,
             kind,
             detail: detail.into(),
-        }];
+        }))];
         let what = match detail {
             "" => kind.spoken(),
             d => format!("{} with the intended move {d}", kind.spoken()),
@@ -60,7 +61,7 @@ impl Arbiter {
         Ok(ev)
     }
 
-    pub(super) fn apply_illegal_claim(&mut self, claimant: Color, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn apply_illegal_claim(&mut self, claimant: Color, ev: &mut Vec<Ruling>) {
         let Some(w) = self.window.take() else {
             return;
         };
@@ -95,11 +96,7 @@ impl Arbiter {
             ms,
             reason: reason.clone(),
         });
-        ev.push(ArbiterEvent::Penalty {
-            beneficiary: claimant.into(),
-            ms,
-            reason,
-        });
+        ev.push(Ruling::penalty(claimant.into(), ms, &reason));
     }
 
     /// `Adjudicate`: the arbiter's result. A reason that mentions a resignation is scored a
@@ -108,7 +105,7 @@ impl Arbiter {
         &mut self,
         result: GameResult,
         reason: &str,
-    ) -> Result<Vec<ArbiterEvent>, CommandError> {
+    ) -> Result<Vec<Ruling>, CommandError> {
         let Some(winner) = result.winner() else {
             return Err(CommandError::InvalidArgument(format!(
                 "`{result}` is not a result; use 1-0, 0-1 or 1/2-1/2"

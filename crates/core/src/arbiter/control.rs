@@ -21,7 +21,7 @@
 use shakmaty::Color;
 
 use super::clock::PeriodEnd;
-use super::{Arbiter, ArbiterEvent, PRESS_GRACE_MS, idx};
+use super::{Arbiter, PRESS_GRACE_MS, Ruling, idx};
 use crate::vocab::{Millis, Player};
 
 /// A period end waiting for its verdict.
@@ -35,12 +35,7 @@ pub(super) struct ControlCheck {
 
 impl Arbiter {
     /// The clock left period `end.period` because `end.display`'s time ran out.
-    pub(super) fn on_period_end(
-        &mut self,
-        end: PeriodEnd,
-        now: Millis,
-        ev: &mut Vec<ArbiterEvent>,
-    ) {
+    pub(super) fn on_period_end(&mut self, end: PeriodEnd, now: Millis, ev: &mut Vec<Ruling>) {
         if self.is_finished() {
             return;
         }
@@ -61,7 +56,7 @@ impl Arbiter {
     }
 
     /// Gives the verdict of a waiting check once it can be given.
-    pub(super) fn settle_control_check(&mut self, now: Millis, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn settle_control_check(&mut self, now: Millis, ev: &mut Vec<Ruling>) {
         let Some(check) = self.control_check else {
             return;
         };

@@ -3,7 +3,7 @@
 
 use shakmaty::Chess;
 
-use super::{Arbiter, ArbiterEvent};
+use super::{Arbiter, Ruling};
 use crate::vocab::{GameResult, Termination};
 
 impl Arbiter {
@@ -15,7 +15,7 @@ impl Arbiter {
 
     /// The kings on the centre squares ended the game with `result`; nothing happens when
     /// the game is already over (or `result` is no end).
-    pub fn result_gesture(&mut self, result: GameResult) -> Vec<ArbiterEvent> {
+    pub fn result_gesture(&mut self, result: GameResult) -> Vec<Ruling> {
         let mut ev = Vec::new();
         if self.is_finished() || !result.is_finished() {
             return ev;

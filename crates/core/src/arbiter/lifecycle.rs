@@ -6,9 +6,10 @@ use shakmaty::{Color, Position};
 
 use super::clock::Display;
 use super::{
-    Arbiter, ArbiterEvent, OVERTAKEN_MS, PRESS_GRACE_MS, Window, color_name, idx, ordinal,
-    unwinnable, win_for,
+    Arbiter, OVERTAKEN_MS, PRESS_GRACE_MS, Ruling, Window, color_name, idx, ordinal, unwinnable,
+    win_for,
 };
+use crate::event::Event;
 use crate::protocol::message::ClockTimes;
 use crate::vocab::{Edition, GameResult, Millis, Player, Rules, Termination};
 
@@ -16,7 +17,7 @@ impl Arbiter {
     // ----- clock ------------------------------------------------------------------------
 
     /// One clock reading (`ClockTimes`). `ClockEmpty` messages carry nothing: don't pass them.
-    pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<ArbiterEvent> {
+    pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
         let upd = self.clock.update(ct, now);
         self.check_unexplained_press(now, &mut ev);
@@ -49,7 +50,7 @@ impl Arbiter {
     ///
     /// Call it only while the board link is up: a silent clock behind a live board means its
     /// readings stopped (flag fell and blocked), not that the serial line is gone.
-    pub fn tick(&mut self, now: Millis) -> Vec<ArbiterEvent> {
+    pub fn tick(&mut self, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
         self.check_unexplained_press(now, &mut ev);
         self.settle_control_check(now, &mut ev);
@@ -62,7 +63,7 @@ impl Arbiter {
         ev
     }
 
-    pub(super) fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<Ruling>) {
         // Auto side: the first press after a reported move is that mover's (normally White's
         // first move; if that press came before the tracker's report, the next move's press).
         // A press before any move is Black starting White's clock and teaches nothing.
@@ -125,7 +126,7 @@ impl Arbiter {
         }
     }
 
-    pub(super) fn check_unexplained_press(&mut self, now: Millis, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn check_unexplained_press(&mut self, now: Millis, ev: &mut Vec<Ruling>) {
         let Some((p, at)) = self.unexplained_press else {
             return;
         };
@@ -141,7 +142,7 @@ impl Arbiter {
         }
     }
 
-    pub(super) fn complete_illegal_pending(&mut self, presser: Color, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn complete_illegal_pending(&mut self, presser: Color, ev: &mut Vec<Ruling>) {
         let Some(p) = self.pending.take() else {
             return;
         };
@@ -152,7 +153,7 @@ impl Arbiter {
                 .comment("Pawn not exchanged on the last rank: it stands as a queen (7.5.2)");
             self.complete_move(presser);
             if let Some(last) = self.game.current_moves().last() {
-                ev.push(ArbiterEvent::PromotionStands {
+                ev.push(Ruling::PromotionStands {
                     san: last.san.clone(),
                     uci: last.uci.clone(),
                 });
@@ -168,7 +169,7 @@ impl Arbiter {
         &mut self,
         offender: Color,
         description: String,
-        ev: &mut Vec<ArbiterEvent>,
+        ev: &mut Vec<Ruling>,
     ) {
         self.illegal[idx(offender)] += 1;
         let count = self.illegal[idx(offender)];
@@ -205,21 +206,21 @@ impl Arbiter {
             description: description.clone(),
             times,
         });
-        ev.push(ArbiterEvent::IllegalMoveCompleted {
+        ev.push(Ruling::Publish(Event::IllegalMoveCompleted {
             player: offender.into(),
             count,
             description,
-        });
+        }));
     }
 
-    pub(super) fn on_flags(&mut self, fallen: &[Color], ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn on_flags(&mut self, fallen: &[Color], ev: &mut Vec<Ruling>) {
         if self.is_finished() {
             // A game end made before the flag stands (5.1.1, 6.9); a clock left running
             // after the game is no news.
             return;
         }
         for &c in fallen {
-            ev.push(ArbiterEvent::FlagFell { player: c.into() });
+            ev.push(Ruling::Publish(Event::FlagFell { player: c.into() }));
             self.game
                 .comment(format!("{} flag fell", Player::from(c).capitalised()));
         }
@@ -240,7 +241,7 @@ impl Arbiter {
         self.flag_decision(flagged, ev);
     }
 
-    pub(super) fn flag_decision(&mut self, flagged: Color, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn flag_decision(&mut self, flagged: Color, ev: &mut Vec<Ruling>) {
         let winner = flagged.other();
         if unwinnable::cannot_mate(self.position(), winner) {
             self.end(GameResult::Draw, Termination::FlagFallDraw, ev);
@@ -253,15 +254,15 @@ impl Arbiter {
         &mut self,
         result: GameResult,
         termination: Termination,
-        ev: &mut Vec<ArbiterEvent>,
+        ev: &mut Vec<Ruling>,
     ) {
         self.game.set_result(result, Some(termination));
         self.window = None;
         self.pending = None;
         self.unexplained_press = None;
-        ev.push(ArbiterEvent::GameEnded {
+        ev.push(Ruling::Publish(Event::GameEnded {
             result,
             termination,
-        });
+        }));
     }
 }

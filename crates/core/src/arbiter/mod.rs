@@ -5,7 +5,7 @@
 //! [`Arbiter`] is pure: the session feeds it what the move tracker reports (a legal move, a
 //! retraction, an illegal placement standing before the press, its correction), every clock
 //! reading and the operator's commands, each with the current time in milliseconds, and
-//! publishes the [`ArbiterEvent`]s it returns. The accessors give the contract properties
+//! publishes the [`Ruling`]s it returns. The accessors give the contract properties
 //! (`Claims`, `Result`, `Termination`, `IllegalMoves`, `PendingIllegal`, clock times...).
 //!
 //! # Decisions the Laws leave to the implementation
@@ -53,10 +53,10 @@
 //! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules_str`], [`Arbiter::set_tags`] |
 //! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |
 //!
-//! [`ArbiterEvent::IllegalMoveCompleted`], [`ArbiterEvent::FlagFell`] and
-//! [`ArbiterEvent::GameEnded`] are the contract signals; [`ArbiterEvent::Penalty`] and
-//! [`ArbiterEvent::ClaimAccepted`] are record facts; [`ArbiterEvent::PromotionStands`] tells
-//! the tracker that the position now includes that move (7.5.2).
+//! Each returns [`Ruling`]s in the one event vocabulary ([`crate::event::Event`]): the
+//! contract signals `IllegalMoveCompleted`, `FlagFell` and `GameEnded` and the record facts
+//! (accepted claims, penalties) to publish as they are, and [`Ruling::PromotionStands`],
+//! which tells the tracker that the position now includes that move (7.5.2).
 
 pub mod claims;
 pub mod clock;
@@ -75,6 +75,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
 
+use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
 use crate::vocab::{
     ClaimKind, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
@@ -101,40 +102,26 @@ pub struct ArbiterConfig {
     pub time_control: Option<TimeControl>,
 }
 
-/// What the arbiter reports; the first three carry exactly the contract signals' arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
-pub enum ArbiterEvent {
-    IllegalMoveCompleted {
-        player: Player,
-        count: u32,
-        description: String,
-    },
-    FlagFell {
-        player: Player,
-    },
-    GameEnded {
-        result: GameResult,
-        termination: Termination,
-    },
-    /// Time to add to `beneficiary`'s clock (the arbiter sets it; the clock reading follows).
-    Penalty {
-        beneficiary: Player,
-        ms: u64,
-        reason: String,
-    },
+/// What the arbiter rules, in the one event vocabulary: events the session publishes as
+/// they are, and the one ruling it must act on first.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ruling {
+    /// A contract signal (`IllegalMoveCompleted`, `FlagFell`, `GameEnded`) or a record fact
+    /// (an accepted claim, a penalty's added time), published as it is.
+    Publish(Event),
     /// 7.5.2: a pawn left on the last rank stands as a queen; the tracker must take this
-    /// move as played.
-    PromotionStands {
-        san: String,
-        uci: String,
-    },
-    /// An accepted claim (journal/record fact).
-    ClaimAccepted {
-        player: Player,
-        kind: ClaimKind,
-        detail: String,
-    },
+    /// move as played (the session publishes it as `MovePlayed`).
+    PromotionStands { san: String, uci: String },
+}
+
+impl Ruling {
+    /// `ms` of time added to `beneficiary`'s clock for `reason` (the clock reading follows).
+    fn penalty(beneficiary: Player, ms: u64, reason: &str) -> Ruling {
+        Ruling::Publish(Event::Record(RecordFact::Penalty {
+            player: beneficiary,
+            description: format!("{} s: {reason}", ms / 1000),
+        }))
+    }
 }
 
 /// Contract name of a colour (the vocabulary's `Player` word).
@@ -253,7 +240,7 @@ impl Arbiter {
     /// only when configured; `auto` learns again).
     /// Returns the `GameEnded` event when the set-up position is already over (mate,
     /// stalemate, dead position).
-    pub fn new_game(&mut self, start: Chess, tags: Vec<(String, String)>) -> Vec<ArbiterEvent> {
+    pub fn new_game(&mut self, start: Chess, tags: Vec<(String, String)>) -> Vec<Ruling> {
         let fen = fen_of(&start);
         self.game = Game::new(&fen, tags);
         self.history = History::new(&start);
@@ -445,7 +432,7 @@ impl Arbiter {
     // ----- tracker inputs --------------------------------------------------------------
 
     /// A legal move was made on the board (tracker `MovePlayed`).
-    pub fn on_move(&mut self, mv: Move, now: Millis) -> Vec<ArbiterEvent> {
+    pub fn on_move(&mut self, mv: Move, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
         if self.is_finished() || !self.position().is_legal(mv) {
             return ev;
@@ -511,13 +498,13 @@ impl Arbiter {
     }
 
     /// The last move was taken back on the board before the reply (tracker `MoveRetracted`).
-    pub fn on_retract(&mut self, _now: Millis) -> Vec<ArbiterEvent> {
+    pub fn on_retract(&mut self, _now: Millis) -> Vec<Ruling> {
         let _ = self.undo_last();
         Vec::new()
     }
 
     /// `TakeBack`: removes the last move of the record.
-    pub fn take_back(&mut self) -> Result<Vec<ArbiterEvent>, CommandError> {
+    pub fn take_back(&mut self) -> Result<Vec<Ruling>, CommandError> {
         if self.undo_last() {
             Ok(Vec::new())
         } else {
@@ -565,7 +552,7 @@ impl Arbiter {
         description: &str,
         queen_move: Option<Move>,
         now: Millis,
-    ) -> Vec<ArbiterEvent> {
+    ) -> Vec<Ruling> {
         let mut ev = Vec::new();
         if self.is_finished() {
             return ev;
@@ -588,20 +575,20 @@ impl Arbiter {
 
     /// The illegal placement was corrected before the press (tracker `IllegalPlacementCleared`):
     /// nothing is penalised (7.5.1, the move was not completed).
-    pub fn on_illegal_cleared(&mut self, _now: Millis) -> Vec<ArbiterEvent> {
+    pub fn on_illegal_cleared(&mut self, _now: Millis) -> Vec<Ruling> {
         self.pending = None;
         Vec::new()
     }
 
     /// An illegal move stood (its claim window closed) and the game goes on from the
     /// position now on the board; see the module documentation.
-    pub fn illegal_move_stands(&mut self, board: Chess, description: &str) -> Vec<ArbiterEvent> {
+    pub fn illegal_move_stands(&mut self, board: Chess, description: &str) -> Vec<Ruling> {
         self.continue_segment(board, &format!("Illegal move stood: {description}"))
     }
 
     /// Moves made during a gap cannot be known: the game goes on from the board in a new
     /// segment with `note`, and nobody is accused of anything.
-    pub fn continue_after_gap(&mut self, board: Chess, note: &str) -> Vec<ArbiterEvent> {
+    pub fn continue_after_gap(&mut self, board: Chess, note: &str) -> Vec<Ruling> {
         self.continue_segment(board, note)
     }
 
@@ -629,7 +616,7 @@ impl Arbiter {
         self.overtaken = None;
     }
 
-    fn continue_segment(&mut self, board: Chess, note: &str) -> Vec<ArbiterEvent> {
+    fn continue_segment(&mut self, board: Chess, note: &str) -> Vec<Ruling> {
         let mut ev = Vec::new();
         if self.is_finished() {
             return ev;
@@ -654,7 +641,7 @@ impl Arbiter {
         automatic_end_of(self.position(), &self.history, self.cfg.edition)
     }
 
-    fn automatic_end_into(&mut self, ev: &mut Vec<ArbiterEvent>) {
+    fn automatic_end_into(&mut self, ev: &mut Vec<Ruling>) {
         if self.is_finished() {
             return;
         }

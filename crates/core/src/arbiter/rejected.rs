@@ -17,7 +17,7 @@
 use shakmaty::{Color, Move, Position};
 
 use super::claims::uci_in;
-use super::{Arbiter, ArbiterEvent};
+use super::{Arbiter, Ruling};
 use crate::game::Penalty;
 use crate::vocab::{ClaimKind, CommandError, Edition, Player, Rules};
 
@@ -37,7 +37,7 @@ impl Arbiter {
         player: Player,
         kind: ClaimKind,
         detail: &str,
-    ) -> Result<Vec<ArbiterEvent>, CommandError> {
+    ) -> Result<Vec<Ruling>, CommandError> {
         let invalid = |m: String| Err(CommandError::InvalidArgument(m));
         let claimant = Color::from(player);
         if !kind.rejectable() {
@@ -96,11 +96,7 @@ impl Arbiter {
             ms: bonus,
             reason: reason.clone(),
         });
-        ev.push(ArbiterEvent::Penalty {
-            beneficiary: opponent.into(),
-            ms: bonus,
-            reason,
-        });
+        ev.push(Ruling::penalty(opponent.into(), bonus, &reason));
         if self.cfg.edition == Edition::Fide2005 {
             let note = match self.clock.known_time_ms(claimant) {
                 Some(t) => match deduction_2005(t) {
@@ -153,7 +149,7 @@ impl Arbiter {
 
     /// The claimant pressed: a move other than the intended one is now a completed illegal
     /// move (9.5.3.1 with 7.5).
-    pub(super) fn check_intended(&mut self, presser: Color, ev: &mut Vec<ArbiterEvent>) {
+    pub(super) fn check_intended(&mut self, presser: Color, ev: &mut Vec<Ruling>) {
         let Some(i) = self
             .intended
             .take_if(|i| i.player == presser && i.wrong.is_some())

@@ -75,8 +75,6 @@ fn test_position(fen: &str) -> Chess {
         .expect("a legal position")
 }
 
-use shakmaty::san::SanPlus;
-use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Board, Chess, Color, FromSetup, Move, Position, Setup};
 
 pub use crate::board::{Orientation, Placement};
@@ -114,17 +112,13 @@ struct Held {
 pub enum TrackerEvent {
     /// The standard start position was set up (either orientation): a new game begins.
     GameStarted { orientation: Orientation },
-    /// A legal move was made on the board.
-    MovePlayed { mv: Move, san: String, uci: String },
+    /// A legal move was made on the board. Only the move: the session's arbiter writes its
+    /// SAN and UCI into the record, once, from the position it was played in.
+    MovePlayed { mv: Move },
     /// The last move was taken back. `correction` is set when the tracker itself replaces a
     /// provisional move that turned out to be part of a longer one (a [`TrackerEvent::MovePlayed`]
     /// follows); otherwise the players took it back on the board.
-    MoveRetracted {
-        mv: Move,
-        san: String,
-        uci: String,
-        correction: bool,
-    },
+    MoveRetracted { mv: Move, correction: bool },
     /// A placement no legal move explains has settled while `turn` is to move.
     IllegalPlacement { turn: Color, description: String },
     /// The reported illegal placement is gone: the board matches the game again.
@@ -1262,8 +1256,6 @@ impl Tracker {
 
     fn play(&mut self, m: Move, ev: &mut Vec<TrackerEvent>) {
         let pos = self.position();
-        let san = SanPlus::from_move(pos.clone(), m).to_string();
-        let uci = UciMove::from_move(m, pos.castles().mode()).to_string();
         let next = after(pos, m);
         self.positions.push(next);
         self.reached.push(self.readings.last_index());
@@ -1275,7 +1267,7 @@ impl Tracker {
         // stays open until the next press or the reply, which costs nothing).
         self.window_until = None;
         self.announced = None;
-        ev.push(TrackerEvent::MovePlayed { mv: m, san, uci });
+        ev.push(TrackerEvent::MovePlayed { mv: m });
     }
 
     fn retract(&mut self, correction: bool, ev: &mut Vec<TrackerEvent>) {
@@ -1291,15 +1283,7 @@ impl Tracker {
         self.provisional = false;
         self.window_until = None;
         self.unsettled = false;
-        let pos = self.position();
-        let san = SanPlus::from_move(pos.clone(), mv).to_string();
-        let uci = UciMove::from_move(mv, pos.castles().mode()).to_string();
-        ev.push(TrackerEvent::MoveRetracted {
-            mv,
-            san,
-            uci,
-            correction,
-        });
+        ev.push(TrackerEvent::MoveRetracted { mv, correction });
     }
 
     fn set_sync(&mut self, sync: bool, ev: &mut Vec<TrackerEvent>) {
