@@ -238,7 +238,7 @@ fn a_capture_ending_in_mate_prints_the_result_and_termination() {
         .output()
         .unwrap();
     let events = String::from_utf8(out.stdout).unwrap();
-    assert!(events.contains("game ended 0-1"), "{events}");
+    assert!(events.contains("GameEnded 0-1 checkmate"), "{events}");
     assert!(events.contains("MovePlayed 2... Qh4# (d8h4)"), "{events}");
 }
 

@@ -383,7 +383,7 @@ async fn run_one(
     let start = Instant::now();
     let stop_at = start + Duration::from_secs(config.secs);
     let cpu0 = cpu_ticks(pid)?;
-    let writer0 = thread_cpu_ticks(pid, "round-writer");
+    let writer0 = thread_cpu_ticks(pid, "pgn-writer");
     let bus0 = cpu_ticks(bus_pid)?;
     let own_pid = std::process::id() as i32;
     let own0 = cpu_ticks(own_pid)?;
@@ -403,7 +403,7 @@ async fn run_one(
     tokio::time::sleep_until(stop_at.into()).await;
     let play_secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_ticks(pid)?;
-    let writer1 = thread_cpu_ticks(pid, "round-writer");
+    let writer1 = thread_cpu_ticks(pid, "pgn-writer");
     let bus1 = cpu_ticks(bus_pid)?;
     let own1 = cpu_ticks(own_pid)?;
     let load_after = load_average();

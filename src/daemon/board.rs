@@ -115,7 +115,6 @@ impl BoardTask {
                 }
                 _ = tokio::time::sleep_until(wake) => {
                     let now = r.task.now();
-                    r.task.store.retry(r.task.session.view());
                     r.link.handle_timeout(now);
                     r.drive(now).await;
                 }
@@ -124,7 +123,7 @@ impl BoardTask {
         let mut task = r.task;
         task.store.flush().await;
         if removed {
-            task.store.retire();
+            task.store.retire().await;
         }
         tracing::info!("board stopped");
     }

@@ -25,6 +25,7 @@ pub mod journal;
 pub mod link;
 pub mod logging;
 pub mod pgn_files;
+pub mod pgn_writer;
 pub mod recorder;
 pub mod round_writer;
 pub mod rounds;
@@ -46,6 +47,7 @@ use zbus::fdo::{ObjectManager, RequestNameFlags, RequestNameReply};
 use args::Args;
 use dbus::{BUS_NAME, MANAGER_PATH};
 use health::Health;
+use pgn_writer::PgnWriter;
 use service::{Boards, Manager};
 use settings::Settings;
 use signature::Checked;
@@ -145,12 +147,14 @@ impl Service {
         let games = settings.state_dir.join("games");
         let writer = Writer::start(&games, WriterConfig::default(), health.clone())
             .context("cannot start the journal writer")?;
+        let pgn_writer = PgnWriter::start(health.clone()).context("cannot start the PGN writer")?;
         let boards = Boards::new(
             conn.clone(),
             paths,
             settings.daemon.clone(),
             Instant::now(),
             writer,
+            pgn_writer,
             health.clone(),
         );
         let server = conn.object_server();

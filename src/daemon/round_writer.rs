@@ -1,14 +1,15 @@
-//! The round-folder writer: one thread that keeps every round folder's games in memory and
-//! writes them ([`super::rounds`] has the layout and the texts), so that a move on one of
-//! 200 boards costs one small file write, not a re-read of the whole round and a rewrite of
-//! `games.pgn` on a tokio worker.
+//! The round folders as the PGN writer's thread ([`super::pgn_writer`]) holds them: every round
+//! folder's games in memory, written ([`super::rounds`] has the layout and the texts) so that a
+//! move on one of 200 boards costs one small file write, not a re-read of the whole round and
+//! a rewrite of `games.pgn`.
 //!
-//! A board hands its game's PGN to [`RoundWriter::publish`] and goes on at once (a channel
-//! send). The thread keeps the text in memory; at most once per [`WINDOW`] it writes the
+//! A board hands its game's PGN to [`super::pgn_writer::PgnWriter::live`] and goes on at once
+//! (a channel send). The thread keeps the text in memory; at most once per [`WINDOW`] it writes the
 //! `game-<n>.pgn` of each game that changed (atomically, as before), and at most once per
 //! [`ALL_WINDOW`] it rebuilds the round's `games.pgn` from the games held in memory, however
-//! many boards moved (the first change after a quiet spell is written at once). [`RoundWriter::flush`] writes everything still dirty and answers when it is on
-//! disk: a board that stops calls it, so the final state of every game is always written.
+//! many boards moved (the first change after a quiet spell is written at once). [`super::pgn_writer::PgnWriter::flush`] writes everything still dirty and
+//! answers when it is on disk: a board that stops calls it, so the final state of every game
+//! is always written.
 //!
 //! A round folder seen for the first time in this run is read once (the games of an earlier
 //! run, of boards not served now). A write that fails is logged once per episode and tried
@@ -18,11 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
-
-use tokio::sync::oneshot;
 
 use super::rounds::{self, RoundFileError};
 
@@ -33,88 +30,6 @@ pub const WINDOW: Duration = Duration::from_millis(250);
 pub const ALL_WINDOW: Duration = Duration::from_secs(1);
 /// While a round file cannot be written, it is tried again this often.
 pub const RETRY: Duration = Duration::from_secs(1);
-
-enum Request {
-    Game { pgn_dir: PathBuf, pgn: String },
-    Flush(oneshot::Sender<()>),
-}
-
-/// The handle board stores use; every board of the process shares the one thread.
-pub struct RoundWriter {
-    tx: mpsc::Sender<Request>,
-}
-
-/// The process's round writer, started on first use.
-pub fn global() -> &'static RoundWriter {
-    static WRITER: OnceLock<RoundWriter> = OnceLock::new();
-    WRITER.get_or_init(RoundWriter::start)
-}
-
-impl RoundWriter {
-    fn start() -> RoundWriter {
-        let (tx, rx) = mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("round-writer".into())
-            .spawn(move || run(rx));
-        if let Err(e) = spawned {
-            // Without the thread the sends below fail and say so; the games are in the
-            // journals and the live PGN files all the same.
-            tracing::error!("cannot start the round-folder writer: {e}");
-        }
-        RoundWriter { tx }
-    }
-
-    /// Keep `pgn` as its round's game (if its `Round` tag names a board); returns at once.
-    pub fn publish(&self, pgn_dir: &Path, pgn: &str) {
-        let request = Request::Game {
-            pgn_dir: pgn_dir.to_path_buf(),
-            pgn: pgn.to_string(),
-        };
-        if self.tx.send(request).is_err() {
-            tracing::error!("the round-folder writer has stopped: round files are not updated");
-        }
-    }
-
-    /// Write everything still pending; resolves once it is written (or has failed).
-    pub async fn flush(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.tx.send(Request::Flush(reply)).is_ok() {
-            let _ = done.await;
-        }
-    }
-}
-
-fn run(rx: mpsc::Receiver<Request>) {
-    let mut folders = RoundFolders::default();
-    loop {
-        let request = match folders.due() {
-            None => match rx.recv() {
-                Ok(r) => Some(r),
-                Err(_) => break,
-            },
-            Some(at) => match rx.recv_timeout(at.saturating_duration_since(Instant::now())) {
-                Ok(r) => Some(r),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => break,
-            },
-        };
-        // Everything queued is taken first: a burst costs one write of each file.
-        let mut next = request;
-        while let Some(request) = next {
-            match request {
-                Request::Game { pgn_dir, pgn } => folders.game(&pgn_dir, &pgn),
-                Request::Flush(reply) => {
-                    folders.write_due(None);
-                    let _ = reply.send(());
-                }
-            }
-            next = rx.try_recv().ok();
-        }
-        // Also under a steady stream of games: `games.pgn` is written once its window is due.
-        folders.write_due(Some(Instant::now()));
-    }
-    folders.write_due(None);
-}
 
 /// One round folder as held in memory.
 #[derive(Default)]

@@ -20,6 +20,7 @@ use super::board::{BoardTask, Stop};
 use super::config::DaemonConfig;
 use super::dbus::{BoardObject, BridgeError, MANAGER_PATH, Publisher, Shared, board_path};
 use super::health::{Health, Source};
+use super::pgn_writer::PgnWriter;
 use super::settings::{BoardSpec, spec_for_port};
 use super::signature::Checked;
 use super::store::{BoardStore, StorePaths};
@@ -43,6 +44,7 @@ pub struct Boards {
     epoch: Instant,
     running: Mutex<BTreeMap<String, Running>>,
     writer: Writer,
+    pgn_writer: PgnWriter,
     health: Health,
     /// Boards added with `AddBoard`, remembered across restarts.
     added: std::sync::Mutex<AddedBoards>,
@@ -55,6 +57,7 @@ impl Boards {
         defaults: DaemonConfig,
         epoch: Instant,
         writer: Writer,
+        pgn_writer: PgnWriter,
         health: Health,
     ) -> Arc<Self> {
         let added = AddedBoards::load(&paths.state_dir);
@@ -65,6 +68,7 @@ impl Boards {
             epoch,
             running: Mutex::new(BTreeMap::new()),
             writer,
+            pgn_writer,
             health,
             added: std::sync::Mutex::new(added),
         })
@@ -143,13 +147,19 @@ impl Boards {
             BridgeError::InvalidArgument(format!("bad board id {:?}: {e}", spec.id))
         })?;
 
-        let (store, journal) = BoardStore::open(&self.paths, &spec.id, &self.writer, &self.health)
-            .map_err(|e| {
-                BridgeError::ZBus(zbus::Error::Failure(format!(
-                    "cannot open the saved game of board {:?}: {e:#}",
-                    spec.id
-                )))
-            })?;
+        let (store, journal) = BoardStore::open(
+            &self.paths,
+            &spec.id,
+            &self.writer,
+            &self.pgn_writer,
+            &self.health,
+        )
+        .map_err(|e| {
+            BridgeError::ZBus(zbus::Error::Failure(format!(
+                "cannot open the saved game of board {:?}: {e:#}",
+                spec.id
+            )))
+        })?;
         let session = if journal.is_empty() {
             Session::new(spec.session.clone())
         } else {

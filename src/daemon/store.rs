@@ -10,21 +10,17 @@
 //! records, the live PGN, a finished game — is written as soon as the disk takes it again.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
 use crate::contract::BoardProps;
 use crate::session::{Event, is_journalled};
 
-use super::health::{self, Health, Source};
+use super::health::{Health, Source};
 use super::journal::{Journal, journal_path};
-use super::pgn_files::{PgnFileError, PgnFiles};
+use super::pgn_writer::PgnWriter;
 use super::recorder::Recorder;
 use super::writer::{Key, Outcome, Writer};
-
-/// How often PGN files that could not be written are tried again.
-const PGN_RETRY: Duration = Duration::from_secs(1);
 
 /// Where a board's files go.
 #[derive(Debug, Clone)]
@@ -41,14 +37,11 @@ pub struct BoardStore {
     key: Key,
     health: Health,
     recorder: Option<Recorder>,
-    pgn: Option<PgnFiles>,
+    /// Writes the PGN files off the async runtime (see [`super::pgn_writer`]).
+    pgn_writer: PgnWriter,
     pgn_dir: Option<PathBuf>,
-    /// The live PGN text last written, to skip rewriting an unchanged file.
+    /// The live PGN text last handed to the writer, to skip handing it again.
     live: String,
-    /// Finished games not yet written (the disk refused them).
-    finished: Vec<String>,
-    /// The PGN files failed; when they were last tried.
-    pgn_failing: Option<Instant>,
     /// An append was lost (no journal takes it): shown in `StorageProblem` until one is not.
     unjournalled: bool,
 }
@@ -60,6 +53,7 @@ impl BoardStore {
         paths: &StorePaths,
         id: &str,
         writer: &Writer,
+        pgn_writer: &PgnWriter,
         health: &Health,
     ) -> anyhow::Result<(BoardStore, Vec<Event>)> {
         let path = journal_path(&paths.state_dir, id);
@@ -75,34 +69,18 @@ impl BoardStore {
                 .inspect_err(|e| tracing::error!(board = %id, "cannot record: {e}"))
                 .ok()
         });
-        let mut store = BoardStore {
+        let store = BoardStore {
             id: id.to_owned(),
             writer: writer.clone(),
             key,
             health: health.clone(),
             recorder,
-            pgn: None,
+            pgn_writer: pgn_writer.clone(),
             pgn_dir: paths.pgn_dir.clone(),
             live: String::new(),
-            finished: Vec::new(),
-            pgn_failing: None,
             unjournalled: false,
         };
-        store.open_pgn();
         Ok((store, events))
-    }
-
-    /// The PGN directory, once it can be made.
-    fn open_pgn(&mut self) -> Option<&PgnFiles> {
-        if self.pgn.is_none()
-            && let Some(dir) = self.pgn_dir.as_ref()
-        {
-            match PgnFiles::new(dir) {
-                Ok(p) => self.pgn = Some(p),
-                Err(e) => self.pgn_failed(&e),
-            }
-        }
-        self.pgn.as_ref()
     }
 
     /// Journal what of `events` the journal keeps ([`is_journalled`]); returns once it is
@@ -158,88 +136,29 @@ impl BoardStore {
         }
     }
 
-    /// After events were published: refresh the live PGN, store a finished game.
+    /// After events were published: hand the live PGN and a finished game to the PGN
+    /// writer (it writes them on its own thread, and tries again while the disk refuses).
     pub fn after_publish(&mut self, view: &BoardProps, events: &[Event]) {
-        if self.pgn_dir.is_none() || view.pgn.is_empty() {
+        let Some(dir) = self.pgn_dir.as_ref() else {
             return;
+        };
+        if view.pgn.is_empty() {
+            return;
+        }
+        if view.pgn != self.live {
+            self.pgn_writer.live(&self.id, dir, &view.pgn);
+            self.live = view.pgn.clone();
         }
         if events.iter().any(|e| matches!(e, Event::GameEnded { .. })) {
-            self.finished.push(view.pgn.clone());
-        }
-        self.write_pgn(view);
-    }
-
-    /// Try again what the disk refused (called on the board's ticks; does something at
-    /// most every [`PGN_RETRY`] while PGN files fail).
-    pub fn retry(&mut self, view: &BoardProps) {
-        if let Some(at) = self.pgn_failing
-            && at.elapsed() >= PGN_RETRY
-        {
-            self.write_pgn(view);
+            self.pgn_writer.finished(&self.id, dir, &view.pgn);
         }
     }
 
-    fn write_pgn(&mut self, view: &BoardProps) {
-        let id = self.id.clone();
-        let Some(pgn) = self.open_pgn().cloned() else {
-            self.pgn_failing = Some(Instant::now());
-            return;
-        };
-        let mut failed = None;
-        if view.pgn != self.live && !view.pgn.is_empty() {
-            match pgn.write_live(&id, &view.pgn) {
-                Ok(_) => self.live = view.pgn.clone(),
-                Err(e) => failed = Some(e),
-            }
-            // The round folder's copy (Round tag `<round>.<board>`), for the Broadcaster app:
-            // handed to the round writer's thread, off the async runtime.
-            super::round_writer::global().publish(pgn.dir(), &view.pgn);
-        }
-        while failed.is_none()
-            && let Some(text) = self.finished.first()
-        {
-            match pgn.write_finished(&id, text) {
-                Ok(path) => {
-                    tracing::info!(board = %id, file = %path.display(), "finished game written");
-                    self.finished.remove(0);
-                }
-                Err(e) => failed = Some(e),
-            }
-        }
-        match failed {
-            Some(e) => self.pgn_failed(&e),
-            None => {
-                if self.pgn_failing.take().is_some() {
-                    self.health.report(Source::Pgn(id), None);
-                }
-            }
-        }
-    }
-
-    fn pgn_failed(&mut self, e: &PgnFileError) {
-        if self.pgn_failing.is_none() {
-            tracing::warn!(board = %self.id, "{e}");
-        }
-        self.pgn_failing = Some(Instant::now());
-        let dir = self.pgn_dir.clone().unwrap_or_default();
-        self.health.report(
-            Source::Pgn(self.id.clone()),
-            Some(health::describe("PGN directory", &dir, &e.source)),
-        );
-    }
-
-    /// The board is no longer served: move its live PGN out of `live/`.
-    pub fn retire(&mut self) {
-        self.health.report(Source::Pgn(self.id.clone()), None);
-        let Some(pgn) = self.open_pgn().cloned() else {
-            return;
-        };
-        match pgn.retire_live(&self.id) {
-            Ok(Some(to)) => {
-                tracing::info!(board = %self.id, file = %to.display(), "live PGN moved out of live/")
-            }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(board = %self.id, "{e}"),
+    /// The board is no longer served: its live PGN leaves `live/` (answers once it has).
+    pub async fn retire(&mut self) {
+        match self.pgn_dir.as_ref() {
+            Some(dir) => self.pgn_writer.retire(&self.id, dir).await,
+            None => self.health.report(Source::Pgn(self.id.clone()), None),
         }
     }
 
@@ -252,9 +171,9 @@ impl BoardStore {
                  disk takes them"
             );
         }
-        if self.pgn.is_some() {
-            // The final state of this board's round file (and its round's games.pgn).
-            super::round_writer::global().flush().await;
+        if self.pgn_dir.is_some() {
+            // The final state of this board's live file, finished games and round file.
+            self.pgn_writer.flush().await;
         }
         if let Some(r) = self.recorder.as_mut()
             && let Err(e) = r.sync()
