@@ -29,19 +29,16 @@
 //! moves from its readings itself; when they leave several stories for a board that stands
 //! still, `Gap` lists them here and `ResolveGap` picks one.
 
-use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Color, Move, Position};
 
-use super::recovery::{
-    Asking, Candidate, Cause, Finding, Gap, Memory, Recovery, STILL_ASK_MS, Stage, listed, plies,
-};
+use super::recovery::{Cause, Finding, Gap, Memory, Recovery, Stage, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
 use crate::gap::{clock, memory, search};
 use crate::protocol::{EeEvent, FieldContent, Message};
-use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker};
-use crate::vocab::{CommandError, Millis};
+use crate::tracker::ILLEGAL_SETTLE_MS;
+use crate::vocab::Millis;
 
 /// How long the board's memory may take to arrive (a real board needs about 8 s at 9600
 /// baud) before the search is used instead.
@@ -80,7 +77,7 @@ pub enum BoardRequest {
 /// The recovery state of one session and the requests it has for the board.
 #[derive(Debug, Clone, Default)]
 pub(super) struct GapState {
-    state: Recovery,
+    pub(super) state: Recovery,
     requests: Vec<BoardRequest>,
 }
 
@@ -99,25 +96,25 @@ impl GapState {
         (!self.requests.is_empty()).then(|| self.requests.remove(0))
     }
 
-    fn sensed(&self) -> Option<[FieldContent; 64]> {
+    pub(super) fn sensed(&self) -> Option<[FieldContent; 64]> {
         self.state.gap().and_then(|g| g.sensed)
     }
 
-    fn cause(&self) -> &'static str {
+    pub(super) fn cause(&self) -> &'static str {
         self.state.gap().map_or("", |g| g.cause.text())
     }
 
-    fn stage_mut(&mut self) -> Option<&mut Stage> {
+    pub(super) fn stage_mut(&mut self) -> Option<&mut Stage> {
         self.state.gap_mut().map(|g| &mut g.stage)
     }
 
     /// The memory's state, while a gap is open.
-    fn memory_mut(&mut self) -> Option<&mut Memory> {
+    pub(super) fn memory_mut(&mut self) -> Option<&mut Memory> {
         self.state.gap_mut().map(|g| &mut g.memory)
     }
 
     /// Record what a search found (while searching).
-    fn found(&mut self, what: Finding) {
+    pub(super) fn found(&mut self, what: Finding) {
         if let Some(Stage::Search { finding, .. }) = self.stage_mut() {
             *finding = what;
         }
@@ -140,15 +137,15 @@ impl Session {
         }
     }
 
-    fn game_on(&self) -> bool {
+    pub(super) fn game_on(&self) -> bool {
         self.started && !self.arbiter.is_finished()
     }
 
-    fn orientation(&self) -> Orientation {
+    pub(super) fn orientation(&self) -> Orientation {
         self.tracker.orientation().unwrap_or(Orientation::Normal)
     }
 
-    fn board_of(&self, fields: &[FieldContent; 64]) -> Board {
+    pub(super) fn board_of(&self, fields: &[FieldContent; 64]) -> Board {
         Placement::from_wire(fields, self.orientation()).to_board()
     }
 
@@ -398,7 +395,7 @@ impl Session {
     }
 
     /// The gap (open) searches from now: `tried`, the board change already searched.
-    fn enter_search(&mut self, tried: Option<Millis>, memory: Memory) {
+    pub(super) fn enter_search(&mut self, tried: Option<Millis>, memory: Memory) {
         if let Some(g) = self.gap.state.gap_mut() {
             g.memory = memory;
             g.stage = Stage::Search {
@@ -483,7 +480,7 @@ impl Session {
 
     /// The memory is not used: the search decides, now if it `held` a sequence for it on the
     /// board as it still stands, else at the next press or settled reading.
-    fn gap_search_again(&mut self, held: bool, now: Millis, out: &mut Vec<Event>) {
+    pub(super) fn gap_search_again(&mut self, held: bool, now: Millis, out: &mut Vec<Event>) {
         let Some(g) = self.gap.state.gap_mut() else {
             return;
         };
@@ -506,7 +503,7 @@ impl Session {
     /// Moves were published up to the tracker's position: closed when the board now shows
     /// it (or a move of it in progress), else the gap goes on from there (plies made while
     /// the memory or the arbiter was awaited), searched at once.
-    fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
+    pub(super) fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
         let on_board = self.gap.sensed().map(|f| self.board_of(&f));
         let done = on_board
             .as_ref()
@@ -521,505 +518,7 @@ impl Session {
         }
     }
 
-    /// How long the board as sensed must stand still to count as a position (see
-    /// [`FEWER_PIECES_SETTLED_MS`]).
-    fn settle_ms(&self) -> Millis {
-        let fewer = self.gap.sensed().is_some_and(|f| {
-            self.board_of(&f).occupied().count()
-                < self.tracker.position().board().occupied().count()
-        });
-        if fewer {
-            FEWER_PIECES_SETTLED_MS
-        } else {
-            SETTLED_MS
-        }
-    }
-
-    /// Whether `board` is `from` itself or `from` with a move in progress: pieces lifted —
-    /// one, or those one legal move takes up (a capture, castling) — or lifted pieces no
-    /// legal sequence explains. An exchange on one square (dxc5 bxc5) also leaves only
-    /// pieces missing, d6 and b4, which no one move takes up: a gap.
-    fn move_in_progress(&self, from: &Chess, board: &Board) -> bool {
-        if from.board() == board {
-            return true;
-        }
-        if !lifted_only(from.board(), board) {
-            return false;
-        }
-        let lifted = from.board().occupied() & !board.occupied();
-        lifted.count() <= 1
-            || from.legal_moves().iter().any(|m| {
-                let mut touched = shakmaty::Bitboard::EMPTY;
-                touched.add(m.from().unwrap_or(m.to()));
-                touched.add(m.to());
-                if let Move::EnPassant { from, to } = m {
-                    touched.add(shakmaty::Square::from_coords(to.file(), from.rank()));
-                }
-                (lifted & !touched).is_empty()
-            })
-            || matches!(
-                search::explain(from, board, None),
-                search::Outcome::Unreachable
-            )
-    }
-
-    /// Whether `board` can follow from `from`: the same (or a move in progress), or reached by
-    /// a legal sequence the search finds (or cannot rule out).
-    fn board_follows(&self, from: &Chess, board: &Board) -> bool {
-        lifted_only(from.board(), board)
-            || !matches!(
-                search::explain(from, board, None),
-                search::Outcome::Unreachable
-            )
-    }
-
-    /// The clock's readings around the gap, when both are known (see [`clock::Witness`]).
-    fn clock_witness(&self) -> Option<clock::Witness> {
-        if self.config().gap_without_clock_witness {
-            return None;
-        }
-        let g = self.gap.state.gap()?;
-        let before = g.clock_before?;
-        let (t, clock_at) = g.clock.as_ref()?;
-        if !t.status.connected || *clock_at <= before.at {
-            return None;
-        }
-        let mut times = [0, 0];
-        for (display, time) in [(Display::Left, t.left), (Display::Right, t.right)] {
-            let color = self.arbiter.clock().color_of(display);
-            times[usize::from(color == Color::Black)] = time.as_millis();
-        }
-        let completed = (self.tracker.moves().len() / 2) as u32;
-        let increment_ms = self
-            .arbiter
-            .config()
-            .time_control
-            .as_ref()
-            .map(|tc| tc.increment_after(completed))
-            .or(self.arbiter.clock().observed_increment_ms())
-            .unwrap_or(0);
-        Some(clock::Witness {
-            before,
-            after: clock::Reading {
-                times,
-                running: t.status.running,
-                at: *clock_at,
-            },
-            increment_ms,
-        })
-    }
-
-    /// The side whose clock runs, from the held reading.
-    fn clock_side(&self) -> Option<Color> {
-        let (t, _) = self.gap.state.gap()?.clock.as_ref()?;
-        if !t.status.connected || !t.status.running {
-            return None;
-        }
-        let display = if t.status.left_running != t.status.right_running {
-            if t.status.left_running {
-                Display::Left
-            } else {
-                Display::Right
-            }
-        } else if t.status.lever_left_down {
-            Display::Right
-        } else {
-            Display::Left
-        };
-        Some(self.arbiter.clock().color_of(display))
-    }
-
-    /// Search the board as sensed; `position`: the reading is known to be a position (a
-    /// press, a settled reading), so what is found may be acted on.
-    fn gap_search(&mut self, now: Millis, out: &mut Vec<Event>, position: bool) {
-        let Some(g) = self.gap.state.gap_mut() else {
-            return;
-        };
-        let Some(fields) = g.sensed else {
-            return;
-        };
-        let first_read = g.first_read;
-        let last_change = g.last_change;
-        if position && let Stage::Search { trusted_at, .. } = &mut g.stage {
-            *trusted_at = Some(last_change);
-        }
-        let board = self.board_of(&fields);
-        let from = self.tracker.position().clone();
-        let witness = self.clock_witness();
-        let first = from.turn();
-        let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
-        let mut outcome = search::explain_within(&from, &board, self.clock_side(), &fits);
-        let first_board = first_read.map(|f| self.board_of(&f));
-        if outcome == search::Outcome::Same
-            && let Some(first) = &first_board
-        {
-            // Back to the known position, but the first reading after the gap was another:
-            // moves were made and came back (a repetition), not none.
-            outcome = search::explain_through(&from, first, &board);
-        }
-        if let Some(first) = &first_board {
-            outcome = through_first_read(&from, first, &board, outcome);
-        }
-        // The memory, if it comes at once, has the press times too.
-        let wait_for_memory = matches!(
-            self.gap.memory_mut().map(|m| *m),
-            Some(Memory::Asked { at, .. }) if now.saturating_sub(at) < MEMORY_GRACE_MS
-        );
-        match outcome {
-            search::Outcome::Same => self.close_gap(now, out),
-            search::Outcome::Unique(moves) if !position => {
-                self.gap.found(Finding::Unique {
-                    plies: moves.len(),
-                    line: search::san_line(&from, &moves),
-                });
-            }
-            _ if !position => {}
-            search::Outcome::Unique(_) if wait_for_memory => {
-                if let Some(Memory::Asked { held_unique, .. }) = self.gap.memory_mut() {
-                    *held_unique = true;
-                }
-            }
-            search::Outcome::Unique(moves) => {
-                self.report(Fact::RecoveredUnique {
-                    line: search::san_line(&from, &moves),
-                });
-                let note = format!(
-                    "{} made {}, recovered: the only legal sequence to the board",
-                    plies(moves.len()),
-                    self.gap.cause()
-                );
-                self.replay_moves(&moves, &[], [None, None], now, out);
-                self.arbiter.note(note);
-                self.close_gap(now, out);
-            }
-            search::Outcome::Several { sequences, total } => {
-                let listed = listed(&from, &sequences);
-                let candidates = sequences
-                    .into_iter()
-                    .map(|moves| Candidate {
-                        shadow: self.shadow_after(&moves, &fields, now),
-                        moves,
-                    })
-                    .collect();
-                self.enter_choose(fields, candidates, Some(total), listed);
-                self.report(Fact::Ambiguous {
-                    gap: self.gap.text(),
-                });
-            }
-            search::Outcome::GaveUp => {
-                self.enter_choose(fields, Vec::new(), None, Vec::new());
-                self.report(Fact::SearchGaveUp {
-                    gap: self.gap.text(),
-                });
-            }
-            // Only a still board or the scoresheets can tell now: in a scramble the board
-            // never stands still, so the arbiter is asked at once, clearly.
-            search::Outcome::Unreachable => self.gap.found(Finding::Unreachable),
-        }
-    }
-
-    fn enter_choose(
-        &mut self,
-        target: [FieldContent; 64],
-        candidates: Vec<Candidate>,
-        total: Option<u64>,
-        listed: Vec<String>,
-    ) {
-        if let Some(g) = self.gap.state.gap_mut() {
-            g.stage = Stage::Choose {
-                target,
-                candidates,
-                total,
-                listed,
-            };
-        }
-    }
-
-    /// A tracker after `moves`, reading `fields` as the board now.
-    fn shadow_after(&self, moves: &[Move], fields: &[FieldContent; 64], now: Millis) -> Tracker {
-        let mut shadow = self.tracker.clone();
-        let o = self.orientation();
-        for &m in moves {
-            let mut next = shadow.position().clone();
-            next.play_unchecked(m);
-            let _ = shadow.on_board_dump(&Placement::from_board(next.board()).to_wire(o), now);
-            // A story's move is complete (play went on after it): never held.
-            let _ = shadow.release_held();
-            if shadow.position() != &next {
-                break;
-            }
-        }
-        let _ = shadow.on_board_dump(fields, now);
-        shadow
-    }
-
-    /// No legal sequence reaches the board and it stands still: continue from it.
-    fn gap_unreachable(&mut self, now: Millis, out: &mut Vec<Event>) {
-        let note = format!(
-            "moves were made {} that no legal sequence of up to {} plies explains",
-            self.gap.cause(),
-            search::MAX_PLIES
-        );
-        if self.continue_from_board(&note, now, out) {
-            self.close_gap(now, out);
-        } else {
-            self.gap.found(Finding::NoPosition);
-        }
-    }
-
-    /// Play continues from the board as it stands, in a new segment; no one is accused.
-    /// Returns false when the board cannot be a position (pieces in hand: keep waiting).
-    fn continue_from_board(&mut self, note: &str, now: Millis, out: &mut Vec<Event>) -> bool {
-        let Some(fields) = self.gap.sensed() else {
-            return false;
-        };
-        let turn = self
-            .clock_side()
-            .unwrap_or_else(|| self.tracker.position().turn());
-        let mut trial = self.tracker.clone();
-        let _ = trial.on_board_dump(&fields, now);
-        if trial.adopt_placement(turn).is_err() {
-            return false;
-        }
-        let _ = self.tracker.on_board_dump(&fields, now);
-        match self.tracker.adopt_placement(turn) {
-            Ok(_) => {
-                self.report(Fact::NewSegment {
-                    note: note.to_owned(),
-                });
-                let ruled = self
-                    .arbiter
-                    .continue_after_gap(self.tracker.position().clone(), note);
-                self.apply_arbiter(ruled, out);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    /// The arbiter says which moves were made during the gap (none: continue from the board),
-    /// or which of the stories the tracker holds open is the game.
-    pub(super) fn resolve_gap(
-        &mut self,
-        moves: Vec<String>,
-        now: Millis,
-        out: &mut Vec<Event>,
-    ) -> Result<(), CommandError> {
-        let target = match &self.gap.state {
-            Recovery::Closed => {
-                return Err(CommandError::InvalidArgument(
-                    "no gap is open on this board: there is nothing to resolve".into(),
-                ));
-            }
-            Recovery::Asking(_) => return self.resolve_asking(&moves, now, out),
-            Recovery::Gap(g) => match &g.stage {
-                Stage::Unread { .. } => {
-                    return Err(CommandError::InvalidArgument(
-                        "the board has not been read since the gap began: nothing can be checked against it yet; resolve once it is connected and read".into(),
-                    ));
-                }
-                Stage::Choose { target, .. } => *target,
-                // The board first read after the gap (the gap's end, unless a piece was in
-                // hand then; the board now decides in that case, below).
-                Stage::Search { .. } => match g.first_read.or(g.sensed) {
-                    Some(t) => t,
-                    None => unreachable!("a gap searches only once a whole board was read"),
-                },
-            },
-        };
-        if moves.is_empty() {
-            let note = format!(
-                "moves were made {}; the arbiter continued from the board",
-                self.gap.cause()
-            );
-            if !self.continue_from_board(&note, now, out) {
-                return Err(CommandError::InvalidArgument(
-                    "the board shows no playable position (pieces in hand, a king missing): set the pieces, then resolve again".into(),
-                ));
-            }
-            self.close_gap(now, out);
-            return Ok(());
-        }
-        let from = self.tracker.position().clone();
-        let known_len = self.tracker.moves().len();
-        let line = parse_line(&from, &moves)?;
-        let mut pos = from.clone();
-        // After how many of the arbiter's moves the board read after the gap stood.
-        let target_board = self.board_of(&target);
-        let mut through = None;
-        for (i, &m) in line.iter().enumerate() {
-            pos.play_unchecked(m);
-            if through.is_none() && *pos.board() == target_board {
-                through = Some(i + 1);
-            }
-        }
-        let now_board = self.gap.sensed().map(|f| self.board_of(&f));
-        let searching = matches!(
-            self.gap.state.gap().map(|g| &g.stage),
-            Some(Stage::Search { .. })
-        );
-        let gap_len = match through {
-            Some(n) => n,
-            None if now_board.as_ref() == Some(pos.board()) => line.len(),
-            // The board read after the gap was not a position the line passes through, but
-            // the board now is its end with a move in progress (pieces in hand): the arbiter
-            // gave everything up to now.
-            None if searching
-                && now_board
-                    .as_ref()
-                    .is_some_and(|b| lifted_only(pos.board(), b)) =>
-            {
-                line.len()
-            }
-            None => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "{} lead from the last known position to {}, not to the board ({}), nor through it",
-                    search::san_line(&from, &line),
-                    Placement::from_board(pos.board()).board_fen(),
-                    Placement::from_board(&target_board).board_fen()
-                )));
-            }
-        };
-        // Play went on from the chosen story: its follower knows the moves since. The board
-        // is the judge: the arbiter's moves stand when the board now follows from them, else
-        // the follower's longer story when it agrees with them.
-        let follows = |moves: &[Move]| {
-            let mut end = from.clone();
-            for &m in moves {
-                end.play_unchecked(m);
-            }
-            now_board
-                .as_ref()
-                .is_none_or(|board| self.board_follows(&end, board))
-        };
-        let story = match self.gap.state.gap().map(|g| &g.stage) {
-            Some(Stage::Choose { candidates, .. }) => candidates
-                .iter()
-                .find(|c| c.moves == line[..gap_len])
-                .map(|c| c.shadow.moves())
-                .filter(|f| f.len() >= known_len && f[..known_len] == *self.tracker.moves())
-                .map(|f| f[known_len..].to_vec()),
-            _ => None,
-        };
-        let all = match story {
-            Some(story)
-                if story.len() > line.len() && story.starts_with(&line) && follows(&story) =>
-            {
-                story
-            }
-            _ if follows(&line) => line.clone(),
-            _ => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "{} contradict the play followed since the gap: no legal play from there reaches the board ({})",
-                    search::san_line(&from, &line),
-                    now_board
-                        .as_ref()
-                        .map(|b| Placement::from_board(b).board_fen())
-                        .unwrap_or_default()
-                )));
-            }
-        };
-        let note = format!(
-            "{} made {}, as the arbiter resolved them",
-            plies(gap_len),
-            self.gap.cause()
-        );
-        self.report(Fact::ResolvedByArbiter {
-            line: search::san_line(&from, &all),
-        });
-        self.replay_moves(&all[..gap_len], &[], [None, None], now, out);
-        self.arbiter.note(note);
-        self.replay_moves(&all[gap_len..], &[], [None, None], now, out);
-        self.close_or_search_on(now, out);
-        Ok(())
-    }
-
     // ----- the live side: several stories for a still board ----------------------------
-
-    /// The stories the tracker holds open, from the last position it is sure of (the
-    /// position before the first move they differ in).
-    fn live_stories(&self) -> Option<Asking> {
-        let lines = self.tracker.open_stories()?;
-        let common = lines
-            .iter()
-            .map(|l| l.iter().zip(&lines[0]).take_while(|(a, b)| a == b).count())
-            .min()?;
-        let mut base = self.tracker.root().clone();
-        for &m in &lines[0][..common] {
-            base.play_unchecked(m);
-        }
-        let stories = lines.iter().map(|l| l[common..].to_vec()).collect();
-        Some(Asking {
-            base,
-            base_ply: common,
-            stories,
-        })
-    }
-
-    /// When the still board the tracker holds several stories for has stood long enough
-    /// for `Gap` to ask (while nothing is asked yet).
-    fn ask_due(&self) -> Option<Millis> {
-        (self.game_on() && self.tracker.open_stories().is_some())
-            .then(|| self.tracker.last_change().saturating_add(STILL_ASK_MS))
-    }
-
-    /// After every input while no gap is open: the tracker's open stories become a question
-    /// for the arbiter once the board has stood still [`STILL_ASK_MS`], and the question
-    /// goes as soon as the tracker has settled them (or holds others).
-    pub(super) fn follow_live_stories(&mut self, now: Millis) {
-        if self.gap.is_open() {
-            return;
-        }
-        let asking = self
-            .ask_due()
-            .filter(|&due| now >= due)
-            .and_then(|_| self.live_stories());
-        match (&self.gap.state, asking) {
-            (Recovery::Asking(a), Some(b)) if a.base == b.base && a.stories == b.stories => {}
-            (_, Some(b)) => {
-                self.gap.state = Recovery::Asking(b);
-                self.report(Fact::StillBoardAsks {
-                    gap: self.gap.text(),
-                });
-            }
-            (Recovery::Asking(_), None) => self.gap.state = Recovery::Closed,
-            (_, None) => {}
-        }
-    }
-
-    /// `ResolveGap` for the live stories: the moves from the position before them (or the
-    /// chosen story's moves after the record's last, which the stories may share).
-    fn resolve_asking(
-        &mut self,
-        moves: &[String],
-        now: Millis,
-        out: &mut Vec<Event>,
-    ) -> Result<(), CommandError> {
-        let Recovery::Asking(asking) = &self.gap.state else {
-            return Ok(());
-        };
-        // The record's moves since the stories' base (the provisional move they part at).
-        let recorded = &self.tracker.moves()[asking.base_ply.min(self.tracker.moves().len())..];
-        let from_base = parse_line(&asking.base, moves).ok();
-        let from_record = parse_line(self.tracker.position(), moves).ok();
-        let chosen = asking.stories.iter().find(|s| {
-            from_base.as_deref() == Some(s.as_slice())
-                || (s.starts_with(recorded) && from_record.as_deref() == Some(&s[recorded.len()..]))
-        });
-        let Some(story) = chosen else {
-            return Err(CommandError::InvalidArgument(format!(
-                "`{}` is none of the move orders that explain the board; {}",
-                moves.join(" "),
-                self.gap.text()
-            )));
-        };
-        let mut line = self.tracker.moves()[..asking.base_ply].to_vec();
-        line.extend_from_slice(story);
-        let tracked = self.tracker.take_story(&line);
-        self.apply_tracker(tracked, now, out);
-        self.gap.state = Recovery::Closed;
-        Ok(())
-    }
 
     // ----- operator commands while a recovery is open -----------------------------------
 
@@ -1050,7 +549,7 @@ impl Session {
     /// Publish `moves` through the tracker, one whole board per move, as if the board had
     /// been read after each; `stamps[k]`: the mover's clock time after move k, if known;
     /// `earlier`: each side's last time the board's memory logged before the gap.
-    fn replay_moves(
+    pub(super) fn replay_moves(
         &mut self,
         moves: &[Move],
         stamps: &[Option<(Color, u64)>],
@@ -1110,7 +609,7 @@ impl Session {
     }
 
     /// The gap is over: the tracker reads the board as it stands, the arbiter the clock.
-    fn close_gap(&mut self, now: Millis, out: &mut Vec<Event>) {
+    pub(super) fn close_gap(&mut self, now: Millis, out: &mut Vec<Event>) {
         if !self.gap.is_open() {
             return;
         }
@@ -1136,7 +635,7 @@ impl Session {
 /// otherwise leave transpositions (Nc3 Nf6 Bc4) no later reading can rule out. Nothing
 /// changes when the search kept only some of its sequences, or when none passes through
 /// (the first board was read in the middle of a move).
-fn through_first_read(
+pub(super) fn through_first_read(
     from: &Chess,
     first: &Board,
     board: &Board,
@@ -1167,32 +666,10 @@ fn through_first_read(
 }
 
 /// `board` is `known` or `known` with pieces lifted: at most a move in progress.
-fn lifted_only(known: &Board, board: &Board) -> bool {
+pub(super) fn lifted_only(known: &Board, board: &Board) -> bool {
     (board.occupied() & !known.occupied()).is_empty()
         && board
             .occupied()
             .into_iter()
             .all(|sq| board.piece_at(sq) == known.piece_at(sq))
-}
-
-/// The arbiter's UCI moves, legal one after the other from `from`.
-fn parse_line(from: &Chess, moves: &[String]) -> Result<Vec<Move>, CommandError> {
-    let mut pos = from.clone();
-    let mut line = Vec::with_capacity(moves.len());
-    for (i, text) in moves.iter().enumerate() {
-        let m = text
-            .parse::<UciMove>()
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-            .ok_or_else(|| {
-                CommandError::InvalidArgument(format!(
-                    "move {} `{text}` is not a legal UCI move in {}",
-                    i + 1,
-                    crate::arbiter::fen_of(&pos)
-                ))
-            })?;
-        pos.play_unchecked(m);
-        line.push(m);
-    }
-    Ok(line)
 }

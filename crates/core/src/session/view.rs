@@ -1,0 +1,187 @@
+//! The session's outputs besides its events: the board's properties re-rendered after every
+//! input, and the game record journalled as a snapshot or a patch when it changed.
+
+use super::*;
+
+impl Session {
+    /// After a command changed the record's position, make the tracker follow it.
+    pub(super) fn follow_record_on_board(&mut self, _was_finished: bool) {
+        if self.tracker.position() != self.arbiter.position() {
+            let _ = self.tracker.set_position(self.arbiter.position().clone());
+        }
+    }
+
+    /// Journal the game record whenever it changed, after the events of the same input (a
+    /// `GameStarted` resets the record on restore, so the record must follow it). Clock
+    /// stamps alone do not count (see [`RecordSignature`]): they ride with the next record,
+    /// which saves a synced write per clock press.
+    ///
+    /// A new game (and the first change after a restore) gets a whole snapshot; every other
+    /// change a [`Patch`] from the record as journalled, checked by applying it: if it does
+    /// not rebuild the record exactly, a snapshot is journalled instead.
+    pub(super) fn journal_snapshot(&mut self, out: &mut Vec<Event>) {
+        let signature = RecordSignature::of(self.arbiter.game(), self.arbiter.position());
+        let game_started = out.iter().any(|e| matches!(e, Event::GameStarted { .. }));
+        if self.journalled == signature && !game_started {
+            return;
+        }
+        self.journalled = signature;
+        if !self.started {
+            return;
+        }
+        let game = self.arbiter.game();
+        let patched = match self.journalled_game.as_mut() {
+            Some(base) if !game_started => {
+                let patch = patch::diff(base, game);
+                (patch.apply(base).is_ok() && base == game).then_some(patch)
+            }
+            _ => None,
+        };
+        out.push(Event::Record(match patched {
+            Some(patch) => RecordFact::Patch { patch },
+            None => {
+                self.journalled_game = Some(game.clone());
+                RecordFact::Snapshot { game: game.clone() }
+            }
+        }));
+    }
+
+    pub(super) fn refresh_view(&mut self) {
+        // The PGN text and the SAN list are the costly parts of the view: rebuild them only
+        // when the record changed, not on every tick and clock reading.
+        let pending = self.pending_plies();
+        let text_signature =
+            TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
+        let (pgn, moves) = if self.view_text.as_ref() == Some(&text_signature) {
+            (
+                std::mem::take(&mut self.view.pgn),
+                std::mem::take(&mut self.view.moves),
+            )
+        } else {
+            self.view_text = Some(text_signature);
+            // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
+            (
+                self.arbiter.game().pgn_final(pending),
+                self.arbiter.game().san_moves(),
+            )
+        };
+        let arbiter = &self.arbiter;
+        let placement = self
+            .gap_placement()
+            .unwrap_or_else(|| self.tracker.placement().board_fen());
+        let fen = arbiter.fen();
+        let in_sync = fen.split_whitespace().next() == Some(placement.as_str());
+        let state = if !self.started {
+            "waiting"
+        } else if arbiter.is_finished() {
+            "finished"
+        } else {
+            "playing"
+        };
+        self.view = BoardProps {
+            name: self.config.name.clone(),
+            number: self.config.number,
+            variant: self.config.variant.to_string(),
+            port: self.config.port.clone(),
+            connected: self.link_up,
+            serial_number: self.serial_number.clone(),
+            firmware_version: self.firmware_version.clone(),
+            rules: self.config.rules.to_string(),
+            edition: self.config.edition.to_string(),
+            state: state.into(),
+            turn: color_name(arbiter.position().turn()).into(),
+            moves,
+            pgn,
+            clock_connected: arbiter.clock_connected(),
+            white_time_ms: arbiter.white_ms(),
+            black_time_ms: arbiter.black_ms(),
+            clock_running: arbiter.clock_running().into(),
+            claims: arbiter
+                .claims()
+                .into_iter()
+                .map(|(player, kind, detail)| Claim {
+                    player: player.to_string(),
+                    kind: kind.to_string(),
+                    detail,
+                })
+                .collect(),
+            pending_illegal: arbiter.pending_illegal().into(),
+            illegal_moves: arbiter.illegal_counts().into(),
+            gap: self.gap.text(),
+            result: arbiter.result().to_string(),
+            termination: arbiter
+                .termination()
+                .map_or_else(String::new, |t| t.to_string()),
+            fen,
+            placement,
+            in_sync,
+        };
+    }
+}
+
+/// What the journal must hold of a game record, cheaply compared: every move, result,
+/// penalty, decision, illegal-move count and comment — everything but the clock stamp of the
+/// last press, which the next snapshot carries (a crash can lose a `%clk`, never a move).
+/// Tags and rules are journalled as their own facts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct RecordSignature {
+    plies: usize,
+    /// The position reached (a correction replaces a move without changing the count).
+    position: u64,
+    segments: usize,
+    result: GameResult,
+    termination: Option<Termination>,
+    penalties: usize,
+    decisions: usize,
+    illegal_moves: (u32, u32),
+    comments: usize,
+}
+
+impl RecordSignature {
+    pub(super) fn of(game: &Game, position: &Chess) -> Self {
+        let segment = game.segments.last();
+        let comments = segment.map_or(0, |s| {
+            s.intro.len() + s.moves.last().map_or(0, |m| m.comments.len())
+        });
+        RecordSignature {
+            plies: game.ply_count(),
+            position: position
+                .zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal)
+                .0,
+            segments: game.segments.len(),
+            result: game.result,
+            termination: game.termination,
+            penalties: game.penalties.len(),
+            decisions: game.decisions.len(),
+            illegal_moves: game.illegal_moves,
+            comments,
+        }
+    }
+}
+
+/// What the PGN text and move list depend on: the record, the last clock stamp and the tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TextSignature {
+    record: RecordSignature,
+    /// Moves left out of the PGN text because they are not final yet.
+    pending: usize,
+    last_clk_ms: Option<u64>,
+    /// A hash of the tags (no allocation per input).
+    tags: u64,
+}
+
+impl TextSignature {
+    pub(super) fn of(game: &Game, position: &Chess, pending: usize) -> Self {
+        TextSignature {
+            record: RecordSignature::of(game, position),
+            pending,
+            last_clk_ms: game.current_moves().last().and_then(|m| m.clk_ms),
+            tags: {
+                use std::hash::{Hash, Hasher};
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                game.tags.hash(&mut hasher);
+                hasher.finish()
+            },
+        }
+    }
+}

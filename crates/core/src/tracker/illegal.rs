@@ -1,0 +1,125 @@
+//! Illegal placements: what is a move in progress (pieces in hand, part of a legal move made,
+//! a promotion piece not yet set down) and what has stood long enough to be reported, with
+//! its description for the arbiter.
+
+use super::*;
+
+impl Tracker {
+    /// Report the standing placement as illegal if it has settled and is not a move in
+    /// progress (or the clock was pressed on it).
+    pub(super) fn check_illegal(&mut self, now: Millis, ev: &mut Vec<TrackerEvent>) {
+        if self.in_sync || !self.have_board || self.held.is_some() || self.ambiguous.is_some() {
+            return;
+        }
+        if now.saturating_sub(self.last_change) < ILLEGAL_SETTLE_MS || self.settled_checked {
+            return;
+        }
+        // The press may have overtaken the update that completes the move: give the board
+        // one scan to catch up before judging what it shows.
+        if self
+            .last_press
+            .is_some_and(|p| now >= p && now - p < SCAN_LAG_MS)
+        {
+            return;
+        }
+        // The verdict on a settled placement does not change until the board or the clock does.
+        self.settled_checked = true;
+        if self.explain(now, true, ev) {
+            self.set_sync(true, ev);
+            return;
+        }
+        if self.held.is_some() {
+            return;
+        }
+        // Before anyone is accused: the readings since the last final position, searched as
+        // deep as a gap is.
+        if self.recover(SETTLED_EXTRA_PLIES, true, ev) {
+            self.set_sync(true, ev);
+            return;
+        }
+        // Legal play the readings show explains the board, in several ways: no one is
+        // accused; the stories are open (the session asks the arbiter about a still board).
+        if self.in_progress(now) || !self.undecided.is_empty() {
+            return;
+        }
+        let (turn, description) = self.describe_illegal(now);
+        if self.illegal.as_ref() != Some(&(turn, description.clone())) {
+            self.illegal = Some((turn, description.clone()));
+            ev.push(TrackerEvent::IllegalPlacement { turn, description });
+        }
+    }
+
+    /// Pieces in hand: every occupied square agrees with the position, or with a legal move
+    /// partly made (from the position, or from the one before a provisional move), or the
+    /// board is a reply caught half-way ([`Tracker::reply_in_progress`]).
+    pub(super) fn in_progress(&self, now: Millis) -> bool {
+        let n = self.positions.len();
+        let mut bases = vec![self.position()];
+        if self.provisional_now(now) && n >= 2 {
+            bases.push(&self.positions[n - 2]);
+        }
+        bases.into_iter().any(|base| self.partly_made(base)) || self.reply_in_progress()
+    }
+
+    /// A move the readings show being made, then the reply partly made: its victim in hand,
+    /// its piece resting on the way (Bg2-d5, then ...Rd8xd5 with the bishop lifted and the
+    /// rook set down on d7) is no placement to judge, nor a story of two plies to take.
+    pub(super) fn reply_in_progress(&self) -> bool {
+        let pos = self.position();
+        self.readings.complete()
+            && pos
+                .legal_moves()
+                .into_iter()
+                .filter(|&m| self.readings.witness(pos, &[m]))
+                .any(|m| self.partly_made(&after(pos, m)))
+    }
+
+    /// Every occupied square agrees with `base`, or with a legal move from it partly made.
+    pub(super) fn partly_made(&self, base: &Chess) -> bool {
+        // The piece the last move captured, touching an empty square next to the capture on
+        // its way off the board (seen in real captures), is handling too.
+        let mut touched = Bitboard::EMPTY;
+        if let Some(&last) = self.moves.last()
+            && let Some(role) = last.capture()
+        {
+            let victim = role.of(self.position().turn());
+            let near =
+                shakmaty::attacks::king_attacks(last.to()) & !self.position().board().occupied();
+            touched = near & self.sensed.by_piece(victim);
+        }
+        // Every occupied square holds what `base` or `other` has there.
+        let agree = |other: &Board| {
+            let off_base = diff(base.board(), &self.sensed) & self.sensed.occupied() & !touched;
+            (off_base & diff(other, &self.sensed)).is_empty()
+        };
+        agree(base.board())
+            || base.legal_moves().into_iter().any(|m| {
+                let mut made = after(base, m).board().clone();
+                if m.is_promotion() {
+                    // The pawn may stand on the last rank a moment before it is swapped.
+                    made.set_piece_at(m.to(), shakmaty::Role::Pawn.of(base.turn()));
+                    if agree(&made) {
+                        return true;
+                    }
+                    made = after(base, m).board().clone();
+                }
+                agree(&made)
+            })
+    }
+
+    pub(super) fn describe_illegal(&self, now: Millis) -> (Color, String) {
+        let n = self.positions.len();
+        let pos = self.position();
+        if self.provisional_now(now) && n >= 2 {
+            // The last mover is still handling pieces: describe against their position.
+            let prev = &self.positions[n - 2];
+            if diff(pos.board(), &self.sensed).into_iter().all(|sq| {
+                self.sensed.color_at(sq) != Some(pos.turn())
+                    && pos.board().color_at(sq) != Some(pos.turn())
+            }) {
+                return (prev.turn(), describe::describe(prev, &self.sensed));
+            }
+        }
+        (pos.turn(), describe::describe(pos, &self.sensed))
+    }
+}
