@@ -15,6 +15,10 @@ pub mod web;
 use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::client::HallUpdate;
 
 /// What keeps an HTTP bridge from starting to listen.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +30,27 @@ pub enum ListenError {
     },
     #[error("installing a signal handler: {0}")]
     Signal(std::io::Error),
+}
+
+/// What stops an HTTP bridge (`serve`, `livechess`) from serving.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Listen(#[from] ListenError),
+    #[error("serving on {addr}: {source}")]
+    Serve {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// The address a bound listener serves on (a port of 0 is the one the system chose);
+/// `asked` names it in the error.
+pub fn served_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAddr, ServeError> {
+    listener.local_addr().map_err(|source| ServeError::Serve {
+        addr: asked,
+        source,
+    })
 }
 
 /// Binds `addr` for an HTTP bridge and gives the future that completes on SIGINT or SIGTERM,
@@ -46,4 +71,28 @@ pub async fn bind_until_signal(
         }
     };
     Ok((listener, stop))
+}
+
+/// The feed task of a bridge that serves the hall: every update from the source, in order,
+/// into `apply`, saying on stderr (as `command`) when the source goes down or comes up. When
+/// the source ends for good, the bridge keeps serving the hall as last seen.
+pub fn spawn_feeder(
+    command: &'static str,
+    mut rx: mpsc::Receiver<HallUpdate>,
+    mut apply: impl FnMut(HallUpdate) + Send + 'static,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        while let Some(update) = rx.recv().await {
+            match &update {
+                HallUpdate::SourceDown { reason } => {
+                    eprintln!("eboardctl {command}: source down: {reason}")
+                }
+                HallUpdate::Snapshot(boards) => {
+                    eprintln!("eboardctl {command}: source up: {} boards", boards.len())
+                }
+                _ => {}
+            }
+            apply(update);
+        }
+    })
 }

@@ -25,6 +25,7 @@ pub mod objects;
 pub mod rest;
 pub mod server;
 
+use crate::bridge::ServeError;
 use std::future::Future;
 use std::net::SocketAddr;
 
@@ -54,20 +55,8 @@ pub struct Options {
 /// Open connections at once (REST requests and WebSockets together).
 const MAX_CONNECTIONS: usize = 512;
 
-/// What stops the bridge from serving.
-#[derive(Debug, thiserror::Error)]
-pub enum LiveChessError {
-    #[error(transparent)]
-    Listen(#[from] crate::bridge::ListenError),
-    #[error("serving on {addr}: {source}")]
-    Serve {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
-}
-
 /// Binds `opts.listen` and serves the boards fed by `rx` until SIGINT or SIGTERM.
-pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), LiveChessError> {
+pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), ServeError> {
     let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
     serve(listener, opts, rx, stop).await
 }
@@ -77,15 +66,10 @@ pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), Li
 pub async fn serve(
     listener: TcpListener,
     opts: Options,
-    mut rx: mpsc::Receiver<HallUpdate>,
+    rx: mpsc::Receiver<HallUpdate>,
     stop: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), LiveChessError> {
-    let addr = listener
-        .local_addr()
-        .map_err(|source| LiveChessError::Serve {
-            addr: opts.listen,
-            source,
-        })?;
+) -> Result<(), ServeError> {
+    let addr = crate::bridge::served_addr(&listener, opts.listen)?;
     let shared = server::Shared::new(
         opts.bus.clone(),
         &opts.allow_origins,
@@ -94,20 +78,7 @@ pub async fn serve(
     );
     let feeder = {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            while let Some(update) = rx.recv().await {
-                match &update {
-                    HallUpdate::SourceDown { reason } => {
-                        eprintln!("eboardctl livechess: source down: {reason}")
-                    }
-                    HallUpdate::Snapshot(boards) => {
-                        eprintln!("eboardctl livechess: source up: {} boards", boards.len())
-                    }
-                    _ => {}
-                }
-                shared.apply(&update);
-            }
-        })
+        crate::bridge::spawn_feeder("livechess", rx, move |update| shared.apply(&update))
     };
     eprintln!("eboardctl livechess: listening on ws://{addr}/api/v1.0");
     let limits = conns::Limits {

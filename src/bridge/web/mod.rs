@@ -23,6 +23,7 @@ pub mod hub;
 pub mod lastmove;
 pub mod routes;
 
+use crate::bridge::ServeError;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -86,20 +87,8 @@ impl Options {
 /// Connections kept open besides the busy ones (keep-alive between a page's requests).
 const IDLE_CONNECTIONS: usize = 256;
 
-/// What stops the bridge from serving.
-#[derive(Debug, thiserror::Error)]
-pub enum WebError {
-    #[error(transparent)]
-    Listen(#[from] crate::bridge::ListenError),
-    #[error("serving HTTP on {addr}: {source}")]
-    Serve {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
-}
-
 /// Binds `opts.listen` and serves the hall fed by `rx` until SIGINT or SIGTERM.
-pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), WebError> {
+pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), ServeError> {
     let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
     serve(listener, opts, rx, stop).await
 }
@@ -109,13 +98,10 @@ pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), We
 pub async fn serve(
     listener: TcpListener,
     opts: Options,
-    mut rx: mpsc::Receiver<HallUpdate>,
+    rx: mpsc::Receiver<HallUpdate>,
     stop: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), WebError> {
-    let addr = listener.local_addr().map_err(|source| WebError::Serve {
-        addr: opts.listen,
-        source,
-    })?;
+) -> Result<(), ServeError> {
+    let addr = crate::bridge::served_addr(&listener, opts.listen)?;
     // Ids start at the start time in microseconds: ids from an earlier run of the bridge
     // are then lower than any of this run, and are recognised as not replayable.
     let first_id = SystemTime::now()
@@ -127,24 +113,9 @@ pub async fn serve(
     let app = routes::router(hub.clone(), &opts, stopping);
     let limits = opts.limits();
 
-    // The feed task: every update from the source, in order, into the hub.
     let feeder = {
         let hub = hub.clone();
-        tokio::spawn(async move {
-            while let Some(update) = rx.recv().await {
-                match &update {
-                    HallUpdate::SourceDown { reason } => {
-                        eprintln!("eboardctl serve: source down: {reason}")
-                    }
-                    HallUpdate::Snapshot(boards) => {
-                        eprintln!("eboardctl serve: source up: {} boards", boards.len())
-                    }
-                    _ => {}
-                }
-                hub.publish(update);
-            }
-            // The source ended for good: keep serving the hall as last seen.
-        })
+        crate::bridge::spawn_feeder("serve", rx, move |update| hub.publish(update))
     };
 
     eprintln!("eboardctl serve: listening on http://{addr}");
