@@ -465,3 +465,49 @@ fn the_protocol_files_are_in_no_cycle() {
         "cycles inside crates/core/src/protocol: {found:?}"
     );
 }
+
+/// Lines of a file before its unit-test module: the production code and its documentation.
+fn production_lines(path: &Path) -> usize {
+    let text = fs::read_to_string(path).expect("source is readable");
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .position(|(i, l)| {
+            l.trim_start().starts_with("#[cfg(test)]")
+                && lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.trim_start().starts_with("mod "))
+        })
+        .unwrap_or(lines.len())
+}
+
+/// Small files with one job: none of the workspace's sources is over 700 lines of production
+/// code (a file that grows past it is split by what its parts do).
+#[test]
+fn no_source_file_is_over_700_lines_of_production_code() {
+    let mut long = Vec::new();
+    for src in [src(), core_src(), root().join("crates/sim/src")] {
+        for f in modules(&src).values().flatten() {
+            let n = production_lines(f);
+            if n > 700 {
+                long.push(format!("{}: {n}", f.display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over 700 lines: {long:?}");
+}
+
+#[test]
+fn production_lines_stop_at_the_unit_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.rs");
+    fs::write(
+        &path,
+        "//! doc\nfn a() {}\n#[cfg(test)]\nmod tests {\n    fn b() {}\n}\n",
+    )
+    .unwrap();
+    assert_eq!(production_lines(&path), 2);
+    fs::write(&path, "fn a() {}\n#[cfg(test)]\nfn helper() {}\n").unwrap();
+    assert_eq!(production_lines(&path), 3);
+}
