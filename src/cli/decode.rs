@@ -145,8 +145,10 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
             },
             |m| m.1,
         );
-        // The board task's order for one read (see `daemon::board`): the link comes up with
-        // the first message, a lost frame is reported, then the messages in order.
+        // One read: the link comes up with the first message, a lost frame is reported, then
+        // the messages in order. The daemon's link brings `Connected` up with the whole board
+        // it asks for (with the first message only when listen-only); a capture need not hold
+        // that board (it may begin mid-game), so it is read as a listen-only link is.
         if !messages.is_empty() && !run.connected {
             run.connected = true;
             run.input(Input::Link(true), first);
