@@ -10,23 +10,14 @@
 # Run from .ci/run before the cargo steps; needs systemd-analyze, and uses dbus-daemon, udevadm
 # and unshare when present. Under CI=true a check that cannot run (a program, root or a mount
 # namespace missing) fails instead of being skipped.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-repo=$PWD
-# shellcheck source=lib/common.sh
-. .ci/checks/lib/common.sh
-
 check=linux
-fail=0
+# shellcheck source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
+
 # A check that cannot run here: a failure under CI, a note elsewhere.
 cannot_run() {
-  case "${CI:-}" in
-    "" | 0 | false) say "$1 skipped ($2)" ;;
-    *) bad "CI=true and $1 cannot run: $2" ;;
-  esac
+  if under_ci; then bad "CI=true and $1 cannot run: $2"; else say "$1 skipped ($2)"; fi
 }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # --- systemd units ---------------------------------------------------------------------------
 # The units name their programs by installed path; point those at stand-ins so that verify checks

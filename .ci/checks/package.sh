@@ -11,19 +11,14 @@
 #     package is left on the disk.
 # Changes the machine (it is CI's machine): installs lintian when missing (and `make deb` its
 # build dependencies).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-repo=$PWD
-# shellcheck source=lib/common.sh
-. .ci/checks/lib/common.sh
 check=package
-fail=0
+# shellcheck source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
 if [ "$(id -u)" != 0 ]; then
-  case "${CI:-}" in
-    "" | 0 | false) say "skipped (installs a package: needs root)"; exit 0 ;;
-    *) echo "package: CI=true and this check needs root" >&2; exit 1 ;;
-  esac
+  under_ci && { echo "package: CI=true and this check needs root" >&2; exit 1; }
+  say "skipped (installs a package: needs root)"
+  exit 0
 fi
 # Not debhelper or dpkg-dev: `make deb` installs what it needs itself (.ci/deb-deps), and
 # this proves it on CI's fresh machine.
@@ -34,9 +29,6 @@ if [ ${#need[@]} -gt 0 ]; then
   say "installing ${need[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 start=$(date +%s)
 rm -f target/deb/eboardd_*.deb
 make deb >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; exit 1; }

@@ -1,6 +1,21 @@
-# Shell functions the checks share, sourced by linux.sh and package.sh (kept out of .ci/checks/
+# What the checks share, sourced first by linux.sh and package.sh (kept out of .ci/checks/
 # itself, whose every *.sh CI runs as a check). The caller sets `check`, the name its messages
-# start with, and `fail`, which a complaint sets to 1.
+# start with. After it, the repository is the current directory and $repo, $work is a scratch
+# directory removed at exit, and `fail` is 0 until a complaint.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Whether this runs under CI (CI set, and not to 0 or false): there a check that cannot run fails.
+under_ci() {
+  case "${CI:-}" in
+    "" | 0 | false) return 1 ;;
+    *) return 0 ;;
+  esac
+}
 
 say() { echo "$check: $*"; }
 bad() { echo "$check: $*" >&2; fail=1; }
