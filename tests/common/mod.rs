@@ -128,6 +128,12 @@ impl Daemon {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), sig).unwrap();
     }
 
+    /// `kill -9`, then the wait for the process to be gone by that signal.
+    pub async fn kill9(&mut self) {
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        assert_eq!(code(self.wait(WAIT).await), 128 + 9);
+    }
+
     /// Wait for the process to exit.
     pub async fn wait(&mut self, limit: Duration) -> ExitStatus {
         within(limit, "eboardd to exit", self.child.wait())
