@@ -272,27 +272,10 @@ pub fn token_file(dir: &Path, mode: u32) -> PathBuf {
 
 /// Runs `eboardctl --bus <address> args…` with the runtime folder of `dir` to completion.
 pub async fn ctl_in(dir: &Path, address: &str, args: &[&str]) -> crate::ctl_support::Output {
-    let mut cmd = Command::new(crate::ctl_support::eboardctl());
-    cmd.arg("--bus")
-        .arg(address)
-        .args(args)
-        .env_remove("LICHESS_TOKEN")
-        .envs(runtime_env(dir))
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    die_with_parent(&mut cmd);
-    let out = within(
-        crate::ctl_support::WAIT,
-        &format!("eboardctl {args:?}"),
-        cmd.output(),
-    )
+    crate::ctl_support::ctl_with(address, args, |cmd| {
+        cmd.env_remove("LICHESS_TOKEN").envs(runtime_env(dir));
+    })
     .await
-    .expect("run eboardctl");
-    crate::ctl_support::Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// `eboardctl --bus <address> watch args…` (one line per event: stdout is a pipe) with the

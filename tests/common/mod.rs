@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod board;
+pub mod bridge;
 pub mod disk;
 pub mod events;
 pub mod proxies;

@@ -38,16 +38,27 @@ pub fn eboardctl() -> &'static str {
 
 /// Runs `eboardctl --bus <address> args…` to completion.
 pub async fn ctl(address: &str, args: &[&str]) -> Output {
+    ctl_with(address, args, |_| {}).await
+}
+
+/// [`ctl`], `env(cmd)` setting the command's environment first.
+pub async fn ctl_with(address: &str, args: &[&str], env: impl FnOnce(&mut Command)) -> Output {
     let mut cmd = Command::new(eboardctl());
     cmd.arg("--bus")
         .arg(address)
         .args(args)
         .stdin(Stdio::null())
         .kill_on_drop(true);
+    env(&mut cmd);
+    output(cmd, &format!("eboardctl {args:?}")).await
+}
+
+/// Runs `cmd` (`what`, for the timeout's message) to completion within [`WAIT`].
+pub async fn output(mut cmd: Command, what: &str) -> Output {
     die_with_parent(&mut cmd);
-    let out = within(WAIT, &format!("eboardctl {args:?}"), cmd.output())
+    let out = within(WAIT, what, cmd.output())
         .await
-        .expect("run eboardctl");
+        .unwrap_or_else(|e| panic!("run {what}: {e}"));
     Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
