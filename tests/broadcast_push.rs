@@ -25,6 +25,14 @@ const ROUND_ID: &str = "aBcD1234";
 /// Generous: a push comes within a second of a change, but the machine may be busy.
 const LONG: Duration = Duration::from_secs(60);
 
+/// The tags of the game on board 1 (the round's first).
+const BOARD_1: [(&str, &str); 4] = [
+    ("Event", "City Open"),
+    ("Round", "5.1"),
+    ("White", "Alpha, Ann"),
+    ("Black", "Beta, Bob"),
+];
+
 /// Sets these PGN tags on board `id`, as an arbiter does.
 async fn set_tags(conn: &zbus::Connection, id: &str, pairs: &[(&str, &str)]) {
     let tags: std::collections::HashMap<&str, &str> = pairs.iter().copied().collect();
@@ -87,21 +95,13 @@ async fn a_round_reaches_lichess_through_every_answer() {
         ],
     )
     .await;
-    set_tags(
-        &conn,
-        "b1",
-        &[
-            ("Event", "City Open"),
-            ("Round", "5.1"),
-            ("White", "Alpha, Ann"),
-            ("Black", "Beta, Bob"),
-            ("WhiteElo", "2210"),
-            ("BlackElo", "2105"),
-            ("WhiteFideId", "1503014"),
-            ("BlackFideId", "4100018"),
-        ],
-    )
-    .await;
+    let ratings = [
+        ("WhiteElo", "2210"),
+        ("BlackElo", "2105"),
+        ("WhiteFideId", "1503014"),
+        ("BlackFideId", "4100018"),
+    ];
+    set_tags(&conn, "b1", &[&BOARD_1[..], &ratings].concat()).await;
 
     let lichess = Lichess::start().await;
     lichess.refuse_game(Some((1, "Invalid PGN: stand-in refuses board 2")));
@@ -269,17 +269,7 @@ async fn an_echoing_proxy_does_not_get_the_token_printed() {
     let conn = rig.bus.client().await;
     let mut ev1 = Events::start(&conn, "b1").await;
     ready_to_play(&rig.sims[0], &mut ev1).await;
-    set_tags(
-        &conn,
-        "b1",
-        &[
-            ("Event", "City Open"),
-            ("Round", "5.1"),
-            ("White", "Alpha, Ann"),
-            ("Black", "Beta, Bob"),
-        ],
-    )
-    .await;
+    set_tags(&conn, "b1", &BOARD_1).await;
     let lichess = Lichess::start().await;
     lichess.script(&[Reply::Echo(401)]);
     let mut caster = broadcaster(&rig, &lichess);

@@ -76,6 +76,11 @@ pub struct Watch {
 
 impl Watch {
     pub fn spawn(address: &str, args: &[&str]) -> Watch {
+        Watch::spawn_with(address, args, |_| {})
+    }
+
+    /// [`Watch::spawn`], `env(cmd)` setting the command's environment first.
+    pub fn spawn_with(address: &str, args: &[&str], env: impl FnOnce(&mut Command)) -> Watch {
         let mut cmd = Command::new(eboardctl());
         cmd.arg("--bus")
             .arg(address)
@@ -84,6 +89,7 @@ impl Watch {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
+        env(&mut cmd);
         die_with_parent(&mut cmd);
         let mut child = cmd.spawn().expect("spawn eboardctl watch");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -96,9 +102,19 @@ impl Watch {
 
     /// Reads lines until one satisfies `pred`; returns it.
     pub async fn until(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.until_within(WAIT, what, pred).await
+    }
+
+    /// [`Watch::until`], waiting at most `limit`.
+    pub async fn until_within(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
         let seen = &mut self.seen;
         let lines = &mut self.lines;
-        within(WAIT, what, async {
+        within(limit, what, async {
             loop {
                 let line = lines
                     .next_line()
