@@ -14,6 +14,21 @@ use eboardd::daemon::dbus::{
 use eboardd::protocol::{CommandDecoder, Decoder, Message, parse_command};
 use eboardd::session::{Event, Input, Session, SessionConfig};
 
+/// Every byte `decoder` has read is in a message, skipped or still pending, and every dropped
+/// frame was dropped for one counted reason (the protocol tests check this too).
+pub fn assert_accounted(decoder: &Decoder) {
+    let s = decoder.stats();
+    assert_eq!(
+        s.bytes_in,
+        s.message_bytes + s.skipped_bytes + decoder.pending_len() as u64,
+        "{s:?}"
+    );
+    assert_eq!(
+        s.dropped_frames,
+        s.truncated_frames + s.bad_lengths + s.bad_payloads
+    );
+}
+
 /// The board → host decoder on any bytes in any read sizes (1..=64): no panic, every byte
 /// accounted for in its counters, the same result whatever the chunking, and every decoded
 /// message re-encodes to a frame that decodes to itself.
@@ -28,15 +43,8 @@ pub fn decoder(data: &[u8]) {
     for part in stream.chunks(chunk) {
         messages.extend(decoder.feed(part));
     }
+    assert_accounted(&decoder);
     let stats = decoder.stats();
-    assert_eq!(
-        stats.bytes_in,
-        stats.message_bytes + stats.skipped_bytes + decoder.pending_len() as u64
-    );
-    assert_eq!(
-        stats.dropped_frames,
-        stats.truncated_frames + stats.bad_lengths + stats.bad_payloads
-    );
 
     let (whole, whole_stats) = Decoder::decode_all(stream);
     assert_eq!(whole, messages, "result depends on the chunking");

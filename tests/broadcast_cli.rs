@@ -93,6 +93,22 @@ async fn bad_options_and_tokens_are_refused_by_name() {
     }
 }
 
+/// Sets these PGN tags on the stand-in's board `name` through the bus, as an arbiter does.
+async fn set_tags(daemon: &Daemon, name: &str, pairs: &[(&str, &str)]) {
+    let tags: std::collections::HashMap<&str, &str> = pairs.iter().copied().collect();
+    daemon
+        .conn
+        .call_method(
+            Some(eboardd::contract::BUS_NAME),
+            path_of(name).as_str(),
+            Some(eboardd::contract::BOARD_INTERFACE),
+            "SetTags",
+            &(tags,),
+        )
+        .await
+        .expect("SetTags");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_than_64_games_are_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();
@@ -102,18 +118,7 @@ async fn more_than_64_games_are_refused_at_start() {
     let daemon = Daemon::start(&bus.address, &boards).await;
     for (n, name) in names.iter().enumerate() {
         let round = format!("2.{}", n + 1);
-        let tags = std::collections::HashMap::from([("Round", round.as_str())]);
-        daemon
-            .conn
-            .call_method(
-                Some(eboardd::contract::BUS_NAME),
-                path_of(name).as_str(),
-                Some(eboardd::contract::BOARD_INTERFACE),
-                "SetTags",
-                &(tags,),
-            )
-            .await
-            .expect("SetTags");
+        set_tags(&daemon, name, &[("Round", round.as_str())]).await;
     }
     let lichess = Lichess::start().await;
     let token = token_file(dir.path(), 0o600);
@@ -143,18 +148,7 @@ async fn the_token_can_come_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();
     let bus = Bus::start(dir.path()).await;
     let daemon = Daemon::start(&bus.address, &[("t1", "/dev/null")]).await;
-    let tags = std::collections::HashMap::from([("Round", "1.1"), ("White", "A")]);
-    daemon
-        .conn
-        .call_method(
-            Some(eboardd::contract::BUS_NAME),
-            path_of("t1").as_str(),
-            Some(eboardd::contract::BOARD_INTERFACE),
-            "SetTags",
-            &(tags,),
-        )
-        .await
-        .expect("SetTags");
+    set_tags(&daemon, "t1", &[("Round", "1.1"), ("White", "A")]).await;
     let lichess = Lichess::start().await;
     let mut b = Broadcaster::spawn(
         &bus.address,

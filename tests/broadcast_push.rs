@@ -25,8 +25,36 @@ const ROUND_ID: &str = "aBcD1234";
 /// Generous: a push comes within a second of a change, but the machine may be busy.
 const LONG: Duration = Duration::from_secs(60);
 
-fn tags<'a>(pairs: &[(&'a str, &'a str)]) -> std::collections::HashMap<&'a str, &'a str> {
-    pairs.iter().copied().collect()
+/// The tags of the game on board 1 (the round's first).
+const BOARD_1: [(&str, &str); 4] = [
+    ("Event", "City Open"),
+    ("Round", "5.1"),
+    ("White", "Alpha, Ann"),
+    ("Black", "Beta, Bob"),
+];
+
+/// Sets these PGN tags on board `id`, as an arbiter does.
+async fn set_tags(conn: &zbus::Connection, id: &str, pairs: &[(&str, &str)]) {
+    let tags: std::collections::HashMap<&str, &str> = pairs.iter().copied().collect();
+    board(conn, id).await.set_tags(tags).await.unwrap();
+}
+
+/// The broadcaster of round [`ROUND_ID`] with a token file, pushing to `lichess`.
+fn broadcaster(rig: &SimRig, lichess: &Lichess) -> Broadcaster {
+    let token = token_file(rig.dir.path(), 0o600);
+    Broadcaster::spawn(
+        rig.address(),
+        rig.dir.path(),
+        &[
+            "--round",
+            ROUND_ID,
+            "--token-file",
+            token.to_str().unwrap(),
+            "--url",
+            &lichess.url,
+        ],
+        &[],
+    )
 }
 
 /// Quick, clean hands; `press_clock: false` leaves a move unconfirmed until the opponent
@@ -56,47 +84,28 @@ async fn a_round_reaches_lichess_through_every_answer() {
     ready_to_play(&rig.sims[0], &mut ev1).await;
     ready_to_play(&rig.sims[1], &mut ev2).await;
     // The pairings: board 2 listed first, so board order is not the bus's order.
-    board(&conn, "b2")
-        .await
-        .set_tags(tags(&[
+    set_tags(
+        &conn,
+        "b2",
+        &[
             ("Event", "City Open"),
             ("Round", "5.2"),
             ("White", "Gamma, Gina"),
             ("Black", "Delta, Dan"),
-        ]))
-        .await
-        .unwrap();
-    board(&conn, "b1")
-        .await
-        .set_tags(tags(&[
-            ("Event", "City Open"),
-            ("Round", "5.1"),
-            ("White", "Alpha, Ann"),
-            ("Black", "Beta, Bob"),
-            ("WhiteElo", "2210"),
-            ("BlackElo", "2105"),
-            ("WhiteFideId", "1503014"),
-            ("BlackFideId", "4100018"),
-        ]))
-        .await
-        .unwrap();
+        ],
+    )
+    .await;
+    let ratings = [
+        ("WhiteElo", "2210"),
+        ("BlackElo", "2105"),
+        ("WhiteFideId", "1503014"),
+        ("BlackFideId", "4100018"),
+    ];
+    set_tags(&conn, "b1", &[&BOARD_1[..], &ratings].concat()).await;
 
     let lichess = Lichess::start().await;
     lichess.refuse_game(Some((1, "Invalid PGN: stand-in refuses board 2")));
-    let token = token_file(rig.dir.path(), 0o600);
-    let mut caster = Broadcaster::spawn(
-        rig.address(),
-        rig.dir.path(),
-        &[
-            "--round",
-            ROUND_ID,
-            "--token-file",
-            token.to_str().unwrap(),
-            "--url",
-            &lichess.url,
-        ],
-        &[],
-    );
+    let mut caster = broadcaster(&rig, &lichess);
 
     // The first push: both games, board 2 refused; status shows it on that board only.
     lichess
@@ -220,11 +229,7 @@ async fn a_round_reaches_lichess_through_every_answer() {
 
     // A revoked token: the broadcaster stops and says what the token needs.
     lichess.script(&[Reply::Status(401, None)]);
-    board(&conn, "b2")
-        .await
-        .set_tags(tags(&[("Annotator", "arbiter")]))
-        .await
-        .unwrap();
+    set_tags(&conn, "b2", &[("Annotator", "arbiter")]).await;
     assert_eq!(caster.exit_code(LONG).await, 1);
     let output = caster.output();
     assert!(
@@ -264,32 +269,10 @@ async fn an_echoing_proxy_does_not_get_the_token_printed() {
     let conn = rig.bus.client().await;
     let mut ev1 = Events::start(&conn, "b1").await;
     ready_to_play(&rig.sims[0], &mut ev1).await;
-    board(&conn, "b1")
-        .await
-        .set_tags(tags(&[
-            ("Event", "City Open"),
-            ("Round", "5.1"),
-            ("White", "Alpha, Ann"),
-            ("Black", "Beta, Bob"),
-        ]))
-        .await
-        .unwrap();
+    set_tags(&conn, "b1", &BOARD_1).await;
     let lichess = Lichess::start().await;
     lichess.script(&[Reply::Echo(401)]);
-    let token = token_file(rig.dir.path(), 0o600);
-    let mut caster = Broadcaster::spawn(
-        rig.address(),
-        rig.dir.path(),
-        &[
-            "--round",
-            ROUND_ID,
-            "--token-file",
-            token.to_str().unwrap(),
-            "--url",
-            &lichess.url,
-        ],
-        &[],
-    );
+    let mut caster = broadcaster(&rig, &lichess);
     assert_eq!(caster.exit_code(LONG).await, 1);
     let pushed = lichess.requests();
     assert_eq!(pushed.len(), 1, "one push, refused");

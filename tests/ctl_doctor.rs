@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use common::sim::sim_board;
-use common::{Bus, Daemon, die_with_parent, wait_property, within};
-use ctl_support::{Output, WAIT, ctl, eboardctl};
-use eboardd::sim::{BoardOptions, ClockPresence};
+use common::{Bus, Daemon, wait_property};
+use ctl_support::{Output, ctl, eboardctl, output};
+use eboardd::sim::{BoardOptions, ClockPresence, SimHandle};
 
 /// The directories doctor is pointed at instead of the system's: an empty rules dir or one
 /// holding the repository's rule, no `/dev/eboard` links, no installed units.
@@ -154,6 +154,33 @@ async fn without_the_daemon_it_says_how_to_start_it() {
 }
 
 /// A daemon serving these boards (each a port in `dir`) with its client connected.
+/// One simulated board, "good", connected to its daemon: a rig doctor finds healthy. (The
+/// fields drop in order: the directory last.)
+struct Good {
+    paths: Paths,
+    _daemon: Daemon,
+    bus: Bus,
+    _sim: SimHandle,
+    _dir: tempfile::TempDir,
+}
+
+impl Good {
+    async fn start() -> Good {
+        let dir = tempfile::tempdir().unwrap();
+        let sim = sim_board(dir.path(), "good", 1.0, BoardOptions::default()).await;
+        let (bus, daemon, conn) = daemon_with(dir.path(), &[sim.path().to_path_buf()]).await;
+        wait_connected(&conn, "good", true).await;
+        let paths = Paths::new(dir.path(), true);
+        Good {
+            paths,
+            _daemon: daemon,
+            bus,
+            _sim: sim,
+            _dir: dir,
+        }
+    }
+}
+
 async fn daemon_with(dir: &Path, ports: &[PathBuf]) -> (Bus, Daemon, zbus::Connection) {
     let config = dir.join("eboardd.toml");
     let boards: String = ports
@@ -186,13 +213,10 @@ async fn a_healthy_rig_passes_every_check() {
     if !common::require::require_root("the group check passes for root or a member") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let good = sim_board(dir.path(), "good", 1.0, BoardOptions::default()).await;
-    let (bus, _daemon, conn) = daemon_with(dir.path(), &[good.path().to_path_buf()]).await;
-    wait_connected(&conn, "good", true).await;
-    let paths = Paths::new(dir.path(), true);
+    let good = Good::start().await;
+    let (bus, paths) = (&good.bus, &good.paths);
 
-    let out = doctor(&bus.address, &paths, false).await;
+    let out = doctor(&bus.address, paths, false).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(passes(&out, "daemon").contains("owns org.eboardd.Bridge1"));
     let board = passes(&out, "board good");
@@ -205,7 +229,7 @@ async fn a_healthy_rig_passes_every_check() {
     passes(&out, "storage");
     passes(&out, "udev rule");
     assert!(out.stdout.contains("checks passed"), "{}", out.stdout);
-    let out = doctor(&bus.address, &paths, true).await;
+    let out = doctor(&bus.address, paths, true).await;
     assert_eq!(out.code, 0, "{out:?}");
     let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert_eq!(report["ok"], true);
@@ -255,7 +279,7 @@ async fn a_silent_board_and_a_board_without_clock_are_named() {
 
 /// Runs `eboardctl --bus ADDRESS ARGS…` under `wrapper` (setpriv, unshare): the binary is
 /// given as `{ctl}` in the wrapper's arguments.
-async fn wrapped(wrapper: &[String], ctl_path: &str, address: &str, args: &[String]) -> Output {
+async fn wrapped(wrapper: &[&str], ctl_path: &str, address: &str, args: &[String]) -> Output {
     let mut full: Vec<String> = wrapper
         .iter()
         .map(|a| a.replace("{ctl}", ctl_path))
@@ -264,36 +288,38 @@ async fn wrapped(wrapper: &[String], ctl_path: &str, address: &str, args: &[Stri
     full.extend(args.iter().cloned());
     let mut cmd = tokio::process::Command::new(&full[0]);
     cmd.args(&full[1..]).stdin(Stdio::null()).kill_on_drop(true);
-    die_with_parent(&mut cmd);
-    let out = within(WAIT, &format!("{full:?}"), cmd.output())
-        .await
-        .expect("run the wrapped eboardctl");
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    output(cmd, &format!("{full:?}")).await
+}
+
+/// Whether this run is root and has `tool` (of `package`), which the test needs for `why`;
+/// says so when not.
+fn root_with(why: &str, tool: &str, package: &str) -> bool {
+    common::require::require_root(why) && common::require::require_tool(tool, package)
+}
+
+/// Lets every user into `path` (mode 0755).
+fn open_to_all(path: &Path) {
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_state_directory_fails_with_the_fix() {
-    if !common::require::require_root("a read-only bind mount in a private mount namespace")
-        || !common::require::require_tool("unshare", "util-linux")
-    {
+    if !root_with(
+        "a read-only bind mount in a private mount namespace",
+        "unshare",
+        "util-linux",
+    ) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let good = sim_board(dir.path(), "good", 1.0, BoardOptions::default()).await;
-    let (bus, _daemon, conn) = daemon_with(dir.path(), &[good.path().to_path_buf()]).await;
-    wait_connected(&conn, "good", true).await;
-    let paths = Paths::new(dir.path(), true);
+    let good = Good::start().await;
+    let (bus, paths) = (&good.bus, &good.paths);
     std::fs::create_dir_all(&paths.state).unwrap();
     // The state directory read-only for doctor alone: a bind mount in its own mount namespace.
     let state = paths.state.display().to_string();
     let script = format!(
         "mount --bind {state} {state} && mount -o remount,bind,ro {state} && exec \"$0\" \"$@\""
     );
-    let wrapper: Vec<String> = [
+    let wrapper = [
         "unshare",
         "-m",
         "--propagation",
@@ -302,10 +328,7 @@ async fn a_read_only_state_directory_fails_with_the_fix() {
         "-c",
         &script,
         "{ctl}",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     let out = wrapped(&wrapper, eboardctl(), &bus.address, &paths.args()).await;
     assert_eq!(out.code, 1, "{out:?}");
     let (detail, fix) = fails(&out, "state dir");
@@ -316,39 +339,26 @@ async fn a_read_only_state_directory_fails_with_the_fix() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_outside_the_group_is_told_how_to_join() {
-    if !common::require::require_root("setpriv to another user")
-        || !common::require::require_tool("setpriv", "util-linux")
-    {
+    if !root_with("setpriv to another user", "setpriv", "util-linux") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     // Where `nobody` may run the binary from (the build tree may be private to root).
     let bin_dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        bin_dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    open_to_all(bin_dir.path());
     let ctl_copy = bin_dir.path().join("eboardctl");
     std::fs::copy(eboardctl(), &ctl_copy).unwrap();
     let bus = Bus::start(dir.path()).await;
     // The bus socket and the test directory must be reachable for nobody.
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    open_to_all(dir.path());
     let paths = Paths::new(dir.path(), true);
-    let wrapper: Vec<String> = [
+    let wrapper = [
         "setpriv",
         "--reuid=nobody",
         "--regid=nogroup",
         "--clear-groups",
         "{ctl}",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    ];
     let out = wrapped(
         &wrapper,
         ctl_copy.to_str().unwrap(),

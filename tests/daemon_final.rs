@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::events::{Ev, Event, Events, sans_of};
+use common::events::{Ev, Event, Events, FileReadings, sans_of};
 use common::sim::sim_board;
 use common::{Setup, WAIT, within};
 use eboardd::sim::{BoardOptions, ClockSide, SimHandle};
@@ -71,25 +71,7 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
     events.next_signal("GameStarted").await;
 
     // Read the live PGN after every signal while the game is played.
-    let seen_files = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let reader = {
-        let seen_files = seen_files.clone();
-        let live = live.clone();
-        let conn = s.conn.clone();
-        tokio::spawn(async move {
-            let watch = Events::start(&conn, "fin").await;
-            let mut count = 0;
-            loop {
-                watch
-                    .wait_until("another signal", |all| all.len() > count)
-                    .await;
-                count = watch.all().len();
-                if let Ok(text) = std::fs::read_to_string(&live) {
-                    seen_files.lock().unwrap().push(text);
-                }
-            }
-        })
-    };
+    let readings = FileReadings::start(&s.conn, "fin", live.clone());
 
     let h = Hands { sim: &sim };
     use Color::{Black, White};
@@ -157,7 +139,7 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
         .await;
     let text = std::fs::read_to_string(&live).expect("live PGN");
     assert_eq!(moves_in(&text), want, "{text}");
-    reader.abort();
+    readings.stop();
 
     let all = events.all();
     let retracted = all
@@ -178,7 +160,7 @@ async fn the_live_pgn_never_holds_a_move_that_is_later_retracted() {
             _ => None,
         })
         .collect();
-    let files = seen_files.lock().unwrap().clone();
+    let files = readings.texts();
     assert!(!files.is_empty(), "the live file was read");
     pgns.extend(files);
     pgns.push(text);

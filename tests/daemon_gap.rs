@@ -11,7 +11,7 @@ use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
-use common::{Daemon, Setup, WAIT, code, record_file, wait_property};
+use common::{Daemon, Setup, record_file, wait_property};
 use ctl_support::ctl;
 use eboardd::capture;
 use eboardd::cli::decode;
@@ -56,8 +56,7 @@ async fn killed_while(gap: usize, seed: u64) {
     sc.run(&[Step::Moves(first.clone())]).await.unwrap();
     wait_moves(&events, &first).await;
 
-    s.daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(s.daemon.wait(WAIT).await), 128 + 9);
+    s.daemon.kill9().await;
     let missed = sans(&line[4..4 + gap]);
     sc.run(&[Step::Moves(missed.clone())]).await.unwrap();
 

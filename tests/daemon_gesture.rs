@@ -8,9 +8,7 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
-
-use common::events::{Ev, Event, Events, sans_of};
+use common::events::{Ev, Event, Events, FileReadings, sans_of};
 use common::sim::sim_board;
 use common::{Setup, WAIT, within};
 use eboardd::sim::{BoardOptions, ClockPresence, SimHandle};
@@ -54,8 +52,7 @@ struct Game {
     sim: SimHandle,
     _setup: Setup,
     events: Events,
-    files: Arc<Mutex<Vec<String>>>,
-    reader: tokio::task::JoinHandle<()>,
+    files: FileReadings,
 }
 
 impl Game {
@@ -72,23 +69,7 @@ impl Game {
         let mut events = Events::start(&setup.conn, id).await;
         sim.wait_for_update_mode(WAIT).await.expect("update mode");
         events.next_signal("GameStarted").await;
-        let files = Arc::new(Mutex::new(Vec::<String>::new()));
-        let reader = {
-            let (files, conn, id) = (files.clone(), setup.conn.clone(), id.to_owned());
-            tokio::spawn(async move {
-                let watch = Events::start(&conn, &id).await;
-                let mut count = 0;
-                loop {
-                    watch
-                        .wait_until("another signal", |all| all.len() > count)
-                        .await;
-                    count = watch.all().len();
-                    if let Ok(text) = std::fs::read_to_string(&live) {
-                        files.lock().unwrap().push(text);
-                    }
-                }
-            })
-        };
+        let files = FileReadings::start(&setup.conn, id, live);
         use Square::*;
         within(std::time::Duration::from_secs(60), "the opening", async {
             for (from, to, piece) in [
@@ -115,14 +96,13 @@ impl Game {
             _setup: setup,
             events,
             files,
-            reader,
         }
     }
 
     /// Every broadcast text seen: the `Pgn` values and the live file's readings.
     fn broadcast(&self) -> Vec<String> {
         let mut all = pgn_values(&self.events.all());
-        all.extend(self.files.lock().unwrap().iter().cloned());
+        all.extend(self.files.texts());
         all
     }
 }
@@ -164,12 +144,9 @@ async fn the_gesture_s_king_move_never_reaches_the_pgn_or_the_live_file() {
                 .is_some_and(|p| p.contains("[Result \"1-0\"]"))
         })
         .await;
-    game.reader.abort();
+    game.files.stop();
     let texts = game.broadcast();
-    assert!(
-        !game.files.lock().unwrap().is_empty(),
-        "the live file was read"
-    );
+    assert!(!game.files.texts().is_empty(), "the live file was read");
     for text in &texts {
         assert!(
             !moves_in(text).iter().any(|m| m == "Ke4"),
@@ -200,5 +177,5 @@ async fn a_real_king_move_to_e4_stays_and_becomes_final() {
             sans_of(all).last().is_some_and(|m| m == "Kf6")
         })
         .await;
-    game.reader.abort();
+    game.files.stop();
 }

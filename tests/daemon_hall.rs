@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use common::events::{Ev, Event, Events};
 use common::proxies;
-use common::rig::wait_moves;
+use common::rig::{port_args, sim_ports, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Setup, WAIT, within};
 use eboardd::board::Orientation;
@@ -115,15 +115,8 @@ async fn soak(tables: Vec<Table>) {
         // Real time: the daemon reads the hand's pauses as a hall's boards send them.
         sims.push(sim_board(dir.path(), &t.id, 1.0, board).await);
     }
-    let ports: Vec<String> = sims
-        .iter()
-        .map(|s| s.path().display().to_string())
-        .collect();
-    let mut args = Vec::new();
-    for p in &ports {
-        args.extend(["--port", p.as_str()]);
-    }
-    let s = Setup::start_in(dir, &args).await;
+    let ports = sim_ports(&sims);
+    let s = Setup::start_in(dir, &port_args(&ports)).await;
     let mut events = Vec::new();
     for t in &tables {
         events.push(Events::start(&s.conn, &t.id).await);

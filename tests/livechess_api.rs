@@ -21,11 +21,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     let rig = Rig::start(2, &["--allow-setup"]).await;
     let boards = rig.livechess.wait_active(2).await;
-    let mut ws = rig
-        .livechess
-        .connect(None)
-        .await
-        .expect("a program is let in");
+    let mut ws = rig.program().await;
 
     // eboards: table order (both connected), the keys exact, the id echoed as a number.
     let answer = ws.call(1, "eboards", Value::Null).await;
@@ -83,13 +79,7 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     }
 
     // subscribe as the lichess connector does: null, then at once the whole state.
-    let sub = ws
-        .call(
-            3,
-            "subscribe",
-            json!({"feed": "eboardevent", "id": 1, "param": {"serialnr": serial}}),
-        )
-        .await;
+    let sub = ws.subscribe(3, 1, &serial).await;
     assert_eq!(sub["response"], "call", "{sub}");
     assert_eq!(sub["param"], Value::Null);
     let first = ws.next_feed().await;
@@ -167,13 +157,7 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     );
 
     // flip shows in flipped; board stays from White's side.
-    let flip = ws
-        .call(
-            4,
-            "call",
-            json!({"id": 1, "method": "flip", "param": {"flip": true}}),
-        )
-        .await;
+    let flip = ws.call_method(4, "flip", json!({"flip": true})).await;
     assert_eq!(flip["response"], "call", "{flip}");
     let flipped = ws
         .feed_until("flipped", |m| m["param"]["flipped"] == true)
@@ -184,13 +168,7 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
 
     // setup restarts the game from the FEN: start = FEN, san = [].
     let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-    let setup = ws
-        .call(
-            6,
-            "call",
-            json!({"id": 1, "method": "setup", "param": {"fen": fen}}),
-        )
-        .await;
+    let setup = ws.call_method(6, "setup", json!({"fen": fen})).await;
     assert_eq!(setup["response"], "call", "{setup}");
     let restarted = ws
         .feed_until("the game from the FEN", |m| m["param"]["start"] == fen)
@@ -199,13 +177,7 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
     assert_eq!(e["san"], json!([]));
     assert_eq!(e["match"], false, "the pieces do not stand as the FEN says");
     // A FEN the daemon refuses is an error with its message; the connection stays open.
-    let bad = ws
-        .call(
-            7,
-            "call",
-            json!({"id": 1, "method": "setup", "param": {"fen": "8/8 w"}}),
-        )
-        .await;
+    let bad = ws.call_method(7, "setup", json!({"fen": "8/8 w"})).await;
     assert_eq!(bad["response"], "error", "{bad}");
     assert!(
         bad["param"]["message"]
@@ -419,24 +391,18 @@ async fn one_connection_holds_a_bounded_number_of_feeds() {
     let rig = Rig::start(1, &[]).await;
     let boards = rig.livechess.wait_active(1).await;
     let serial = boards[0]["serialnr"].as_str().unwrap().to_owned();
-    let mut ws = rig
-        .livechess
-        .connect(None)
-        .await
-        .expect("a program is let in");
-    let subscribe =
-        |feed: u64| json!({"feed": "eboardevent", "id": feed, "param": {"serialnr": serial}});
+    let mut ws = rig.program().await;
     for feed in 0..1024u64 {
-        let answer = ws.call(10_000 + feed, "subscribe", subscribe(feed)).await;
+        let answer = ws.subscribe(10_000 + feed, feed, &serial).await;
         assert_eq!(answer["response"], "call", "feed {feed}: {answer}");
     }
     // The 1025th is refused with words, and the connection stays open and answers.
-    let refused = ws.call(20_000, "subscribe", subscribe(5_000)).await;
+    let refused = ws.subscribe(20_000, 5_000, &serial).await;
     assert_eq!(refused["response"], "error", "{refused}");
     let message = refused["param"]["message"].as_str().unwrap();
     assert!(message.contains("at most 1024 feeds"), "{message}");
     // Subscribing again under a feed id it holds replaces that feed, so is not refused.
-    let again = ws.call(20_001, "subscribe", subscribe(7)).await;
+    let again = ws.subscribe(20_001, 7, &serial).await;
     assert_eq!(again["response"], "call", "{again}");
     let answer = ws.call(20_002, "eboards", Value::Null).await;
     assert_eq!(answer["response"], "call", "{answer}");
@@ -450,18 +416,8 @@ async fn without_allow_setup_setup_and_flip_are_refused_and_the_game_untouched()
     let rig = Rig::start(1, &[]).await;
     let boards = rig.livechess.wait_active(1).await;
     let serial = boards[0]["serialnr"].as_str().unwrap().to_owned();
-    let mut ws = rig
-        .livechess
-        .connect(None)
-        .await
-        .expect("a program is let in");
-    let sub = ws
-        .call(
-            1,
-            "subscribe",
-            json!({"feed": "eboardevent", "id": 1, "param": {"serialnr": serial}}),
-        )
-        .await;
+    let mut ws = rig.program().await;
+    let sub = ws.subscribe(1, 1, &serial).await;
     assert_eq!(sub["response"], "call", "{sub}");
     let mut sc = rig.scenario(0);
     sc.run(&[moves(&["e4", "e5"])]).await.expect("moves");
@@ -481,13 +437,7 @@ async fn without_allow_setup_setup_and_flip_are_refused_and_the_game_untouched()
         (2, "setup", json!({"fen": fen})),
         (3, "flip", json!({"flip": true})),
     ] {
-        let refused = ws
-            .call(
-                id,
-                "call",
-                json!({"id": 1, "method": method, "param": param}),
-            )
-            .await;
+        let refused = ws.call_method(id, method, param).await;
         assert_eq!(refused["response"], "error", "{refused}");
         let message = refused["param"]["message"].as_str().unwrap();
         assert!(

@@ -181,18 +181,8 @@ fn scenario(sim: &eboardd::sim::SimHandle, seed: u64, clock: bool) -> Scenario<'
 /// Subscribes feed 1 of a new connection to the board with `serialnr`; returns it after the
 /// first message (the whole state of a board that has not started: no moves).
 async fn subscribed(rig: &Rig, serialnr: &str) -> Ws {
-    let mut ws = rig
-        .livechess
-        .connect(None)
-        .await
-        .expect("a program is let in");
-    let sub = ws
-        .call(
-            1,
-            "subscribe",
-            json!({"feed": "eboardevent", "id": 1, "param": {"serialnr": serialnr}}),
-        )
-        .await;
+    let mut ws = rig.program().await;
+    let sub = ws.subscribe(1, 1, serialnr).await;
     assert_eq!(sub["response"], "call", "{sub}");
     let first = ws.next_feed().await;
     assert_eq!(first["param"]["san"], json!([]), "{first}");
@@ -291,19 +281,9 @@ async fn boards_with_the_same_serial_number_or_none_are_told_apart() {
     assert_eq!(sources, ["lc1", "lc2", "lc3"]);
 
     // Each serialnr subscribes to its own board: a move on lc2 reaches feed 2 only.
-    let mut ws = rig
-        .livechess
-        .connect(None)
-        .await
-        .expect("a program is let in");
+    let mut ws = rig.program().await;
     for (feed, serialnr) in (1u64..).zip(want) {
-        let sub = ws
-            .call(
-                10 + feed,
-                "subscribe",
-                json!({"feed": "eboardevent", "id": feed, "param": {"serialnr": serialnr}}),
-            )
-            .await;
+        let sub = ws.subscribe(10 + feed, feed, serialnr).await;
         assert_eq!(sub["response"], "call", "{sub}");
     }
     rig.scenario(1)

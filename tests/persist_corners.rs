@@ -10,10 +10,12 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::disk::{Disk, tmpfs, wait_problem, watch_storage_problem};
+use common::disk::{
+    Disk, tmpfs_or_injector, wait_problem, wait_problem_over, watch_storage_problem,
+};
 use common::events::Events;
 use common::proxies::{self, ManagerProxy};
-use common::rig::{quick, ready_to_play, wait_moves};
+use common::rig::{port_args, quick, ready_to_play, sim_ports, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Bus, Daemon, WAIT, code, within};
 use eboardd::daemon::commit_log::HEADER;
@@ -57,16 +59,8 @@ async fn serve(
     sims: &[&SimHandle],
     env: &[(&str, &str)],
 ) -> (Daemon, zbus::Connection) {
-    let ports: Vec<String> = sims
-        .iter()
-        .map(|s| s.path().display().to_string())
-        .collect();
-    let mut args = Vec::new();
-    for p in &ports {
-        args.push("--port");
-        args.push(p.as_str());
-    }
-    let mut daemon = Daemon::spawn_env(bus, dir, &args, env);
+    let ports = sim_ports(sims.iter().copied());
+    let mut daemon = Daemon::spawn_env(bus, dir, &port_args(&ports), env);
     let conn = bus.client().await;
     daemon.wait_for_name(&conn).await;
     (daemon, conn)
@@ -108,10 +102,7 @@ async fn commit_log_on_a_full_disk(dir: tempfile::TempDir, disk: Disk) {
     assert_eq!(log_len(dir.path()), EMPTY_LOG, "not written while failing");
 
     disk.free();
-    wait_problem(&problems, "StorageProblem empty again", |seen| {
-        seen.last().is_some_and(|p| p.is_empty())
-    })
-    .await;
+    wait_problem_over(&problems).await;
     wait_for("the commit log empty once the journals took it", || {
         log_len(dir.path()) == EMPTY_LOG
     })
@@ -119,8 +110,7 @@ async fn commit_log_on_a_full_disk(dir: tempfile::TempDir, disk: Disk) {
     sc.run(&[Step::Moves(sans[36..40].to_vec())]).await.unwrap();
     wait_moves(&events, &sans[..40]).await;
 
-    daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(daemon.wait(WAIT).await), 128 + 9);
+    daemon.kill9().await;
     let (again, conn) = serve(dir.path(), &bus, &[&sim], &as_refs(&env)).await;
     let b = proxies::fresh(&conn, "cl").await;
     assert_eq!(
@@ -135,17 +125,7 @@ async fn commit_log_on_a_full_disk(dir: tempfile::TempDir, disk: Disk) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_commit_log_takes_no_room_while_the_disk_is_full() {
     let dir = tempfile::tempdir().unwrap();
-    let disk = match tmpfs(dir.path()) {
-        Ok(d) => d,
-        Err(why) => {
-            common::require::skip_or_fail(&format!(
-                "no 256 KiB tmpfs ({why}): the fault injector stands in for it"
-            ));
-            Disk::Injected {
-                file: dir.path().join("faults"),
-            }
-        }
-    };
+    let disk = tmpfs_or_injector(dir.path());
     commit_log_on_a_full_disk(dir, disk).await;
 }
 
@@ -197,8 +177,7 @@ async fn recovery_keeps_a_commit_log_it_cannot_apply() {
         .await
         .unwrap();
     wait_moves(&events, &line).await;
-    daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(daemon.wait(WAIT).await), 128 + 9);
+    daemon.kill9().await;
 
     // The machine went down: the journal lost its last line (the log has it), and the journal
     // cannot be opened at the next start (here: a directory stands in its place).
@@ -278,14 +257,10 @@ async fn a_torn_record_left_mid_file_is_skipped_and_what_follows_restored() {
     .await;
     // Writes work again; cut-backs still do not.
     std::fs::write(&faults, "truncate:EIO").unwrap();
-    wait_problem(&problems, "StorageProblem empty again", |seen| {
-        seen.last().is_some_and(|p| p.is_empty())
-    })
-    .await;
+    wait_problem_over(&problems).await;
     sc.run(&[Step::Moves(sans[12..16].to_vec())]).await.unwrap();
     wait_moves(&events, &sans[..16]).await;
-    daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(daemon.wait(WAIT).await), 128 + 9);
+    daemon.kill9().await;
 
     std::fs::write(&faults, "").unwrap();
     let (again, conn) = serve(dir.path(), &bus, &[&sim], &as_refs(&env)).await;
@@ -333,10 +308,7 @@ async fn an_unreadable_board_list_is_never_written_over_with_less() {
     assert!(text.contains("adda") && !text.contains("addb"), "{text}");
     // It can be read again: this run's board joins the ones it holds.
     std::fs::write(&faults, "").unwrap();
-    wait_problem(&problems, "StorageProblem empty again", |seen| {
-        seen.last().is_some_and(|p| p.is_empty())
-    })
-    .await;
+    wait_problem_over(&problems).await;
     let text = std::fs::read_to_string(&list).unwrap();
     assert!(text.contains("adda") && text.contains("addb"), "{text}");
     second.signal(nix::sys::signal::Signal::SIGTERM);

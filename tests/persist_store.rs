@@ -7,7 +7,9 @@ mod common;
 
 use std::path::Path;
 
-use common::disk::{Disk, tmpfs, wait_problem, watch_storage_problem};
+use common::disk::{
+    Disk, tmpfs_or_injector, wait_problem, wait_problem_over, watch_storage_problem,
+};
 use common::events::Events;
 use common::proxies::{self, ManagerProxy};
 use common::rig::{quick, ready_to_play, wait_moves};
@@ -52,10 +54,7 @@ async fn full_disk_during_a_game(dir: tempfile::TempDir, disk: Disk) {
 
     // 3. Space comes back: the daemon catches up by itself and says so.
     disk.free();
-    wait_problem(&problems, "StorageProblem empty again", |seen| {
-        seen.last().is_some_and(|p| p.is_empty())
-    })
-    .await;
+    wait_problem_over(&problems).await;
     sc.run(&[Step::Moves(sans[44..56].to_vec())]).await.unwrap();
     wait_moves(&events, &sans[..56]).await;
     let b = proxies::fresh(&conn, "full").await;
@@ -75,8 +74,7 @@ async fn full_disk_during_a_game(dir: tempfile::TempDir, disk: Disk) {
     );
 
     // 4. kill -9 and restart: every move is back.
-    daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(daemon.wait(WAIT).await), 128 + 9);
+    daemon.kill9().await;
     let mut again = Daemon::spawn_env(&bus, dir.path(), &["--port", &port], &env);
     again.wait_for_name(&conn).await;
     let b = proxies::fresh(&conn, "full").await;
@@ -109,18 +107,7 @@ async fn full_disk_with_the_fault_injector() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn full_disk_on_a_small_filesystem() {
     let dir = tempfile::tempdir().unwrap();
-    let disk = match tmpfs(dir.path()) {
-        Ok(d) => d,
-        Err(why) => {
-            // CI runs as root and must mount the real small filesystem.
-            common::require::skip_or_fail(&format!(
-                "no 256 KiB tmpfs ({why}): the fault injector stands in for it"
-            ));
-            Disk::Injected {
-                file: dir.path().join("faults"),
-            }
-        }
-    };
+    let disk = tmpfs_or_injector(dir.path());
     full_disk_during_a_game(dir, disk).await;
 }
 
@@ -168,8 +155,7 @@ async fn added_boards_come_back_after_a_restart_until_removed() {
     wait_moves(&events, &first).await;
 
     // kill -9, then a plain restart with no --port: the added board is served again.
-    s.daemon.signal(nix::sys::signal::Signal::SIGKILL);
-    assert_eq!(code(s.daemon.wait(WAIT).await), 128 + 9);
+    s.daemon.kill9().await;
     let mut again = Daemon::spawn(&s.bus, s.dir.path(), &[]);
     again.wait_for_name(&s.conn).await;
     let b = proxies::fresh(&s.conn, "added1").await;

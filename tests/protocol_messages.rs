@@ -1,6 +1,10 @@
 //! Each board → host message against bytes written out by hand from the protocol fact sheet,
 //! and the decoder's resynchronisation over each kind of damage.
 
+#[allow(dead_code)] // only the decoder's accounting
+#[path = "../fuzz/properties.rs"]
+mod properties;
+
 use eboardd::protocol::*;
 use shakmaty::{Color, Piece, Role};
 
@@ -468,15 +472,7 @@ fn every_byte_is_accounted_for() {
     for chunk in bytes.chunks(7) {
         decoder.feed(chunk).for_each(drop);
     }
-    let s = decoder.stats();
-    assert_eq!(
-        s.bytes_in,
-        s.message_bytes + s.skipped_bytes + decoder.pending_len() as u64
-    );
-    assert_eq!(
-        s.dropped_frames,
-        s.truncated_frames + s.bad_lengths + s.bad_payloads
-    );
+    properties::assert_accounted(&decoder);
 }
 
 #[test]

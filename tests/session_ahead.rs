@@ -8,7 +8,7 @@ use shakmaty::{Chess, Position};
 
 mod session_support;
 
-use session_support::Clocked;
+use session_support::{Clocked, placement_after};
 
 /// A clock-less board "b1" that has shown the start position.
 fn started() -> Clocked {
@@ -23,20 +23,6 @@ fn started() -> Clocked {
     rig
 }
 
-/// The board after `sans` from the start position.
-fn board_after(sans: &[&str]) -> Placement {
-    let mut pos = Chess::default();
-    for san in sans {
-        let mv = san
-            .parse::<shakmaty::san::San>()
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
-        pos.play_unchecked(mv);
-    }
-    Placement::from_board(pos.board())
-}
-
 fn illegal_reports(rig: &Clocked) -> usize {
     rig.events
         .iter()
@@ -48,13 +34,13 @@ fn illegal_reports(rig: &Clocked) -> usize {
 fn a_board_three_plies_ahead_is_caught_up() {
     let mut rig = started();
     // 1. e4 d5 2. exd5: only this order reaches the board (the capture needs d5 first).
-    rig.dump(&board_after(&["e4", "d5", "exd5"]));
+    rig.dump(&placement_after(&["e4", "d5", "exd5"]));
     rig.wait(3_000);
     assert_eq!(illegal_reports(&rig), 0, "{:?}", rig.events);
     assert_eq!(rig.session.view().moves, ["e4", "d5", "exd5"]);
     assert!(rig.session.view().in_sync);
     // Play goes on from there as usual.
-    rig.dump(&board_after(&["e4", "d5", "exd5", "Qxd5"]));
+    rig.dump(&placement_after(&["e4", "d5", "exd5", "Qxd5"]));
     rig.wait(100);
     assert_eq!(rig.session.view().moves, ["e4", "d5", "exd5", "Qxd5"]);
 }
@@ -62,10 +48,10 @@ fn a_board_three_plies_ahead_is_caught_up() {
 #[test]
 fn a_board_four_plies_ahead_is_caught_up_from_a_game_in_progress() {
     let mut rig = started();
-    rig.dump(&board_after(&["e4"]));
+    rig.dump(&placement_after(&["e4"]));
     rig.wait(3_000);
     // 1... d5 2. exd5 Qxd5 3. Nc3: each capture needs the move before it.
-    rig.dump(&board_after(&["e4", "d5", "exd5", "Qxd5", "Nc3"]));
+    rig.dump(&placement_after(&["e4", "d5", "exd5", "Qxd5", "Nc3"]));
     rig.wait(3_000);
     assert_eq!(illegal_reports(&rig), 0, "{:?}", rig.events);
     assert_eq!(

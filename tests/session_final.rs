@@ -9,7 +9,7 @@ use shakmaty::{Piece, Square};
 
 mod session_support;
 
-use session_support::Clocked as Rig;
+use session_support::{Clocked as Rig, without_comments};
 
 fn sq(name: &str) -> Square {
     name.parse().unwrap()
@@ -72,17 +72,7 @@ fn movetext(pgn: &str) -> Vec<String> {
             .filter(|l| !l.starts_with('[') && !l.ends_with("\"]"))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut text = String::new();
-        let mut depth = 0;
-        for c in body.chars() {
-            match c {
-                '{' => depth += 1,
-                '}' => depth -= 1,
-                _ if depth == 0 => text.push(c),
-                _ => {}
-            }
-        }
-        out.push(text.split_whitespace().collect::<Vec<_>>().join(" "));
+        out.push(without_comments(&body));
     }
     out
 }

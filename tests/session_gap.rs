@@ -3,30 +3,22 @@
 //! loss, daemon restarts and lost frames while players go on moving: every move is recovered
 //! or left to the arbiter, and nobody is accused.
 
+mod session_support;
+
 use eboardd::contract::{BoardProps, IllegalCounts};
 use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, Noise};
 use eboardd::vocab::CommandError;
+use session_support::{accusations, noisy_rig, resolve_gap};
 use shakmaty::{Color, Piece, Role, Square};
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
                    c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
 
 fn rig(seed: u64) -> Rig {
-    let mut rig = Rig::new(
-        BoardOptions::default(),
-        SessionConfig {
-            name: "gap".into(),
-            ..SessionConfig::default()
-        },
-        seed,
-        Noise::Noisy,
-    );
-    let started = rig
-        .take_events()
-        .iter()
-        .any(|e| matches!(e, Event::GameStarted { .. }));
+    let (rig, start) = noisy_rig("gap", seed);
+    let started = start.iter().any(|e| matches!(e, Event::GameStarted { .. }));
     assert!(started, "the start position begins a game");
     rig
 }
@@ -40,18 +32,6 @@ fn play(rig: &mut Rig, sans: &[&str]) {
 /// The PGN with its line breaks as spaces (comments wrap).
 fn flat(pgn: &str) -> String {
     pgn.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn accusations(events: &[Event]) -> Vec<&Event> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
-            )
-        })
-        .collect()
 }
 
 fn assert_no_accusations(events: &[Event]) {
@@ -257,28 +237,23 @@ fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
     assert_no_accusations(&events);
     assert!(moves_played(&events).is_empty());
 
-    let wrong = rig.command(Command::ResolveGap(vec!["g1f3".into(), "b8c6".into()]));
+    let wrong = resolve_gap(&mut rig, &["g1f3", "b8c6"]);
     assert!(
         matches!(&wrong, Err(CommandError::InvalidArgument(m)) if m.contains("not to the board")),
         "{wrong:?}"
     );
-    let illegal = rig.command(Command::ResolveGap(vec!["g1f4".into()]));
+    let illegal = resolve_gap(&mut rig, &["g1f4"]);
     assert!(
         matches!(&illegal, Err(CommandError::InvalidArgument(m)) if m.contains("move 1 `g1f4`")),
         "{illegal:?}"
     );
-    rig.command(Command::ResolveGap(vec![
-        "g1f3".into(),
-        "b8c6".into(),
-        "f1c4".into(),
-    ]))
-    .unwrap();
+    resolve_gap(&mut rig, &["g1f3", "b8c6", "f1c4"]).unwrap();
     rig.advance(1_000);
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"]);
     assert!(view.in_sync);
     assert_eq!(view.gap, "");
-    let closed = rig.command(Command::ResolveGap(vec![]));
+    let closed = resolve_gap(&mut rig, &[]);
     assert!(
         matches!(&closed, Err(CommandError::InvalidArgument(m)) if m.contains("no gap is open")),
         "{closed:?}"
@@ -300,7 +275,7 @@ fn resolving_with_no_moves_continues_from_the_board() {
     );
     assert!(!view.gap.is_empty());
     assert_no_accusations(&events);
-    rig.command(Command::ResolveGap(vec![])).unwrap();
+    resolve_gap(&mut rig, &[]).unwrap();
     rig.advance(500);
     let view = rig.session().view();
     assert_eq!(view.gap, "");

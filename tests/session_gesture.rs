@@ -15,7 +15,7 @@ use shakmaty::Piece;
 
 mod session_support;
 
-use session_support::Clocked;
+use session_support::{Clocked, without_comments};
 
 /// A session fed by hand, checking after every input that `Pgn` never shows `banned`.
 struct Rig {
@@ -130,17 +130,7 @@ fn movetext(pgn: &str) -> String {
         .filter(|l| !l.starts_with('['))
         .collect::<Vec<_>>()
         .join(" ");
-    let mut text = String::new();
-    let mut depth = 0;
-    for c in body.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            _ if depth == 0 => text.push(c),
-            _ => {}
-        }
-    }
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    without_comments(&body)
 }
 
 /// The first king steps onto `first`, a legal move; the other king then joins it on

@@ -6,6 +6,7 @@
 //! played among the move orders it lists. A record behind the board with nothing said, a
 //! player accused for a legal game, or a game that does not end exact and in sync fails.
 
+mod session_support;
 mod tracker_common;
 
 use std::sync::OnceLock;
@@ -16,6 +17,7 @@ use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, ClockPresence, ClockSetup, Noise};
 use eboardd::vocab::Termination;
 use proptest::prelude::*;
+use session_support::accusations;
 use shakmaty::Move;
 use shakmaty::uci::UciMove;
 use tracker_common::corpus_games;
@@ -36,18 +38,6 @@ fn listed(gap: &str) -> Vec<Vec<String>> {
         .skip(1)
         .filter_map(|part| part.split(']').next())
         .map(|line| line.split_whitespace().map(str::to_owned).collect())
-        .collect()
-}
-
-fn accused(events: &[Event]) -> Vec<&Event> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
-            )
-        })
         .collect()
 }
 
@@ -152,7 +142,7 @@ fn check(index: usize, hall: &HallGame) -> Result<Run, String> {
         run.asked += 1;
     }
     let events = rig.journal();
-    let accused = accused(events);
+    let accused = accusations(events);
     if !accused.is_empty() {
         return Err(format!("{case}: accused: {:?}", accused[0]));
     }

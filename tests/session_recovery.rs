@@ -8,9 +8,8 @@ mod session_support;
 use eboardd::board::{Orientation, Placement};
 use eboardd::session::{Command, Event, Input, STILL_ASK_MS, Session, SessionConfig};
 use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, Noise};
 use eboardd::vocab::{CommandError, Millis};
-use session_support::Clocked;
+use session_support::{Clocked, accusations, noisy_rig, resolve_gap};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Piece, Position, Role, Square};
 
@@ -24,12 +23,7 @@ fn pawn(color: Color) -> Option<Piece> {
 }
 
 fn accused(events: &[Event]) -> bool {
-    events.iter().any(|e| {
-        matches!(
-            e,
-            Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
-        )
-    })
+    !accusations(events).is_empty()
 }
 
 /// No clock: b2-b3, ...c4-c3 at once, then b3-b4 at once. Read without a clock, b2-b4 with
@@ -177,17 +171,7 @@ fn a_played_game_with_nothing_to_ask_never_says_gap() {
 // ----- commands while a gap is open ---------------------------------------------------
 
 fn rig(seed: u64) -> Rig {
-    let mut rig = Rig::new(
-        BoardOptions::default(),
-        SessionConfig {
-            name: "recovery".into(),
-            ..SessionConfig::default()
-        },
-        seed,
-        Noise::Noisy,
-    );
-    rig.take_events();
-    rig
+    noisy_rig("recovery", seed).0
 }
 
 /// e4 e5 seen, then Nf3 Nc6 Bc4 played while unplugged, and the board plugged in again.
@@ -226,7 +210,7 @@ fn new_game_while_a_gap_waits_ends_it_and_reads_the_board_against_the_start() {
     );
     assert!(view.moves.is_empty());
     assert!(!view.in_sync, "the board still shows the old game");
-    let closed = rig.command(Command::ResolveGap(vec![]));
+    let closed = resolve_gap(&mut rig, &[]);
     assert!(
         matches!(&closed, Err(CommandError::InvalidArgument(m)) if m.contains("no gap is open")),
         "{closed:?}"
@@ -275,22 +259,12 @@ fn take_back_while_a_gap_waits_searches_again_from_the_position_before() {
         "{}",
         view.gap
     );
-    let old_line = rig.command(Command::ResolveGap(vec![
-        "g1f3".into(),
-        "b8c6".into(),
-        "f1c4".into(),
-    ]));
+    let old_line = resolve_gap(&mut rig, &["g1f3", "b8c6", "f1c4"]);
     assert!(
         matches!(&old_line, Err(CommandError::InvalidArgument(m)) if m.contains("move 1 `g1f3`")),
         "from the position before the takeback, it is Black's move: {old_line:?}"
     );
-    rig.command(Command::ResolveGap(vec![
-        "e7e5".into(),
-        "g1f3".into(),
-        "b8c6".into(),
-        "f1c4".into(),
-    ]))
-    .unwrap();
+    resolve_gap(&mut rig, &["e7e5", "g1f3", "b8c6", "f1c4"]).unwrap();
     rig.advance(1_000);
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
@@ -308,7 +282,7 @@ fn resolve_gap_before_the_board_is_read_again_says_so() {
     rig.advance(3_000);
     rig.unplug();
     rig.advance(500);
-    let early = rig.command(Command::ResolveGap(vec!["g1f3".into()]));
+    let early = resolve_gap(&mut rig, &["g1f3"]);
     assert!(
         matches!(&early, Err(CommandError::InvalidArgument(m)) if m.contains("not been read")),
         "{early:?}"

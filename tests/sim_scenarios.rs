@@ -2,6 +2,7 @@
 //! illegal placements, adjustments, flag falls, new games, unplugged moves, orientation,
 //! missing / silent clocks, a slow board, line noise.
 
+mod session_support;
 mod sim_support;
 
 use std::time::Duration;
@@ -12,7 +13,8 @@ use eboardd::sim::{
     BoardOptions, ClockPresence, ClockSetup, Noise, NoiseOptions, Pace, Scenario, ScenarioOptions,
     SimBoard, SimHandle, SimOptions, Step,
 };
-use shakmaty::{Chess, Position, Square};
+use session_support::placement_after;
+use shakmaty::Square;
 use sim_support::{Collector, attach, decode_clean, reconstruct};
 
 async fn connected(board: BoardOptions, host: &[u8]) -> (SimHandle, Collector) {
@@ -38,19 +40,6 @@ fn opts(seed: u64) -> ScenarioOptions {
 
 fn moves(sans: &[&str]) -> Step {
     Step::Moves(sans.iter().map(|s| s.to_string()).collect())
-}
-
-fn placement_after(sans: &[&str]) -> Placement {
-    let mut pos = Chess::default();
-    for san in sans {
-        let mv = san
-            .parse::<shakmaty::san::San>()
-            .unwrap()
-            .to_move(&pos)
-            .unwrap();
-        pos.play_unchecked(mv);
-    }
-    Placement::from_board(pos.board())
 }
 
 fn clocks(messages: &[Message]) -> Vec<ClockTimes> {

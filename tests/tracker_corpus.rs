@@ -119,6 +119,18 @@ fn quick_replies_read_with_the_move() {
     assert!(failures.is_empty(), "not exact: {failures:?}");
 }
 
+/// Replays corpus game `i` with quick replies (seed `seed`) and asserts the tracker holds
+/// exactly its moves; returns the replay.
+fn quick_replies_read_exactly(games: &[Vec<shakmaty::Move>], i: usize, seed: u64) -> Rig {
+    let rig = replay_game(i, &games[i], seed, 0.05, None);
+    let want: Vec<String> = games[i]
+        .iter()
+        .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
+        .collect();
+    assert_eq!(rig.game_uci(), want, "game {i} seed {seed}");
+    rig
+}
+
 /// The two games the quick-reply test once ended in sync with a game not played: a bishop
 /// set down on the way (Bb4-c5-d6) while the reply's bishop slid Bf1-e2-d3, read as four
 /// plies; and its like in game 1034.
@@ -126,12 +138,7 @@ fn quick_replies_read_with_the_move() {
 fn quick_replies_in_games_925_and_1034_are_the_games_played() {
     let games = corpus_games();
     for (i, seed) in [(925usize, 1u64), (1034, 2)] {
-        let rig = replay_game(i, &games[i], seed, 0.05, None);
-        let want: Vec<String> = games[i]
-            .iter()
-            .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
-            .collect();
-        assert_eq!(rig.game_uci(), want, "game {i} seed {seed}");
+        quick_replies_read_exactly(&games, i, seed);
     }
 }
 
@@ -142,12 +149,7 @@ fn quick_replies_in_games_925_and_1034_are_the_games_played() {
 fn quick_replies_in_games_502_and_522_keep_the_record_going() {
     let games = corpus_games();
     for (i, seed) in [(502usize, 2u64), (522, 2)] {
-        let rig = replay_game(i, &games[i], seed, 0.05, None);
-        let want: Vec<String> = games[i]
-            .iter()
-            .map(|m| shakmaty::uci::UciMove::from_standard(*m).to_string())
-            .collect();
-        assert_eq!(rig.game_uci(), want, "game {i} seed {seed}");
+        let rig = quick_replies_read_exactly(&games, i, seed);
         assert!(illegal(&rig.events).is_empty(), "game {i} seed {seed}");
     }
 }

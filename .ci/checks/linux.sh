@@ -10,20 +10,14 @@
 # Run from .ci/run before the cargo steps; needs systemd-analyze, and uses dbus-daemon, udevadm
 # and unshare when present. Under CI=true a check that cannot run (a program, root or a mount
 # namespace missing) fails instead of being skipped.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-repo=$PWD
+check=linux
+# shellcheck source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
-fail=0
 # A check that cannot run here: a failure under CI, a note elsewhere.
 cannot_run() {
-  case "${CI:-}" in
-    "" | 0 | false) echo "linux: $1 skipped ($2)" ;;
-    *) echo "linux: CI=true and $1 cannot run: $2" >&2; fail=1 ;;
-  esac
+  if under_ci; then bad "CI=true and $1 cannot run: $2"; else say "$1 skipped ($2)"; fi
 }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # --- systemd units ---------------------------------------------------------------------------
 # The units name their programs by installed path; point those at stand-ins so that verify checks
@@ -45,32 +39,22 @@ for unit in systemd/*.service; do
 done
 for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service eboardd-livechess.service; do
   out=$(cd "$work/units" && systemd-analyze verify "./$unit" 2>&1) || true
-  if [ -n "$out" ]; then
-    echo "linux: systemd-analyze verify $unit printed:" >&2
-    echo "$out" >&2
-    fail=1
-  else
-    echo "linux: systemd-analyze verify $unit: clean"
-  fi
+  judge "$out" "systemd-analyze verify $unit printed:" "systemd-analyze verify $unit: clean"
 done
 
 for unit in eboardd.service eboardd-board@ttyACM0.service eboardd-web.service eboardd-relay.service eboardd-livechess.service; do
   report=$(cd "$work/units" && systemd-analyze security --offline=true "./$unit" 2>&1) || true
-  echo "linux: systemd-analyze security --offline=true $unit (open items):"
+  say "systemd-analyze security --offline=true $unit (open items):"
   echo "$report" | grep -E '✗|Overall' || echo "$report"
   score=$(echo "$report" | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
   if [ -z "$score" ] || ! awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
-    echo "linux: $unit exposure ${score:-unknown} is above 2.5" >&2
-    fail=1
+    bad "$unit exposure ${score:-unknown} is above 2.5"
   fi
 done
 
 # --- shell scripts ---------------------------------------------------------------------------
 for script in systemd/eboardd-board debian/eboardd.postinst debian/eboardd.postrm; do
-  if ! sh -n "$script"; then
-    echo "linux: $script does not parse" >&2
-    fail=1
-  fi
+  sh -n "$script" || bad "$script does not parse"
 done
 if command -v shellcheck >/dev/null; then
   shellcheck -s sh systemd/eboardd-board debian/eboardd.postinst debian/eboardd.postrm || fail=1
@@ -78,30 +62,10 @@ fi
 
 # --- D-Bus policy ----------------------------------------------------------------------------
 if command -v dbus-daemon >/dev/null; then
-  cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow user="*"/></policy>
-  <include>$repo/dbus/org.eboardd.Bridge1.conf</include>
-</busconfig>
-CONF
-  # A malformed included file is only logged and the bus starts anyway: judge by its stderr.
   # Unknown user/group names are expected where eboardd is not installed.
-  out=$(timeout 5 dbus-daemon --config-file="$work/bus.conf" --nofork --print-address 2>&1 >/dev/null &
-        sleep 1; kill %1 2>/dev/null; wait 2>/dev/null) || true
-  out=$(echo "$out" | grep -v -e 'Unknown username "eboardd"' -e 'Unknown group "eboardd"' \
-        -e 'fd limit' -e '^$' || true)
-  if [ -n "$out" ]; then
-    echo "linux: dbus-daemon complained about the policy:" >&2
-    echo "$out" >&2
-    fail=1
-  else
-    echo "linux: D-Bus policy loads cleanly"
-  fi
+  out=$(policy_complaints "$work" "$repo/dbus/org.eboardd.Bridge1.conf" \
+        'Unknown username "eboardd"' 'Unknown group "eboardd"')
+  judge "$out" "dbus-daemon complained about the policy:" "D-Bus policy loads cleanly"
 else
   cannot_run "the D-Bus policy load check" "dbus-daemon is not installed (Debian package dbus)"
 fi
@@ -110,29 +74,13 @@ fi
 if command -v udevadm >/dev/null && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
   cp /etc/group "$work/group"
   grep -q '^eboardd:' "$work/group" || echo 'eboardd:x:64999:' >>"$work/group"
-  cat >"$work/udevtest.sh" <<'SH'
-set -e
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /etc/udev
-mkdir -p /etc/udev/rules.d
-cp "$1" /etc/udev/rules.d/
-mount --bind "$2" /etc/group
-dev=$(ls -d /sys/class/tty/ttyS0 /sys/class/tty/* 2>/dev/null | head -n1)
-mount -t tmpfs tmpfs /dev
-udevadm test --action=add "$dev" 2>&1
-SH
-  out=$(unshare -m --propagation private sh "$work/udevtest.sh" "$repo/udev/70-eboardd.rules" "$work/group" || true)
+  out=$(udev_test "$work" "$repo/udev/70-eboardd.rules" "$work/group")
   complaints=$(echo "$out" | grep '70-eboardd.rules' | grep -v '^Reading rules file' || true)
   if ! echo "$out" | grep -q 'Reading rules file: /etc/udev/rules.d/70-eboardd.rules'; then
-    echo "linux: udevadm test did not read the rule:" >&2
+    bad "udevadm test did not read the rule:"
     echo "$out" | tail -20 >&2
-    fail=1
-  elif [ -n "$complaints" ]; then
-    echo "linux: udevadm complained about the rule:" >&2
-    echo "$complaints" >&2
-    fail=1
   else
-    echo "linux: udevadm parses the rule cleanly"
+    judge "$complaints" "udevadm complained about the rule:" "udevadm parses the rule cleanly"
   fi
 else
   cannot_run "udevadm test" "needs udevadm (Debian package udev), root and unshare -m"

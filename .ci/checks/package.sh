@@ -11,18 +11,14 @@
 #     package is left on the disk.
 # Changes the machine (it is CI's machine): installs lintian when missing (and `make deb` its
 # build dependencies).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-repo=$PWD
-fail=0
-say() { echo "package: $*"; }
-bad() { echo "package: $*" >&2; fail=1; }
+check=package
+# shellcheck source=lib/common.sh
+. "$(dirname "$0")/lib/common.sh"
 
 if [ "$(id -u)" != 0 ]; then
-  case "${CI:-}" in
-    "" | 0 | false) say "skipped (installs a package: needs root)"; exit 0 ;;
-    *) echo "package: CI=true and this check needs root" >&2; exit 1 ;;
-  esac
+  under_ci && { echo "package: CI=true and this check needs root" >&2; exit 1; }
+  say "skipped (installs a package: needs root)"
+  exit 0
 fi
 # Not debhelper or dpkg-dev: `make deb` installs what it needs itself (.ci/deb-deps), and
 # this proves it on CI's fresh machine.
@@ -33,9 +29,6 @@ if [ ${#need[@]} -gt 0 ]; then
   say "installing ${need[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
 start=$(date +%s)
 rm -f target/deb/eboardd_*.deb
 make deb >"$work/build.log" 2>&1 || { tail -40 "$work/build.log" >&2; exit 1; }
@@ -44,7 +37,7 @@ say "built $deb in $(( $(date +%s) - start )) s"
 
 # lintian refuses nothing here but prints its root warning; anything else is a finding.
 findings=$(lintian --fail-on none "$deb" 2>&1 | grep -v 'running with root privileges' || true)
-if [ -n "$findings" ]; then bad "lintian:"; echo "$findings" >&2; else say "lintian: clean"; fi
+judge "$findings" "lintian:" "lintian: clean"
 
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "./$deb" >"$work/install.log" 2>&1 \
   || { cat "$work/install.log" >&2; exit 1; }
@@ -68,22 +61,14 @@ mkdir -p /etc/eboardd && created_env=
 [ -e /etc/eboardd/relay.env ] || { printf 'EBOARDD_RELAY_MQTT=mqtt://broker\n' >/etc/eboardd/relay.env; created_env=1; }
 for u in "${units[@]}"; do
   out=$(systemd-analyze verify "$u" 2>&1) || true
-  if [ -n "$out" ]; then bad "systemd-analyze verify $u printed:"; echo "$out" >&2; else say "verify $(basename "$u"): clean"; fi
+  judge "$out" "systemd-analyze verify $u printed:" "verify $(basename "$u"): clean"
 done
 [ -n "$created_env" ] && rm -f /etc/eboardd/relay.env
 
 # The installed rule on a fake tty, with tmpfs over /run, /dev and /etc/udev (udevadm test
 # writes real entries there).
 rule=$(dpkg -L eboardd | grep '70-eboardd.rules$')
-cat >"$work/udevtest.sh" <<'SH'
-set -e
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /etc/udev
-dev=$(ls -d /sys/class/tty/ttyS0 /sys/class/tty/* 2>/dev/null | head -n1)
-mount -t tmpfs tmpfs /dev
-udevadm test --action=add "$dev" 2>&1
-SH
-out=$(unshare -m --propagation private sh "$work/udevtest.sh" || true)
+out=$(udev_test "$work")
 # udev reads it through /usr/lib on a merged-/usr system.
 if ! echo "$out" | grep -q -e "Reading rules file: $rule" -e "Reading rules file: /usr$rule"; then
   bad "udevadm test did not read $rule:"; echo "$out" | tail -20 >&2
@@ -95,21 +80,8 @@ fi
 
 # The installed policy, as the system bus would read it.
 policy=$(dpkg -L eboardd | grep 'system.d/org.eboardd.Bridge1.conf$')
-cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$work/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow user="*"/></policy>
-  <include>$policy</include>
-</busconfig>
-CONF
-out=$(timeout 5 dbus-daemon --config-file="$work/bus.conf" --nofork --print-address 2>&1 >/dev/null &
-      sleep 1; kill %1 2>/dev/null; wait 2>/dev/null) || true
-out=$(echo "$out" | grep -v -e 'fd limit' -e '^$' || true)
-if [ -n "$out" ]; then bad "dbus-daemon complained about $policy:"; echo "$out" >&2; else say "bus policy: loads cleanly"; fi
+out=$(policy_complaints "$work" "$policy")
+judge "$out" "dbus-daemon complained about $policy:" "bus policy: loads cleanly"
 
 # Remove keeps the games and the configuration; purge removes them.
 mkdir -p /var/lib/eboardd/pgn && echo '[Event "kept"]' >/var/lib/eboardd/pgn/kept.pgn

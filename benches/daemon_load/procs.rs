@@ -47,18 +47,11 @@ impl Daemon {
         dir: &Path,
         ports: &[PathBuf],
     ) -> anyhow::Result<Daemon> {
-        let log = dir.join("eboardd.log");
-        let mut cmd = Command::new(binary);
-        cmd.arg("--bus")
-            .arg(&bus.address)
-            .arg("--state-dir")
-            .arg(dir.join("state"))
-            .arg("--log-format")
-            .arg("text");
-        for port in ports {
-            cmd.arg("--port").arg(port);
-        }
-        Self::start(binary, cmd, log)
+        Self::start(binary, bus, dir, |cmd| {
+            for port in ports {
+                cmd.arg("--port").arg(port);
+            }
+        })
     }
 
     /// `eboardd` serving the boards of the configuration file `config` (not `--port`).
@@ -68,6 +61,18 @@ impl Daemon {
         dir: &Path,
         config: &Path,
     ) -> anyhow::Result<Daemon> {
+        Self::start(binary, bus, dir, |cmd| {
+            cmd.arg("--config").arg(config);
+        })
+    }
+
+    /// The command line both spawns share; `boards(cmd)` adds where the boards come from.
+    fn start(
+        binary: &Path,
+        bus: &Bus,
+        dir: &Path,
+        boards: impl FnOnce(&mut Command),
+    ) -> anyhow::Result<Daemon> {
         let log = dir.join("eboardd.log");
         let mut cmd = Command::new(binary);
         cmd.arg("--bus")
@@ -75,13 +80,8 @@ impl Daemon {
             .arg("--state-dir")
             .arg(dir.join("state"))
             .arg("--log-format")
-            .arg("text")
-            .arg("--config")
-            .arg(config);
-        Self::start(binary, cmd, log)
-    }
-
-    fn start(binary: &Path, mut cmd: Command, log: PathBuf) -> anyhow::Result<Daemon> {
+            .arg("text");
+        boards(&mut cmd);
         let file = std::fs::File::create(&log)
             .with_context(|| format!("cannot create {}", log.display()))?;
         cmd.env_remove("RUST_LOG")

@@ -31,9 +31,9 @@ pub struct Schedule {
     pub seed: u64,
 }
 
-/// The daemon's processes and where they live.
-pub struct Conductor {
-    pub daemon: Daemon,
+/// The daemon's processes (the hall's daemon, replaced at each kill) and where they live.
+pub struct Conductor<'a> {
+    pub daemon: &'a mut Daemon,
     pub binary: PathBuf,
     pub dir: PathBuf,
     pub ports: Vec<PathBuf>,
@@ -42,7 +42,7 @@ pub struct Conductor {
     pub old_logs: Vec<PathBuf>,
 }
 
-impl Conductor {
+impl Conductor<'_> {
     /// Kills and restarts until `stop_at`, every board being quiet at each kill.
     pub async fn run(
         &mut self,
@@ -133,18 +133,17 @@ impl Conductor {
         std::fs::rename(&self.daemon.log, &old)
             .with_context(|| format!("cannot keep {}", self.daemon.log.display()))?;
         self.old_logs.push(old);
-        self.daemon = Daemon::spawn(&self.binary, bus, &self.dir, &self.ports)?;
-        procs::wait_for_name(control, "org.eboardd.Bridge1", &mut self.daemon, LIMIT).await
+        *self.daemon = Daemon::spawn(&self.binary, bus, &self.dir, &self.ports)?;
+        procs::wait_for_name(control, "org.eboardd.Bridge1", self.daemon, LIMIT).await
     }
+}
 
-    /// WARN and ERROR lines of every daemon, the killed ones first.
-    pub fn complaints(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self
-            .old_logs
-            .iter()
-            .flat_map(|log| procs::complaints_in(log))
-            .collect();
-        lines.extend(self.daemon.complaints());
-        lines
-    }
+/// WARN and ERROR lines of every daemon: the killed ones' (`old_logs`) first, then `daemon`'s.
+pub fn complaints(old_logs: &[PathBuf], daemon: &Daemon) -> Vec<String> {
+    let mut lines: Vec<String> = old_logs
+        .iter()
+        .flat_map(|log| procs::complaints_in(log))
+        .collect();
+    lines.extend(daemon.complaints());
+    lines
 }

@@ -33,20 +33,9 @@
 //! not be made (no `dbus-daemon` is an error, not a skip); a smoke run also when it had no
 //! unplug or no kill.
 
-#[path = "../daemon_load/client.rs"]
-mod client;
 #[allow(dead_code)] // the players here are this benchmark's own
-#[path = "../daemon_load/driver.rs"]
-mod driver;
-#[allow(dead_code)]
-#[path = "../daemon_load/hall.rs"]
-mod hall;
-#[allow(dead_code)]
-#[path = "../daemon_load/harness.rs"]
-mod harness;
-#[allow(dead_code)]
-#[path = "../daemon_load/procs.rs"]
-mod procs;
+#[path = "../daemon_load/parts.rs"]
+mod parts;
 
 mod arbiter;
 mod conductor;
@@ -64,6 +53,7 @@ use eboardd::sim::ClockSetup;
 use eboardd::sim::scramble::Pace;
 
 use conductor::{Conductor, Schedule};
+use parts::{client, hall, harness, procs};
 use player::{Game, Plan};
 use state::{Figures, Shared, Speed};
 
@@ -291,7 +281,8 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
     let news = Arc::new(Notify::new());
     let (_, first_clock) = pace(Speed::Blitz);
     // Boards 2, 5, ... stand the other way round, as some do in a real hall.
-    let hall = hall::Hall::start(&dir, config.boards, first_clock, |i| i % 3 == 2, news).await?;
+    let mut hall =
+        hall::Hall::start(&dir, config.boards, first_clock, |i| i % 3 == 2, news).await?;
     let start = Instant::now();
     let stop_at = start + Duration::from_secs(config.secs);
     let shared = Arc::new(Shared::new(config.boards));
@@ -340,19 +331,11 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
             shared.clone(),
         )));
     }
-    let hall::Hall {
-        bus,
-        sims,
-        log,
-        client,
-        control,
-        daemon,
-    } = hall;
     let mut conductor = Conductor {
-        daemon,
+        daemon: &mut hall.daemon,
         binary: PathBuf::from(env!("CARGO_BIN_EXE_eboardd")),
         dir: dir.clone(),
-        ports: sims.iter().map(|s| s.path()).collect(),
+        ports: hall.sims.iter().map(|s| s.path()).collect(),
         kills: 0,
         old_logs: Vec::new(),
     };
@@ -375,7 +358,7 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
         outcomes
     };
     let (conducted, outcomes) = tokio::join!(
-        conductor.run(schedule, &bus, &control, shared.clone(), stop_at),
+        conductor.run(schedule, &hall.bus, &hall.control, shared.clone(), stop_at),
         players_done
     );
     let secs = start.elapsed().as_secs_f64();
@@ -392,7 +375,7 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
         (Speed::Bullet, Figures::default()),
     ];
     {
-        let signals = log.lock();
+        let signals = hall.log.lock();
         for (i, outcome) in outcomes.into_iter().enumerate() {
             let speed = Config::speed(i);
             let slot = &mut by_speed
@@ -412,25 +395,17 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
     }
     by_speed.retain(|(_, f)| f.games > 0 || f.false_accusations > 0);
     let daemon_kills = conductor.kills;
-    let mut hall = hall::Hall {
-        bus,
-        sims,
-        log,
-        client,
-        control,
-        daemon: conductor.daemon,
-    };
+    let old_logs = conductor.old_logs;
     let exit = match hall.stop().await {
         Ok((status, took)) => format!("{status} in {} ms after SIGTERM", took.as_millis()),
         Err(e) => format!("{e:#}"),
     };
-    conductor.daemon = hall.daemon;
     Ok(Report {
         secs,
         by_speed,
         daemon_kills,
         player_errors,
-        complaints: conductor.complaints(),
+        complaints: conductor::complaints(&old_logs, &hall.daemon),
         exit,
     })
 }

@@ -26,21 +26,10 @@
 //! is subscribed before the first move (its first `state` of every board has come, and it
 //! subscribes before it reads the boards), so every move played must come out of it.
 
-#[allow(dead_code)]
-#[path = "../daemon_load/client.rs"]
-mod client;
-#[allow(dead_code)]
-#[path = "../daemon_load/driver.rs"]
-mod driver;
-#[allow(dead_code)] // the relay's benchmark makes no D-Bus calls of its own
-#[path = "../daemon_load/hall.rs"]
-mod hall;
-#[path = "../daemon_load/harness.rs"]
-mod harness;
 mod mqtt;
-#[allow(dead_code)]
-#[path = "../daemon_load/procs.rs"]
-mod procs;
+#[allow(dead_code)] // the relay's benchmark makes no D-Bus calls of its own
+#[path = "../daemon_load/parts.rs"]
+mod parts;
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -50,6 +39,8 @@ use anyhow::Context as _;
 use tokio::sync::Notify;
 
 use eboardd::sim::{Pace, PgnGame};
+
+use parts::{client, driver, hall, harness, procs};
 
 use driver::{Expected, Style};
 use hall::Hall;

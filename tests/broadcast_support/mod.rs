@@ -272,59 +272,21 @@ pub fn token_file(dir: &Path, mode: u32) -> PathBuf {
 
 /// Runs `eboardctl --bus <address> args…` with the runtime folder of `dir` to completion.
 pub async fn ctl_in(dir: &Path, address: &str, args: &[&str]) -> crate::ctl_support::Output {
-    let mut cmd = Command::new(crate::ctl_support::eboardctl());
-    cmd.arg("--bus")
-        .arg(address)
-        .args(args)
-        .env_remove("LICHESS_TOKEN")
-        .envs(runtime_env(dir))
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    die_with_parent(&mut cmd);
-    let out = within(
-        crate::ctl_support::WAIT,
-        &format!("eboardctl {args:?}"),
-        cmd.output(),
-    )
+    crate::ctl_support::ctl_with(address, args, |cmd| {
+        cmd.env_remove("LICHESS_TOKEN").envs(runtime_env(dir));
+    })
     .await
-    .expect("run eboardctl");
-    crate::ctl_support::Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// `eboardctl --bus <address> watch args…` (one line per event: stdout is a pipe) with the
 /// runtime folder of `dir`; waits for a line holding `want` and returns it.
 pub async fn watch_until(dir: &Path, address: &str, args: &[&str], want: &str) -> String {
-    use tokio::io::AsyncBufReadExt;
-    let mut cmd = Command::new(crate::ctl_support::eboardctl());
-    cmd.arg("--bus")
-        .arg(address)
-        .arg("watch")
-        .args(args)
-        .envs(runtime_env(dir))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    die_with_parent(&mut cmd);
-    let mut child = cmd.spawn().expect("spawn eboardctl watch");
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut seen = Vec::new();
-    let found = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.contains(want) {
-                return Some(line);
-            }
-            seen.push(line);
-        }
-        None
-    })
-    .await;
-    match found {
-        Ok(Some(line)) => line,
-        _ => panic!("watch never said {want:?}; it said:\n{}", seen.join("\n")),
-    }
+    let args = [&["watch"], args].concat();
+    let mut watch = crate::ctl_support::Watch::spawn_with(address, &args, |cmd| {
+        cmd.envs(runtime_env(dir));
+    });
+    let what = format!("watch to say {want:?}");
+    watch
+        .until_within(Duration::from_secs(60), &what, |line| line.contains(want))
+        .await
 }

@@ -47,6 +47,14 @@ pub async fn wait_problem(
     }
 }
 
+/// Wait until the last `StorageProblem` value is empty again (the problem is over).
+pub async fn wait_problem_over(seen: &Arc<Mutex<Vec<String>>>) {
+    wait_problem(seen, "StorageProblem empty again", |seen| {
+        seen.last().is_some_and(|p| p.is_empty())
+    })
+    .await;
+}
+
 /// How the disk is made to refuse writes.
 pub enum Disk {
     /// The daemon's fault injector: a file it reads before each write.
@@ -102,6 +110,23 @@ impl Drop for Disk {
                 .arg("-l")
                 .arg(mount)
                 .status();
+        }
+    }
+}
+
+/// A 256 KiB tmpfs on `dir/state` when this process may mount one; otherwise the fault
+/// injector stands in for it, and the test says so (CI runs as root and must mount the real
+/// small filesystem, so there it fails).
+pub fn tmpfs_or_injector(dir: &Path) -> Disk {
+    match tmpfs(dir) {
+        Ok(d) => d,
+        Err(why) => {
+            super::require::skip_or_fail(&format!(
+                "no 256 KiB tmpfs ({why}): the fault injector stands in for it"
+            ));
+            Disk::Injected {
+                file: dir.join("faults"),
+            }
         }
     }
 }

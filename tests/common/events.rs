@@ -195,3 +195,49 @@ fn parse(msg: &zbus::Message) -> Option<Ev> {
         _ => None,
     }
 }
+
+/// A file read after every signal of one board, as a client polling it on each change could
+/// have seen it; stops when dropped.
+pub struct FileReadings {
+    /// Each text read, in order (a missing file is no reading).
+    pub texts: Arc<Mutex<Vec<String>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl FileReadings {
+    /// Reads `file` after every signal of board `id` from now on.
+    pub fn start(conn: &zbus::Connection, id: &str, file: std::path::PathBuf) -> FileReadings {
+        let texts = Arc::new(Mutex::new(Vec::<String>::new()));
+        let (out, conn, id) = (texts.clone(), conn.clone(), id.to_owned());
+        let reader = tokio::spawn(async move {
+            let watch = Events::start(&conn, &id).await;
+            let mut count = 0;
+            loop {
+                watch
+                    .wait_until("another signal", |all| all.len() > count)
+                    .await;
+                count = watch.all().len();
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    out.lock().unwrap().push(text);
+                }
+            }
+        });
+        FileReadings { texts, reader }
+    }
+
+    /// Stops reading.
+    pub fn stop(&self) {
+        self.reader.abort();
+    }
+
+    /// The texts read so far.
+    pub fn texts(&self) -> Vec<String> {
+        self.texts.lock().unwrap().clone()
+    }
+}
+
+impl Drop for FileReadings {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod board;
+pub mod bridge;
 pub mod disk;
 pub mod events;
 pub mod proxies;
@@ -126,6 +127,12 @@ impl Daemon {
 
     pub fn signal(&self, sig: nix::sys::signal::Signal) {
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid()), sig).unwrap();
+    }
+
+    /// `kill -9`, then the wait for the process to be gone by that signal.
+    pub async fn kill9(&mut self) {
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        assert_eq!(code(self.wait(WAIT).await), 128 + 9);
     }
 
     /// Wait for the process to exit.

@@ -51,6 +51,13 @@ pub async fn spawn_sims_with(
     (sims, ports)
 }
 
+/// The port path of each simulated board.
+pub fn sim_ports<'a>(sims: impl IntoIterator<Item = &'a SimHandle>) -> Vec<String> {
+    sims.into_iter()
+        .map(|s| s.path().display().to_string())
+        .collect()
+}
+
 /// `--port P` for each port.
 pub fn port_args(ports: &[String]) -> Vec<&str> {
     ports.iter().flat_map(|p| ["--port", p.as_str()]).collect()

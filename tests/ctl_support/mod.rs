@@ -38,16 +38,27 @@ pub fn eboardctl() -> &'static str {
 
 /// Runs `eboardctl --bus <address> args…` to completion.
 pub async fn ctl(address: &str, args: &[&str]) -> Output {
+    ctl_with(address, args, |_| {}).await
+}
+
+/// [`ctl`], `env(cmd)` setting the command's environment first.
+pub async fn ctl_with(address: &str, args: &[&str], env: impl FnOnce(&mut Command)) -> Output {
     let mut cmd = Command::new(eboardctl());
     cmd.arg("--bus")
         .arg(address)
         .args(args)
         .stdin(Stdio::null())
         .kill_on_drop(true);
+    env(&mut cmd);
+    output(cmd, &format!("eboardctl {args:?}")).await
+}
+
+/// Runs `cmd` (`what`, for the timeout's message) to completion within [`WAIT`].
+pub async fn output(mut cmd: Command, what: &str) -> Output {
     die_with_parent(&mut cmd);
-    let out = within(WAIT, &format!("eboardctl {args:?}"), cmd.output())
+    let out = within(WAIT, what, cmd.output())
         .await
-        .expect("run eboardctl");
+        .unwrap_or_else(|e| panic!("run {what}: {e}"));
     Output {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -65,6 +76,11 @@ pub struct Watch {
 
 impl Watch {
     pub fn spawn(address: &str, args: &[&str]) -> Watch {
+        Watch::spawn_with(address, args, |_| {})
+    }
+
+    /// [`Watch::spawn`], `env(cmd)` setting the command's environment first.
+    pub fn spawn_with(address: &str, args: &[&str], env: impl FnOnce(&mut Command)) -> Watch {
         let mut cmd = Command::new(eboardctl());
         cmd.arg("--bus")
             .arg(address)
@@ -73,6 +89,7 @@ impl Watch {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
+        env(&mut cmd);
         die_with_parent(&mut cmd);
         let mut child = cmd.spawn().expect("spawn eboardctl watch");
         let stdout = child.stdout.take().expect("piped stdout");
@@ -85,9 +102,19 @@ impl Watch {
 
     /// Reads lines until one satisfies `pred`; returns it.
     pub async fn until(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.until_within(WAIT, what, pred).await
+    }
+
+    /// [`Watch::until`], waiting at most `limit`.
+    pub async fn until_within(
+        &mut self,
+        limit: Duration,
+        what: &str,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
         let seen = &mut self.seen;
         let lines = &mut self.lines;
-        within(WAIT, what, async {
+        within(limit, what, async {
             loop {
                 let line = lines
                     .next_line()

@@ -4,18 +4,16 @@
 
 #![allow(dead_code)]
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use eboardd::sim::{BoardOptions, Scenario, SimHandle};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use crate::common::{Bus, Daemon, WAIT, die_with_parent, rig, within};
+use crate::common::{Bus, Daemon, WAIT, bridge, rig, within};
 
 /// `eboardctl livechess` under test.
 pub struct LiveChess {
@@ -36,30 +34,17 @@ impl LiveChess {
         extra: &[&str],
         configure: impl FnOnce(&mut Command),
     ) -> LiveChess {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
-        cmd.args(["--bus", address, "livechess", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        configure(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn eboardctl livechess");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let addr = within(WAIT, "livechess to say where it listens", async {
-            loop {
-                let line = lines
-                    .next_line()
-                    .await
-                    .unwrap()
-                    .expect("livechess exited before listening");
-                if let Some(rest) = line.split("listening on ws://").nth(1) {
-                    return rest.trim().trim_end_matches("/api/v1.0").to_owned();
-                }
-            }
-        })
+        let (child, listening, mut lines) = bridge::start_bridge(
+            address,
+            "livechess",
+            "127.0.0.1:0",
+            extra,
+            configure,
+            "listening on ws://",
+            |_| {},
+        )
         .await;
+        let addr = listening.trim_end_matches("/api/v1.0").to_owned();
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         LiveChess { child, addr }
     }
@@ -197,6 +182,19 @@ impl Ws {
         self.request(&text, &json!(id)).await
     }
 
+    /// Subscribes feed `feed` to the board with `serialnr` (`eboardevent`), as request `id`;
+    /// returns the answer.
+    pub async fn subscribe(&mut self, id: u64, feed: u64, serialnr: &str) -> Value {
+        let param = json!({"feed": "eboardevent", "id": feed, "param": {"serialnr": serialnr}});
+        self.call(id, "subscribe", param).await
+    }
+
+    /// Calls `method` with `param` on the board of feed 1, as request `id`; returns the answer.
+    pub async fn call_method(&mut self, id: u64, method: &str, param: Value) -> Value {
+        let call = json!({"id": 1, "method": method, "param": param});
+        self.call(id, "call", call).await
+    }
+
     /// The next feed message (a kept one first).
     pub async fn next_feed(&mut self) -> Value {
         if !self.feeds.is_empty() {
@@ -209,18 +207,7 @@ impl Ws {
 
     /// Feed messages until one satisfies `pred` (included).
     pub async fn feed_until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-        within(WAIT * 6, what, async {
-            let mut seen = Vec::new();
-            loop {
-                let msg = self.next_feed().await;
-                let done = pred(&msg);
-                seen.push(msg);
-                if done {
-                    return seen;
-                }
-            }
-        })
-        .await
+        bridge::until_one(WAIT * 6, what, async || self.next_feed().await, pred).await
     }
 }
 
@@ -236,6 +223,14 @@ pub struct Rig {
 }
 
 impl Rig {
+    /// A new connection of a program (no `Origin`), which the bridge lets in.
+    pub async fn program(&self) -> Ws {
+        self.livechess
+            .connect(None)
+            .await
+            .expect("a program is let in")
+    }
+
     pub async fn start(boards: usize, livechess_args: &[&str]) -> Rig {
         Rig::start_with(boards, livechess_args, own_serial).await
     }

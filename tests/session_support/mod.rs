@@ -9,9 +9,13 @@
 
 use eboardd::board::{Orientation, Placement};
 use eboardd::protocol::Message;
+use eboardd::session::Command;
 use eboardd::session::{Event, Input, Session, SessionConfig};
 use eboardd::sim::feed::clock_reading;
-use shakmaty::{Piece, Square};
+use eboardd::sim::rig::Rig;
+use eboardd::sim::{BoardOptions, Noise};
+use eboardd::vocab::CommandError;
+use shakmaty::{Chess, Piece, Position, Square};
 
 pub struct Clocked {
     pub session: Session,
@@ -96,6 +100,71 @@ impl Clocked {
     pub fn played(&self) -> Vec<String> {
         played_in(&self.events)
     }
+}
+
+/// PGN movetext without its comments (clock stamps and the like), spaces folded.
+pub fn without_comments(movetext: &str) -> String {
+    let mut text = String::new();
+    let mut depth = 0;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ if depth == 0 => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The board after `sans` played from the start position.
+pub fn placement_after(sans: &[&str]) -> Placement {
+    let mut pos = Chess::default();
+    for san in sans {
+        let mv = san
+            .parse::<shakmaty::san::San>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        pos.play_unchecked(mv);
+    }
+    Placement::from_board(pos.board())
+}
+
+/// The accusations among `events`: illegal placements and completed illegal moves.
+pub fn accusations(events: &[Event]) -> Vec<&Event> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
+            )
+        })
+        .collect()
+}
+
+/// A simulated board with noisy hands and a session named `name`; with the events of its
+/// start, taken.
+pub fn noisy_rig(name: &str, seed: u64) -> (Rig, Vec<Event>) {
+    let mut rig = Rig::new(
+        BoardOptions::default(),
+        SessionConfig {
+            name: name.into(),
+            ..SessionConfig::default()
+        },
+        seed,
+        Noise::Noisy,
+    );
+    let start = rig.take_events();
+    (rig, start)
+}
+
+/// The arbiter's `ResolveGap` with these UCI moves.
+pub fn resolve_gap(rig: &mut Rig, ucis: &[&str]) -> Result<(), CommandError> {
+    rig.command(Command::ResolveGap(
+        ucis.iter().map(|m| m.to_string()).collect(),
+    ))
 }
 
 /// The moves as a client following MovePlayed and MoveRetracted sees them; plies count from 1

@@ -213,15 +213,17 @@ pub fn uci_of(mv: &Move) -> String {
     UciMove::from_move(*mv, CastlingMode::Standard).to_string()
 }
 
+/// What `pick` finds in each event that has it.
+fn picked<T>(events: &[TrackerEvent], pick: impl Fn(&TrackerEvent) -> Option<T>) -> Vec<T> {
+    events.iter().filter_map(pick).collect()
+}
+
 /// UCI texts of the MovePlayed events.
 pub fn played(events: &[TrackerEvent]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TrackerEvent::MovePlayed { mv } => Some(uci_of(mv)),
-            _ => None,
-        })
-        .collect()
+    picked(events, |e| match e {
+        TrackerEvent::MovePlayed { mv } => Some(uci_of(mv)),
+        _ => None,
+    })
 }
 
 pub fn retracted(events: &[TrackerEvent]) -> usize {
@@ -232,13 +234,26 @@ pub fn retracted(events: &[TrackerEvent]) -> usize {
 }
 
 pub fn illegal(events: &[TrackerEvent]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TrackerEvent::IllegalPlacement { description, .. } => Some(description.clone()),
-            _ => None,
-        })
-        .collect()
+    picked(events, |e| match e {
+        TrackerEvent::IllegalPlacement { description, .. } => Some(description.clone()),
+        _ => None,
+    })
+}
+
+/// A tracker at the start position, on a board standing as a corpus replay with `seed` has
+/// it: normal for odd seeds, reversed for even ones.
+fn rig_for_seed(seed: u64) -> Rig {
+    let orientation = if seed.is_multiple_of(2) {
+        Orientation::Reversed
+    } else {
+        Orientation::Normal
+    };
+    Rig::new(Chess::default(), OrientationSetting::Auto, orientation)
+}
+
+/// Noisy hands seeded with `seed`, pressing a clock after each move when `clock`.
+fn noisy_hands(seed: u64, clock: bool) -> Handling {
+    Handling::new(seed, eboardd::sim::handling::Noise::Noisy).with_clock(clock)
 }
 
 /// Replay one corpus game the way the corpus property test does: noisy handling seeded from
@@ -255,17 +270,8 @@ pub fn replay_game(
 ) -> Rig {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    let orientation = if seed.is_multiple_of(2) {
-        Orientation::Reversed
-    } else {
-        Orientation::Normal
-    };
-    let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, orientation);
-    let mut hands = Handling::new(
-        seed * 1_000_003 + index as u64,
-        eboardd::sim::handling::Noise::Noisy,
-    )
-    .with_clock(!seed.is_multiple_of(3));
+    let mut rig = rig_for_seed(seed);
+    let mut hands = noisy_hands(seed * 1_000_003 + index as u64, !seed.is_multiple_of(3));
     let mut rng = SmallRng::seed_from_u64(seed ^ ((index as u64) << 8));
     let mut truth = Chess::default();
     let mut ply = 0;
@@ -313,17 +319,8 @@ pub fn replay_quick_unclocked(
 ) -> Rig {
     use rand::rngs::SmallRng;
     use rand::{Rng, SeedableRng};
-    let orientation = if seed.is_multiple_of(2) {
-        Orientation::Reversed
-    } else {
-        Orientation::Normal
-    };
-    let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, orientation);
-    let mut hands = Handling::new(
-        seed * 7_000_003 + index as u64,
-        eboardd::sim::handling::Noise::Noisy,
-    )
-    .with_clock(false);
+    let mut rig = rig_for_seed(seed);
+    let mut hands = noisy_hands(seed * 7_000_003 + index as u64, false);
     let mut rng = SmallRng::seed_from_u64(seed ^ ((index as u64) << 12) ^ 0x5eed);
     let mut truth = Chess::default();
     let mut ply = 0;

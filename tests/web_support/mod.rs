@@ -7,16 +7,15 @@
 pub mod browser;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eboardd::sim::{Scenario, SimHandle};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
-use crate::common::{Bus, Daemon, WAIT, die_with_parent, rig, within};
+use crate::common::{Bus, Daemon, WAIT, bridge, rig, within};
 
 /// `eboardctl serve` under test.
 pub struct Serve {
@@ -45,31 +44,16 @@ impl Serve {
         extra: &[&str],
         configure: impl FnOnce(&mut Command),
     ) -> Serve {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
-        cmd.args(["--bus", address, "serve", "--listen", listen])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        die_with_parent(&mut cmd);
-        configure(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn eboardctl serve");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let base = within(WAIT, "serve to say where it listens", async {
-            loop {
-                let line = lines
-                    .next_line()
-                    .await
-                    .unwrap()
-                    .expect("serve exited before listening");
-                log.lock().unwrap().push(line.clone());
-                if let Some(rest) = line.split("listening on ").nth(1) {
-                    return rest.trim().to_owned();
-                }
-            }
-        })
+        let (child, base, mut lines) = bridge::start_bridge(
+            address,
+            "serve",
+            listen,
+            extra,
+            configure,
+            "listening on ",
+            |line| log.lock().unwrap().push(line.to_owned()),
+        )
         .await;
         let keep = log.clone();
         tokio::spawn(async move {
@@ -181,21 +165,12 @@ impl Sse {
 
     /// Events until one satisfies `pred` (included); panics after [`WAIT`] × 3.
     pub async fn until(&mut self, what: &str, pred: impl Fn(&SseEvent) -> bool) -> Vec<SseEvent> {
-        within(WAIT * 3, what, async {
-            let mut seen = Vec::new();
-            loop {
-                let ev = self
-                    .next()
-                    .await
-                    .unwrap_or_else(|| panic!("stream ended before {what}"));
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-        })
-        .await
+        let next = async || {
+            self.next()
+                .await
+                .unwrap_or_else(|| panic!("stream ended before {what}"))
+        };
+        bridge::until_one(WAIT * 3, what, next, pred).await
     }
 }
 
