@@ -76,15 +76,7 @@ fn corpus() -> Vec<PgnGame> {
 }
 
 fn count_accusations(events: &[Event]) -> u64 {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
-            )
-        })
-        .count() as u64
+    events.iter().filter(|e| e.is_accusation()).count() as u64
 }
 
 /// Let the board settle after a gap; the arbiter resolves an ambiguous one with `truth`.

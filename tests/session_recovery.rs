@@ -9,7 +9,7 @@ use eboardd::board::{Orientation, Placement};
 use eboardd::session::{Command, Event, Input, STILL_ASK_MS, Session, SessionConfig};
 use eboardd::sim::rig::Rig;
 use eboardd::vocab::{CommandError, Millis};
-use session_support::{Clocked, accusations, noisy_rig, resolve_gap};
+use session_support::{Clocked, accusations, assert_gap_lists, noisy_rig, resolve_gap};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Piece, Position, Role, Square};
 
@@ -249,15 +249,12 @@ fn take_back_while_a_gap_waits_searches_again_from_the_position_before() {
     let view = rig.session().view().clone();
     assert_eq!(view.moves, ["e4"], "the record's last move went");
     // From 1. e4 the board is five plies away: e5 and the gap's three, in two orders.
-    assert!(
-        view.gap.contains("sequences explain the board"),
-        "{}",
-        view.gap
-    );
-    assert!(
-        view.gap.contains("e5 Nf3 Nc6 Bc4 [e7e5 g1f3 b8c6 f1c4]"),
-        "{}",
-        view.gap
+    assert_gap_lists(
+        &view.gap,
+        &[
+            "sequences explain the board",
+            "e5 Nf3 Nc6 Bc4 [e7e5 g1f3 b8c6 f1c4]",
+        ],
     );
     let old_line = resolve_gap(&mut rig, &["g1f3", "b8c6", "f1c4"]);
     assert!(

@@ -53,6 +53,19 @@ pub fn served_addr(listener: &TcpListener, asked: SocketAddr) -> Result<SocketAd
     })
 }
 
+/// Binds `listen` and serves on it with `serve` until SIGINT or SIGTERM: `eboardctl serve`
+/// and `eboardctl livechess`.
+pub async fn run_until_signal<Fut>(
+    listen: SocketAddr,
+    serve: impl FnOnce(TcpListener, std::pin::Pin<Box<dyn Future<Output = ()> + Send>>) -> Fut,
+) -> Result<(), ServeError>
+where
+    Fut: Future<Output = Result<(), ServeError>>,
+{
+    let (listener, stop) = bind_until_signal(listen).await?;
+    serve(listener, Box::pin(stop)).await
+}
+
 /// Binds `addr` for an HTTP bridge and gives the future that completes on SIGINT or SIGTERM,
 /// its signal handlers installed before the bind (so a signal right after start is not lost).
 pub async fn bind_until_signal(

@@ -146,22 +146,14 @@ mod tests {
             for_terminal("Øystein Hansen ♔", Lines::One),
             Cow::Borrowed(_)
         ));
-        assert_eq!(
-            for_terminal("a\u{1b}[2Jb\u{7}", Lines::One),
-            "a\\u001b[2Jb\\u0007"
-        );
-        assert_eq!(
-            for_terminal("x\u{9b}1;1H\u{7f}", Lines::One),
-            "x\\u009b1;1H\\u007f"
-        );
-        assert_eq!(
-            for_terminal("evil\u{202e}gnp.exe", Lines::One),
-            "evil\\u202egnp.exe"
-        );
-        assert_eq!(
-            for_terminal("1\n2\r\n", Lines::One),
-            "1\\u000a2\\u000d\\u000a"
-        );
+        for (text, shown) in [
+            ("a\u{1b}[2Jb\u{7}", "a\\u001b[2Jb\\u0007"),
+            ("x\u{9b}1;1H\u{7f}", "x\\u009b1;1H\\u007f"),
+            ("evil\u{202e}gnp.exe", "evil\\u202egnp.exe"),
+            ("1\n2\r\n", "1\\u000a2\\u000d\\u000a"),
+        ] {
+            assert_eq!(for_terminal(text, Lines::One), shown);
+        }
         assert_eq!(for_terminal("1\n2\r\n", Lines::Keep), "1\n2\\u000d\n");
         // Inside a JSON string the escape is JSON's own: it reads back as the character.
         let line = for_terminal("{\"name\":\"a\u{9b}b\"}", Lines::One).into_owned();

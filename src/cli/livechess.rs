@@ -63,9 +63,11 @@ pub fn run(globals: &Globals, args: &LiveChessArgs) -> Result<(), CtlError> {
     runtime.block_on(async {
         let (tx, rx) = mpsc::channel::<HallUpdate>(UPDATES);
         tokio::spawn(watch_bus(globals.bus.clone(), tx));
-        livechess::run(opts, rx)
-            .await
-            .map_err(|e| CtlError::Other(e.to_string()))
+        crate::bridge::run_until_signal(opts.listen, |listener, stop| {
+            livechess::serve(listener, opts, rx, stop)
+        })
+        .await
+        .map_err(|e| CtlError::Other(e.to_string()))
     })
 }
 

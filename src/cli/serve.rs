@@ -65,9 +65,11 @@ pub fn run(globals: &Globals, args: &ServeArgs) -> Result<(), CtlError> {
             }
             None => tokio::spawn(watch_bus(globals.bus.clone(), tx)),
         };
-        web::run(opts, rx)
-            .await
-            .map_err(|e| CtlError::Other(e.to_string()))
+        crate::bridge::run_until_signal(opts.listen, |listener, stop| {
+            web::serve(listener, opts, rx, stop)
+        })
+        .await
+        .map_err(|e| CtlError::Other(e.to_string()))
     })
 }
 

@@ -186,3 +186,10 @@ pub fn played_in(events: &[Event]) -> Vec<String> {
     }
     moves
 }
+
+/// The `Gap` property holds each of `parts` (a story listed, the question asked).
+pub fn assert_gap_lists(gap: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(gap.contains(part), "{part:?} not in the gap: {gap}");
+    }
+}

@@ -106,6 +106,17 @@ pub fn is_journalled(event: &Event) -> bool {
     )
 }
 
+impl Event {
+    /// An accusation of a player: an illegal placement or a completed illegal move (what a
+    /// gap, a move in progress or a story still open must never become).
+    pub fn is_accusation(&self) -> bool {
+        matches!(
+            self,
+            Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
+        )
+    }
+}
+
 /// "12." for a White move, "12..." for a Black one, from the FEN after the move; from the ply
 /// count when that FEN cannot be read.
 pub fn move_number(ply: u32, fen_after: &str) -> String {

@@ -128,15 +128,7 @@ impl Arbiter {
 }
 
 fn accusations(events: &[Event]) -> u64 {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Event::IllegalPlacement { .. } | Event::IllegalMoveCompleted { .. }
-            )
-        })
-        .count() as u64
+    events.iter().filter(|e| e.is_accusation()).count() as u64
 }
 
 /// Play `moves` on `rig` (a fresh game from the start position) at `pace`.

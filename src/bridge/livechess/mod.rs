@@ -55,12 +55,6 @@ pub struct Options {
 /// Open connections at once (REST requests and WebSockets together).
 const MAX_CONNECTIONS: usize = 512;
 
-/// Binds `opts.listen` and serves the boards fed by `rx` until SIGINT or SIGTERM.
-pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), ServeError> {
-    let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
-    serve(listener, opts, rx, stop).await
-}
-
 /// Serves on an already bound listener until `stop` completes. Prints the address it serves
 /// on.
 pub async fn serve(

@@ -87,12 +87,6 @@ impl Options {
 /// Connections kept open besides the busy ones (keep-alive between a page's requests).
 const IDLE_CONNECTIONS: usize = 256;
 
-/// Binds `opts.listen` and serves the hall fed by `rx` until SIGINT or SIGTERM.
-pub async fn run(opts: Options, rx: mpsc::Receiver<HallUpdate>) -> Result<(), ServeError> {
-    let (listener, stop) = crate::bridge::bind_until_signal(opts.listen).await?;
-    serve(listener, opts, rx, stop).await
-}
-
 /// Serves on an already bound listener until `stop` completes. Prints the address it serves
 /// on (a port of 0 is told as the one the system chose).
 pub async fn serve(
