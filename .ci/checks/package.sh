@@ -3,7 +3,7 @@
 #   - builds it (`make deb`: the release build is most of the time, see BENCHMARKS.md);
 #   - lintian: no error and no warning (none is kept, so there are no overrides to explain);
 #   - installs it with apt-get install ./…deb; eboardd --version and eboardctl --version run
-#     from /usr/bin; the eboardd user and group exist; the man pages are there;
+#     from /usr/bin; the daemon is the build without the simulator (--demo says so); the eboardd user and group exist; the man pages are there;
 #   - systemd-analyze verify on every installed unit: fails on any output;
 #   - udevadm test applies the installed rule to a fake tty (in a private mount namespace);
 #   - the installed bus policy loads in a dbus-daemon without complaint;
@@ -46,6 +46,17 @@ for b in eboardd eboardctl; do
   [ "$v" = "$b $(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" ] || bad "/usr/bin/$b --version said: $v"
 done
 say "--version: $(/usr/bin/eboardd --version), $(/usr/bin/eboardctl --version)"
+# The packaged daemon is the production build, without the simulated board: --demo says so
+# (a usage error, exit 2); eboardctl keeps the simulator for simulate and replay.
+demo_rc=0
+demo_said=$(/usr/bin/eboardd --demo 2>&1) || demo_rc=$?
+[ "$demo_rc" = 2 ] || bad "/usr/bin/eboardd --demo exited $demo_rc: $demo_said"
+case "$demo_said" in
+  *"built without the simulated board"*) ;;
+  *) bad "/usr/bin/eboardd --demo said: $demo_said" ;;
+esac
+/usr/bin/eboardctl simulate --help >/dev/null || bad "/usr/bin/eboardctl has no simulate"
+say "the packaged eboardd has no simulator (--demo: exit 2), eboardctl simulate is there"
 getent passwd eboardd >/dev/null || bad "no eboardd user after install"
 getent group eboardd >/dev/null || bad "no eboardd group after install"
 [ -e /usr/share/man/man1/eboardctl-doctor.1.gz ] || bad "no man page for eboardctl doctor"
