@@ -167,7 +167,7 @@ struct Report {
     player_errors: Vec<String>,
     daemon_cpu_pct: f64,
     daemon_peak_window_pct: f64,
-    /// CPU of the daemon's round-folder writer thread over the play.
+    /// CPU of the daemon's PGN writer thread (live files, finished games, round folders) over the play.
     round_writer_cpu_pct: f64,
     daemon_startup_cpu_s: f64,
     bus_cpu_pct: f64,
@@ -273,7 +273,7 @@ impl Report {
             self.daemon_startup_cpu_s
         );
         println!(
-            "  of which the round-folder writer thread: {:.2}%",
+            "  of which the PGN writer thread: {:.2}%",
             self.round_writer_cpu_pct
         );
         println!(
