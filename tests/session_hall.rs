@@ -248,3 +248,13 @@ fn a_game_ended_by_its_position_is_not_followed_past_its_end() {
     let hall = named(0, false, Orientation::Normal);
     check(66, &hall).unwrap();
 }
+
+/// ...Qc6 pressed before the tracker published it (the queen may still slide on), then Qxd5
+/// and ...Nf6 made the moment each press came: Black's early press, explained when Qc6 was
+/// published, was still taken for a stray press, so White's press, read after ...Nf6, was
+/// not left his and White was accused of 7.5.3 (corpus game 54, found by the property test).
+#[test]
+fn corpus_game_54_with_a_clock_accuses_nobody() {
+    let hall = named(5_060_927_327_913_917_453, true, Orientation::Normal);
+    check(54, &hall).unwrap();
+}

@@ -464,6 +464,9 @@ impl Arbiter {
         match self.unexplained_press {
             Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
                 self.unexplained_press = None;
+                // That press is explained now: it was this move's, so it is no stray press
+                // that could be the next waiting mover's.
+                self.stray_press_at = None;
                 self.complete_move(mover);
                 self.check_intended(mover, &mut ev);
             }
