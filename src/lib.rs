@@ -22,6 +22,7 @@ pub use eboard_core::{
 #[cfg(feature = "sim")]
 pub use eboard_sim as sim;
 
+pub mod bounded_read;
 pub mod bridge;
 pub mod bus_choice;
 pub mod cli;

@@ -139,7 +139,7 @@ fn main() {
         Command::Doctor(args) => cli::doctor::main(&globals, &args),
     };
     if let Err(e) = result {
-        eprintln!("eboardctl: {e}");
+        cli::print_error(&format!("eboardctl: {e}"));
         std::process::exit(e.exit_code());
     }
 }

@@ -11,7 +11,6 @@
 //! decoding such a capture prints what eboardd records when the capture is replayed into it.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -381,24 +380,28 @@ pub fn today() -> String {
 /// `eboardctl decode`.
 pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
     let path = args.capture.display();
-    let text = std::fs::read_to_string(&args.capture)
-        .with_context(|| format!("cannot read capture {path}"))?;
+    let text = crate::bounded_read::read_text(&args.capture, crate::bounded_read::CAPTURE)
+        .with_context(|| format!("capture {path}"))?;
     let chunks = capture::parse(&text).with_context(|| format!("{path}: not a capture"))?;
     let link = capture::link_notes(&text);
     let decoded = decode(&chunks, &link, session_config_for(&args.capture), &today());
-    let mut stdout = std::io::stdout().lock();
-    if args.events {
-        for located in &decoded.events {
-            writeln!(stdout, "{}", event_line(located))?;
-        }
+    // Through the one printing path: a capture's board may send any text.
+    let text = if args.events {
+        decoded
+            .events
+            .iter()
+            .map(event_line)
+            .collect::<Vec<_>>()
+            .join("\n")
     } else {
-        for (i, game) in decoded.games.iter().enumerate() {
-            if i > 0 {
-                writeln!(stdout)?;
-            }
-            write!(stdout, "{}", game.pgn)?;
-        }
+        // The games as before: each PGN as written, a newline between them.
+        let games: Vec<&str> = decoded.games.iter().map(|g| g.pgn.as_str()).collect();
+        games.join("\n")
+    };
+    if text.is_empty() {
+        return Ok(());
     }
-    stdout.flush()?;
-    Ok(())
+    // `print_text` ends the text with the newline it already has.
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    crate::cli::print_text(text).map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -15,7 +15,7 @@ pub async fn run(client: &Client, json: bool) -> Result<(), CtlError> {
             .collect();
         crate::cli::print_json(&serde_json::Value::Array(all))
     } else if boards.is_empty() {
-        eprintln!("eboardctl: the daemon serves no boards");
+        crate::cli::print_error("eboardctl: the daemon serves no boards");
         Ok(())
     } else {
         // Names and ports from the configuration or `AddBoard`, shown on a terminal.

@@ -56,17 +56,54 @@ pub async fn client(globals: &Globals) -> Result<Client, CtlError> {
     })
 }
 
+// ----- The one way eboardctl prints ------------------------------------------------------
+//
+// Every line eboardctl writes — results, progress, errors — goes through [`print_text`],
+// [`print_line`], [`say`] or [`print_error`], which all pass it through
+// [`escape::for_terminal`]: text from outside (board names, tags, serial numbers, names in a
+// pairings file or a PGN, a path, a daemon's error message) can never steer the terminal. The
+// full-screen `watch` is the one other writer: its frames are the view's own escape sequences,
+// and the text in them is escaped before it reaches the view ([`escape::watch_event`]).
+// `tests/ctl_bounds.rs` checks that no other printing is left in the client's sources.
+
+/// Writes `text` and a newline to `out`, escaped for `lines`.
+fn write_escaped(
+    mut out: impl Write,
+    text: &str,
+    lines: escape::Lines,
+) -> Result<(), std::io::Error> {
+    let text = escape::for_terminal(text, lines);
+    writeln!(out, "{text}").and_then(|()| out.flush())
+}
+
 /// Writes `text` and a newline to stdout, control characters that are not line breaks
 /// escaped ([`escape::for_terminal`]): the last line of defence for whatever text from outside
 /// a command prints. A closed pipe (`eboardctl pgn b | head`) is not an error worth reporting.
 pub fn print_text(text: &str) -> Result<(), CtlError> {
-    let text = escape::for_terminal(text, escape::Lines::Keep);
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+    match write_escaped(std::io::stdout().lock(), text, escape::Lines::Keep) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CtlError::Other(format!("writing to stdout: {e}"))),
     }
+}
+
+/// Writes one line to stdout with every control character escaped, line breaks too (one
+/// event, one line); `false` when stdout is gone (the reader went away: nothing left to do).
+pub fn print_line(text: &str) -> bool {
+    write_escaped(std::io::stdout().lock(), text, escape::Lines::One).is_ok()
+}
+
+/// A progress line on stdout (`simulate`, `replay`): escaped like [`print_text`]; a closed
+/// stdout does not stop the work it reports on.
+pub fn say(text: &str) {
+    let _ = print_text(text);
+}
+
+/// Writes `text` and a newline to stderr, escaped like [`print_text`]: how every error and
+/// warning eboardctl shows is printed, since a daemon's message or a name in a file may hold
+/// anything.
+pub fn print_error(text: &str) {
+    let _ = write_escaped(std::io::stderr().lock(), text, escape::Lines::Keep);
 }
 
 /// Writes one JSON value on one line to stdout.

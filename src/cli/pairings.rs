@@ -653,32 +653,12 @@ pub async fn run(client: &Client, args: &PairingsArgs) -> Result<(), CtlError> {
 
 /// The largest pairings file read: a TRF of a 2,000-player open over 15 rounds is well under
 /// a megabyte, and nothing bigger is read into memory.
-pub const PAIRINGS_FILE_MAX: u64 = 8 << 20;
+pub const PAIRINGS_FILE_MAX: u64 = crate::bounded_read::PAIRINGS.max;
 
 /// The file's pairings, or a usage error naming the file and line.
 pub fn read(path: &Path, round: Option<u32>) -> Result<Vec<Pairing>, CtlError> {
-    use std::io::Read as _;
-    let cannot =
-        |e: std::io::Error| CtlError::Usage(format!("cannot read {}: {e}", path.display()));
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(PAIRINGS_FILE_MAX + 1).read_to_end(&mut bytes))
-        .map_err(cannot)?;
-    if bytes.len() as u64 > PAIRINGS_FILE_MAX {
-        return Err(CtlError::Usage(format!(
-            "{}: larger than {} MiB, which no pairings file is; nothing was set",
-            path.display(),
-            PAIRINGS_FILE_MAX >> 20
-        )));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        CtlError::Usage(format!(
-            "{}: line {line}: not UTF-8 text (save the file as UTF-8); nothing was set",
-            path.display()
-        ))
-    })?;
+    let text = crate::bounded_read::read_text(path, crate::bounded_read::PAIRINGS)
+        .map_err(|e| CtlError::Usage(format!("{}: {e}; nothing was set", path.display())))?;
     parse(&text, round)
         .map_err(|e| CtlError::Usage(format!("{}: {e}; nothing was set", path.display())))
 }

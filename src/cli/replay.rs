@@ -58,8 +58,8 @@ pub struct ReplayOptions {
 
 /// Run a replay from the command line.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.capture)
-        .with_context(|| format!("cannot read {}", args.capture.display()))?;
+    let text = crate::bounded_read::read_text(&args.capture, crate::bounded_read::CAPTURE)
+        .with_context(|| format!("capture {}", args.capture.display()))?;
     let chunks = capture::parse(&text).with_context(|| format!("{}", args.capture.display()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -71,18 +71,18 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         gap_ms: args.gap_ms,
         wait_for_host: !args.no_wait,
     };
-    println!(
+    crate::cli::say(&format!(
         "replaying {} ({} chunks) on {}",
         args.capture.display(),
         chunks.len(),
         args.link.display()
-    );
+    ));
     let stats = runtime.block_on(async {
         tokio::select! {
             result = replay(&chunks, &opts, |path| {
-                println!("pseudo-terminal {} ready", path.display());
+                crate::cli::say(&format!("pseudo-terminal {} ready", path.display()));
                 if opts.wait_for_host {
-                    println!("waiting for the host's first byte…");
+                    crate::cli::say("waiting for the host's first byte…");
                 }
             }) => result.map(Some),
             _ = tokio::signal::ctrl_c() => Ok(None),
@@ -90,11 +90,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     });
     remove_link(&args.link);
     match stats? {
-        Some(s) => println!(
+        Some(s) => crate::cli::say(&format!(
             "replayed {} chunks, {} bytes (host sent {} bytes)",
             s.chunks, s.bytes, s.host_bytes
-        ),
-        None => println!("interrupted"),
+        )),
+        None => crate::cli::say("interrupted"),
     }
     Ok(())
 }

@@ -81,7 +81,7 @@ async fn tell_refusals(health: SharedHealth) {
         tokio::time::sleep(REFUSALS_EVERY).await;
         let now = health.lock().unwrap_or_else(|p| p.into_inner()).clone();
         if let Some(line) = refusals_line(&told, &now) {
-            eprintln!("eboardctl serve: {line}");
+            crate::cli::print_error(&format!("eboardctl serve: {line}"));
         }
         told = now;
     }

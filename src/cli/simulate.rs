@@ -58,8 +58,8 @@ pub struct SimulateArgs {
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let games = match &args.pgn {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let text = crate::bounded_read::read_text(path, crate::bounded_read::PGN)
+                .with_context(|| format!("PGN file {}", path.display()))?;
             let games = parse_games(&text);
             anyhow::ensure!(!games.is_empty(), "{}: no games found", path.display());
             for (i, game) in games.iter().enumerate() {
@@ -104,17 +104,17 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
     let setup = opts.board.clock_setup;
     let sim = SimBoard::spawn(opts).await?;
     match &args.link {
-        Some(link) => println!(
+        Some(link) => crate::cli::say(&format!(
             "virtual DGT board on {} (link to {})",
             link.display(),
             sim.slave_path().display()
-        ),
-        None => println!("virtual DGT board on {}", sim.path().display()),
+        )),
+        None => crate::cli::say(&format!("virtual DGT board on {}", sim.path().display())),
     }
     let played = tokio::select! {
         result = play(&sim, &args, &games, setup) => result,
         _ = tokio::signal::ctrl_c() => {
-            println!("interrupted");
+            crate::cli::say("interrupted");
             sim.shutdown().await;
             return Ok(());
         }
@@ -124,11 +124,11 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         return Err(e);
     }
     if args.exit_when_done {
-        println!("all games played");
+        crate::cli::say("all games played");
         // Let the last clock press reach the host before the port closes.
         sim.sleep(1_000).await;
     } else {
-        println!("all games played; the board stays connected until Ctrl-C");
+        crate::cli::say("all games played; the board stays connected until Ctrl-C");
         let _ = tokio::signal::ctrl_c().await;
     }
     sim.shutdown().await;
@@ -141,11 +141,11 @@ async fn play(
     games: &[PgnGame],
     setup: crate::sim::ClockSetup,
 ) -> anyhow::Result<()> {
-    println!("waiting for a program to open the port and ask for updates…");
+    crate::cli::say("waiting for a program to open the port and ask for updates…");
     loop {
         match sim.wait_for_update_mode(Duration::from_secs(3600)).await {
             Ok(mode) => {
-                println!("connected (board in {mode:?} mode)");
+                crate::cli::say(&format!("connected (board in {mode:?} mode)"));
                 break;
             }
             Err(_) => continue,
@@ -167,13 +167,13 @@ async fn play(
     .with_time_control(args.time_control.clone());
     for (index, game) in games.iter().enumerate() {
         if index > 0 {
-            println!("setting up a new game");
+            crate::cli::say("setting up a new game");
             scenario.step(&Step::Pause(5_000)).await?;
         }
         scenario.step(&Step::NewGame { clock: setup }).await?;
         // Give the host a moment to see the start position before the first move.
         scenario.step(&Step::Pause(2_000)).await?;
-        println!("game {}: {}", index + 1, game.title());
+        crate::cli::say(&format!("game {}: {}", index + 1, game.title()));
         let start = game.start_position()?;
         if start != *scenario.position() {
             // A set-up position, such as a Chess960 start: the players set it up.
@@ -196,26 +196,26 @@ async fn play(
                 "..."
             };
             if args.no_clock {
-                println!("{number}{dots} {san}");
+                crate::cli::say(&format!("{number}{dots} {san}"));
             } else {
                 let clock = sim.snapshot().await?.clock;
                 let (white, black) = match sim.options().white_display {
                     ClockSide::Left => (clock.left, clock.right),
                     ClockSide::Right => (clock.right, clock.left),
                 };
-                println!(
+                crate::cli::say(&format!(
                     "{:<14} white {} black {}",
                     format!("{number}{dots} {san}"),
                     show(white),
                     show(black)
-                );
+                ));
             }
         }
         if let Some(result) = &game.result {
-            println!("{result}");
+            crate::cli::say(&format!("{result}"));
             let result: crate::vocab::GameResult = result.parse()?;
             if args.result_gesture && result.is_finished() {
-                println!("result gesture: both kings on the centre squares");
+                crate::cli::say("result gesture: both kings on the centre squares");
                 scenario.step(&Step::ResultGesture(result)).await?;
             }
         }

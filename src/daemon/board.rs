@@ -174,7 +174,11 @@ impl Running {
     /// acknowledges), everything else goes to the session.
     async fn command(&mut self, request: CommandRequest) {
         let now = self.task.now();
-        tracing::debug!(command = ?request.command, "command");
+        // An excerpt: a command's arguments are bounded, but a log line stays short.
+        tracing::debug!(
+            command = %crate::vocab::excerpt(&format!("{:?}", request.command)),
+            "command"
+        );
         if let Command::ShowClockMessage(text) = &request.command {
             let clock_reports = self.task.session.view().clock_connected;
             match self.link.show_clock_message(text, clock_reports, now) {
@@ -295,11 +299,13 @@ impl Running {
                 "no clock reports through board {id}; plug the clock into the board and \
                  switch it on"
             )),
-            ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => {
-                CommandError::Busy(format!("board {id}: cannot show {text:?} now: {e}"))
-            }
+            ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => CommandError::Busy(format!(
+                "board {id}: cannot show \"{}\" now: {e}",
+                crate::vocab::excerpt(text)
+            )),
             ClockRefusal::Invalid(e) => {
-                CommandError::InvalidArgument(format!("cannot show {text:?}: {e}"))
+                // The channel's reason quotes the text already.
+                CommandError::InvalidArgument(format!("cannot show it: {e}"))
             }
         }
     }

@@ -18,7 +18,7 @@ use zbus::object_server::SignalEmitter;
 use zbus::wire::StructureBuilder;
 use zbus::{Structure, interface, names::InterfaceName};
 
-use crate::contract::{BoardProps, Claim};
+use crate::contract::{BoardProps, Claim, ErrorName};
 use crate::session::{Command, Event};
 
 use crate::vocab::CommandError;
@@ -53,6 +53,22 @@ impl From<CommandError> for BridgeError {
             CommandError::NoClock(m) => BridgeError::NoClock(m),
             CommandError::ClockTimeout(m) => BridgeError::ClockTimeout(m),
             CommandError::Busy(m) => BridgeError::Busy(m),
+        }
+    }
+}
+
+impl BridgeError {
+    /// The error called `name`, with `message`.
+    pub fn named(name: ErrorName, message: String) -> Self {
+        match name {
+            ErrorName::InvalidFen => BridgeError::InvalidFen(message),
+            ErrorName::InvalidArgument => BridgeError::InvalidArgument(message),
+            ErrorName::NothingToTakeBack => BridgeError::NothingToTakeBack(message),
+            ErrorName::ClaimNotAvailable => BridgeError::ClaimNotAvailable(message),
+            ErrorName::ListenOnly => BridgeError::ListenOnly(message),
+            ErrorName::NoClock => BridgeError::NoClock(message),
+            ErrorName::ClockTimeout => BridgeError::ClockTimeout(message),
+            ErrorName::Busy => BridgeError::Busy(message),
         }
     }
 }

@@ -12,6 +12,7 @@
 pub mod added;
 pub mod args;
 pub mod board;
+pub mod bounds;
 pub mod bus;
 pub mod commit_log;
 pub mod config;

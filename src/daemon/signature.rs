@@ -16,6 +16,10 @@
 //! (one struct argument holding them) into the same value, and both bodies are the same bytes,
 //! so a parsed comparison lets the struct form through. The string is read from the message's
 //! header fields as they came over the wire ([`body_signature`]).
+//!
+//! A call with the right signature then has its arguments measured against the contract's
+//! bounds ([`super::bounds`]); one over its bound gets `org.eboardd.Bridge1.Error.InvalidArgument`
+//! and the method does not run either.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -53,7 +57,16 @@ impl<I: Interface> Checked<I> {
         let expected = self.inputs.get(name.as_str())?;
         let got = body_signature(msg.data());
         if got == Some(expected.as_bytes()) {
-            return None;
+            // The right arguments; each within the contract's bounds, or refused here.
+            let too_big = super::bounds::oversized(name.as_str(), msg)?;
+            tracing::info!("refused {name}: {too_big}");
+            let error = super::dbus::BridgeError::named(
+                crate::contract::limits::over_bound_error(name.as_str()),
+                too_big.0,
+            );
+            return Some(DispatchResult::new_async(connection, msg, async move {
+                Err::<(), _>(error)
+            }));
         }
         let got = got.map_or("an unreadable header".into(), String::from_utf8_lossy);
         let error = fdo::Error::InvalidArgs(format!("{name} takes ({expected}), not ({got})"));

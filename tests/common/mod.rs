@@ -15,6 +15,7 @@ pub mod require;
 pub mod rig;
 pub mod sim;
 pub mod spawn;
+pub mod sysbus;
 pub mod xml;
 
 use std::os::unix::process::ExitStatusExt;

@@ -135,17 +135,8 @@ pub fn is_tag_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The longest tag value accepted, in bytes. Names, events and sites fit many times over; the
-/// bound keeps one value from growing the PGN (which repeats every tag in each segment) past
-/// what D-Bus and the brokers carry in one message.
-pub const TAG_VALUE_MAX: usize = 1024;
-
-/// The longest tag name accepted, in bytes (the PGN standard's limit on a symbol).
-pub const TAG_NAME_MAX: usize = 255;
-
-/// The most tags one game carries (the Seven Tag Roster and every optional tag the PGN
-/// standard and the broadcast tools use fit with room to spare).
-pub const TAGS_MAX: usize = 64;
+// The contract's bounds on tags, written down with every method's in `contract::limits`.
+pub use crate::contract::limits::{TAG_NAME_MAX, TAG_VALUE_MAX, TAGS_MAX};
 
 /// Why a string cannot be a tag value under the contract's rule (one line of at most
 /// [`TAG_VALUE_MAX`] bytes, no `"`, no control character).
@@ -201,25 +192,62 @@ pub fn text_fault(value: &str) -> Option<TagValueFault> {
     }
 }
 
-/// `text` for an error message: at most 60 characters, control characters escaped, so that
-/// a refused megabyte or escape sequence is not sent back or printed as it is.
+/// `text` for an error message: an excerpt of at most [`crate::vocab::EXCERPT_CHARS`]
+/// characters, control characters escaped, so that a refused megabyte or escape sequence is
+/// not sent back or printed as it is.
 pub fn shown(text: &str) -> String {
-    const MAX: usize = 60;
-    let mut out: String = text
-        .chars()
-        .take(MAX)
-        .flat_map(char::escape_debug)
-        .collect();
-    if text.chars().nth(MAX).is_some() {
-        out.push('…');
-    }
-    out
+    crate::vocab::excerpt(text)
 }
 
-/// Checks tags for `SetTags`: PGN tag names ([`is_tag_name`], at most [`TAG_NAME_MAX`]
-/// bytes), values by [`tag_value_fault`], at most [`TAGS_MAX`] of them, and not the record's
-/// own tags.
+/// The tags the game record writes itself, from the game and the board's settings: the result
+/// and how the game ended, the number of half-moves, where it started (`SetUp`, `FEN`), the
+/// variant (from the board's `variant`), and the clock tags of the broadcast outputs. A
+/// configuration's `tags`, a pairings file or `SetTags` naming one is refused: a value given
+/// from outside (a `PlyCount` of 0, a `Termination` of "normal") would contradict the game in
+/// progress.
+pub const RECORD_TAGS: [&str; 9] = [
+    "Result",
+    "Termination",
+    "PlyCount",
+    "SetUp",
+    "FEN",
+    "Variant",
+    "WhiteClock",
+    "BlackClock",
+    "ReferenceTime",
+];
+
+/// Why the tag `name` cannot be given from outside (configuration, `SetTags`): it is one of
+/// [`RECORD_TAGS`]. `None` for every other name.
+pub fn record_tag_fault(name: &str) -> Option<String> {
+    RECORD_TAGS.contains(&name).then(|| {
+        format!(
+            "{name} is a tag the game record writes itself (its own tags: {}), so it cannot \
+             be set{}",
+            RECORD_TAGS.join(", "),
+            if name == "Variant" {
+                "; set the board's variant instead"
+            } else {
+                ""
+            }
+        )
+    })
+}
+
+/// Checks tags given from outside (`SetTags`): the rules of [`validate_tag_list`], and none of
+/// the record's own tags ([`RECORD_TAGS`]).
 pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
+    validate_tag_list(tags)?;
+    match tags.iter().find_map(|(k, _)| record_tag_fault(k)) {
+        Some(fault) => Err(fault),
+        None => Ok(()),
+    }
+}
+
+/// Checks a game's whole tag list (what it is given merged with the tags it has, which may
+/// hold the board's own `Variant`): PGN tag names ([`is_tag_name`], at most [`TAG_NAME_MAX`]
+/// bytes), values by [`tag_value_fault`], at most [`TAGS_MAX`] of them.
+pub fn validate_tag_list(tags: &[(String, String)]) -> Result<(), String> {
     if tags.len() > TAGS_MAX {
         return Err(format!(
             "a game carries at most {TAGS_MAX} tags; these would make {}",
@@ -233,9 +261,6 @@ pub fn validate_tags(tags: &[(String, String)]) -> Result<(), String> {
                  {TAG_NAME_MAX} bytes)",
                 shown(k)
             ));
-        }
-        if matches!(k.as_str(), "Result" | "SetUp" | "FEN") {
-            return Err(format!("the {k} tag is set by the game itself"));
         }
         match tag_value_fault(v) {
             Some(TagValueFault::Newline | TagValueFault::Quote) => {
@@ -446,7 +471,11 @@ impl Game {
             out.push_str(&format!("[{tag} \"{}\"]\n", escape_tag(v)));
         }
         for (k, v) in &self.tags {
-            if ROSTER.contains(&k.as_str()) || k == "SetUp" || k == "FEN" || k == "Termination" {
+            // The record's own tags are written from the game; one found among the tags (a
+            // journal from before they were refused) is not taken. `Variant` is the board's,
+            // put there from its setting when the game starts.
+            if ROSTER.contains(&k.as_str()) || (RECORD_TAGS.contains(&k.as_str()) && k != "Variant")
+            {
                 continue;
             }
             out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
@@ -464,7 +493,6 @@ impl Game {
         } else {
             "unterminated"
         };
-        let term = self.tag_value("Termination").unwrap_or(term);
         out.push_str(&format!("[Termination \"{}\"]\n\n", escape_tag(term)));
 
         let mut tokens: Vec<String> = Vec::new();

@@ -545,9 +545,17 @@ fn arbiter_config(config: &SessionConfig) -> ArbiterConfig {
     }
 }
 
-/// The configured tags plus the board's name as the PGN `Board` tag.
+/// The configured tags plus the board's name as the PGN `Board` tag. The record's own tags
+/// (`game::RECORD_TAGS`: `PlyCount`, `Termination`, `Variant`…) are never taken from the
+/// configuration, whatever let one through (the configuration reader refuses them): the game
+/// writes them, `Variant` from the board's own setting.
 fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
-    let mut tags = config.tags.clone();
+    let mut tags: Vec<(String, String)> = config
+        .tags
+        .iter()
+        .filter(|(n, _)| !crate::game::RECORD_TAGS.contains(&n.as_str()))
+        .cloned()
+        .collect();
     if !config.name.is_empty() && !tags.iter().any(|(n, _)| n == "Board") {
         tags.push(("Board".into(), config.name.clone()));
     }

@@ -130,9 +130,7 @@ pub async fn follow(
                     line::text_line(&event, &name, unix_ms())
                 };
                 // One line per event: any control character in it came from outside.
-                let text = crate::cli::escape::for_terminal(&text, crate::cli::escape::Lines::One);
-                let mut out = std::io::stdout().lock();
-                if writeln!(out, "{text}").and_then(|()| out.flush()).is_err() {
+                if !crate::cli::print_line(&text) {
                     // The reader went away (`eboardctl watch | head`): nothing left to do.
                     return Ok(());
                 }

@@ -15,12 +15,13 @@ use super::words::validate_tag_value;
 
 /// The longest port path accepted: Linux's `PATH_MAX` less the terminating NUL. A longer one
 /// can never be opened, and would be copied into every message and file that names the port.
-pub const PORT_MAX: usize = 4095;
+/// (The contract's bound on `AddBoard`'s argument.)
+pub use crate::contract::limits::PORT_MAX;
 
 /// The longest board id. The id names the board's files in the state directory
 /// (`<id>.journal` and the like), and a file name has at most 255 bytes (`NAME_MAX`); the rest
 /// leaves room for the suffixes.
-pub const ID_MAX: usize = 200;
+pub use crate::contract::limits::ID_MAX;
 
 /// One `[[board]]` table (or one `--port`).
 #[derive(Debug, Clone, PartialEq)]

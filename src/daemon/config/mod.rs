@@ -176,14 +176,31 @@ impl Config {
             None if default_path.exists() => default_path,
             None => return Ok(Config::default()),
         };
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            origin: ErrorOrigin::File {
-                path: path.to_path_buf(),
-                line: None,
-            },
-            key: None,
-            message: format!("cannot read the configuration: {e}"),
-        })?;
+        // Bounded: `--config /dev/zero` is refused, not read until memory runs out.
+        let text =
+            crate::bounded_read::read_text(path, crate::bounded_read::CONFIG).map_err(|e| {
+                let line = match e {
+                    crate::bounded_read::ReadError::NotUtf8 { line } => Some(line),
+                    _ => None,
+                };
+                let message = match e {
+                    crate::bounded_read::ReadError::Io(e) => {
+                        format!("cannot read the configuration: {e}")
+                    }
+                    crate::bounded_read::ReadError::NotUtf8 { .. } => {
+                        "not UTF-8 text (save the file as UTF-8)".into()
+                    }
+                    e @ crate::bounded_read::ReadError::TooLarge(_) => e.to_string(),
+                };
+                ConfigError {
+                    origin: ErrorOrigin::File {
+                        path: path.to_path_buf(),
+                        line,
+                    },
+                    key: None,
+                    message,
+                }
+            })?;
         Self::parse(&text, path)
     }
 
@@ -317,6 +334,25 @@ mod tests {
             e.to_string()
                 .starts_with("test.toml:3: key `daemon.statedir`"),
             "{e}"
+        );
+    }
+
+    /// The tags the game record writes itself are refused with the file, line and key.
+    #[test]
+    fn the_records_own_tags_are_refused() {
+        for tag in crate::game::RECORD_TAGS {
+            let e = err(&format!(
+                "[[board]]\nport = \"/dev/x\"\ntags = {{ Event = \"E\", {tag} = \"x\" }}\n"
+            ));
+            assert_eq!(line(&e), Some(3), "{e}");
+            assert_eq!(
+                e.key.as_deref(),
+                Some(format!("board[1].tags.{tag}").as_str())
+            );
+            assert!(e.message.contains("writes itself"), "{e}");
+        }
+        assert!(
+            parse("[[board]]\nport = \"/dev/x\"\ntags = { TimeControl = \"40/7200\" }\n").is_ok()
         );
     }
 

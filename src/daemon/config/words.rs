@@ -8,9 +8,13 @@ use std::path::PathBuf;
 use crate::game::{self, TAG_NAME_MAX, TagValueFault};
 use crate::vocab::UnknownWord;
 
-/// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long.
+/// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long, and not
+/// one of the tags the game record writes itself ([`game::RECORD_TAGS`]: a configured
+/// `PlyCount` or `Termination` would contradict every game in progress).
 pub(super) fn validate_tag_name(name: &str) -> Result<(), String> {
-    if game::is_tag_name(name) && name.len() <= TAG_NAME_MAX {
+    if let Some(fault) = game::record_tag_fault(name) {
+        Err(fault)
+    } else if game::is_tag_name(name) && name.len() <= TAG_NAME_MAX {
         Ok(())
     } else {
         Err(format!(

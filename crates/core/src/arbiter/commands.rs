@@ -29,7 +29,7 @@ impl Arbiter {
                 if detail.is_empty() {
                     String::new()
                 } else {
-                    format!(" with `{detail}`")
+                    format!(" with `{}`", crate::vocab::excerpt(detail))
                 }
             )));
         }
@@ -153,9 +153,10 @@ impl Arbiter {
         self.cfg.rules = rules;
     }
 
-    /// `SetTags`: replaces the game's tags (Result, SetUp and FEN are the record's own).
+    /// `SetTags`: replaces the game's tags (the caller has refused the record's own,
+    /// `game::RECORD_TAGS`, among those it was given).
     pub fn set_tags(&mut self, tags: Vec<(String, String)>) -> Result<(), CommandError> {
-        crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
+        crate::game::validate_tag_list(&tags).map_err(CommandError::InvalidArgument)?;
         self.game.tags = tags;
         Ok(())
     }

@@ -14,8 +14,8 @@ pub fn parse_fen(fen: &str) -> Result<Chess, String> {
     parse_fen_in(fen, false)
 }
 
-/// The longest FEN accepted, in bytes; the longest real one is under 100.
-pub const FEN_MAX: usize = 128;
+/// The longest FEN accepted, in bytes (the contract's bound on `SetPosition`).
+pub use crate::contract::limits::FEN_MAX;
 
 /// The largest halfmove clock and fullmove number a FEN may give. The 75-move rule ends every
 /// game before move 9,000, so no real position is refused, while a larger number would be

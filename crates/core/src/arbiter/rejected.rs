@@ -61,8 +61,9 @@ impl Arbiter {
                 .and_then(|u| u.to_move(self.position()).ok());
             if legal.is_none() {
                 return invalid(format!(
-                    "`{detail}` is not a legal move (UCI) for {player} here; the detail is the \
-                     intended move written with the claim, or empty"
+                    "`{}` is not a legal move (UCI) for {player} here; the detail is the \
+                     intended move written with the claim, or empty",
+                    crate::vocab::excerpt(detail)
                 ));
             }
         }

@@ -8,6 +8,7 @@
 //! and the tests' stand-in daemon all read the same words. The tables are checked against the
 //! shipped introspection XML (`dbus/*.xml`) by a test, the same way the running daemon is.
 
+pub mod limits;
 pub mod props;
 
 pub use props::{BoardProps, Claim, IllegalCounts};

@@ -57,7 +57,8 @@ pub enum MessageError {
     #[error("the text is empty")]
     Empty,
     #[error(
-        "{text:?} has {len} characters; the {model} shows at most {width}",
+        "\"{}\" has {len} characters; the {model} shows at most {width}",
+        crate::vocab::excerpt(text),
         model = match model { ClockModel::Dgt3000 => "DGT 3000", ClockModel::Xl => "DGT XL" }
     )]
     TooLong {
@@ -66,7 +67,10 @@ pub enum MessageError {
         width: usize,
         model: ClockModel,
     },
-    #[error("{0:?} is not printable ASCII (letters, digits, punctuation, spaces)")]
+    #[error(
+        "\"{}\" is not printable ASCII (letters, digits, punctuation, spaces)",
+        crate::vocab::excerpt(.0)
+    )]
     NotAscii(String),
     #[error("the clock did not acknowledge the message, even when sent again")]
     NoAck,

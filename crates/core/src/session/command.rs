@@ -27,6 +27,8 @@ impl Session {
                 self.recovery_new_root(now, out);
             }
             Command::SetTags(tags) => {
+                // Never one of the record's own tags (PlyCount, Termination, FEN…).
+                crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
                 // New values replace old ones of the same name; other tags stay.
                 let mut merged = self.arbiter.game().tags.clone();
                 for (name, value) in tags {

@@ -100,7 +100,8 @@ impl Command {
     pub fn set_rules(rules: &str) -> Result<Command, CommandError> {
         rules.parse().map(Command::SetRules).map_err(|_| {
             CommandError::InvalidArgument(format!(
-                "`{rules}` is not a rule set; use standard, rapid or blitz"
+                "`{}` is not a rule set; use standard, rapid or blitz",
+                crate::vocab::excerpt(rules)
             ))
         })
     }
@@ -123,12 +124,16 @@ impl Command {
     /// `RejectClaim(player, kind, detail)`; an unknown player or kind is an invalid argument.
     pub fn reject_claim(player: &str, kind: &str, detail: String) -> Result<Command, CommandError> {
         let player = player.parse().map_err(|_| {
-            CommandError::InvalidArgument(format!("`{player}` is not white or black"))
+            CommandError::InvalidArgument(format!(
+                "`{}` is not white or black",
+                crate::vocab::excerpt(player)
+            ))
         })?;
         let kind = kind.parse().map_err(|_| {
             CommandError::InvalidArgument(format!(
-                "`{kind}` is not a claim 9.5 penalises; an incorrect claim is a \
-                 threefold-repetition or fifty-moves claim"
+                "`{}` is not a claim 9.5 penalises; an incorrect claim is a \
+                 threefold-repetition or fifty-moves claim",
+                crate::vocab::excerpt(kind)
             ))
         })?;
         Ok(Command::RejectClaim {
@@ -143,7 +148,8 @@ impl Command {
     pub fn adjudicate(result: &str, reason: String) -> Result<Command, CommandError> {
         let result = result.parse().map_err(|_| {
             CommandError::InvalidArgument(format!(
-                "`{result}` is not a result; use 1-0, 0-1 or 1/2-1/2"
+                "`{}` is not a result; use 1-0, 0-1 or 1/2-1/2",
+                crate::vocab::excerpt(result)
             ))
         })?;
         Ok(Command::Adjudicate { result, reason })

@@ -13,12 +13,14 @@
 
 #[macro_use]
 mod words;
+mod excerpt;
 mod game;
 mod refused;
 mod round;
 mod settings;
 pub mod termination_serde;
 
+pub use excerpt::{EXCERPT_CHARS, excerpt};
 pub use game::{ClaimKind, GameResult, Player, Termination};
 pub use refused::CommandError;
 pub use round::{RoundBoard, parse_round};

@@ -9,7 +9,8 @@ use std::fmt;
 pub struct UnknownWord {
     /// What was being parsed (`rules`, `player`, ...).
     pub what: &'static str,
-    /// The string given.
+    /// The string given, as an excerpt ([`super::excerpt`]): a refusal never carries more of
+    /// it than that.
     pub word: String,
     /// Every accepted word, in the order the contract lists them.
     pub accepted: &'static [&'static str],
@@ -17,7 +18,7 @@ pub struct UnknownWord {
 
 impl fmt::Display for UnknownWord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown {} {:?}; expected ", self.what, self.word)?;
+        write!(f, "unknown {} \"{}\"; expected ", self.what, self.word)?;
         let n = self.accepted.len();
         for (i, w) in self.accepted.iter().enumerate() {
             if i > 0 {
@@ -71,7 +72,7 @@ macro_rules! words {
                 $( if s == $word { return Ok($name::$var); } )+
                 Err($crate::vocab::UnknownWord {
                     what: $what,
-                    word: s.to_owned(),
+                    word: $crate::vocab::excerpt(s),
                     accepted: $name::WORDS,
                 })
             }
