@@ -212,7 +212,7 @@ async fn play(
             }
         }
         if let Some(result) = &game.result {
-            crate::cli::say(&format!("{result}"));
+            crate::cli::say(result);
             let result: crate::vocab::GameResult = result.parse()?;
             if args.result_gesture && result.is_finished() {
                 crate::cli::say("result gesture: both kings on the centre squares");

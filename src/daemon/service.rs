@@ -289,7 +289,10 @@ impl Manager {
     async fn remove_board(&self, board: OwnedObjectPath) -> Result<(), BridgeError> {
         let prefix = format!("{MANAGER_PATH}/Board/");
         let id = board.as_str().strip_prefix(&prefix).ok_or_else(|| {
-            BridgeError::InvalidArgument(format!("{} is not a board object", board.as_str()))
+            BridgeError::InvalidArgument(format!(
+                "{} is not a board object",
+                crate::vocab::excerpt(board.as_str())
+            ))
         })?;
         tracing::info!(id = %id, "RemoveBoard");
         self.boards.remove(id).await

@@ -155,8 +155,8 @@ impl BoardConfig {
             Some(_) => Ok(()),
             None => match port_file_name(&self.port) {
                 None => Err(port(format!(
-                    "the port {:?} has no file name to name the board after",
-                    self.port
+                    "the port \"{}\" has no file name to name the board after",
+                    crate::vocab::excerpt(&self.port)
                 ))),
                 Some(file) if board_id(&file).len() > ID_MAX => Err(port(format!(
                     "the port's file name is {} bytes long; a board's name (its object id and \
@@ -221,7 +221,8 @@ fn check_port(port: &str) -> Result<(), String> {
     }
     if !Path::new(port).is_absolute() {
         return Err(format!(
-            "{port:?} is not an absolute device path (such as /dev/ttyACM0)"
+            "\"{}\" is not an absolute device path (such as /dev/ttyACM0)",
+            crate::vocab::excerpt(port)
         ));
     }
     // Follows symbolic links: /dev/serial/by-id/… and a simulator's --link are links to ttys.
@@ -230,8 +231,9 @@ fn check_port(port: &str) -> Result<(), String> {
         Ok(meta) => {
             let what = file_kind(&meta.file_type());
             Err(format!(
-                "{port:?} is {what}, not a serial device (a character device such as \
-                 /dev/ttyACM0)"
+                "\"{}\" is {what}, not a serial device (a character device such as \
+                 /dev/ttyACM0)",
+                crate::vocab::excerpt(port)
             ))
         }
         // Not there (yet): a board that is plugged in later is served from then on.

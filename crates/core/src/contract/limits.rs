@@ -180,12 +180,12 @@ mod tests {
             assert_eq!(bounds.len(), m.inputs.len(), "{}", m.name);
             for ((name, bound), (arg, sig)) in bounds.iter().zip(m.inputs) {
                 assert_eq!(name, arg);
-                let fits = match (bound, *sig) {
-                    (Bound::Text(_), "s" | "o") => true,
-                    (Bound::List { .. }, "as") => true,
-                    (Bound::Dict { .. }, "a{ss}") => true,
-                    _ => false,
-                };
+                let fits = matches!(
+                    (bound, *sig),
+                    (Bound::Text(_), "s" | "o")
+                        | (Bound::List { .. }, "as")
+                        | (Bound::Dict { .. }, "a{ss}")
+                );
                 assert!(fits, "{}.{arg}: {bound:?} for {sig}", m.name);
             }
         }
@@ -198,6 +198,13 @@ mod tests {
             );
         }
         assert!(bounds_of("Nope").is_none());
+        // The error is the one the contract gives each method for a bad argument.
+        assert_eq!(over_bound_error("SetPosition"), ErrorName::InvalidFen);
+        assert_eq!(
+            over_bound_error("AcceptClaim"),
+            ErrorName::ClaimNotAvailable
+        );
+        assert_eq!(over_bound_error("RejectClaim"), ErrorName::InvalidArgument);
     }
 
     #[test]
