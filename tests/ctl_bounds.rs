@@ -2,8 +2,9 @@
 //!
 //! * one escaping path: no printing is left in the client's sources but the one that escapes
 //!   (`cli::print_text`, `print_line`, `say`, `print_error`), and text from outside — a board
-//!   id typed on the command line, a pairings file's name and the names in it, a tag — reaches
-//!   the terminal with its control characters escaped, errors included;
+//!   id typed on the command line, a pairings file's name and the names in it, a tag, a
+//!   mistyped command — reaches the terminal with its control characters escaped, errors
+//!   included;
 //! * bounded reads: every file a command opens (a capture for `decode` and `replay`, a PGN for
 //!   `simulate`, a pairings file, `--config` for eboardd and `eboardctl doctor`) is read up to
 //!   its documented bound and refused past it with a named error — `/dev/zero` and a sparse
@@ -74,8 +75,18 @@ fn every_printed_line_goes_through_the_one_escaping_path() {
             let prints = ["println!", "eprintln!", "print!(", "eprint!("]
                 .iter()
                 .any(|m| line.contains(m));
-            let streams = (line.contains("stdout()") || line.contains("stderr()"))
-                && !line.contains("is_terminal()");
+            // `stdout()` or `stderr()` called as such (not `use_stderr()`), other than to ask
+            // whether it is a terminal.
+            let called = |name: &str| {
+                line.match_indices(name).any(|(at, _)| {
+                    !line[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+            };
+            let streams =
+                (called("stdout()") || called("stderr()")) && !line.contains("is_terminal()");
             if prints || (streams && !writers.contains(&file)) {
                 found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
             }
@@ -123,6 +134,13 @@ async fn text_from_outside_is_escaped_in_every_line_errors_too() {
         assert!(out.stderr.contains("]0;owned"), "{out:?}");
         escaped(&out);
     }
+
+    // A usage error quotes what was typed: escaped too, still exit 2.
+    let typed = format!("bogus{ESC}[2J\u{7}\u{9b}31m");
+    let out = ctl(a, &[typed.as_str()]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("bogus"), "{out:?}");
+    escaped(&out);
 
     // A tag value with an escape: the daemon refuses it, the refusal is printed escaped.
     let value = format!("White=A{ESC}[2J");

@@ -121,8 +121,16 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
 }
 
 fn main() {
-    // clap exits with 2 on bad usage, 0 for --help/--version.
-    let cli = Cli::parse();
+    // clap exits with 2 on bad usage, 0 for --help/--version. A usage error quotes what was
+    // typed, so it is printed through the one escaping path like every other error.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            cli::print_error(e.render().to_string().trim_end());
+            std::process::exit(e.exit_code());
+        }
+        Err(e) => e.exit(),
+    };
     let globals = Globals {
         bus: cli.bus,
         json: cli.json,
