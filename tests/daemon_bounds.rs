@@ -223,7 +223,7 @@ mod caller {
 
         // What is not a contract method is zbus's to refuse, as shortly.
         let props = "org.freedesktop.DBus.Properties";
-        let set = (BOARD_IFACE, "Fen", zbus::zvariant::Value::from(big));
+        let set = (BOARD_IFACE, "Fen", zbus::Variant::from(big));
         refused(c, o, "Properties.Set", (BOARD_PATH, props, "Set"), &set, "").await?;
         refused(c, o, "an unknown method", b("NoSuchMethod"), &(big,), "").await?;
 
