@@ -661,6 +661,30 @@ mod tests {
         );
     }
 
+    /// The record's own tags are refused from outside, and one found among a game's tags (a
+    /// journal from before the refusal) is not written: the record writes its own.
+    #[test]
+    fn the_records_own_tags_are_never_taken() {
+        for tag in RECORD_TAGS {
+            let e = validate_tags(&[("Event".into(), "E".into()), (tag.into(), "0".into())]);
+            assert!(e.unwrap_err().contains("writes itself"), "{tag}");
+        }
+        assert!(validate_tag_list(&[("Variant".into(), "Chess960".into())]).is_ok());
+        let tags = vec![
+            ("Event".to_string(), "E".to_string()),
+            ("PlyCount".to_string(), "0".to_string()),
+            ("Termination".to_string(), "normal".to_string()),
+            ("WhiteClock".to_string(), "9:59:59".to_string()),
+        ];
+        let pgn = Game::new(START_FEN, tags).pgn();
+        assert!(pgn.contains("[Event \"E\"]"), "{pgn}");
+        assert!(
+            !pgn.contains("PlyCount") && !pgn.contains("normal") && !pgn.contains("9:59:59"),
+            "{pgn}"
+        );
+        assert!(pgn.contains("[Termination \"unterminated\"]"), "{pgn}");
+    }
+
     #[test]
     fn shown_text_is_short_and_escaped() {
         assert_eq!(shown("Carlsen"), "Carlsen");
