@@ -18,8 +18,9 @@
 //! header fields as they came over the wire ([`body_signature`]).
 //!
 //! A call with the right signature then has its arguments measured against the contract's
-//! bounds ([`super::bounds`]); one over its bound gets `org.eboardd.Bridge1.Error.InvalidArgument`
-//! and the method does not run either.
+//! bounds ([`super::bounds`]); one over its bound gets the contract's error for the method
+//! (`contract::limits::over_bound_error`: `InvalidArgument`, `InvalidFen` for `SetPosition`,
+//! `ClaimNotAvailable` for `AcceptClaim`) and the method does not run either.
 
 use std::collections::HashMap;
 use std::fmt::Write;
