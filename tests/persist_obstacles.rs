@@ -1,0 +1,364 @@
+//! Storage problems met at the start, each said in `StorageProblem` and healed without a
+//! restart, through the `eboardd` binary on a private bus with simulated boards: a full disk
+//! (no space; no inodes: a real small tmpfs, as CI runs as root) before `games/` exists, a
+//! journal of a newer format, a directory in place of a journal and of its lock, a FIFO in
+//! place of a journal and of the board list, and a board list that had to be set aside.
+//!
+//! In every case the board is on the bus from the start and its moves are published; once
+//! the problem is gone the daemon journals them by itself, which a `kill -9` and a restart
+//! prove.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::disk::{Disk, tmpfs};
+use common::events::Events;
+use common::proxies::{self, ManagerProxy};
+use common::rig::{port_args, quick, ready_to_play, sim_ports, wait_moves};
+use common::sim::{corpus_games, sim_board};
+use common::{Bus, Daemon, WAIT, code};
+use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
+
+const SPEED: f64 = 10.0;
+
+/// `StorageProblem` as the daemon has it now (no cached value).
+async fn storage_problem(conn: &zbus::Connection) -> String {
+    ManagerProxy::builder(conn)
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .unwrap()
+        .storage_problem()
+        .await
+        .unwrap()
+}
+
+/// Wait until `StorageProblem` satisfies `pred`; returns it.
+async fn wait_storage(conn: &zbus::Connection, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    let deadline = tokio::time::Instant::now() + WAIT * 2;
+    loop {
+        let now = storage_problem(conn).await;
+        if pred(&now) {
+            return now;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}; StorageProblem is {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Simulated boards `names` in `dir` and a private bus.
+struct Hall {
+    sims: Vec<SimHandle>,
+    names: Vec<String>,
+    bus: Bus,
+}
+
+impl Hall {
+    async fn new(dir: &Path, names: &[&str]) -> Hall {
+        let mut sims = Vec::new();
+        for name in names {
+            sims.push(sim_board(dir, name, SPEED, BoardOptions::default()).await);
+        }
+        Hall {
+            sims,
+            names: names.iter().map(|n| n.to_string()).collect(),
+            bus: Bus::start(dir).await,
+        }
+    }
+
+    /// eboardd serving every board, owning its name: the start did not hang.
+    async fn serve(&self, dir: &Path) -> (Daemon, zbus::Connection) {
+        let ports = sim_ports(&self.sims);
+        let mut daemon = Daemon::spawn(&self.bus, dir, &port_args(&ports));
+        let conn = self.bus.client().await;
+        daemon.wait_for_name(&conn).await;
+        (daemon, conn)
+    }
+}
+
+/// The moves every test plays.
+fn game() -> Vec<String> {
+    corpus_games(1, 60..=120).remove(0).sans[..10].to_vec()
+}
+
+/// Every board is on the bus and publishes the moves played on it: `sans[from..]` played
+/// (each board's scenario goes on from where it stopped), `sans` seen.
+async fn play_on_every_board(
+    hall: &Hall,
+    scenarios: &mut [Scenario<'_>],
+    events: &mut [Events],
+    sans: &[String],
+    from: usize,
+) {
+    for (i, (sc, ev)) in scenarios.iter_mut().zip(events.iter_mut()).enumerate() {
+        if from == 0 {
+            ready_to_play(&hall.sims[i], ev).await;
+        }
+        sc.run(&[Step::Moves(sans[from..].to_vec())]).await.unwrap();
+        wait_moves(ev, sans).await;
+    }
+}
+
+/// A scenario per board.
+fn scenarios(hall: &Hall) -> Vec<Scenario<'_>> {
+    hall.sims
+        .iter()
+        .enumerate()
+        .map(|(i, sim)| Scenario::new(sim, quick(30 + i as u64)))
+        .collect()
+}
+
+/// The whole story for one kind of problem: `expect` (every fragment) is said from the start
+/// while the moves are published; after `heal` the problem clears by itself and the moves
+/// are journalled: after a `kill -9` the restarted daemon has every one of them.
+async fn said_then_healed(
+    dir: &Path,
+    hall: &Hall,
+    expect: &[&str],
+    heal: impl FnOnce(),
+) -> (Daemon, zbus::Connection) {
+    let sans = game();
+    let (mut daemon, conn) = hall.serve(dir).await;
+    let mut events = Vec::new();
+    for name in &hall.names {
+        events.push(Events::start(&conn, name).await);
+    }
+    let said = wait_storage(&conn, "the problem said", |p| {
+        expect.iter().all(|e| p.contains(e))
+    })
+    .await;
+    let mut scs = scenarios(hall);
+    play_on_every_board(hall, &mut scs, &mut events, &sans[..6], 0).await;
+    // Still said while it lasts, and the moves are held in memory meanwhile.
+    let now = storage_problem(&conn).await;
+    assert!(
+        expect.iter().all(|e| now.contains(e)) && now.contains("journal records"),
+        "{now} (first said: {said})"
+    );
+
+    heal();
+    wait_storage(&conn, "the problem cleared", str::is_empty).await;
+    play_on_every_board(hall, &mut scs, &mut events, &sans, 6).await;
+    let log = daemon.stderr();
+    daemon.kill9().await;
+
+    let (again, conn) = hall.serve(dir).await;
+    for name in &hall.names {
+        let b = proxies::fresh(&conn, name).await;
+        assert_eq!(
+            b.moves().await.unwrap(),
+            sans,
+            "board {name} restored after kill -9; the first daemon's log:\n{log}\nthe second's:\n{}",
+            again.stderr()
+        );
+    }
+    assert_eq!(storage_problem(&conn).await, "", "{}", again.stderr());
+    (again, conn)
+}
+
+fn games(dir: &Path) -> PathBuf {
+    dir.join("state/games")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_start_on_a_full_disk_serves_the_board_and_heals() {
+    let dir = tempfile::tempdir().unwrap();
+    let disk = match tmpfs(dir.path()) {
+        Ok(d) => d,
+        Err(why) => return common::require::skip_or_fail(&format!("no tmpfs: {why}")),
+    };
+    disk.fill();
+    assert!(!games(dir.path()).exists());
+    let hall = Hall::new(dir.path(), &["full0"]).await;
+    let (_daemon, _conn) =
+        said_then_healed(dir.path(), &hall, &["disk full"], || disk.free()).await;
+    drop(disk);
+}
+
+/// A tmpfs on `dir/state` with room but few inodes, every one of them used by `filler/`.
+fn tmpfs_without_inodes(dir: &Path) -> Option<(Disk, PathBuf)> {
+    if !common::require::require_root("mounting a tmpfs with few inodes") {
+        return None;
+    }
+    let mount = dir.join("state");
+    std::fs::create_dir_all(&mount).unwrap();
+    let out = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=4m,nr_inodes=32,mode=0755"])
+        .arg("eboardd-test")
+        .arg(&mount)
+        .output()
+        .expect("mount");
+    if !out.status.success() {
+        common::require::skip_or_fail(&format!(
+            "mount failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+        return None;
+    }
+    let filler = mount.join("filler");
+    std::fs::create_dir(&filler).unwrap();
+    for n in 0.. {
+        match std::fs::File::create(filler.join(n.to_string())) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(nix::libc::ENOSPC) => break,
+            Err(e) => panic!("filling the inodes: {e}"),
+        }
+    }
+    let disk = Disk::Tmpfs {
+        filler: mount.join("unused"),
+        mount,
+    };
+    Some((disk, filler))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_start_without_free_inodes_serves_the_board_and_heals() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((disk, filler)) = tmpfs_without_inodes(dir.path()) else {
+        return;
+    };
+    assert!(
+        std::fs::create_dir(games(dir.path())).is_err(),
+        "no inode left"
+    );
+    let hall = Hall::new(dir.path(), &["inodes0"]).await;
+    let (_daemon, _conn) = said_then_healed(dir.path(), &hall, &["no free inodes"], || {
+        std::fs::remove_dir_all(&filler).unwrap()
+    })
+    .await;
+    drop(disk);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_in_place_of_a_journal_or_its_lock_is_waited_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = games(dir.path()).join("dirj.journal");
+    let lock = games(dir.path()).join("dirl.journal.lock");
+    std::fs::create_dir_all(&journal).unwrap();
+    std::fs::create_dir_all(&lock).unwrap();
+    // Something in the directory, which must not be touched.
+    std::fs::write(journal.join("note"), "mine").unwrap();
+    let hall = Hall::new(dir.path(), &["dirj", "dirl"]).await;
+    let expect = [
+        "dirj.journal: cannot open it: there is a directory in its place",
+        "dirl.journal.lock is a directory",
+    ];
+    let (_daemon, _conn) = said_then_healed(dir.path(), &hall, &expect, || {
+        assert_eq!(
+            std::fs::read_to_string(journal.join("note")).unwrap(),
+            "mine"
+        );
+        std::fs::remove_dir_all(&journal).unwrap();
+        std::fs::remove_dir(&lock).unwrap();
+    })
+    .await;
+}
+
+/// A FIFO nobody writes to: opening it for reading the usual way waits forever.
+fn fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_in_place_of_a_journal_or_the_board_list_never_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = games(dir.path()).join("fifo.journal");
+    let list = dir.path().join("state/boards.json");
+    fifo(&journal);
+    fifo(&list);
+    let hall = Hall::new(dir.path(), &["fifo"]).await;
+    let expect = [
+        "fifo.journal: cannot open it: there is a FIFO in its place",
+        "boards.json: cannot read it (there is a FIFO in its place",
+    ];
+
+    // The start does not hang, the problem is said, and SIGTERM ends the daemon at once.
+    let (mut daemon, conn) = hall.serve(dir.path()).await;
+    wait_storage(&conn, "the FIFOs named", |p| {
+        expect.iter().all(|e| p.contains(e))
+    })
+    .await;
+    daemon.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(code(daemon.wait(WAIT).await), 0, "{}", daemon.stderr());
+
+    // Served again, and healed once they are gone.
+    let (_daemon, _conn) = said_then_healed(dir.path(), &hall, &expect, || {
+        std::fs::remove_file(&journal).unwrap();
+        std::fs::remove_file(&list).unwrap();
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_journal_of_a_newer_format_is_kept_aside_and_said_until_seen_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = games(dir.path()).join("newer.journal");
+    std::fs::create_dir_all(games(dir.path())).unwrap();
+    let future = "# eboardd-journal 99\n{\"from\": \"the future\"}\n";
+    std::fs::write(&journal, future).unwrap();
+    let kept = games(dir.path()).join("newer.journal.newer-1");
+    let hall = Hall::new(dir.path(), &["newer"]).await;
+    let sans = game();
+
+    // Served from the board; the newer file is kept, never written over, and said.
+    let (mut daemon, conn) = hall.serve(dir.path()).await;
+    let mut events = vec![Events::start(&conn, "newer").await];
+    let said = wait_storage(&conn, "the newer journal said", |p| {
+        p.contains("written by a newer eboardd") && p.contains(&*kept.to_string_lossy())
+    })
+    .await;
+    assert!(said.contains("# eboardd-journal 99"), "{said}");
+    play_on_every_board(&hall, &mut scenarios(&hall), &mut events, &sans, 0).await;
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), future);
+    daemon.kill9().await;
+
+    // The moves were journalled meanwhile (in a fresh journal); the kept file is still said
+    // after the restart, until someone moves it away.
+    let (_again, conn) = hall.serve(dir.path()).await;
+    let b = proxies::fresh(&conn, "newer").await;
+    assert_eq!(b.moves().await.unwrap(), sans);
+    let said = storage_problem(&conn).await;
+    assert!(
+        said.contains(&*kept.to_string_lossy()) && said.contains("newer eboardd"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), future);
+    std::fs::rename(&kept, dir.path().join("looked-at")).unwrap();
+    wait_storage(&conn, "the problem cleared", str::is_empty).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_list_set_aside_is_said_until_seen_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("boards.json"), "{ not json").unwrap();
+    let kept = state.join("boards.json.unreadable-1");
+    let hall = Hall::new(dir.path(), &[]).await;
+
+    let (mut daemon, conn) = hall.serve(dir.path()).await;
+    let said = wait_storage(&conn, "the list set aside", |p| {
+        p.contains("kept as") && p.contains(&*kept.to_string_lossy())
+    })
+    .await;
+    assert!(said.contains("add them again"), "{said}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "{ not json");
+    daemon.signal(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(code(daemon.wait(WAIT).await), 0);
+
+    // Still said after a restart, until the file is moved away.
+    let (_again, conn) = hall.serve(dir.path()).await;
+    assert!(
+        storage_problem(&conn)
+            .await
+            .contains(&*kept.to_string_lossy())
+    );
+    std::fs::remove_file(&kept).unwrap();
+    wait_storage(&conn, "the problem cleared", str::is_empty).await;
+}
