@@ -2,7 +2,8 @@
 //! restart, through the `eboardd` binary on a private bus with simulated boards: a full disk
 //! (no space; no inodes: a real small tmpfs, as CI runs as root) before `games/` exists, a
 //! journal of a newer format, a directory in place of a journal and of its lock, a FIFO in
-//! place of a journal and of the board list, and a board list that had to be set aside.
+//! place of a journal, the board list and the commit log, and a board list that had to be set
+//! aside.
 //!
 //! In every case the board is on the bus from the start and its moves are published; once
 //! the problem is gone the daemon journals them by itself, which a `kill -9` and a restart
@@ -245,7 +246,8 @@ async fn a_directory_in_place_of_a_journal_or_its_lock_is_waited_out() {
     std::fs::write(journal.join("note"), "mine").unwrap();
     let hall = Hall::new(dir.path(), &["dirj", "dirl"]).await;
     let expect = [
-        "dirj.journal: cannot open it: there is a directory in its place",
+        "dirj.journal: cannot open it: ",
+        "dirj.journal is a directory, not a regular file",
         "dirl.journal.lock is a directory",
     ];
     let (_daemon, _conn) = said_then_healed(dir.path(), &hall, &expect, || {
@@ -266,16 +268,21 @@ fn fifo(path: &Path) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_fifo_in_place_of_a_journal_or_the_board_list_never_blocks() {
+async fn a_fifo_in_place_of_a_state_file_never_blocks_the_start_or_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let journal = games(dir.path()).join("fifo.journal");
     let list = dir.path().join("state/boards.json");
+    let log = games(dir.path()).join("commit.log");
     fifo(&journal);
     fifo(&list);
+    fifo(&log);
     let hall = Hall::new(dir.path(), &["fifo"]).await;
     let expect = [
-        "fifo.journal: cannot open it: there is a FIFO in its place",
-        "boards.json: cannot read it (there is a FIFO in its place",
+        "fifo.journal: cannot open it: ",
+        "fifo.journal is a FIFO, not a regular file",
+        "boards.json: cannot read it (",
+        "boards.json is a FIFO",
+        "commit.log is a FIFO",
     ];
 
     // The start does not hang, the problem is said, and SIGTERM ends the daemon at once.
@@ -291,6 +298,7 @@ async fn a_fifo_in_place_of_a_journal_or_the_board_list_never_blocks() {
     let (_daemon, _conn) = said_then_healed(dir.path(), &hall, &expect, || {
         std::fs::remove_file(&journal).unwrap();
         std::fs::remove_file(&list).unwrap();
+        std::fs::remove_file(&log).unwrap();
     })
     .await;
 }

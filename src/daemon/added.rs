@@ -358,7 +358,11 @@ mod tests {
         fs::remove_file(&file).unwrap();
         fs::create_dir(&file).unwrap();
         let mut list = AddedBoards::load(dir.path());
-        assert!(list.problem().unwrap().contains("a directory in its place"));
+        assert!(
+            list.problem()
+                .unwrap()
+                .contains("boards.json is a directory")
+        );
         assert!(list.dirty() && list.save().is_err());
         fs::remove_dir(&file).unwrap();
         list.save().unwrap();

@@ -212,6 +212,9 @@ fn read_log(
     let bytes = match super::state_file::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        // Not a log this daemon wrote (a FIFO, a directory): nothing in it to put back. The
+        // writer says so while it keeps the log from being made.
+        Err(e) if super::state_file::as_not_regular(&e).is_some() => return Ok(()),
         Err(e) => return Err(e),
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -911,7 +911,7 @@ mod tests {
         );
         fs::remove_dir(&lock).unwrap();
         let e = j.prepare().unwrap_err();
-        assert!(e.to_string().contains("a FIFO in its place"), "{e}");
+        assert!(e.to_string().contains("b1.journal is a FIFO"), "{e}");
         fs::remove_file(&path).unwrap();
         j.prepare().unwrap();
         assert!(j.is_ready() && j.take_kept().is_empty());

@@ -11,14 +11,16 @@
 use std::fs::{self, File, FileType, OpenOptions};
 use std::io;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
 /// Something other than a regular file stands where a state file should be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("there is {what} in its place, not a regular file")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} is {what}, not a regular file", path.display())]
 pub struct NotRegular {
+    /// Where.
+    pub path: PathBuf,
     /// What is there: `a directory`, `a FIFO`, ...
     pub what: &'static str,
 }
@@ -42,18 +44,20 @@ fn describe(t: FileType) -> &'static str {
     }
 }
 
-fn not_regular(t: FileType) -> io::Error {
+fn not_regular(path: &Path, t: FileType) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        NotRegular { what: describe(t) },
+        NotRegular {
+            path: path.to_path_buf(),
+            what: describe(t),
+        },
     )
 }
 
 /// The [`NotRegular`] an error carries, if it is one.
-pub fn as_not_regular(e: &io::Error) -> Option<NotRegular> {
+pub fn as_not_regular(e: &io::Error) -> Option<&NotRegular> {
     e.get_ref()
         .and_then(|inner| inner.downcast_ref::<NotRegular>())
-        .copied()
 }
 
 /// Whether `path` holds a regular file (following symbolic links): `Ok(false)` when nothing
@@ -61,10 +65,10 @@ pub fn as_not_regular(e: &io::Error) -> Option<NotRegular> {
 pub fn check(path: &Path) -> io::Result<bool> {
     match fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(true),
-        Ok(m) => Err(not_regular(m.file_type())),
+        Ok(m) => Err(not_regular(path, m.file_type())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::symlink_metadata(path) {
             // A link pointing nowhere: creating through it would make a file elsewhere.
-            Ok(m) if m.file_type().is_symlink() => Err(not_regular(m.file_type())),
+            Ok(m) if m.file_type().is_symlink() => Err(not_regular(path, m.file_type())),
             _ => Ok(false),
         },
         Err(e) => Err(e),
@@ -80,7 +84,7 @@ pub fn open(path: &Path, options: &OpenOptions) -> io::Result<File> {
     let file = options.open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(not_regular(meta.file_type()));
+        return Err(not_regular(path, meta.file_type()));
     }
     // Regular files ignore O_NONBLOCK; cleared all the same, so the handle is an ordinary one.
     let flags = fcntl(&file, FcntlArg::F_GETFL).map_err(io::Error::from)?;
@@ -130,7 +134,10 @@ mod tests {
         fs::create_dir(&sub).unwrap();
         let e = read(&sub).unwrap_err();
         assert_eq!(as_not_regular(&e).unwrap().what, "a directory");
-        assert!(e.to_string().contains("a directory in its place"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("{} is a directory, not a regular file", sub.display())
+        );
 
         // A FIFO nobody writes to: a plain open would wait forever.
         let fifo = dir.path().join("p");

@@ -294,6 +294,10 @@ struct Thread {
 
 impl Thread {
     fn run(&mut self, rx: mpsc::Receiver<Request>) {
+        // The commit log at once, so that what stands in its way is said from the start.
+        if self.config.group {
+            let _ = self.commit_log();
+        }
         loop {
             // Held records, or a journal not ready yet: try again in a while.
             let held = self

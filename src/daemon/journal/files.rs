@@ -61,13 +61,6 @@ pub(super) fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     let name = PathBuf::from(name);
-    let named = |e: io::Error| match state_file::as_not_regular(&e) {
-        Some(n) => io::Error::new(
-            e.kind(),
-            format!("{} is {}, not a regular file", name.display(), n.what),
-        ),
-        None => e,
-    };
     let opened = state_file::open(
         &name,
         OpenOptions::new().create(true).truncate(false).write(true),
@@ -77,9 +70,9 @@ pub(super) fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
         Err(e) if is_storage_fault(&e) => match state_file::open_read(&name) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(JournalError::at(path, "lock it")(named(e))),
+            Err(e) => return Err(JournalError::at(path, "lock it")(e)),
         },
-        Err(e) => return Err(JournalError::at(path, "lock it")(named(e))),
+        Err(e) => return Err(JournalError::at(path, "lock it")(e)),
     };
     Flock::lock(file, FlockArg::LockExclusiveNonblock)
         .map(Some)

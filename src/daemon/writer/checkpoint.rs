@@ -4,7 +4,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{CHECKPOINT_PACE, CommitLog, Thread, commit_log};
+use super::super::state_file;
+use super::{CHECKPOINT_PACE, CommitLog, Source, Thread, commit_log};
 
 impl Thread {
     /// A checkpoint aside: the log is retired, and the journals written before are synced
@@ -87,8 +88,22 @@ impl Thread {
     pub(super) fn commit_log(&mut self) -> Option<&mut CommitLog> {
         if self.log.is_none() && !self.log_refused {
             match CommitLog::create(&self.games_dir) {
-                Ok(log) => self.log = Some(log),
-                Err(e) => tracing::debug!("cannot create the commit log: {e}"),
+                Ok(log) => {
+                    self.log = Some(log);
+                    // Something in its place (below) is gone, if there was.
+                    self.health.report(Source::CommitLog, None);
+                }
+                Err(e) => {
+                    tracing::debug!("cannot create the commit log: {e}");
+                    if let Some(what) = state_file::as_not_regular(&e) {
+                        self.health.report(
+                            Source::CommitLog,
+                            Some(format!(
+                                "commit log: {what}; group commit is off until it is removed"
+                            )),
+                        );
+                    }
+                }
             }
         }
         self.log.as_mut()
