@@ -1,6 +1,7 @@
 //! Storage problems met at the start, each said in `StorageProblem` and healed without a
 //! restart, through the `eboardd` binary on a private bus with simulated boards: a full disk
-//! (no space; no inodes: a real small tmpfs, as CI runs as root) before `games/` exists, a
+//! before `games/` exists (no space: a real small ext4 on a loop device, or a tmpfs where no
+//! loop device can be had; no inodes: a tmpfs — CI runs as root), a
 //! journal of a newer format, a directory in place of a journal and of its lock, a FIFO in
 //! place of a journal, the board list and the commit log, and a board list that had to be set
 //! aside.
@@ -166,14 +167,59 @@ fn games(dir: &Path) -> PathBuf {
     dir.join("state/games")
 }
 
+/// A 4 MiB ext4 file system on `dir/state` (a loop device), without blocks kept for root: a
+/// disk where, once full, even a directory cannot be made — as on the SD card of the issue.
+fn small_ext4(dir: &Path) -> Result<Disk, String> {
+    let mkfs = common::require::find_tool("mkfs.ext4").ok_or("no mkfs.ext4")?;
+    let image = dir.join("disk.img");
+    std::fs::File::create(&image)
+        .and_then(|f| f.set_len(4 << 20))
+        .map_err(|e| e.to_string())?;
+    let run = |cmd: &mut std::process::Command| {
+        let out = cmd.output().map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    };
+    run(std::process::Command::new(mkfs)
+        .args(["-q", "-F", "-m", "0"])
+        .arg(&image))?;
+    let mount = dir.join("state");
+    std::fs::create_dir_all(&mount).unwrap();
+    run(std::process::Command::new("mount")
+        .args(["-o", "loop"])
+        .arg(&image)
+        .arg(&mount))?;
+    // Unmounted (and the loop device freed) when dropped, as a tmpfs is.
+    Ok(Disk::Tmpfs {
+        filler: mount.join("filler"),
+        mount,
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn first_start_on_a_full_disk_serves_the_board_and_heals() {
     let dir = tempfile::tempdir().unwrap();
-    let disk = match tmpfs(dir.path()) {
-        Ok(d) => d,
-        Err(why) => return common::require::skip_or_fail(&format!("no tmpfs: {why}")),
+    if !common::require::require_root("mounting a small file system") {
+        return;
+    }
+    // A full ext4 refuses even `games/`; where no loop device can be had, a full tmpfs (which
+    // still makes directories, so the inode test below covers a `games/` that cannot be made).
+    let (disk, real) = match small_ext4(dir.path()) {
+        Ok(d) => (d, true),
+        Err(why) => {
+            eprintln!("no small ext4 ({why}): a full tmpfs instead");
+            (tmpfs(dir.path()).expect("a tmpfs"), false)
+        }
     };
     disk.fill();
+    let probe = std::fs::create_dir(dir.path().join("state/probe"));
+    if real {
+        let e = probe.expect_err("a full ext4 makes no directory");
+        assert_eq!(e.raw_os_error(), Some(nix::libc::ENOSPC));
+    }
     assert!(!games(dir.path()).exists());
     let hall = Hall::new(dir.path(), &["full0"]).await;
     let (_daemon, _conn) =
