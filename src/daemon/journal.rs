@@ -25,6 +25,12 @@
 //! An exclusive `flock` on `<file>.lock` is held while a [`Journal`] is open: a second daemon
 //! (or a second task for the same board) gets an error instead of interleaving its writes.
 //!
+//! Nothing else keeps a journal from opening: a full disk before `games/` exists, a directory
+//! or FIFO in place of the file or its lock, a file of a newer format leave it *not ready*
+//! ([`Journal::is_ready`]) until [`Journal::prepare`] succeeds, and only the very file that
+//! was read is ever appended to; anything else found at the path is kept aside under a new
+//! name, never written over (`journal/settle.rs`).
+//!
 //! # Rotation: the journal holds the current game only
 //!
 //! When a `GameStarted` event is appended while the journal already holds a game (finished or

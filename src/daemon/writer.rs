@@ -587,7 +587,8 @@ impl Thread {
     }
 }
 
-/// What failed in one cycle: each distinct problem once, and whether the disk refused writes.
+/// What failed in one cycle: each distinct problem once, and whether the disk (or the commit
+/// log) refused writes, which turns group commit off until everything held is written.
 #[derive(Default)]
 struct Failure {
     problems: Vec<String>,
@@ -605,9 +606,10 @@ impl Failure {
         }
     }
 
-    /// A failure of the state directory as a whole (the commit log).
+    /// A failure of the disk, or of the commit log whatever its error: the log is not used
+    /// again until everything held is written.
     fn add_io(&mut self, games_dir: &Path, e: &std::io::Error) {
-        self.storage_fault |= is_storage_fault(e);
+        self.storage_fault = true;
         self.push(health::describe("state directory", games_dir, e));
     }
 
