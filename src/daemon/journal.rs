@@ -58,6 +58,7 @@ use super::state_file;
 mod files;
 mod format;
 mod settle;
+mod warning;
 
 use crate::session::{Event, RecordFact};
 pub use files::archive_dir;
@@ -66,6 +67,7 @@ use format::*;
 pub use format::{crc32, decode_line, encode_lines};
 use settle::FileId;
 pub use settle::Kept;
+pub use warning::{Damage, Warning};
 
 /// First line of every journal file.
 pub const JOURNAL_HEADER: &str = "# eboardd-journal 2";
@@ -148,62 +150,6 @@ struct PendingRepair {
 /// What [`Journal::write`] made durable on its way (rotations sync the finished game and
 /// the new file), as a count of the events given, from the first.
 pub type Durable = usize;
-
-/// Damage found (and repaired) when opening a journal. Never fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub path: PathBuf,
-    pub kind: Damage,
-    /// 1-based line of the first bad record.
-    pub line: usize,
-    /// Records restored (the good ones before the damage).
-    pub kept: usize,
-    /// Bytes cut from the end of the journal.
-    pub dropped_bytes: u64,
-    /// Copy of the damaged file, kept when more than a torn last record was dropped.
-    pub saved_copy: Option<PathBuf>,
-    /// What was wrong with the bad line.
-    pub reason: String,
-}
-
-/// What kind of damage a [`Warning`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Damage {
-    /// The last record is incomplete or bad: an append interrupted by a crash.
-    TornTail,
-    /// A bad record with more data after it: the file was damaged.
-    Corrupt,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.kind {
-            Damage::TornTail => write!(
-                f,
-                "{}: dropped a torn last record at line {} ({}; {} bytes), kept {} records",
-                self.path.display(),
-                self.line,
-                self.reason,
-                self.dropped_bytes,
-                self.kept
-            )?,
-            Damage::Corrupt => write!(
-                f,
-                "{}: corrupt record at line {} ({}); restored the {} records before it and \
-                 dropped {} bytes",
-                self.path.display(),
-                self.line,
-                self.reason,
-                self.kept,
-                self.dropped_bytes
-            )?,
-        }
-        if let Some(copy) = &self.saved_copy {
-            write!(f, "; the damaged file is kept as {}", copy.display())?;
-        }
-        Ok(())
-    }
-}
 
 file_kind!(
     /// An I/O failure on a journal, with the file and the operation.
