@@ -86,10 +86,11 @@ impl AddedBoards {
         match read(&path) {
             Ok(bytes) => match serde_json::from_slice::<FileFormat>(&bytes) {
                 Ok(f) if f.version == 1 => list.entries = f.boards,
-                Ok(f) => {
+                Ok(f) if f.version > 1 => {
                     list.unread =
                         unread(format!("written by a newer eboardd (format {})", f.version));
                 }
+                Ok(f) => list.unread = unread(format!("of an unknown format ({})", f.version)),
                 Err(e) => match set_aside(&path) {
                     Ok(aside) => {
                         let why = format!(
