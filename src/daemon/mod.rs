@@ -270,11 +270,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // Watch the signals before the name is owned: a client that sees the name may stop us
     // at once, and SIGTERM's default action would not flush the journals.
     let mut termination = std::pin::pin!(termination_signals()?);
-    let conn = bus::connect(&settings.bus).await?;
-    // The start on a task of its own: SIGTERM ends the daemon even while it is starting.
+    // The start (the bus, the boards) on a task of its own: SIGTERM ends the daemon even
+    // while it is starting.
     let start = {
         let settings = settings.clone();
-        tokio::spawn(async move { Service::start(conn, &settings).await })
+        tokio::spawn(async move {
+            let conn = bus::connect(&settings.bus).await?;
+            Service::start(conn, &settings).await
+        })
     };
     let service = tokio::select! {
         started = start => started.context("the start failed")??,
