@@ -3,8 +3,8 @@
 //! before `games/` exists (no space: a real small ext4 on a loop device, or a tmpfs where no
 //! loop device can be had; no inodes: a tmpfs — CI runs as root), a
 //! journal of a newer format, a directory in place of a journal and of its lock, a FIFO in
-//! place of a journal, the board list and the commit log, and a board list that had to be set
-//! aside.
+//! place of a journal, the board list and the commit log, a board list that had to be set
+//! aside, and a file put in place of a journal after the start (kept, never appended to).
 //!
 //! In every case the board is on the bus from the start and its moves are published; once
 //! the problem is gone the daemon journals them by itself, which a `kill -9` and a restart
@@ -408,6 +408,51 @@ async fn a_board_list_set_aside_is_said_until_seen_to() {
 
     // Still said after a restart, until the file is moved away.
     let (_again, conn) = hall.serve(dir.path()).await;
+    assert!(
+        storage_problem(&conn)
+            .await
+            .contains(&*kept.to_string_lossy())
+    );
+    std::fs::remove_file(&kept).unwrap();
+    wait_storage(&conn, "the problem cleared", str::is_empty).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_put_in_place_of_a_journal_after_the_start_is_kept_never_appended_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = games(dir.path()).join("put.journal");
+    std::fs::create_dir_all(&journal).unwrap();
+    let kept = games(dir.path()).join("put.journal.unread-1");
+    let hall = Hall::new(dir.path(), &["put"]).await;
+    let sans = game();
+
+    let (mut daemon, conn) = hall.serve(dir.path()).await;
+    let mut events = vec![Events::start(&conn, "put").await];
+    wait_storage(&conn, "the directory said", |p| {
+        p.contains("put.journal is a directory")
+    })
+    .await;
+    let mut scs = scenarios(&hall);
+    play_on_every_board(&hall, &mut scs, &mut events, &sans[..4], 0).await;
+
+    // Someone puts a file there (a journal from elsewhere, say): this run did not read it, so
+    // it is kept as it is, and the board's game goes into a fresh journal.
+    std::fs::remove_dir(&journal).unwrap();
+    let other = "# eboardd-journal 2\n";
+    std::fs::write(&journal, other).unwrap();
+    let said = wait_storage(&conn, "the file kept aside", |p| {
+        p.contains(&*kept.to_string_lossy()) && !p.contains("cannot open it")
+    })
+    .await;
+    assert!(said.contains("unreadable at start"), "{said}");
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), other);
+    play_on_every_board(&hall, &mut scs, &mut events, &sans, 4).await;
+    daemon.kill9().await;
+
+    // Every move is in the fresh journal; the kept file is said until it is moved away.
+    let (again, conn) = hall.serve(dir.path()).await;
+    let b = proxies::fresh(&conn, "put").await;
+    assert_eq!(b.moves().await.unwrap(), sans, "{}", again.stderr());
     assert!(
         storage_problem(&conn)
             .await
