@@ -5,8 +5,10 @@
 //! Each entry keeps the board's id, port and the settings it was added with (the `[daemon]`
 //! defaults of that time); what operators change later (tags, rules) is in the board's
 //! journal. At start the daemon serves the configured boards first and then these, skipping
-//! any whose id or port the configuration now uses. A file that cannot be read is set aside
-//! (`boards.json.unreadable-N`) rather than overwritten, and named in the log.
+//! any whose id or port the configuration now uses. A file that is not a board list is set aside
+//! (`boards.json.unreadable-N`) rather than overwritten, and named in the log and in
+//! `StorageProblem` until it is moved away; one that cannot be read, or that a newer version
+//! wrote, is left in place and not written over until it can be read.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -17,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::session::SessionConfig;
 
 use super::settings::BoardSpec;
+use super::state_file;
 
 /// The file's name in the state directory.
 pub const FILE_NAME: &str = "boards.json";
@@ -46,6 +49,8 @@ pub struct AddedBoards {
     /// The file exists but could not be read: it is never written over until it is read,
     /// and then this run's changes are made to what it holds.
     unread: Option<Unread>,
+    /// The file set aside at load, with why: for `StorageProblem`.
+    kept: Option<(PathBuf, String)>,
 }
 
 /// The file could not be read at start: why, and what this run changed since.
@@ -58,60 +63,77 @@ struct Unread {
 
 impl AddedBoards {
     /// Read the list in `state_dir` (none yet is an empty list).
+    ///
+    /// A file this version cannot use is never written over: one that cannot be read (an I/O
+    /// error, a directory in its place) or that a newer version wrote waits, with this run's
+    /// changes, until it can be read ([`AddedBoards::problem`] says why meanwhile); one that
+    /// is not a board list at all is set aside ([`AddedBoards::take_kept`]).
     pub fn load(state_dir: &Path) -> AddedBoards {
         let path = state_dir.join(FILE_NAME);
-        let entries = match read(&path) {
-            Ok(bytes) => match serde_json::from_slice::<FileFormat>(&bytes) {
-                Ok(f) if f.version == 1 => f.boards,
-                Ok(f) => {
-                    tracing::error!(
-                        "{}: written by another version (format {}); the boards in it are not \
-                         served and the file is left alone",
-                        path.display(),
-                        f.version
-                    );
-                    return AddedBoards {
-                        // Never overwrite it: changes go nowhere until it is moved away.
-                        path: PathBuf::new(),
-                        entries: Vec::new(),
-                        dirty: false,
-                        unread: None,
-                    };
-                }
-                Err(e) => {
-                    let aside = set_aside(&path);
-                    tracing::error!(
-                        "{}: unreadable ({e}); set aside as {}, no added boards restored",
-                        path.display(),
-                        aside.display()
-                    );
-                    Vec::new()
-                }
-            },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => {
-                tracing::error!(
-                    "{}: cannot read it ({e}); the boards in it are not served now, and the \
-                     file is not written over until it can be read",
-                    path.display()
-                );
-                return AddedBoards {
-                    path,
-                    entries: Vec::new(),
-                    dirty: false,
-                    unread: Some(Unread {
-                        error: e.to_string(),
-                        changes: Vec::new(),
-                    }),
-                };
-            }
-        };
-        AddedBoards {
-            path,
-            entries,
+        let mut list = AddedBoards {
+            path: path.clone(),
+            entries: Vec::new(),
             dirty: false,
             unread: None,
+            kept: None,
+        };
+        let unread = |error: String| {
+            Some(Unread {
+                error,
+                changes: Vec::new(),
+            })
+        };
+        match read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<FileFormat>(&bytes) {
+                Ok(f) if f.version == 1 => list.entries = f.boards,
+                Ok(f) if f.version > 1 => {
+                    list.unread =
+                        unread(format!("written by a newer eboardd (format {})", f.version));
+                }
+                Ok(f) => list.unread = unread(format!("of an unknown format ({})", f.version)),
+                Err(e) => match set_aside(&path) {
+                    Ok(aside) => {
+                        let why = format!(
+                            "board list {} could not be read ({e}): kept as {}; the boards \
+                             added with AddBoard before are not served (add them again)",
+                            path.display(),
+                            aside.display()
+                        );
+                        tracing::error!("{why}");
+                        list.kept = Some((aside, why));
+                    }
+                    Err(moved) => {
+                        list.unread = unread(format!(
+                            "not a board list ({e}), and it cannot be set aside ({moved})"
+                        ));
+                    }
+                },
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => list.unread = unread(format!("cannot read it ({e})")),
         }
+        if let Some(problem) = list.problem() {
+            tracing::error!("{problem}");
+        }
+        list
+    }
+
+    /// Why the file is not used (its boards not served, the file not written), while that
+    /// lasts.
+    pub fn problem(&self) -> Option<String> {
+        self.unread.as_ref().map(|u| {
+            format!(
+                "board list {}: {}; the boards in it are not served now, and it is not \
+                 written over until it can be read",
+                self.path.display(),
+                u.error
+            )
+        })
+    }
+
+    /// The file set aside at load (not a board list), with why, once.
+    pub fn take_kept(&mut self) -> Option<(PathBuf, String)> {
+        self.kept.take()
     }
 
     /// The remembered boards, in the order they were added.
@@ -158,17 +180,13 @@ impl AddedBoards {
         removed
     }
 
-    /// Whether a change still has to be written.
+    /// Whether a change still has to be written, or the file still to be read.
     pub fn dirty(&self) -> bool {
-        self.dirty
+        self.dirty || self.unread.is_some()
     }
 
-    /// Write the list if it changed.
+    /// Write the list if it changed (after reading the file, if it could not be read before).
     pub fn save(&mut self) -> io::Result<()> {
-        if !self.dirty || self.path.as_os_str().is_empty() {
-            self.dirty = false;
-            return Ok(());
-        }
         if let Some(u) = self.unread.as_ref() {
             // What the file holds first; never less than it.
             let bytes = match read(&self.path) {
@@ -203,6 +221,7 @@ impl AddedBoards {
             for (id, change) in &u.changes {
                 apply(&mut entries, id, change.clone());
             }
+            self.dirty = !u.changes.is_empty();
             tracing::info!(
                 "{} can be read again: its {} boards are kept (served from the next start)",
                 self.path.display(),
@@ -210,6 +229,9 @@ impl AddedBoards {
             );
             self.entries = entries;
             self.unread = None;
+        }
+        if !self.dirty {
+            return Ok(());
         }
         super::faults::check()?;
         let text = serde_json::to_string_pretty(&FileFormat {
@@ -219,7 +241,7 @@ impl AddedBoards {
         let mut tmp = self.path.as_os_str().to_owned();
         tmp.push(".tmp");
         let tmp = PathBuf::from(tmp);
-        let result = File::create(&tmp)
+        let result = state_file::create(&tmp)
             .and_then(|mut f| {
                 f.write_all(text.as_bytes())?;
                 f.write_all(b"\n")?;
@@ -244,10 +266,11 @@ impl AddedBoards {
     }
 }
 
-/// Read the file (through the fault injector's `read:` faults).
+/// Read the file (through the fault injector's `read:` faults), never blocking on what is not
+/// a regular file.
 fn read(path: &Path) -> io::Result<Vec<u8>> {
     super::faults::check_read()?;
-    fs::read(path)
+    state_file::read(path)
 }
 
 /// Put `entry` in the list as the one of `id` (replacing an older one), or remove `id`.
@@ -256,15 +279,17 @@ fn apply(entries: &mut Vec<Entry>, id: &str, entry: Option<Entry>) {
     entries.extend(entry);
 }
 
-fn set_aside(path: &Path) -> PathBuf {
+/// Rename the file to the first free `boards.json.unreadable-N`.
+fn set_aside(path: &Path) -> io::Result<PathBuf> {
     let mut n = 1;
     loop {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".unreadable-{n}"));
         let aside = PathBuf::from(name);
-        if !aside.exists() {
-            let _ = fs::rename(path, &aside);
-            return aside;
+        if fs::symlink_metadata(&aside).is_err() {
+            super::faults::check()?;
+            fs::rename(path, &aside)?;
+            return Ok(aside);
         }
         n += 1;
     }
@@ -299,10 +324,50 @@ mod tests {
     fn an_unreadable_file_is_set_aside_not_overwritten() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(FILE_NAME), "{ not json").unwrap();
-        let list = AddedBoards::load(dir.path());
-        assert!(list.specs().is_empty());
+        let mut list = AddedBoards::load(dir.path());
+        assert!(list.specs().is_empty() && list.problem().is_none());
         let aside = dir.path().join("boards.json.unreadable-1");
-        assert_eq!(fs::read_to_string(aside).unwrap(), "{ not json");
+        assert_eq!(fs::read_to_string(&aside).unwrap(), "{ not json");
+        let (kept, why) = list.take_kept().unwrap();
+        assert_eq!(kept, aside);
+        assert!(
+            why.contains("kept as") && why.contains("unreadable-1"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_newer_or_unreadable_file_waits_and_is_then_kept_with_this_runs_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let daemon = DaemonConfig::default();
+        let file = dir.path().join(FILE_NAME);
+        let newer = r#"{"version": 9, "boards": []}"#;
+        fs::write(&file, newer).unwrap();
+        let mut list = AddedBoards::load(dir.path());
+        let problem = list.problem().unwrap();
+        assert!(problem.contains("newer eboardd (format 9)"), "{problem}");
+        let a = spec_for_port("/nonexistent/ttyACM3", &daemon).unwrap();
+        list.add(&a);
+        assert!(list.save().is_err());
+        assert_eq!(fs::read_to_string(&file).unwrap(), newer);
+        // Moved away by hand: this run's board is written.
+        fs::remove_file(&file).unwrap();
+        list.save().unwrap();
+        assert!(list.problem().is_none() && !list.dirty());
+        assert_eq!(AddedBoards::load(dir.path()).specs(), vec![a]);
+        // A directory in its place: waited out, never blocking.
+        fs::remove_file(&file).unwrap();
+        fs::create_dir(&file).unwrap();
+        let mut list = AddedBoards::load(dir.path());
+        assert!(
+            list.problem()
+                .unwrap()
+                .contains("boards.json is a directory")
+        );
+        assert!(list.dirty() && list.save().is_err());
+        fs::remove_dir(&file).unwrap();
+        list.save().unwrap();
+        assert!(list.problem().is_none());
     }
 
     #[test]

@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -82,11 +82,10 @@ impl CommitLog {
     fn open_new(path: &Path) -> io::Result<CommitLog> {
         let path = path.to_path_buf();
         let games_dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)?;
+        let mut file = super::state_file::open(
+            &path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )?;
         file.set_len(0)?;
         file.write_all(format!("{HEADER}\n").as_bytes())?;
         file.sync_all()?;
@@ -210,14 +209,14 @@ fn read_log(
     path: &Path,
     entries: &mut BTreeMap<String, Vec<(u64, u64, String)>>,
 ) -> io::Result<()> {
-    let mut bytes = Vec::new();
-    match File::open(path) {
-        Ok(mut f) => {
-            f.read_to_end(&mut bytes)?;
-        }
+    let bytes = match super::state_file::read(path) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        // Not a log this daemon wrote (a FIFO, a directory): nothing in it to put back. The
+        // writer says so while it keeps the log from being made.
+        Err(e) if super::state_file::as_not_regular(&e).is_some() => return Ok(()),
         Err(e) => return Err(e),
-    }
+    };
     let text = String::from_utf8_lossy(&bytes);
     let mut lines = text.split_inclusive('\n');
     match lines.next() {
@@ -265,7 +264,7 @@ fn put_back(
     let mut recovered = Recovered::default();
     for (id, list) in entries {
         let path = super::journal::journal_path(games_dir.parent().unwrap_or(games_dir), &id);
-        let file = match OpenOptions::new().read(true).write(true).open(&path) {
+        let file = match super::state_file::open(&path, OpenOptions::new().read(true).write(true)) {
             Ok(f) => f,
             Err(e) => {
                 // Not applied, so not to be thrown away: the caller keeps the log.

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
@@ -27,6 +27,9 @@ pub enum Source {
     CommitLog,
     /// One board whose events no journal takes (the writer stopped, the journal closed).
     Unjournalled(String),
+    /// A file kept aside rather than written over (a journal of a newer format, a board list
+    /// that cannot be read): said until it is no longer there ([`Health::recheck_kept`]).
+    KeptAside(PathBuf),
 }
 
 /// Shared by everything that writes; cheap to clone.
@@ -55,9 +58,12 @@ impl Health {
     pub fn report(&self, source: Source, problem: Option<String>) {
         let mut problems = self.problems.lock().unwrap_or_else(|p| p.into_inner());
         let before = problems.get(&source).cloned();
+        let kept = matches!(source, Source::KeptAside(_));
         match problem {
             Some(p) => {
-                if before.is_none() {
+                if before.is_none() && kept {
+                    tracing::error!("storage problem: {p}; look at it, then move it away");
+                } else if before.is_none() {
                     tracing::error!(
                         "storage problem: {p}; serving from memory and retrying until it can \
                          be written"
@@ -66,7 +72,10 @@ impl Health {
                 problems.insert(source, p);
             }
             None => {
-                if let Some(p) = before {
+                if let (Some(_), Source::KeptAside(path)) = (&before, &source) {
+                    tracing::info!("{} is gone: no longer a storage problem", path.display());
+                    problems.remove(&source);
+                } else if let Some(p) = before {
                     tracing::info!("storage works again (was: {p}); everything held is written");
                     problems.remove(&source);
                 }
@@ -81,6 +90,32 @@ impl Health {
                 true
             }
         });
+    }
+
+    /// Say that `path` was kept aside (`why`: what it is and why), until it is gone.
+    pub fn keep_aside(&self, path: PathBuf, why: String) {
+        self.report(Source::KeptAside(path), Some(why));
+    }
+
+    /// Stop saying so of the files kept aside that are no longer there (moved away, removed:
+    /// someone has seen to them). Called periodically.
+    pub fn recheck_kept(&self) {
+        let kept: Vec<PathBuf> = {
+            let problems = self.problems.lock().unwrap_or_else(|p| p.into_inner());
+            problems
+                .keys()
+                .filter_map(|s| match s {
+                    Source::KeptAside(path) => Some(path.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        for path in kept {
+            if std::fs::symlink_metadata(&path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound)
+            {
+                self.report(Source::KeptAside(path), None);
+            }
+        }
     }
 
     /// The `StorageProblem` text now: empty when every write succeeds.
@@ -110,6 +145,7 @@ fn summarize(problems: &BTreeMap<Source, String>) -> String {
 /// full, read-only, I/O error, or the error itself.
 pub fn describe(what: &str, dir: &Path, error: &io::Error) -> String {
     let kind = match error.raw_os_error() {
+        Some(nix::libc::ENOSPC) if no_free_inodes(dir) => "no free inodes",
         Some(nix::libc::ENOSPC) => "disk full",
         Some(nix::libc::EDQUOT) => "disk quota exceeded",
         Some(nix::libc::EROFS) => "read-only",
@@ -117,6 +153,15 @@ pub fn describe(what: &str, dir: &Path, error: &io::Error) -> String {
         _ => "write failed",
     };
     format!("{what} {}: {kind} ({error})", dir.display())
+}
+
+/// Whether the file system of `dir` (or of the nearest directory above it that exists) has
+/// room but no inode left: a full disk all the same, but one that deleting a big file does
+/// not cure.
+fn no_free_inodes(dir: &Path) -> bool {
+    dir.ancestors()
+        .find_map(|d| nix::sys::statvfs::statvfs(d).ok())
+        .is_some_and(|s| s.files() > 0 && s.files_free() == 0 && s.blocks_free() > 0)
 }
 
 #[cfg(test)]
@@ -146,6 +191,16 @@ mod tests {
         h.report(Source::Pgn("a".into()), None);
         assert_eq!(h.summary(), ro);
         h.report(Source::Pgn("b".into()), None);
+        assert_eq!(h.summary(), "");
+        // A file kept aside is said until it is gone.
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("b.journal.newer-1");
+        std::fs::write(&kept, "x").unwrap();
+        h.keep_aside(kept.clone(), "kept".into());
+        h.recheck_kept();
+        assert_eq!(h.summary(), "kept");
+        std::fs::remove_file(&kept).unwrap();
+        h.recheck_kept();
         assert_eq!(h.summary(), "");
         // Reporting "fine" again changes nothing.
         rx.borrow_and_update();

@@ -25,6 +25,12 @@
 //! An exclusive `flock` on `<file>.lock` is held while a [`Journal`] is open: a second daemon
 //! (or a second task for the same board) gets an error instead of interleaving its writes.
 //!
+//! Nothing else keeps a journal from opening: a full disk before `games/` exists, a directory
+//! or FIFO in place of the file or its lock, a file of a newer format leave it *not ready*
+//! ([`Journal::is_ready`]) until [`Journal::prepare`] succeeds, and only the very file that
+//! was read is ever appended to; anything else found at the path is kept aside under a new
+//! name, never written over (`journal/settle.rs`).
+//!
 //! # Rotation: the journal holds the current game only
 //!
 //! When a `GameStarted` event is appended while the journal already holds a game (finished or
@@ -47,15 +53,21 @@ use std::path::{Path, PathBuf};
 use nix::fcntl::Flock;
 
 use super::file_error::file_kind;
+use super::state_file;
 
 mod files;
 mod format;
+mod settle;
+mod warning;
 
 use crate::session::{Event, RecordFact};
 pub use files::archive_dir;
 use files::*;
 use format::*;
 pub use format::{crc32, decode_line, encode_lines};
+use settle::FileId;
+pub use settle::Kept;
+pub use warning::{Damage, Warning};
 
 /// First line of every journal file.
 pub const JOURNAL_HEADER: &str = "# eboardd-journal 2";
@@ -92,9 +104,22 @@ pub struct Journal {
     /// Damage found at open that is still to be cut off: the copy of the damaged file could
     /// not be kept yet (a full disk), and nothing is cut before it is.
     repair: Option<PendingRepair>,
-    /// Exclusive lock on `<journal>.lock`, held while the journal is open (`None` only when
-    /// the lock file could not be created on a full or read-only disk).
-    _lock: Option<Flock<File>>,
+    /// Exclusive lock on `<journal>.lock`, held while the journal is open (`None` until it
+    /// could be taken, and for good when no lock file can be made on a full disk).
+    lock: Option<Flock<File>>,
+    /// The file read at open (`None`: there was none, or it could not be used): only that
+    /// very file is ever appended to (see [`Journal::settle`]).
+    read: Option<FileId>,
+    /// What open restored, kept until the file is ready: written again into a fresh file if
+    /// the one read at open is gone or had to be kept aside by then.
+    restored: Vec<Event>,
+    /// The file at the path was written by a newer version: kept aside before anything is
+    /// written (never over it). Holds its first line.
+    newer: Option<String>,
+    /// Why the file at the path was not read at open, if it could not be.
+    unread: Option<String>,
+    /// Files kept aside since the last [`Journal::take_kept`], with why.
+    kept: Vec<Kept>,
     /// The file's inode: tells the commit log's copies of lines of this file from those of
     /// a file it replaced.
     ino: u64,
@@ -125,62 +150,6 @@ struct PendingRepair {
 /// What [`Journal::write`] made durable on its way (rotations sync the finished game and
 /// the new file), as a count of the events given, from the first.
 pub type Durable = usize;
-
-/// Damage found (and repaired) when opening a journal. Never fatal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub path: PathBuf,
-    pub kind: Damage,
-    /// 1-based line of the first bad record.
-    pub line: usize,
-    /// Records restored (the good ones before the damage).
-    pub kept: usize,
-    /// Bytes cut from the end of the journal.
-    pub dropped_bytes: u64,
-    /// Copy of the damaged file, kept when more than a torn last record was dropped.
-    pub saved_copy: Option<PathBuf>,
-    /// What was wrong with the bad line.
-    pub reason: String,
-}
-
-/// What kind of damage a [`Warning`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Damage {
-    /// The last record is incomplete or bad: an append interrupted by a crash.
-    TornTail,
-    /// A bad record with more data after it: the file was damaged.
-    Corrupt,
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.kind {
-            Damage::TornTail => write!(
-                f,
-                "{}: dropped a torn last record at line {} ({}; {} bytes), kept {} records",
-                self.path.display(),
-                self.line,
-                self.reason,
-                self.dropped_bytes,
-                self.kept
-            )?,
-            Damage::Corrupt => write!(
-                f,
-                "{}: corrupt record at line {} ({}); restored the {} records before it and \
-                 dropped {} bytes",
-                self.path.display(),
-                self.line,
-                self.reason,
-                self.kept,
-                self.dropped_bytes
-            )?,
-        }
-        if let Some(copy) = &self.saved_copy {
-            write!(f, "; the damaged file is kept as {}", copy.display())?;
-        }
-        Ok(())
-    }
-}
 
 file_kind!(
     /// An I/O failure on a journal, with the file and the operation.
@@ -220,35 +189,61 @@ pub fn carry_over(events: &[Event]) -> Vec<Event> {
 impl Journal {
     /// Open (or create) a journal, restoring its records.
     ///
-    /// Returns the journal ready for appends, the events it holds (oldest first; feed them to
-    /// `Session::restore`) and a warning if damage was found. Damage is cut off (after keeping
-    /// a copy of a corrupt file) when there is room for it; on a full or read-only disk the
-    /// file is left as it is, the good records are returned all the same, and the repair is
-    /// done by the first write that succeeds. Fails only when the journal cannot be read or
-    /// locked, or was written by a newer version.
+    /// Returns the journal, the events it holds (oldest first; feed them to
+    /// `Session::restore`) and a warning if damage was found. Fails only when another process
+    /// holds the journal's lock: the board is served there.
+    ///
+    /// Whatever else is wrong is not fatal: the journal is returned not yet ready (see
+    /// [`Journal::is_ready`]) and what it is given is held by the writer until
+    /// [`Journal::prepare`] succeeds. So damage is cut off (after keeping a copy of a corrupt
+    /// file) once there is room for it; a missing directory or journal is created once the
+    /// disk takes it (a full disk at the first start); a file of a newer format is kept aside
+    /// (never written over) and a fresh journal begun; something that is not a regular file
+    /// in place of the journal or its lock (a directory, a FIFO) is never opened in a way
+    /// that could block, and the journal waits until it is gone.
     pub fn open(path: &Path) -> Result<(Journal, Vec<Event>, Option<Warning>), JournalError> {
-        let dir = parent_dir(path);
-        if let Err(e) = fs::create_dir_all(&dir)
-            && !is_storage_fault(&e)
-        {
-            return Err(JournalError::at(path, "create its directory")(e));
-        }
-        let lock = lock(path)?;
+        // `ready` says why, if the directory cannot be made.
+        let _ = fs::create_dir_all(parent_dir(path));
+        let lock = match lock(path) {
+            Ok(lock) => lock,
+            Err(e) if e.source.kind() == io::ErrorKind::WouldBlock => return Err(e),
+            // Taken (or said why not) by `ready`, before anything is written.
+            Err(_) => None,
+        };
         // A rotation interrupted before its rename leaves this behind; the journal is intact.
         let _ = fs::remove_file(tmp_path(path));
 
         let mut bytes = Vec::new();
-        match File::open(path) {
-            Ok(mut f) => {
-                f.read_to_end(&mut bytes)
-                    .map_err(JournalError::at(path, "read it"))?;
-            }
+        let mut read = None;
+        let mut unread = None;
+        let opened = state_file::open_read(path).and_then(|mut f| {
+            f.read_to_end(&mut bytes)?;
+            f.metadata()
+        });
+        match opened {
+            Ok(meta) => read = Some(FileId::of(&meta, bytes.len() as u64)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(JournalError::at(path, "open it")(e)),
+            Err(e) => {
+                tracing::error!(
+                    "game journal {}: cannot read it ({e}); the board's game starts afresh",
+                    path.display()
+                );
+                bytes.clear();
+                unread = Some(format!("unreadable at start ({e})"));
+            }
+        }
+        let (scan, newer) = match scan(&bytes) {
+            Ok(scan) => (scan, None),
+            Err(header) => {
+                read = None;
+                let none = Scan {
+                    events: Vec::new(),
+                    good_end: 0,
+                    damage: None,
+                };
+                (none, Some(header))
+            }
         };
-        let scan = scan(&bytes).map_err(|message| {
-            JournalError::at(path, "read it")(io::Error::new(io::ErrorKind::InvalidData, message))
-        })?;
 
         let has_game = scan
             .events
@@ -264,7 +259,12 @@ impl Journal {
             carried: carried.clone(),
             synced_state: (has_game, carried),
             repair: None,
-            _lock: lock,
+            lock,
+            read,
+            unread,
+            restored: scan.events.clone(),
+            newer,
+            kept: Vec::new(),
             ino: 0,
             chunks: Vec::new(),
             file_synced: true,
@@ -287,18 +287,17 @@ impl Journal {
                 reason: bad.reason.clone(),
             });
         }
-        // Make the file ready for appends now if the disk lets us; otherwise the first
-        // write that succeeds does it (the caller learns of the problem from that write).
+        // Make the file ready for appends now if it can be; otherwise the writer tries again
+        // (and shows why meanwhile).
         match journal.ready() {
             Ok(copy) => {
                 if let Some(w) = warning.as_mut() {
                     w.saved_copy = copy;
                 }
             }
-            Err(e) if is_storage_fault(&e.source) => {
+            Err(e) => {
                 tracing::warn!("{e}; the journal is kept in memory until it can be written");
             }
-            Err(e) => return Err(e),
         }
         Ok((journal, scan.events, warning))
     }
@@ -308,13 +307,35 @@ impl Journal {
         &self.path
     }
 
-    /// Cut off damage found at open, create the file and its header: whatever is still to
-    /// do before the first append. Returns the copy of a corrupt file, when one was made.
+    /// Whether the file is open for appends (else [`Journal::prepare`] is still to succeed).
+    pub fn is_ready(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Try again to make the file ready for appends (see [`Journal::open`]).
+    pub fn prepare(&mut self) -> Result<(), JournalError> {
+        self.ready().map(|_| ())
+    }
+
+    /// Create the directory, take the lock, keep aside what must not be written over, cut
+    /// off damage found at open, create the file and its header: whatever is still to do
+    /// before the first append. Returns the copy of a corrupt file, when one was made.
     fn ready(&mut self) -> Result<Option<PathBuf>, JournalError> {
+        if self.file.is_some() {
+            return Ok(None);
+        }
         let path = self.path.clone();
+        super::faults::check()
+            .and_then(|_| fs::create_dir_all(parent_dir(&path)))
+            .map_err(JournalError::at(&path, "create its directory"))?;
+        if self.lock.is_none() {
+            // `None` again: no lock file can be made on this disk, and the journal goes
+            // unlocked rather than unjournalled.
+            self.lock = lock(&path)?;
+        }
+        self.settle()?;
         let mut saved_copy = None;
         if let Some(repair) = self.repair.clone() {
-            super::faults::check().map_err(JournalError::at(&path, "cut off the damage"))?;
             if repair.keep_copy {
                 let copy = free_name(&path, "corrupt");
                 if let Err(e) = fs::copy(&path, &copy).and_then(|_| File::open(&copy)?.sync_all()) {
@@ -325,36 +346,44 @@ impl Journal {
                 }
                 saved_copy = Some(copy);
             }
-            let f = OpenOptions::new()
-                .write(true)
-                .open(&path)
+            let f = state_file::open(&path, OpenOptions::new().write(true))
                 .map_err(JournalError::at(&path, "open it to cut off the damage"))?;
             f.set_len(repair.good_end)
                 .and_then(|_| f.sync_all())
                 .map_err(JournalError::at(&path, "cut off the damage"))?;
             self.repair = None;
         }
-        if self.file.is_none() {
-            super::faults::check().map_err(JournalError::at(&path, "open it for appending"))?;
-            let mut file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(JournalError::at(&path, "open it for appending"))?;
-            if self.len == 0 {
-                // Empty, new, or not even a complete header survived: start the file afresh.
-                file.set_len(0)
-                    .and_then(|_| file.write_all(format!("{JOURNAL_HEADER}\n").as_bytes()))
-                    .and_then(|_| file.sync_all())
-                    .map_err(JournalError::at(&path, "write its header"))?;
-                sync_dir(&parent_dir(&path))
-                    .map_err(JournalError::at(&path, "sync its directory"))?;
-                self.len = (JOURNAL_HEADER.len() + 1) as u64;
-                self.synced_len = self.len;
+        let mut file = state_file::open(&path, OpenOptions::new().create(true).append(true))
+            .map_err(JournalError::at(&path, "open it for appending"))?;
+        if self.len == 0 {
+            // Ours from here on, whatever a failed write below leaves in it.
+            if let Ok(meta) = file.metadata() {
+                self.read = Some(FileId::created(&meta));
             }
-            self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
-            self.file = Some(file);
+            // Empty, new, or not even a complete header survived: start the file afresh, with
+            // what was restored if the file read at open had to go.
+            let mut text = format!("{JOURNAL_HEADER}\n");
+            text.push_str(
+                &encode_lines(&self.restored)
+                    .map_err(JournalError::at(&path, "encode an event"))?,
+            );
+            file.set_len(0)
+                .and_then(|_| file.write_all(text.as_bytes()))
+                .and_then(|_| file.sync_all())
+                .map_err(JournalError::at(&path, "write its header"))?;
+            sync_dir(&parent_dir(&path)).map_err(JournalError::at(&path, "sync its directory"))?;
+            self.len = text.len() as u64;
+            self.synced_len = self.len;
         }
+        if self.lock.is_none() {
+            tracing::warn!(
+                "game journal {}: written without its lock (no lock file can be made)",
+                path.display()
+            );
+        }
+        self.ino = file.metadata().map(|m| m.ino()).unwrap_or(0);
+        self.file = Some(file);
+        self.restored = Vec::new();
         Ok(saved_copy)
     }
 
@@ -799,12 +828,82 @@ mod tests {
         drop(j);
         assert_eq!(Journal::open(&path).unwrap().1, vec![started(1)]);
 
+        // A newer format is kept aside, never written over, and the journal begins afresh.
         fs::write(&path, "# eboardd-journal 9\nwhatever\n").unwrap();
-        let e = Journal::open(&path).unwrap_err();
-        assert!(e.to_string().contains("another version"), "{e}");
+        let (mut j, restored, w) = Journal::open(&path).unwrap();
+        assert!(restored.is_empty() && w.is_none());
+        let kept = j.take_kept();
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].path.ends_with("b1.journal.newer-1"));
+        assert!(kept[0].why.contains("newer eboardd"), "{}", kept[0].why);
         assert_eq!(
-            fs::read_to_string(&path).unwrap(),
+            fs::read_to_string(&kept[0].path).unwrap(),
             "# eboardd-journal 9\nwhatever\n"
+        );
+        j.append(&started(2)).unwrap();
+        drop(j);
+        assert_eq!(Journal::open(&path).unwrap().1, vec![started(2)]);
+    }
+
+    #[test]
+    fn what_is_not_a_regular_file_is_waited_out_and_never_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let lock = dir.path().join("games/b1.journal.lock");
+        // A FIFO in place of the journal, a directory in place of its lock.
+        nix::unistd::mkfifo(&path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        fs::create_dir(&lock).unwrap();
+        let (mut j, restored, _) = Journal::open(&path).unwrap();
+        assert!(restored.is_empty() && !j.is_ready());
+        let e = j.append(&started(1)).unwrap_err();
+        assert!(
+            e.to_string().contains("b1.journal.lock is a directory"),
+            "{e}"
+        );
+        fs::remove_dir(&lock).unwrap();
+        let e = j.prepare().unwrap_err();
+        assert!(e.to_string().contains("b1.journal is a FIFO"), "{e}");
+        fs::remove_file(&path).unwrap();
+        j.prepare().unwrap();
+        assert!(j.is_ready() && j.take_kept().is_empty());
+        j.append(&started(1)).unwrap();
+        drop(j);
+        assert_eq!(Journal::open(&path).unwrap().1, vec![started(1)]);
+    }
+
+    #[test]
+    fn a_file_that_is_not_the_one_read_is_kept_aside_and_the_game_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        let (mut j, _, _) = Journal::open(&path).unwrap();
+        j.append_all(&[started(1), mv(1)]).unwrap();
+        drop(j);
+        // Read at open, but not ready: a directory stands in place of its lock.
+        let lock = dir.path().join("games/b1.journal.lock");
+        fs::remove_file(&lock).unwrap();
+        fs::create_dir(&lock).unwrap();
+        let (mut j, restored, _) = Journal::open(&path).unwrap();
+        assert_eq!(restored, vec![started(1), mv(1)]);
+        assert!(!j.is_ready());
+        fs::remove_dir(&lock).unwrap();
+        // Someone puts another file in its place before the first write.
+        let other = dir.path().join("other");
+        fs::write(&other, "# eboardd-journal 2\n").unwrap();
+        fs::rename(&other, &path).unwrap();
+        j.append(&mv(2)).unwrap();
+        let kept = j.take_kept();
+        assert_eq!(kept.len(), 1);
+        assert!(kept[0].path.ends_with("b1.journal.unread-1"), "{kept:?}");
+        assert_eq!(
+            fs::read_to_string(&kept[0].path).unwrap(),
+            "# eboardd-journal 2\n"
+        );
+        drop(j);
+        // The game is whole in the new file: what was restored, then the new record.
+        assert_eq!(
+            Journal::open(&path).unwrap().1,
+            vec![started(1), mv(1), mv(2)]
         );
     }
 

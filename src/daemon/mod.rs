@@ -23,6 +23,7 @@ pub mod faults;
 pub mod file_error;
 pub mod health;
 pub mod journal;
+pub mod kept;
 pub mod link;
 pub mod logging;
 pub mod pgn_files;
@@ -33,6 +34,7 @@ pub mod rounds;
 pub mod service;
 pub mod settings;
 pub mod signature;
+pub mod state_file;
 pub mod store;
 pub mod writer;
 
@@ -133,12 +135,20 @@ impl Service {
     /// Register the manager object and the configured boards on `conn`, then own the
     /// well-known name. A board that cannot be started is logged and skipped.
     pub async fn start(conn: Connection, settings: &Settings) -> anyhow::Result<Service> {
-        std::fs::create_dir_all(&settings.state_dir).with_context(|| {
-            format!(
-                "cannot create the state directory {}",
+        match std::fs::create_dir_all(&settings.state_dir) {
+            // A full or failing disk: the boards are served from memory, the journals say
+            // why in `StorageProblem` and are written once the disk takes them.
+            Err(e) if journal::is_storage_fault(&e) => tracing::error!(
+                "cannot create the state directory {}: {e}",
                 settings.state_dir.display()
-            )
-        })?;
+            ),
+            r => r.with_context(|| {
+                format!(
+                    "cannot create the state directory {}",
+                    settings.state_dir.display()
+                )
+            })?,
+        }
         let paths = StorePaths {
             state_dir: settings.state_dir.clone(),
             pgn_dir: settings.pgn_dir.clone(),
@@ -248,7 +258,7 @@ async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> a
         loop {
             every.tick().await;
             match weak.upgrade() {
-                Some(b) => b.retry_saving(),
+                Some(b) => b.retry_storage(),
                 None => break,
             }
         }
@@ -260,9 +270,23 @@ async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> a
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // Watch the signals before the name is owned: a client that sees the name may stop us
     // at once, and SIGTERM's default action would not flush the journals.
-    let termination = termination_signals()?;
-    let conn = bus::connect(&settings.bus).await?;
-    let service = Service::start(conn, &settings).await?;
+    let mut termination = std::pin::pin!(termination_signals()?);
+    // The start (the bus, the boards) on a task of its own: SIGTERM ends the daemon even
+    // while it is starting.
+    let start = {
+        let settings = settings.clone();
+        tokio::spawn(async move {
+            let conn = bus::connect(&settings.bus).await?;
+            Service::start(conn, &settings).await
+        })
+    };
+    let service = tokio::select! {
+        started = start => started.context("the start failed")??,
+        signal = &mut termination => {
+            tracing::info!("{} while starting: shutting down", signal?);
+            return Ok(());
+        }
+    };
     tracing::info!(
         bus = %settings.bus,
         boards = settings.boards.len(),
@@ -274,7 +298,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let bus_gone = watch_bus(&service.conn).await?;
     tokio::select! {
-        signal = termination => {
+        signal = &mut termination => {
             tracing::info!("{}: shutting down", signal?);
             let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
             service.shutdown().await;

@@ -139,7 +139,7 @@ impl PgnFiles {
         let mut n = 1u32;
         let result = loop {
             let path = self.dir.join(finished_name(date, board_id, n));
-            match fs::read(&path) {
+            match super::state_file::read(&path) {
                 Ok(existing) if existing == text.as_bytes() => break Ok(path),
                 Ok(_) => {
                     n += 1;
@@ -267,13 +267,13 @@ fn with_newline(pgn: &str) -> String {
 }
 
 fn write_synced(path: &Path, text: &str) -> io::Result<()> {
-    let mut f = File::create(path)?;
+    let mut f = super::state_file::create(path)?;
     f.write_all(with_newline(text).as_bytes())?;
     f.sync_data()
 }
 
 fn write_unsynced(path: &Path, text: &str) -> io::Result<()> {
-    File::create(path)?.write_all(with_newline(text).as_bytes())
+    super::state_file::create(path)?.write_all(with_newline(text).as_bytes())
 }
 
 #[cfg(test)]

@@ -269,10 +269,14 @@ impl BoardFiles {
                     tracing::warn!(board = %id, "{e}");
                 }
                 self.failing = Some(Instant::now());
-                health.report(
-                    Source::Pgn(id.to_owned()),
-                    Some(health::describe("PGN directory", &self.dir, &e.source)),
-                );
+                // The disk's trouble is said of the directory; anything else (a directory in
+                // place of the live file) of the file itself.
+                let problem = if super::journal::is_storage_fault(&e.source) {
+                    health::describe("PGN directory", &self.dir, &e.source)
+                } else {
+                    e.to_string()
+                };
+                health.report(Source::Pgn(id.to_owned()), Some(problem));
             }
         }
     }
@@ -340,8 +344,11 @@ mod tests {
         writer.finished("b1", &dir, "[Date \"2026.12.03\"]\n\n1. d4 1-0\n");
         let rt = runtime();
         rt.block_on(writer.flush());
+        // Said of the file in the way, not as a full disk.
         assert!(
-            health.summary().contains("PGN directory"),
+            health
+                .summary()
+                .contains("pgn/live: cannot create the directory"),
             "{}",
             health.summary()
         );

@@ -60,9 +60,9 @@ pub fn read_games(dir: &Path) -> io::Result<BTreeMap<u32, String>> {
             .and_then(|r| r.strip_suffix(".pgn"))
             .and_then(|n| n.parse::<u32>().ok())
         {
-            match fs::read_to_string(entry.path()) {
+            match super::state_file::read(&entry.path()) {
                 Ok(g) => {
-                    games.insert(n, with_newline(&g));
+                    games.insert(n, with_newline(&String::from_utf8_lossy(&g)));
                 }
                 // Removed between the listing and now: it is simply not part of the round.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -124,7 +124,7 @@ pub fn with_newline(text: &str) -> String {
 
 /// Write `text` to `tmp`, then rename it over `path`: a reader sees the old or the new text.
 pub fn replace(tmp: &Path, path: &Path, text: &str) -> io::Result<()> {
-    fs::File::create(tmp)?.write_all(text.as_bytes())?;
+    super::state_file::create(tmp)?.write_all(text.as_bytes())?;
     fs::rename(tmp, path)
 }
 

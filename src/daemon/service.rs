@@ -60,7 +60,17 @@ impl Boards {
         pgn_writer: PgnWriter,
         health: Health,
     ) -> Arc<Self> {
-        let added = AddedBoards::load(&paths.state_dir);
+        let mut added = AddedBoards::load(&paths.state_dir);
+        // What was kept aside in earlier runs is said until someone has seen to it.
+        for (path, why) in super::kept::find(&paths.state_dir) {
+            health.keep_aside(path, why);
+        }
+        if let Some((path, why)) = added.take_kept() {
+            health.keep_aside(path, why);
+        }
+        if let Some(problem) = added.problem() {
+            health.report(Source::BoardList, Some(problem));
+        }
         Arc::new(Boards {
             conn,
             paths,
@@ -109,20 +119,26 @@ impl Boards {
                     .parent()
                     .unwrap_or(&self.paths.state_dir)
                     .to_path_buf();
-                self.health.report(
-                    Source::BoardList,
-                    Some(super::health::describe("state directory", &dir, &e)),
-                );
+                // Still unreadable: why, rather than the write that was not made.
+                let problem = match list.problem() {
+                    Some(p) if !super::journal::is_storage_fault(&e) => p,
+                    _ => super::health::describe("state directory", &dir, &e),
+                };
+                self.health.report(Source::BoardList, Some(problem));
             }
         }
     }
 
-    /// Write the list of added boards if an earlier write failed (called periodically).
-    pub fn retry_saving(&self) {
-        let mut list = self.added_list();
-        if list.dirty() {
-            self.save_added(&mut list);
+    /// Called periodically: write the list of added boards if an earlier write failed (or
+    /// read it, if it could not be read), and stop naming the kept files someone removed.
+    pub fn retry_storage(&self) {
+        {
+            let mut list = self.added_list();
+            if list.dirty() {
+                self.save_added(&mut list);
+            }
         }
+        self.health.recheck_kept();
     }
 
     /// Start serving a board: restore its game, register its object, spawn its task.

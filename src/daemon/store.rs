@@ -57,10 +57,15 @@ impl BoardStore {
         health: &Health,
     ) -> anyhow::Result<(BoardStore, Vec<Event>)> {
         let path = journal_path(&paths.state_dir, id);
-        let (journal, events, warning) = Journal::open(&path)
+        // Fails only when another process serves the board; any other trouble with the
+        // journal is held by the writer, shown in `StorageProblem` and healed when it goes.
+        let (mut journal, events, warning) = Journal::open(&path)
             .with_context(|| format!("cannot open the journal {}", path.display()))?;
         if let Some(w) = warning {
             tracing::warn!(board = %id, "journal damage found: {w}");
+        }
+        for kept in journal.take_kept() {
+            health.keep_aside(kept.path, kept.why);
         }
         let key = writer.register(id, journal);
         let recorder = paths.record_dir.as_ref().and_then(|dir| {

@@ -38,8 +38,10 @@ use tokio::sync::oneshot;
 
 use super::commit_log::{self, CommitLog};
 use super::health::{self, Health, Source};
-use super::journal::{Chunk, Journal, JournalError};
+use super::journal::{Chunk, Journal, JournalError, is_storage_fault};
 use crate::session::Event;
+
+mod checkpoint;
 
 /// How the writer batches and retries.
 #[derive(Debug, Clone)]
@@ -292,8 +294,16 @@ struct Thread {
 
 impl Thread {
     fn run(&mut self, rx: mpsc::Receiver<Request>) {
+        // The commit log at once, so that what stands in its way is said from the start.
+        if self.config.group {
+            let _ = self.commit_log();
+        }
         loop {
-            let held = self.slots.values().any(|s| !s.pending.is_empty());
+            // Held records, or a journal not ready yet: try again in a while.
+            let held = self
+                .slots
+                .values()
+                .any(|s| !s.pending.is_empty() || !s.journal.is_ready());
             let first = if held {
                 match rx.recv_timeout(self.config.retry) {
                     Ok(r) => Some(r),
@@ -375,11 +385,20 @@ impl Thread {
         if super::faults::writer_panics() {
             panic!("injected fault: panic:writer");
         }
-        let mut failure: Option<String> = None;
+        let mut failure = Failure::default();
         let stats = self.stats.clone();
-        // 1. Write each board's new records to its file.
+        // 1. Write each board's new records to its file (a journal not ready with nothing to
+        // write is tried all the same, so its problem shows and ends when it does).
         for slot in self.slots.values_mut() {
             if slot.pending.len() <= slot.written {
+                if !slot.journal.is_ready()
+                    && let Err(e) = slot.journal.prepare()
+                {
+                    failure.add(&self.games_dir, &e);
+                }
+                for kept in slot.journal.take_kept() {
+                    self.health.keep_aside(kept.path, kept.why);
+                }
                 continue;
             }
             let already = slot.written;
@@ -398,8 +417,11 @@ impl Thread {
                         slot.durable(already + durable, &stats);
                         slot.written = 0;
                     }
-                    failure.get_or_insert_with(|| self::problem(&self.games_dir, &e));
+                    failure.add(&self.games_dir, &e);
                 }
+            }
+            for kept in slot.journal.take_kept() {
+                self.health.keep_aside(kept.path, kept.why);
             }
         }
         // 2. Make them durable: one syncfs for all, or one fdatasync each.
@@ -441,9 +463,7 @@ impl Thread {
                             slot.journal.cut_back();
                             slot.written = 0;
                         }
-                        failure.get_or_insert_with(|| {
-                            health::describe("state directory", &self.games_dir, &e)
-                        });
+                        failure.add_io(&self.games_dir, &e);
                     }
                 }
             } else {
@@ -458,36 +478,43 @@ impl Thread {
                         Err(e) => {
                             slot.journal.cut_back();
                             slot.written = 0;
-                            failure.get_or_insert_with(|| self::problem(&self.games_dir, &e));
+                            failure.add(&self.games_dir, &e);
                         }
                     }
                 }
             }
         }
         // 3. Answer: durable appends, and (on failure) every append still waiting is held.
+        let failure = failure.summary();
         for slot in self.slots.values_mut() {
             let base = slot.base;
             let waiters = std::mem::take(&mut slot.waiters);
             for (end, reply) in waiters {
                 if end <= base {
                     let _ = reply.send(Outcome::Durable);
-                } else if let Some(p) = &failure {
+                } else if let Some((p, _)) = &failure {
                     let _ = reply.send(Outcome::Held(p.clone()));
                 } else {
                     slot.waiters.push((end, reply));
                 }
             }
         }
-        // 4. Health: a problem while anything is held; fine again once nothing is.
+        // 4. Health: a problem while anything is held or a journal is not ready; fine again
+        // once neither is.
         let held: usize = self.slots.values().map(|s| s.pending.len()).sum();
+        let unready = self.slots.values().any(|s| !s.journal.is_ready());
         match failure {
-            Some(p) => {
+            Some((p, storage_fault)) => {
                 let boards = self
                     .slots
                     .values()
                     .filter(|s| !s.pending.is_empty())
                     .count();
-                let text = format!("{p}; {held} journal records of {boards} boards held in memory");
+                let text = if held > 0 {
+                    format!("{p}; {held} journal records of {boards} boards held in memory")
+                } else {
+                    p.clone()
+                };
                 if self.problem.is_none() {
                     for slot in self.slots.values().filter(|s| !s.pending.is_empty()) {
                         tracing::warn!(board = %slot.id, held = slot.pending.len(), "journal records held in memory");
@@ -495,14 +522,16 @@ impl Thread {
                 }
                 self.problem = Some(p);
                 self.health.report(Source::Journal, Some(text));
-                if !self.degraded {
+                // Only a disk that refuses writes makes the log's own growth a danger; a
+                // journal kept from being written (a directory in its place) does not.
+                if storage_fault && !self.degraded {
                     // The log's lines are synced into their journals and the log emptied: on
                     // a full disk its own growth must not be what keeps writes failing.
                     self.degraded = true;
                     self.checkpoint();
                 }
             }
-            None if held == 0 => {
+            None if held == 0 && !unready => {
                 self.problem = None;
                 self.health.report(Source::Journal, None);
                 if self.degraded {
@@ -556,123 +585,42 @@ impl Thread {
             self.checkpoint_aside();
         }
     }
-
-    /// A checkpoint aside: the log is retired, and the journals written before are synced
-    /// by a thread of their own; [`Thread::checkpoint_done`] removes the retired log.
-    fn checkpoint_aside(&mut self) {
-        if self.closed_unsynced || self.degraded {
-            return self.checkpoint();
-        }
-        let mut files = Vec::new();
-        for slot in self.slots.values().filter(|s| s.journal.file_unsynced()) {
-            match slot.journal.file_handle() {
-                Some(Ok(file)) => files.push((slot.id.clone(), file)),
-                Some(Err(e)) => {
-                    tracing::debug!(board = %slot.id, "no second handle ({e}): checkpoint here");
-                    return self.checkpoint();
-                }
-                None => {}
-            }
-        }
-        let Some(log) = self.log.as_mut() else {
-            return;
-        };
-        if let Err(e) = log.retire() {
-            tracing::debug!("cannot retire the commit log ({e}): checkpoint here");
-            return self.checkpoint();
-        }
-        let stats = self.stats.clone();
-        let spawned = std::thread::Builder::new()
-            .name("journal-sync".into())
-            .spawn(move || {
-                let mut all = true;
-                for (id, file) in files {
-                    stats.syncs.fetch_add(1, Ordering::Relaxed);
-                    if let Err(e) = file.sync_data() {
-                        tracing::warn!(board = %id, "checkpoint: cannot sync the journal: {e}");
-                        all = false;
-                    }
-                    // Paced: the file system commits one sync at a time, and the groups'
-                    // syncs of the log (what publication waits for) queue behind these.
-                    std::thread::sleep(CHECKPOINT_PACE);
-                }
-                all
-            });
-        match spawned {
-            Ok(handle) => {
-                self.stats.checkpoints_aside.fetch_add(1, Ordering::Relaxed);
-                self.syncing = Some(handle);
-            }
-            // The retired log stays (recovery reads it) until a checkpoint here removes it.
-            Err(e) => {
-                tracing::warn!("cannot start the journal-sync thread: {e}");
-                self.checkpoint();
-            }
-        }
-    }
-
-    /// The checkpoint aside has synced its journals (or, with `wait`, once it has): the
-    /// retired log goes. If a journal could not be synced, it stays for recovery; the next
-    /// checkpoint cannot retire the log again and is done here, syncing those journals
-    /// (their files are still marked unsynced) before it removes the retired log.
-    fn checkpoint_done(&mut self, wait: bool) {
-        if !wait && !self.syncing.as_ref().is_some_and(|h| h.is_finished()) {
-            return;
-        }
-        let Some(handle) = self.syncing.take() else {
-            return;
-        };
-        match handle.join() {
-            Ok(true) => {
-                if let Err(e) = commit_log::remove_retired(&self.games_dir) {
-                    tracing::warn!("cannot remove the retired commit log: {e}");
-                }
-            }
-            Ok(false) => {}
-            Err(_) => tracing::error!("the journal-sync thread panicked"),
-        }
-    }
-
-    /// The commit log, created on first use (and again after a failure to create it).
-    fn commit_log(&mut self) -> Option<&mut CommitLog> {
-        if self.log.is_none() && !self.log_refused {
-            match CommitLog::create(&self.games_dir) {
-                Ok(log) => self.log = Some(log),
-                Err(e) => tracing::debug!("cannot create the commit log: {e}"),
-            }
-        }
-        self.log.as_mut()
-    }
-
-    /// Sync every journal file in its own right, here; then the commit log may be emptied
-    /// (and a retired one removed).
-    fn checkpoint(&mut self) {
-        self.checkpoint_done(true);
-        let mut all = !self.closed_unsynced;
-        for slot in self.slots.values_mut() {
-            if slot.journal.file_unsynced() {
-                self.stats.syncs.fetch_add(1, Ordering::Relaxed);
-                if let Err(e) = slot.journal.sync_file() {
-                    tracing::warn!(board = %slot.id, "checkpoint: {e}");
-                    all = false;
-                }
-            }
-        }
-        if all && let Some(log) = self.log.as_mut() {
-            match log.reset() {
-                Ok(()) => {
-                    if let Err(e) = commit_log::remove_retired(&self.games_dir) {
-                        tracing::warn!("cannot remove the retired commit log: {e}");
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!("cannot empty the commit log {}: {e}", log.path().display())
-                }
-            }
-        }
-    }
 }
 
-fn problem(games_dir: &Path, e: &JournalError) -> String {
-    health::describe("state directory", games_dir, &e.source)
+/// What failed in one cycle: each distinct problem once, and whether the disk (or the commit
+/// log) refused writes, which turns group commit off until everything held is written.
+#[derive(Default)]
+struct Failure {
+    problems: Vec<String>,
+    storage_fault: bool,
+}
+
+impl Failure {
+    /// A journal's failure: the disk's (full, read-only, failing) said of the state
+    /// directory, anything else (a directory in place of the journal) of the journal itself.
+    fn add(&mut self, games_dir: &Path, e: &JournalError) {
+        if is_storage_fault(&e.source) {
+            self.add_io(games_dir, &e.source);
+        } else {
+            self.push(e.to_string());
+        }
+    }
+
+    /// A failure of the disk, or of the commit log whatever its error: the log is not used
+    /// again until everything held is written.
+    fn add_io(&mut self, games_dir: &Path, e: &std::io::Error) {
+        self.storage_fault = true;
+        self.push(health::describe("state directory", games_dir, e));
+    }
+
+    fn push(&mut self, problem: String) {
+        if !self.problems.contains(&problem) {
+            self.problems.push(problem);
+        }
+    }
+
+    /// Every problem in one line, and whether the disk refused writes; `None` if all went well.
+    fn summary(self) -> Option<(String, bool)> {
+        (!self.problems.is_empty()).then(|| (self.problems.join("; "), self.storage_fault))
+    }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
-use super::{JournalError, is_storage_fault};
+use super::{JournalError, is_storage_fault, state_file};
 
 /// The archive directory of a journal: `<games dir>/archive`.
 pub fn archive_dir(journal: &Path) -> PathBuf {
@@ -52,30 +52,27 @@ pub(super) fn archive(path: &Path) -> io::Result<PathBuf> {
 /// write the same journal. The kernel drops the lock when its holder dies, even by `kill -9`.
 ///
 /// On a full or read-only disk an existing lock file is opened read-only (a lock needs no
-/// write access); when there is none and none can be made, the journal goes unlocked rather
-/// than keeping the board from being served.
+/// write access); when there is none and none can be made, `Ok(None)`: the journal goes
+/// unlocked rather than keeping the board from being served. Something that is not a regular
+/// file in place of the lock file is an error naming it (and is never opened in a way that
+/// could block); so is a lock held by another process, with a [`io::ErrorKind::WouldBlock`]
+/// source.
 pub(super) fn lock(path: &Path) -> Result<Option<Flock<File>>, JournalError> {
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     let name = PathBuf::from(name);
-    let file = match OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&name)
-    {
+    let opened = state_file::open(
+        &name,
+        OpenOptions::new().create(true).truncate(false).write(true),
+    );
+    let file = match opened {
         Ok(f) => f,
-        Err(e) if is_storage_fault(&e) => match File::open(&name) {
+        Err(e) if is_storage_fault(&e) => match state_file::open_read(&name) {
             Ok(f) => f,
-            Err(_) => {
-                tracing::warn!(
-                    "game journal {}: no lock file and none can be made ({e}); not locked",
-                    path.display()
-                );
-                return Ok(None);
-            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(JournalError::at(path, "lock it")(e)),
         },
-        Err(e) => return Err(JournalError::at(path, "create its lock file")(e)),
+        Err(e) => return Err(JournalError::at(path, "lock it")(e)),
     };
     Flock::lock(file, FlockArg::LockExclusiveNonblock)
         .map(Some)

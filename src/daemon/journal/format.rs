@@ -62,8 +62,8 @@ pub(super) fn void_line(line: &[u8]) -> Option<Result<usize, String>> {
     )
 }
 
-/// Check a journal's bytes; `Err` only for a header of another (newer) format, which must not
-/// be cut off as damage.
+/// Check a journal's bytes; `Err` (with that header line) only for a header of another (newer)
+/// format, which must not be cut off as damage.
 ///
 /// A bad line is damage unless a later void line covers it (a failed write that could not
 /// be cut back, see [`Journal::cut_back`]): then it and every record from the offset the void
@@ -90,10 +90,7 @@ pub(super) fn scan(bytes: &[u8]) -> Result<Scan, String> {
             if line == JOURNAL_HEADER.as_bytes() || line == JOURNAL_HEADER_V1.as_bytes() {
                 Ok(Line::Header)
             } else if line.starts_with(HEADER_PREFIX.as_bytes()) {
-                return Err(format!(
-                    "written by another version ({:?}); not touching it",
-                    String::from_utf8_lossy(line)
-                ));
+                return Err(String::from_utf8_lossy(line).into_owned());
             } else {
                 Err("no journal header".to_string())
             }
