@@ -34,7 +34,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, Incoming, QoS};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::{AsyncClient, Event, Incoming};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc::Sender;
@@ -563,6 +564,11 @@ pub async fn watch_broker(
     loop {
         let (client, mut events) = AsyncClient::new(options.clone(), 16);
         let mut quiet_at: Option<Instant> = None;
+        // Subscribed, and the hall gathered: only then does the backoff start again from
+        // its shortest wait, so a connection that breaks before it was of use (whatever
+        // the broker does to it) is retried ever more slowly, not twice a second.
+        let mut subscribed = false;
+        let mut settled = false;
         let reason = loop {
             let quiet = async {
                 match quiet_at {
@@ -573,12 +579,11 @@ pub async fn watch_broker(
             let updates = tokio::select! {
                 event = events.poll() => match event {
                     Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                        attempt = 0;
-                        down_told = false;
                         let _ = client.try_subscribe(topics::hall_filter(&prefix), QoS::AtLeastOnce);
                         Vec::new()
                     }
                     Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                        subscribed = true;
                         feed.on_connected();
                         quiet_at = Some(Instant::now() + QUIET);
                         Vec::new()
@@ -587,7 +592,9 @@ pub async fn watch_broker(
                         if p.retain && feed.gathering() {
                             quiet_at = Some(Instant::now() + QUIET);
                         }
-                        let out = feed.on_message(&p.topic, &p.payload, p.retain);
+                        // MQTT topics are UTF-8; one that is not is outside the tree.
+                        let topic = std::str::from_utf8(&p.topic).unwrap_or("\u{fffd}");
+                        let out = feed.on_message(topic, &p.payload, p.retain);
                         share(&mut feed);
                         out
                     }
@@ -599,6 +606,11 @@ pub async fn watch_broker(
                     feed.on_quiet()
                 }
             };
+            if subscribed && !settled && !feed.gathering() {
+                settled = true;
+                attempt = 0;
+                down_told = false;
+            }
             for u in updates {
                 if tx.send(u).await.is_err() {
                     return;
