@@ -318,6 +318,7 @@ async fn health(State(app): State<App>) -> Response {
             "evicted": app.streams.counts().1,
             "kept": kept.0,
             "kept_bytes": kept.1,
+            "hall_bytes": app.hub.read(|feed| feed.hall_bytes()),
         },
         "broker": broker,
     });
