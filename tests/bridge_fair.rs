@@ -78,7 +78,10 @@ async fn a_program_with_every_event_stream_does_not_lock_others_out() {
         held.push(res.unwrap());
     }
     let (status, _) = open_stream(&serve, &runaway).await;
-    assert_eq!(status, 503, "one past the bound from the program that holds them all");
+    assert_eq!(
+        status, 503,
+        "one past the bound from the program that holds them all"
+    );
 
     // An overlay page on the same host (another program there) gets in: the program's
     // oldest stream makes room, and ends.

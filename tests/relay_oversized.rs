@@ -32,11 +32,7 @@ fn topic(rest: &str) -> String {
 /// Publishes big messages at QoS 1 as a neighbour would, and waits for the broker's
 /// acknowledgements.
 async fn publish_big(port: u16, messages: &[(String, usize, bool)]) {
-    let mut o = MqttOptions::new(
-        format!("neighbour-{}", common::unique()),
-        "127.0.0.1",
-        port,
-    );
+    let mut o = MqttOptions::new(format!("neighbour-{}", common::unique()), "127.0.0.1", port);
     o.set_max_packet_size(16 << 20, 16 << 20);
     let (client, mut events) = AsyncClient::new(o, messages.len() + 4);
     within(WAIT, "the broker to take the big messages", async {
@@ -159,7 +155,10 @@ async fn oversized_messages_are_refused_and_the_bridges_stay_connected() {
     )
     .await;
     assert!(said.contains(&topic("ghost/state")), "{said}");
-    assert!(!said.contains("giant"), "over the packet bound, never sent: {said}");
+    assert!(
+        !said.contains("giant"),
+        "over the packet bound, never sent: {said}"
+    );
 
     // The games go on reaching serve through the relay and the broker.
     let board = format!("{RIG}/board_1");
@@ -190,7 +189,11 @@ async fn oversized_messages_are_refused_and_the_bridges_stay_connected() {
     // A second line about refusals (the first was the retained state's).
     until_logged("serve to say it refused the big event", "second", || {
         let lines = log().matches("(oversized 1)").count();
-        if lines >= 2 { "second".into() } else { String::new() }
+        if lines >= 2 {
+            "second".into()
+        } else {
+            String::new()
+        }
     })
     .await;
 

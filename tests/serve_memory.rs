@@ -102,7 +102,10 @@ async fn serve_keeps_its_memory_bound_under_a_flood() {
     let hall_bytes = events["hall_bytes"].as_u64().unwrap();
     assert!(kept_bytes + hall_bytes <= HELD, "{health}");
     assert!(hall_bytes <= 64 << 20, "{health}");
-    assert_eq!(health["broker"]["refused_by_reason"]["oversized"], BOARDS / 20);
+    assert_eq!(
+        health["broker"]["refused_by_reason"]["oversized"],
+        BOARDS / 20
+    );
     assert!(
         health["broker"]["refused_by_reason"]["hall-full"]
             .as_u64()

@@ -149,7 +149,11 @@ impl Shares {
         let id = table.next;
         table.next += 1;
         let evict = Arc::new(Notify::new());
-        table.by_client.entry(client.clone()).or_default().insert(id, ());
+        table
+            .by_client
+            .entry(client.clone())
+            .or_default()
+            .insert(id, ());
         table.held.insert(
             id,
             Held {
@@ -236,7 +240,9 @@ mod tests {
         let hog = client(1, "hog");
         let held: Vec<Share> = (0..4).map(|_| shares.take(hog.clone()).unwrap()).collect();
         assert_eq!(shares.take(hog.clone()).err(), Some(Refused::Client(4)));
-        let a = shares.take(client(1, "connector")).expect("a newcomer gets in");
+        let a = shares
+            .take(client(1, "connector"))
+            .expect("a newcomer gets in");
         assert!(evicted(&held[0]), "the oldest of the hog's");
         assert!(held[1..].iter().all(|s| !evicted(s)));
         assert_eq!(shares.counts(), (4, 1));

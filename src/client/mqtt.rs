@@ -15,7 +15,7 @@
 //!   not have is left out, the others are kept;
 //! - rig names and board ids are checked (`mqtt::topics::check_rig`, `is_board_id`), payloads
 //!   have a size bound, and the hall has a bound on boards (and on rigs), [`DEFAULT_MAX_BOARDS`]
-//!   unless `--max-boards` says otherwise;
+//!   unless `--max-boards` says otherwise, and on its states' bytes ([`MAX_HALL_BYTES`]);
 //! - whatever is refused is counted by reason ([`BrokerHealth`]), for `/api/health` and the
 //!   bridge's log line, and nothing else happens: a refused message changes nothing.
 //!
@@ -1076,9 +1076,16 @@ mod tests {
         };
         let fit = MAX_HALL_BYTES / big("b0").len();
         for n in 0..fit {
-            assert_eq!(f.on_message(&format!("eb/r/b{n}/state"), &big("b"), false).len(), 1);
+            assert_eq!(
+                f.on_message(&format!("eb/r/b{n}/state"), &big("b"), false)
+                    .len(),
+                1
+            );
         }
-        assert!(f.on_message("eb/r/extra/state", &big("x"), false).is_empty());
+        assert!(
+            f.on_message("eb/r/extra/state", &big("x"), false)
+                .is_empty()
+        );
         assert_eq!(refused(&f, Refusal::HallFull), 1);
         assert!(f.hall_bytes() <= MAX_HALL_BYTES);
         // A known board's state may shrink or stay, and a board that leaves makes room.

@@ -133,9 +133,10 @@ impl Lichess {
                 let text = format!("proxy: {}\n\u{1b}]0;owned\u{7}\u{1b}[2J", echoed.join("\n"));
                 (code, error_response(code, None, &text))
             }
-            (true, Some(Reply::Body(code, text))) => {
-                (code, (StatusCode::from_u16(code).unwrap(), text).into_response())
-            }
+            (true, Some(Reply::Body(code, text))) => (
+                code,
+                (StatusCode::from_u16(code).unwrap(), text).into_response(),
+            ),
             (true, Some(Reply::Redirect(code))) => (
                 code,
                 (

@@ -243,7 +243,10 @@ mod tests {
             let Answer::Retry { why, .. } = read(200, None, None, body, "r") else {
                 panic!("{body:?} taken")
             };
-            assert!(why.contains("not taken") && why.contains("HTTP 200"), "{why}");
+            assert!(
+                why.contains("not taken") && why.contains("HTTP 200"),
+                "{why}"
+            );
         }
         let Answer::Retry { why, .. } = read(200, None, None, "<html>\x1b[2J", "r") else {
             panic!()
