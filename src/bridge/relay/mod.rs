@@ -81,8 +81,8 @@ pub async fn run(
         .options(&client_id, Some(will))
         .map_err(|e| e.to_string())?;
     let mut mqtt_options = mqtt_options;
-    // MQTT 5: the broker's Receive Maximum may lower it (mosquitto's is 20 by default);
-    // rumqttc then holds the rest in its request channel, twice the window.
+    // MQTT 5: the broker's Receive Maximum, when lower, lowers it; rumqttc then holds the
+    // rest in its request channel, twice the window.
     mqtt_options.set_outgoing_inflight_upper_limit(WINDOW as u16);
 
     let (tx, mut rx) = mpsc::channel::<HallUpdate>(4096);
