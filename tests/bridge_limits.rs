@@ -5,8 +5,8 @@
 //!   by a client, with the bridge at the usual 1,024 file handles: `/api/health` (and the
 //!   LiveChess REST side) answers all the same, and every held connection is closed by the
 //!   bridge (taken for a newcomer, or after the header-read timeout);
-//! - the LiveChess WebSockets are bounded per client address: the one past the bound gets
-//!   503 with a message, and the open ones work on.
+//! - the LiveChess WebSockets are bounded per client (one program from one address): the one
+//!   past the bound gets 503 with a message, and the open ones work on.
 
 mod common;
 mod livechess_support;
@@ -140,7 +140,7 @@ async fn livechess_bounds_the_websockets_of_one_client() {
     assert_eq!(
         refused.err(),
         Some(503),
-        "one past the bound from one address"
+        "one past the bound from one client"
     );
     // The open ones are served, and closing one makes room.
     let answer = open[0].call(1, "eboards", json!(null)).await;

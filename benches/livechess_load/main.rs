@@ -44,10 +44,10 @@ use tokio_tungstenite::tungstenite::Message;
 use measure::{Bridge, Config, Links, Seen, Stage, Wording};
 
 fn main() {
-    // The clients all come from this host, and the bridge takes at most SOCKETS_PER_CLIENT
-    // WebSockets from one address.
+    // The clients all come from this host as one program, and the bridge takes at most
+    // SOCKETS_PER_CLIENT WebSockets from one client (address, Origin, User-Agent).
     let most = eboardd::bridge::livechess::server::SOCKETS_PER_CLIENT;
-    let why = " (the bridge's WebSockets per client address)";
+    let why = " (the bridge's WebSockets per client)";
     harness::main(
         "livechess_load",
         || Config::from_env_and_args(most, why),

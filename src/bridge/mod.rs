@@ -4,10 +4,12 @@
 //! rig's boards on an MQTT broker; [`broadcast`] pushes a round's games to a lichess
 //! broadcast; [`livechess`] speaks DGT LiveChess's local API for the board connectors of
 //! lichess and chess.com and LiveChess tools. [`conns`] is the accept loop of the two that
-//! listen (`web`, `livechess`): timeouts and a bound on connections.
+//! listen (`web`, `livechess`): timeouts and a bound on connections; [`fair`] shares their
+//! long-lived places (event streams, WebSockets) among clients.
 
 pub mod broadcast;
 pub mod conns;
+pub mod fair;
 pub mod livechess;
 pub mod relay;
 pub mod web;

@@ -34,8 +34,10 @@ pub struct ServeArgs {
     pub hall: crate::cli::relay::HallArgs,
 }
 
-/// How many updates may wait between the source and the bridge.
-const UPDATES: usize = 1024;
+/// How many updates may wait between the source and the bridge. Few: from a broker each may
+/// be a board's whole state (up to 512 KiB), and a source that runs ahead waits here (the
+/// broker's connection then waits too) rather than piling states up in memory.
+const UPDATES: usize = 64;
 
 /// The shortest time between two log lines about messages the broker's feed refused.
 pub const REFUSALS_EVERY: Duration = Duration::from_secs(10);

@@ -15,7 +15,7 @@
 //!   not have is left out, the others are kept;
 //! - rig names and board ids are checked (`mqtt::topics::check_rig`, `is_board_id`), payloads
 //!   have a size bound, and the hall has a bound on boards (and on rigs), [`DEFAULT_MAX_BOARDS`]
-//!   unless `--max-boards` says otherwise;
+//!   unless `--max-boards` says otherwise, and on its states' bytes ([`MAX_HALL_BYTES`]);
 //! - whatever is refused is counted by reason ([`BrokerHealth`]), for `/api/health` and the
 //!   bridge's log line, and nothing else happens: a refused message changes nothing.
 //!
@@ -34,7 +34,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, Incoming, QoS};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::{AsyncClient, Event, Incoming};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc::Sender;
@@ -63,6 +64,11 @@ pub const MAX_EVENT_BYTES: usize = 16 * 1024;
 
 /// The largest `state` payload read: the `Pgn` of a long game is some tens of kB.
 pub const MAX_STATE_BYTES: usize = 512 * 1024;
+
+/// The most the hall's states may take together (their payloads' bytes): 1,000 boards of
+/// 64 KB, several times a real hall's. Without it, `--max-boards` states of up to
+/// [`MAX_STATE_BYTES`] each would be half a gigabyte.
+pub const MAX_HALL_BYTES: usize = 64 << 20;
 
 /// Rigs named in [`BrokerHealth::over_bound_by_rig`] at most; refusals of further rigs are
 /// summed under [`OTHER_RIGS`], so a flood of made-up rig names cannot grow the count itself.
@@ -95,6 +101,8 @@ pub enum Refusal {
     UnknownProperty,
     /// A board (or rig) past the hall's bound.
     OverBound,
+    /// A `state` that would take the hall's states past [`MAX_HALL_BYTES`].
+    HallFull,
 }
 
 impl Refusal {
@@ -110,6 +118,7 @@ impl Refusal {
             Refusal::BadProperty => "bad-property",
             Refusal::UnknownProperty => "unknown-property",
             Refusal::OverBound => "over-bound",
+            Refusal::HallFull => "hall-full",
         }
     }
 }
@@ -165,6 +174,10 @@ pub struct Feed {
     health: BrokerHealth,
     /// Whether [`Feed::health`] changed since [`Feed::take_health`].
     health_changed: bool,
+    /// The payload bytes of each board's state taken (known or being gathered), and their
+    /// sum, within [`MAX_HALL_BYTES`].
+    state_bytes: BTreeMap<String, usize>,
+    hall_bytes: usize,
 }
 
 impl Feed {
@@ -182,7 +195,31 @@ impl Feed {
                 ..BrokerHealth::default()
             },
             health_changed: true,
+            state_bytes: BTreeMap::new(),
+            hall_bytes: 0,
         }
+    }
+
+    /// Board `id`'s state now takes `bytes` (0: gone); false, and nothing changed, when that
+    /// would take the hall past [`MAX_HALL_BYTES`].
+    fn hold_state(&mut self, id: &str, bytes: usize) -> bool {
+        let old = self.state_bytes.get(id).copied().unwrap_or(0);
+        let total = self.hall_bytes - old + bytes;
+        if bytes > old && total > MAX_HALL_BYTES {
+            return false;
+        }
+        self.hall_bytes = total;
+        if bytes == 0 {
+            self.state_bytes.remove(id);
+        } else {
+            self.state_bytes.insert(id.to_owned(), bytes);
+        }
+        true
+    }
+
+    /// What the hall's states take, in payload bytes.
+    pub fn hall_bytes(&self) -> usize {
+        self.hall_bytes
     }
 
     /// Whether the retained states are still being gathered.
@@ -227,6 +264,8 @@ impl Feed {
                 // against the bound).
                 let known = &self.known;
                 self.last_seq.retain(|id, _| known.contains_key(id));
+                self.state_bytes.retain(|id, _| known.contains_key(id));
+                self.hall_bytes = self.state_bytes.values().sum();
                 vec![HallUpdate::Snapshot(boards)]
             }
             None => Vec::new(),
@@ -411,6 +450,7 @@ impl Feed {
 
     fn state(&mut self, rig: &str, id: String, payload: &[u8]) -> Vec<HallUpdate> {
         if payload.is_empty() {
+            self.hold_state(&id, 0);
             if let Some(g) = &mut self.gathering {
                 g.remove(&id);
                 return Vec::new();
@@ -431,6 +471,10 @@ impl Feed {
         };
         let props = self.checked_props(raw);
         if !self.admit(rig, &id) {
+            return Vec::new();
+        }
+        if !self.hold_state(&id, payload.len()) {
+            self.refuse(Refusal::HallFull);
             return Vec::new();
         }
         if let Some(g) = &mut self.gathering {
@@ -563,6 +607,11 @@ pub async fn watch_broker(
     loop {
         let (client, mut events) = AsyncClient::new(options.clone(), 16);
         let mut quiet_at: Option<Instant> = None;
+        // Subscribed, and the hall gathered: only then does the backoff start again from
+        // its shortest wait, so a connection that breaks before it was of use (whatever
+        // the broker does to it) is retried ever more slowly, not twice a second.
+        let mut subscribed = false;
+        let mut settled = false;
         let reason = loop {
             let quiet = async {
                 match quiet_at {
@@ -573,12 +622,11 @@ pub async fn watch_broker(
             let updates = tokio::select! {
                 event = events.poll() => match event {
                     Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                        attempt = 0;
-                        down_told = false;
                         let _ = client.try_subscribe(topics::hall_filter(&prefix), QoS::AtLeastOnce);
                         Vec::new()
                     }
                     Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                        subscribed = true;
                         feed.on_connected();
                         quiet_at = Some(Instant::now() + QUIET);
                         Vec::new()
@@ -587,7 +635,9 @@ pub async fn watch_broker(
                         if p.retain && feed.gathering() {
                             quiet_at = Some(Instant::now() + QUIET);
                         }
-                        let out = feed.on_message(&p.topic, &p.payload, p.retain);
+                        // MQTT topics are UTF-8; one that is not is outside the tree.
+                        let topic = std::str::from_utf8(&p.topic).unwrap_or("\u{fffd}");
+                        let out = feed.on_message(topic, &p.payload, p.retain);
                         share(&mut feed);
                         out
                     }
@@ -599,6 +649,11 @@ pub async fn watch_broker(
                     feed.on_quiet()
                 }
             };
+            if subscribed && !settled && !feed.gathering() {
+                settled = true;
+                attempt = 0;
+                down_told = false;
+            }
             for u in updates {
                 if tx.send(u).await.is_err() {
                     return;
@@ -1009,6 +1064,36 @@ mod tests {
         let named = &f.health().over_bound_by_rig;
         assert_eq!(named.len(), MAX_RIGS_NAMED + 1);
         assert_eq!(named[OTHER_RIGS], 9);
+    }
+
+    #[test]
+    fn the_halls_states_have_a_bound_in_bytes() {
+        let mut f = feed();
+        let big = |name: &str| {
+            json!({"Name": name, "Pgn": "x".repeat(MAX_STATE_BYTES - 100)})
+                .to_string()
+                .into_bytes()
+        };
+        let fit = MAX_HALL_BYTES / big("b0").len();
+        for n in 0..fit {
+            assert_eq!(
+                f.on_message(&format!("eb/r/b{n}/state"), &big("b"), false)
+                    .len(),
+                1
+            );
+        }
+        assert!(
+            f.on_message("eb/r/extra/state", &big("x"), false)
+                .is_empty()
+        );
+        assert_eq!(refused(&f, Refusal::HallFull), 1);
+        assert!(f.hall_bytes() <= MAX_HALL_BYTES);
+        // A known board's state may shrink or stay, and a board that leaves makes room.
+        assert_eq!(f.on_message("eb/r/b0/state", &state("b0"), false).len(), 1);
+        assert_eq!(f.on_message("eb/r/b1/state", b"", false).len(), 1);
+        assert_eq!(f.on_message("eb/r/extra/state", &big("x"), false).len(), 1);
+        assert_eq!(refused(&f, Refusal::HallFull), 1);
+        assert!(f.hall_bytes() <= MAX_HALL_BYTES);
     }
 
     #[test]

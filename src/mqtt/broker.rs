@@ -1,15 +1,31 @@
 //! Where the broker is and how to log in: `mqtt://` / `mqtts://` URLs, user and password from
 //! the URL or a password file, the CA to trust for TLS, and the rumqttc options built from
 //! them. Shared by the relay and the hall's subscribers (`watch --mqtt`, `serve --mqtt`).
+//!
+//! Both speak MQTT 5 ([`rumqttc::v5`]) for one reason: its Maximum Packet Size, sent in
+//! CONNECT. A broker is a place anyone at the venue may publish to, and mosquitto's default
+//! has no size limit. Under MQTT 3.1.1 a packet over the client's limit is a connection
+//! error; the broker sends the same retained message again at every reconnect, and the
+//! client loops, reconnecting twice a second. Under MQTT 5 the broker does not send this
+//! client a packet over [`MAX_PACKET`] (mosquitto drops it for this client and says so in
+//! its log); below that, a message over the readers' payload bounds (an `event` 16 KiB, a
+//! `state` 512 KiB) is read, refused by name in the log and counted, and the connection
+//! carries on. A broker that speaks only 3.1.1 refuses the connection, which is said.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The largest message either side accepts. A PGN with clock comments of a long game is a
-/// few kB; the state of a board holds it too. rumqttc's own default (10 kB) is too small.
-pub const MAX_PACKET: usize = 1 << 20;
+use rumqttc::v5::mqttbytes::v5::LastWill;
+use rumqttc::v5::{ConnectionError, MqttOptions};
+
+/// The largest packet either side takes (the Maximum Packet Size of MQTT 5, see the
+/// module). Generous: eight times the largest payload the readers take (a `state` of
+/// 512 KiB; a PGN with clock comments of a long game is some tens of kB), so that a message
+/// past the readers' bounds still reaches them and is refused in words; and a bound on what
+/// one message costs in memory (rumqttc reads up to ten packets at a time).
+pub const MAX_PACKET: usize = 4 << 20;
 
 /// A broker setting that cannot work, with what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,18 +225,19 @@ impl Broker {
         })
     }
 
-    /// rumqttc options for a connection as `client_id`, with the Last Will if any. Clean
-    /// sessions always: what must survive a lost connection is kept by the caller, who knows
-    /// what is worth sending again.
+    /// rumqttc options (MQTT 5) for a connection as `client_id`, with the Last Will if any.
+    /// Clean sessions always: what must survive a lost connection is kept by the caller, who
+    /// knows what is worth sending again.
     pub fn options(
         &self,
         client_id: &str,
-        will: Option<rumqttc::LastWill>,
-    ) -> Result<rumqttc::MqttOptions, BrokerError> {
-        let mut o = rumqttc::MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
-        o.set_clean_session(true)
+        will: Option<LastWill>,
+    ) -> Result<MqttOptions, BrokerError> {
+        let mut o = MqttOptions::new(client_id, self.url.host.clone(), self.url.port);
+        o.set_clean_start(true)
             .set_keep_alive(Duration::from_secs(15))
-            .set_max_packet_size(MAX_PACKET, MAX_PACKET);
+            // Told to the broker in CONNECT, and the bound rumqttc reads packets within.
+            .set_max_packet_size(Some(MAX_PACKET as u32));
         if let Some(w) = will {
             o.set_last_will(w);
         }
@@ -284,14 +301,20 @@ fn read_pem_certs(
 }
 
 /// Why a connection attempt failed, in words an operator can act on.
-pub fn describe(err: &rumqttc::ConnectionError) -> String {
-    use rumqttc::{ConnectReturnCode, ConnectionError};
+pub fn describe(err: &ConnectionError) -> String {
+    use rumqttc::v5::mqttbytes::v5::ConnectReturnCode;
     match err {
         ConnectionError::ConnectionRefused(code) => match code {
             ConnectReturnCode::BadUserNamePassword => {
                 "the broker refused the user name or password".into()
             }
             ConnectReturnCode::NotAuthorized => "the broker says: not authorised".into(),
+            ConnectReturnCode::UnsupportedProtocolVersion
+            | ConnectReturnCode::RefusedProtocolVersion => {
+                "the broker does not speak MQTT 5 (mosquitto 1.6 and later do; see the \
+                 README's broker section)"
+                    .into()
+            }
             other => format!("the broker refused the connection ({other:?})"),
         },
         ConnectionError::Io(e) => format!("network: {e}"),

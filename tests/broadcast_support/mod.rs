@@ -52,6 +52,12 @@ pub enum Reply {
     /// This status and, as a proxy might, every request header echoed in the error text,
     /// with a terminal escape sequence after them.
     Echo(u16),
+    /// This status with this body as it is (a captive portal's page, say).
+    Body(u16, &'static str),
+    /// This redirect status to `Location:` [`Lichess::ELSEWHERE`] on this stand-in, where
+    /// any request is answered 200 with a well-formed answer (so a push that followed it
+    /// would look taken) and recorded.
+    Redirect(u16),
 }
 
 #[derive(Default)]
@@ -106,7 +112,15 @@ impl Lichess {
         let is_push = method == Method::POST
             && uri.path().starts_with("/api/broadcast/round/")
             && uri.path().ends_with("/push");
-        let (status, response) = match (is_push, shared.script.pop_front()) {
+        let elsewhere = uri.path() == Self::ELSEWHERE;
+        // Only a push takes its scripted reply.
+        let scripted = if is_push {
+            shared.script.pop_front()
+        } else {
+            None
+        };
+        let (status, response) = match (is_push, scripted) {
+            (false, _) if elsewhere => (200, per_game(&body, None)),
             (false, _) => (404, error_response(404, None, "no such endpoint")),
             (true, Some(Reply::Status(code, retry))) => {
                 (code, error_response(code, retry, "scripted refusal"))
@@ -119,6 +133,19 @@ impl Lichess {
                 let text = format!("proxy: {}\n\u{1b}]0;owned\u{7}\u{1b}[2J", echoed.join("\n"));
                 (code, error_response(code, None, &text))
             }
+            (true, Some(Reply::Body(code, text))) => (
+                code,
+                (StatusCode::from_u16(code).unwrap(), text).into_response(),
+            ),
+            (true, Some(Reply::Redirect(code))) => (
+                code,
+                (
+                    StatusCode::from_u16(code).unwrap(),
+                    [("location", format!("{}{}", self.url, Self::ELSEWHERE))],
+                    "",
+                )
+                    .into_response(),
+            ),
             (true, None) => (200, per_game(&body, shared.refuse.as_ref())),
         };
         shared.requests.push(Request {
@@ -133,6 +160,14 @@ impl Lichess {
         drop(shared);
         self.changed.notify_waiters();
         response
+    }
+
+    /// Where [`Reply::Redirect`] points.
+    pub const ELSEWHERE: &'static str = "/elsewhere";
+
+    /// Forgets the replies not used yet (pushes are answered per game again).
+    pub fn clear_script(&self) {
+        self.shared.lock().unwrap().script.clear();
     }
 
     /// Answers the next pushes so, in turn (then per game again).

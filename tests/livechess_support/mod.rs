@@ -82,9 +82,17 @@ impl LiveChess {
 
     /// Opens the WebSocket, as a program (no `Origin`) or as a page from `origin`.
     pub async fn connect(&self, origin: Option<&str>) -> Result<Ws, u16> {
+        self.connect_as(origin, None).await
+    }
+
+    /// [`LiveChess::connect`] with a `User-Agent` (none: as tungstenite sends, without).
+    pub async fn connect_as(&self, origin: Option<&str>, agent: Option<&str>) -> Result<Ws, u16> {
         let mut req = self.ws_url().into_client_request().expect("request");
         if let Some(o) = origin {
             req.headers_mut().insert("Origin", o.parse().unwrap());
+        }
+        if let Some(a) = agent {
+            req.headers_mut().insert("User-Agent", a.parse().unwrap());
         }
         match within(
             WAIT,
@@ -155,6 +163,21 @@ impl Ws {
                     }
                     Some(Ok(_)) => {}
                     other => panic!("the WebSocket ended: {other:?}"),
+                }
+            }
+        })
+        .await
+    }
+
+    /// The close code the server ends the socket with, skipping other messages (`None`: it
+    /// ended without a close frame).
+    pub async fn close_code(&mut self) -> Option<u16> {
+        within(WAIT * 3, "the WebSocket to be closed", async {
+            loop {
+                match self.stream.next().await {
+                    Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                    Some(Ok(_)) => {}
+                    _ => return None,
                 }
             }
         })

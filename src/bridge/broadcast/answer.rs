@@ -1,6 +1,11 @@
 //! lichess's answer to a push, read: the HTTP status, `Retry-After` and the JSON body
 //! (`{"games": [{"tags": {...}, "moves": N} or {"tags": {...}, "error": TEXT}]}`, or
 //! `{"error": TEXT}` with a refusal) become what the broadcaster does next. Pure.
+//!
+//! Only a well-formed answer counts as taken: HTTP 200 with that `games` body. Anything else
+//! that is not a refusal lichess makes — a 200 whose body is a captive portal's page or a
+//! proxy's, another 2xx, a redirect (never followed: the push goes to `--url`'s endpoint or
+//! nowhere) — is a failure the status says, and the latest games are pushed again.
 
 use serde_json::Value;
 
@@ -46,15 +51,46 @@ impl Answer {
     }
 }
 
-/// Reads an HTTP answer: its status, its `Retry-After` header and its body.
-pub fn read(status: u16, retry_after: Option<&str>, body: &str, round_id: &str) -> Answer {
+/// Reads an HTTP answer: its status, its `Retry-After` and `Location` headers and its body.
+pub fn read(
+    status: u16,
+    retry_after: Option<&str>,
+    location: Option<&str>,
+    body: &str,
+    round_id: &str,
+) -> Answer {
     let said = lichess_error(body);
     let with_said = |text: String| match &said {
         Some(e) => format!("{text}: {e}"),
         None => text,
     };
     match status {
-        200..=299 => Answer::Accepted(games(body)),
+        200 => match games(body) {
+            Some(games) => Answer::Accepted(games),
+            None => Answer::Retry {
+                why: format!(
+                    "the push was not taken: HTTP 200, but the body is not lichess's answer to \
+                     a push (a captive portal or a proxy on the way, or --url is not lichess?): \
+                     {}",
+                    quoted(body)
+                ),
+                retry_after_ms: None,
+            },
+        },
+        201..=299 => Answer::Retry {
+            why: with_said(format!(
+                "the push was not taken: HTTP {status} is not lichess's answer to a push (200)"
+            )),
+            retry_after_ms: None,
+        },
+        300..=399 => Answer::Retry {
+            why: format!(
+                "the push was not taken: HTTP {status}, a redirect{}, not followed (a push goes \
+                 only to --url; a captive portal or a proxy on the way, or a --url that moved?)",
+                location.map_or(String::new(), |l| format!(" to {}", quoted(l)))
+            ),
+            retry_after_ms: retry_after.and_then(retry_after_ms),
+        },
         401 | 403 => Answer::Stop(with_said(format!(
             "lichess refused the token (HTTP {status}): it needs the study:write scope, and \
              its account must be the broadcast's owner or a contributor of it"
@@ -119,15 +155,28 @@ pub fn short(text: &str) -> String {
     out
 }
 
-/// The per-game results of an accepted push.
-fn games(body: &str) -> Vec<GameAnswer> {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return Vec::new();
+/// A server's text for a message: [`short`], quoted, or `an empty body`.
+fn quoted(text: &str) -> String {
+    match text.trim() {
+        "" => "an empty body".into(),
+        t => format!("\"{}\"", short(t)),
+    }
+}
+
+/// The per-game results of lichess's answer to a push, or `None` when the body is not one:
+/// a JSON object whose `games` is a list of objects, each with `tags` (an object) and
+/// `moves` (a count) or `error`.
+fn games(body: &str) -> Option<Vec<GameAnswer>> {
+    let v = serde_json::from_str::<Value>(body).ok()?;
+    let games = v.get("games")?.as_array()?;
+    let well_formed = |g: &Value| {
+        g.get("tags").is_some_and(Value::is_object)
+            && (g.get("moves").is_some_and(Value::is_u64) || g.get("error").is_some())
     };
-    let Some(games) = v.get("games").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    games
+    if !games.iter().all(well_formed) {
+        return None;
+    }
+    let read = games
         .iter()
         .map(|g| {
             let tag = |name: &str| {
@@ -151,7 +200,8 @@ fn games(body: &str) -> Vec<GameAnswer> {
                 outcome,
             }
         })
-        .collect()
+        .collect();
+    Some(read)
 }
 
 #[cfg(test)]
@@ -162,43 +212,98 @@ mod tests {
     fn per_game_results() {
         let body = r#"{"games":[{"tags":{"Round":"3.1","White":"A","Black":"B"},"moves":12},
             {"tags":{"Round":"3.2","White":"C","Black":"D"},"error":"Illegal move: Kxe9"}]}"#;
-        let Answer::Accepted(games) = read(200, None, body, "r") else {
+        let Answer::Accepted(games) = read(200, None, None, body, "r") else {
             panic!()
         };
         assert_eq!(games[0].outcome, Ok(12));
         assert_eq!(games[0].round_tag.as_deref(), Some("3.1"));
         assert_eq!(games[1].outcome, Err("Illegal move: Kxe9".into()));
         assert_eq!(games[1].players, "C - D");
-        assert_eq!(read(200, None, "not json", "r"), Answer::Accepted(vec![]));
+        assert_eq!(
+            read(200, None, None, r#"{"games":[]}"#, "r"),
+            Answer::Accepted(vec![])
+        );
+    }
+
+    #[test]
+    fn only_a_well_formed_200_is_taken() {
+        for body in [
+            "",
+            "not json",
+            "<html><title>Hotel Wi-Fi</title>",
+            "{}",
+            "[]",
+            r#"{"games":7}"#,
+            r#"{"games":[1]}"#,
+            r#"{"games":[{"moves":3}]}"#,
+            r#"{"games":[{"tags":{},"moves":"3"}]}"#,
+            r#"{"games":[{"tags":"x","moves":3}]}"#,
+            r#"{"ok":true}"#,
+        ] {
+            let Answer::Retry { why, .. } = read(200, None, None, body, "r") else {
+                panic!("{body:?} taken")
+            };
+            assert!(
+                why.contains("not taken") && why.contains("HTTP 200"),
+                "{why}"
+            );
+        }
+        let Answer::Retry { why, .. } = read(200, None, None, "<html>\x1b[2J", "r") else {
+            panic!()
+        };
+        assert!(why.contains(r#""<html>\u{1b}[2J""#), "{why}");
+        for status in [201, 202, 204] {
+            assert!(matches!(
+                read(status, None, None, r#"{"games":[]}"#, "r"),
+                Answer::Retry { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn a_redirect_is_a_failure_that_names_where_it_pointed() {
+        for status in [301, 302, 303, 307, 308] {
+            let Answer::Retry { why, .. } =
+                read(status, None, Some("https://portal.example/login"), "", "r")
+            else {
+                panic!()
+            };
+            assert!(
+                why.contains(&format!("HTTP {status}"))
+                    && why.contains("not followed")
+                    && why.contains("portal.example/login"),
+                "{why}"
+            );
+        }
     }
 
     #[test]
     fn refusals() {
-        let a = read(401, None, r#"{"error":"No such token"}"#, "r");
+        let a = read(401, None, None, r#"{"error":"No such token"}"#, "r");
         let Answer::Stop(m) = a else { panic!() };
         assert!(
             m.contains("study:write") && m.contains("contributor") && m.contains("No such token")
         );
-        assert!(matches!(read(403, None, "", "r"), Answer::Stop(_)));
-        let Answer::Stop(m) = read(404, None, "", "abcd1234") else {
+        assert!(matches!(read(403, None, None, "", "r"), Answer::Stop(_)));
+        let Answer::Stop(m) = read(404, None, None, "", "abcd1234") else {
             panic!()
         };
         assert!(m.contains("abcd1234"));
         assert_eq!(
-            read(429, Some("30"), "", "r"),
+            read(429, Some("30"), None, "", "r"),
             Answer::Retry {
                 why: "lichess asks to slow down (HTTP 429)".into(),
                 retry_after_ms: Some(30_000)
             }
         );
         assert!(matches!(
-            read(503, None, "", "r"),
+            read(503, None, None, "", "r"),
             Answer::Retry {
                 retry_after_ms: None,
                 ..
             }
         ));
-        let Answer::Retry { why, .. } = read(400, None, r#"{"error":"Bad PGN"}"#, "r") else {
+        let Answer::Retry { why, .. } = read(400, None, None, r#"{"error":"Bad PGN"}"#, "r") else {
             panic!()
         };
         assert!(why.contains("400") && why.contains("Bad PGN"));

@@ -180,6 +180,19 @@ impl Broadcaster {
             }
             Answer::Retry { why, .. } => {
                 self.report.ok = false;
+                // The boards of a push that was never taken are shown too (with no answer
+                // yet), so `status` says the failure on each; what lichess said of the
+                // others stays.
+                for (number, id) in &games {
+                    self.report
+                        .boards
+                        .entry(id.clone())
+                        .or_insert_with(|| BoardReport {
+                            number: *number,
+                            moves: None,
+                            error: None,
+                        });
+                }
                 self.report.status = format!(
                     "{why}; the latest games go in {:.0} s",
                     wait as f64 / 1000.0

@@ -80,6 +80,9 @@ pub async fn run(
 ) -> Result<(), CtlError> {
     let http = reqwest::Client::builder()
         .timeout(PUSH_TIMEOUT)
+        // A redirect is lichess's answer or nobody's: a POST followed elsewhere (reqwest
+        // would turn it into a GET on 301-303) could be taken as pushed (see `answer`).
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!(
             "eboardd/",
             env!("CARGO_PKG_VERSION"),
@@ -218,13 +221,24 @@ async fn push(http: reqwest::Client, opts: BroadcastOptions, body: String) -> An
     match sent {
         Ok(response) => {
             let status = response.status().as_u16();
-            let retry_after = response
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string);
+            let header = |name| {
+                response
+                    .headers()
+                    .get(name)
+                    .map(|v: &reqwest::header::HeaderValue| {
+                        opts.token.redact(&String::from_utf8_lossy(v.as_bytes()))
+                    })
+            };
+            let retry_after = header(reqwest::header::RETRY_AFTER);
+            let location = header(reqwest::header::LOCATION);
             let text = opts.token.redact(&bounded_text(response).await);
-            answer::read(status, retry_after.as_deref(), &text, &opts.round_id)
+            answer::read(
+                status,
+                retry_after.as_deref(),
+                location.as_deref(),
+                &text,
+                &opts.round_id,
+            )
         }
         Err(e) => answer::unreachable(&opts.url, &describe(&e)),
     }

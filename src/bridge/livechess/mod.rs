@@ -10,7 +10,7 @@
 //! - [`calls`] (pure): requests read into typed calls, the answer/error/feed envelopes;
 //! - [`rest`] (pure): tournaments, rounds, pairings and games from the boards' tags and PGN;
 //! - [`server`]: axum, the `Origin` check, `setup` over D-Bus (only with `--allow-setup`),
-//!   the WebSocket bounds (per client address and in all, [`server::Sockets`]).
+//!   the WebSocket bounds (per client and in all, shared fairly: [`crate::bridge::fair`]).
 //!
 //! `flip`: LiveChess uses it to read a board that stands the other way round. eboardd learns
 //! each board's orientation from the start position (or its `orientation` setting) and its

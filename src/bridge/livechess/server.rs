@@ -9,13 +9,12 @@
 //! state, lose nothing that matters.
 
 use std::collections::{BTreeMap, HashMap};
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::{Extension, Path, State as AxumState};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::bridge::conns::{Busy, Slot};
+use crate::bridge::fair::{ClientKey, Refused, Share, Shares};
 use crate::bridge::livechess::calls::{self, Call, CallError, Request};
 use crate::bridge::livechess::feed::Feed;
 use crate::bridge::livechess::objects;
@@ -45,7 +45,7 @@ pub const BUILT_IN_ORIGINS: [&str; 2] = ["https://lichess.org", "https://www.che
 /// How many board changes may wait for a slow connection before it recomputes everything.
 const CHANGES: usize = 4096;
 
-/// WebSockets one client address may hold: a connector needs one, a tool a few.
+/// WebSockets one client ([`ClientKey`]) may hold: a connector needs one, a tool a few.
 pub const SOCKETS_PER_CLIENT: usize = 64;
 
 /// A ping this often on a quiet WebSocket; a client that sends nothing (not even the pong
@@ -62,57 +62,17 @@ pub fn setup_off(method: &str) -> String {
     )
 }
 
-/// The open WebSockets, in all and by client address.
-pub struct Sockets {
-    max: usize,
-    open: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// One WebSocket's place in [`Sockets`], given back when dropped.
-pub struct SocketPermit {
-    sockets: Arc<Shared>,
-    ip: IpAddr,
-}
-
-impl Drop for SocketPermit {
-    fn drop(&mut self) {
-        let mut open = self.sockets.sockets.lock();
-        if let Some(n) = open.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
-}
-
-impl Sockets {
-    fn lock(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
-        self.open.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
 impl Shared {
-    /// A WebSocket for a client at `ip`, or why not.
-    fn open_socket(self: &Arc<Self>, ip: IpAddr) -> Result<SocketPermit, String> {
-        let mut open = self.sockets.lock();
-        let total: usize = open.values().sum();
-        let mine = open.get(&ip).copied().unwrap_or(0);
-        if mine >= SOCKETS_PER_CLIENT {
-            return Err(format!(
-                "at most {SOCKETS_PER_CLIENT} WebSockets from one address: close one first"
-            ));
-        }
-        if total >= self.sockets.max {
-            return Err(format!(
-                "at most {} WebSockets at once: try again later",
-                self.sockets.max
-            ));
-        }
-        *open.entry(ip).or_insert(0) += 1;
-        Ok(SocketPermit {
-            sockets: self.clone(),
-            ip,
+    /// A WebSocket for `client`, or why not (see [`crate::bridge::fair`]: a client is an
+    /// address with a page's origin and a program's name, so lichess's connector from
+    /// 127.0.0.1 is not counted with a local program's sockets).
+    fn open_socket(&self, client: ClientKey) -> Result<Share, String> {
+        self.sockets.take(client).map_err(|refused| match refused {
+            Refused::Client(max) => format!(
+                "at most {max} WebSockets from one client (one address, page origin and \
+                 program): close one first"
+            ),
+            Refused::Full(max) => format!("at most {max} WebSockets at once: try again later"),
         })
     }
 }
@@ -231,7 +191,7 @@ pub struct Shared {
     conn: tokio::sync::Mutex<Option<zbus::Connection>>,
     allowed: Vec<String>,
     allow_setup: bool,
-    sockets: Sockets,
+    sockets: Arc<Shares>,
 }
 
 impl Shared {
@@ -253,10 +213,7 @@ impl Shared {
             conn: tokio::sync::Mutex::new(None),
             allowed: origins,
             allow_setup,
-            sockets: Sockets {
-                max: max_sockets,
-                open: Mutex::new(HashMap::new()),
-            },
+            sockets: Shares::new(max_sockets, SOCKETS_PER_CLIENT),
         })
     }
 
@@ -439,7 +396,7 @@ async fn upgrade(
         )
             .into_response();
     }
-    let permit = match shared.open_socket(slot.peer().ip()) {
+    let permit = match shared.open_socket(ClientKey::of(slot.peer().ip(), &headers)) {
         Ok(permit) => permit,
         Err(message) => {
             return (
@@ -469,9 +426,9 @@ struct Subscription {
     feed: Feed,
 }
 
-/// One WebSocket client, until it closes or goes quiet for [`SOCKET_IDLE`]; `_held` is
-/// its place among the connections and the WebSockets.
-async fn connection(mut socket: WebSocket, shared: Arc<Shared>, _held: (Slot, Busy, SocketPermit)) {
+/// One WebSocket client, until it closes, goes quiet for [`SOCKET_IDLE`] or its place is
+/// taken for another client; `held` is its place among the connections and the WebSockets.
+async fn connection(mut socket: WebSocket, shared: Arc<Shared>, held: (Slot, Busy, Share)) {
     let mut changes = shared.changes.subscribe();
     let mut subs: Vec<Subscription> = Vec::new();
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
@@ -479,6 +436,16 @@ async fn connection(mut socket: WebSocket, shared: Arc<Shared>, _held: (Slot, Bu
     let mut heard = tokio::time::Instant::now();
     loop {
         let out = tokio::select! {
+            _ = held.2.evicted() => {
+                // Its place was taken for another client (see `crate::bridge::fair`).
+                let _ = socket
+                    .send(Message::Close(Some(CloseFrame {
+                        code: close_code::AGAIN,
+                        reason: "closed to make room for another client".into(),
+                    })))
+                    .await;
+                return;
+            }
             _ = ping.tick() => {
                 if heard.elapsed() >= SOCKET_IDLE {
                     return;

@@ -16,18 +16,22 @@ pub mod core;
 
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, EventLoop, Incoming, LastWill, Outgoing, QoS};
+use rumqttc::Outgoing;
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::mqttbytes::v5::LastWill;
+use rumqttc::v5::{AsyncClient, ConnectionError, Event, EventLoop, Incoming};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::bridge::relay::core::{Config, Notice, OFFLINE, Relay, backoff};
 use crate::client::HallUpdate;
 use crate::client::bus::BusChoice;
+use crate::client::mqtt::MAX_STATE_BYTES;
 use crate::mqtt::broker::{Broker, describe};
 use crate::mqtt::topics::{self, Kind, RigTopics, Topic};
 
 /// Publications handed to rumqttc and not yet acknowledged, at most (rumqttc's in-flight
-/// limit is set to the same, so it never holds one back from the broker).
+/// limit is set to the same, or the broker's Receive Maximum when lower).
 const WINDOW: usize = 100;
 
 /// How long a clean stop waits for the broker to confirm what is still in flight.
@@ -71,13 +75,15 @@ pub async fn run(
 ) -> Result<(), String> {
     let topics = RigTopics::new(&opts.prefix, &opts.rig);
     let client_id = format!("eboardd-relay-{}", opts.rig);
-    let will = LastWill::new(topics.status(), OFFLINE, QoS::AtLeastOnce, true);
+    let will = LastWill::new(topics.status(), OFFLINE, QoS::AtLeastOnce, true, None);
     let mqtt_options = opts
         .broker
         .options(&client_id, Some(will))
         .map_err(|e| e.to_string())?;
     let mut mqtt_options = mqtt_options;
-    mqtt_options.set_inflight(WINDOW as u16);
+    // MQTT 5: the broker's Receive Maximum, when lower, lowers it; rumqttc then holds the
+    // rest in its request channel, twice the window.
+    mqtt_options.set_outgoing_inflight_upper_limit(WINDOW as u16);
 
     let (tx, mut rx) = mpsc::channel::<HallUpdate>(4096);
     let source = tokio::spawn(crate::client::watch_bus(opts.bus.clone(), tx));
@@ -201,7 +207,7 @@ fn report(relay: &mut Relay) {
     }
 }
 
-async fn poll(link: &mut Option<Link>) -> Result<Event, rumqttc::ConnectionError> {
+async fn poll(link: &mut Option<Link>) -> Result<Event, ConnectionError> {
     match link {
         Some(l) => l.events.poll().await,
         None => std::future::pending().await,
@@ -221,7 +227,6 @@ fn on_event(
 ) {
     match event {
         Event::Incoming(Incoming::ConnAck(_)) => {
-            *attempt = 0;
             *was_connected = true;
             relay.on_connected();
             if let Some(l) = link {
@@ -246,16 +251,35 @@ fn on_event(
                 let _ = l.client.try_unsubscribe(topics.all_states());
             }
         }
+        // The read-back is over (the broker sent the retained states before this): only a
+        // connection that got this far starts the backoff again from its shortest wait, so
+        // one that breaks at every connect is retried ever more slowly.
+        Event::Incoming(Incoming::UnsubAck(_)) => *attempt = 0,
         Event::Outgoing(Outgoing::Publish(pkid)) => relay.on_sent(pkid),
         Event::Incoming(Incoming::PubAck(ack)) => relay.on_acked(ack.pkid),
         Event::Incoming(Incoming::Publish(p)) if p.retain && !p.payload.is_empty() => {
+            let topic = std::str::from_utf8(&p.topic).unwrap_or_default();
             if let Some(Topic::Board {
                 rig,
                 board,
                 kind: Kind::State,
-            }) = topics::parse(prefix, &p.topic)
+            }) = topics::parse(prefix, topic)
                 && rig == opts.rig
             {
+                if p.payload.len() > MAX_STATE_BYTES {
+                    // Not this relay's (its states are far smaller): someone else's, left
+                    // unread. Its board's topics are cleared below when this rig has no
+                    // such board, and overwritten when it has.
+                    say(
+                        WARNING,
+                        &format!(
+                            "refused an oversized message on {topic}: {} bytes, over the {} \
+                             KiB a board's state may be; not read",
+                            p.payload.len(),
+                            MAX_STATE_BYTES / 1024
+                        ),
+                    );
+                }
                 relay.on_retained_state(board);
             }
         }

@@ -6,9 +6,10 @@
 //! bridge's own `LastMove` (the squares to mark) and `SourceDown` / `SourceUp`. A snapshot
 //! after a reconnect is turned into the changes it implies, so a client that missed nothing
 //! from the bridge's point of view needs no reload. The log keeps the newest events (at least
-//! 10,000) for clients that reconnect with `Last-Event-ID`, within [`LOG_BYTES`]: a broker
-//! anyone may publish to can send big events, and 10,000 of them must not fill the memory
-//! (a reconnect older than what is kept gets a reset snapshot, the truth all the same).
+//! 10,000) for clients that reconnect with `Last-Event-ID`, within [`LOG_BYTES`] together
+//! with the hall's current properties: a broker anyone may publish to can send big events
+//! and big states, and they must not fill the memory (a reconnect older than what is kept
+//! gets a reset snapshot, the truth all the same).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -21,9 +22,20 @@ use crate::client::{Hall, HallUpdate, Props};
 /// The fewest events the log keeps (contract section 5) while they fit in [`LOG_BYTES`].
 pub const MIN_HISTORY: usize = 10_000;
 
-/// The most the log's events may take together: 10,000 events of 12 KB on average (a move's
-/// `PropertiesChanged` with a long game's PGN is a few KB).
+/// The most the log's events and the hall's properties may take together: 10,000 events of
+/// 12 KB on average (a move's `PropertiesChanged` with a long game's PGN is a few KB). The
+/// log gives way to the hall: it keeps what the hall leaves of this.
 pub const LOG_BYTES: usize = 128 << 20;
+
+/// What a JSON value costs in memory, near enough: its texts plus a word or two each.
+fn value_bytes(v: &Value) -> usize {
+    16 + match v {
+        Value::String(s) => s.len(),
+        Value::Array(a) => a.iter().map(value_bytes).sum(),
+        Value::Object(o) => o.iter().map(|(k, v)| k.len() + 16 + value_bytes(v)).sum(),
+        _ => 0,
+    }
+}
 
 /// What one event costs in the log, near enough: its texts and their bookkeeping.
 pub fn event_bytes(event: &Event) -> usize {
@@ -59,9 +71,12 @@ pub struct Feed {
     last_moves: HashMap<String, LastMove>,
     log: VecDeque<Arc<Event>>,
     capacity: usize,
-    /// What the log's events take ([`event_bytes`]), at most `max_bytes`.
+    /// What the log's events take ([`event_bytes`]); with `hall_bytes`, at most `max_bytes`.
     bytes: usize,
     max_bytes: usize,
+    /// What each board's properties take ([`value_bytes`]), and their sum.
+    board_bytes: HashMap<String, usize>,
+    hall_bytes: usize,
     next_id: u64,
 }
 
@@ -81,6 +96,8 @@ impl Feed {
             capacity: capacity.max(MIN_HISTORY),
             bytes: 0,
             max_bytes,
+            board_bytes: HashMap::new(),
+            hall_bytes: 0,
             next_id: first_id.max(1),
         }
     }
@@ -88,6 +105,26 @@ impl Feed {
     /// The events the log keeps now, and what they take.
     pub fn kept(&self) -> (usize, usize) {
         (self.log.len(), self.bytes)
+    }
+
+    /// What the hall's properties take now ([`LOG_BYTES`] holds them and the log).
+    pub fn hall_bytes(&self) -> usize {
+        self.hall_bytes
+    }
+
+    /// Counts what board `id`'s properties take now (nothing once it is gone).
+    fn measure(&mut self, id: &str) {
+        let now = self.hall.boards.get(id).map_or(0, |props| {
+            props
+                .iter()
+                .map(|(k, v)| k.len() + 16 + value_bytes(v))
+                .sum()
+        });
+        let old = match now {
+            0 => self.board_bytes.remove(id),
+            n => self.board_bytes.insert(id.to_owned(), n),
+        };
+        self.hall_bytes = self.hall_bytes + now - old.unwrap_or(0);
     }
 
     pub fn hall(&self) -> &Hall {
@@ -104,8 +141,30 @@ impl Feed {
         self.next_id - 1
     }
 
-    /// Applies an update; returns the events it caused (also appended to the log).
+    /// Applies an update; returns the events it caused (also appended to the log, which
+    /// then lets go of its oldest ones if the hall grew into its room).
     pub fn apply(&mut self, update: HallUpdate) -> Vec<Arc<Event>> {
+        let touched: Vec<String> = match &update {
+            HallUpdate::Snapshot(_) | HallUpdate::SourceDown { .. } => Vec::new(),
+            HallUpdate::Added { board, .. }
+            | HallUpdate::Removed { board }
+            | HallUpdate::Changed { board, .. } => vec![board.clone()],
+            HallUpdate::Signal { .. } => return self.apply_update(update),
+        };
+        let whole = matches!(update, HallUpdate::Snapshot(_));
+        let out = self.apply_update(update);
+        if whole {
+            self.board_bytes.clear();
+            self.hall_bytes = 0;
+            let ids: Vec<String> = self.hall.boards.keys().cloned().collect();
+            ids.iter().for_each(|id| self.measure(id));
+        }
+        touched.iter().for_each(|id| self.measure(id));
+        self.trim(0);
+        out
+    }
+
+    fn apply_update(&mut self, update: HallUpdate) -> Vec<Arc<Event>> {
         let mut out = Vec::new();
         match update {
             HallUpdate::Snapshot(boards) => {
@@ -286,16 +345,25 @@ impl Feed {
         });
         self.next_id += 1;
         let size = event_bytes(&event);
-        while !self.log.is_empty()
-            && (self.log.len() >= self.capacity || self.bytes + size > self.max_bytes)
+        self.trim(size);
+        self.bytes += size;
+        self.log.push_back(event.clone());
+        out.push(event);
+    }
+
+    /// Lets go of the oldest events until `room` more bytes (and one more event) fit beside
+    /// the hall; with no `room`, until what is kept fits (the newest event stays whatever
+    /// its size).
+    fn trim(&mut self, room: usize) {
+        let (extra, keep) = if room > 0 { (1, 0) } else { (0, 1) };
+        let max = self.max_bytes.saturating_sub(self.hall_bytes);
+        while self.log.len() > keep
+            && (self.log.len() + extra > self.capacity || self.bytes + room > max)
         {
             if let Some(old) = self.log.pop_front() {
                 self.bytes -= event_bytes(&old);
             }
         }
-        self.bytes += size;
-        self.log.push_back(event.clone());
-        out.push(event);
     }
 }
 

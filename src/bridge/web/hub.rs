@@ -10,6 +10,11 @@
 //! A reconnect always gets the truth: an exact replay when the log still holds everything
 //! after the client's `Last-Event-ID`, and otherwise (too old, from an earlier run, in the
 //! future, not a number) a `Snapshot` of every board marked `reset`, then the live stream.
+//!
+//! A snapshot of the whole hall can be as big as the hall (tens of MB from a broker), so
+//! clients share one: a snapshot made for an earlier client is handed out again, followed by
+//! the events since it, while the log holds them and they are few ([`CATCH_UP`]); the
+//! client ends up exactly where a fresh snapshot would have put it.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,6 +25,9 @@ use crate::bridge::web::feed::{Event, Feed, Replay, event_bytes};
 
 /// The most one client's queue may hold, in [`event_bytes`].
 pub const QUEUE_BYTES: usize = 16 << 20;
+
+/// The most events a shared snapshot may be followed by; past that a new one is made.
+pub const CATCH_UP: usize = 256;
 use crate::client::HallUpdate;
 
 /// Where a client asks to resume from (its `Last-Event-ID`).
@@ -110,6 +118,8 @@ impl Client {
 struct Inner {
     feed: Feed,
     clients: Vec<Client>,
+    /// The last whole-hall snapshot made, by `reset` (index 1: marked reset).
+    shared: [Option<Arc<Event>>; 2],
 }
 
 /// The feed plus its live clients.
@@ -127,6 +137,7 @@ impl Hub {
             inner: Mutex::new(Inner {
                 feed,
                 clients: Vec::new(),
+                shared: [None, None],
             }),
             queue: queue.max(1),
             dropped: AtomicU64::new(0),
@@ -178,9 +189,9 @@ impl Hub {
             // current state, marked as a reset, whatever it asked for.
             Some(Replay::Lost) => {
                 self.resets.fetch_add(1, Ordering::Relaxed);
-                vec![Arc::new(inner.feed.snapshot_event(board, true))]
+                snapshot(&mut inner, board, true)
             }
-            None if req.snapshot => vec![Arc::new(inner.feed.snapshot_event(board, false))],
+            None if req.snapshot => snapshot(&mut inner, board, false),
             None => Vec::new(),
         };
         let (tx, rx) = mpsc::channel(self.queue);
@@ -218,6 +229,28 @@ impl Hub {
         inner.clients.retain(|c| !c.tx.is_closed());
         (inner.clients.len(), self.dropped.load(Ordering::Relaxed))
     }
+}
+
+/// A `Snapshot` (of `board`, or of the whole hall) and the events that bring it up to now:
+/// the whole hall's is shared with earlier clients while that is exact and cheap (see the
+/// module).
+fn snapshot(inner: &mut Inner, board: Option<&str>, reset: bool) -> Vec<Arc<Event>> {
+    if board.is_some() {
+        return vec![Arc::new(inner.feed.snapshot_event(board, reset))];
+    }
+    let slot = usize::from(reset);
+    if let Some(shared) = &inner.shared[slot]
+        && let Replay::Events(since) = inner.feed.since(shared.id)
+        && since.len() <= CATCH_UP
+    {
+        let mut first = Vec::with_capacity(since.len() + 1);
+        first.push(shared.clone());
+        first.extend(since);
+        return first;
+    }
+    let made = Arc::new(inner.feed.snapshot_event(None, reset));
+    inner.shared[slot] = Some(made.clone());
+    vec![made]
 }
 
 #[cfg(test)]
@@ -315,6 +348,56 @@ mod tests {
     }
 
     #[test]
+    fn clients_share_a_snapshot_followed_by_what_came_since() {
+        let hub = Hub::new(Feed::new(1, 0), 64);
+        hub.publish(HallUpdate::Snapshot(vec![(
+            "a".into(),
+            json!({"Name": "a"}).as_object().unwrap().clone(),
+        )]));
+        let fresh = || {
+            hub.subscribe(&Subscribe {
+                snapshot: true,
+                ..Default::default()
+            })
+        };
+        let one = fresh();
+        let two = fresh();
+        assert!(
+            Arc::ptr_eq(&one.first[0], &two.first[0]),
+            "one snapshot shared"
+        );
+        assert_eq!(two.first.len(), 1);
+        for ply in 1..=3 {
+            hub.publish(signal("a", ply));
+        }
+        let three = fresh();
+        assert!(Arc::ptr_eq(&one.first[0], &three.first[0]));
+        let ids: Vec<u64> = three.first.iter().map(|e| e.id).collect();
+        let snap = one.first[0].id;
+        assert_eq!(
+            ids,
+            [snap, snap + 1, snap + 2, snap + 3],
+            "then the events since"
+        );
+        // Past CATCH_UP events a new snapshot is made, at the newest id.
+        for ply in 4..=(CATCH_UP as u64 + 4) {
+            hub.publish(signal("a", ply));
+        }
+        let four = fresh();
+        assert_eq!(four.first.len(), 1);
+        assert!(!Arc::ptr_eq(&one.first[0], &four.first[0]));
+        assert_eq!(four.first[0].id, hub.read(|f| f.last_id()));
+        // A board's own snapshot is not shared.
+        let board = hub.subscribe(&Subscribe {
+            board: Some("a".into()),
+            snapshot: true,
+            ..Default::default()
+        });
+        assert_eq!(board.first.len(), 1);
+        assert!(board.first[0].data.contains(r#""board":"a""#));
+    }
+
+    #[test]
     fn an_id_that_cannot_be_replayed_gets_a_reset_snapshot() {
         let hub = Hub::new(Feed::new(100, 0), 64);
         for ply in 1..=5 {
@@ -335,10 +418,13 @@ mod tests {
                     snapshot,
                     board: None,
                 });
-                assert_eq!(sub.first.len(), 1, "{resume:?}");
-                assert_eq!(sub.first[0].member, "Snapshot");
-                assert_eq!(sub.first[0].id, newest);
+                // A reset snapshot (shared with the earlier ones), then exactly the events
+                // since it, up to the newest.
+                assert_eq!(sub.first[0].member, "Snapshot", "{resume:?}");
                 assert!(sub.first[0].data.contains(r#""reset":true"#));
+                let ids: Vec<u64> = sub.first.iter().map(|e| e.id).collect();
+                assert_eq!(ids, (ids[0]..=newest).collect::<Vec<u64>>(), "{resume:?}");
+                assert!(sub.first[1..].iter().all(|e| e.member != "Snapshot"));
                 // Then the live stream.
                 hub.publish(signal("a", 9));
                 assert_eq!(

@@ -6,12 +6,13 @@
 //! ([`sse_event`]) refuses an event whose name could break the stream instead of asserting.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -22,6 +23,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
 
+use crate::bridge::fair::{ClientKey, Refused, Shares};
 use crate::bridge::web::Options;
 use crate::bridge::web::assets;
 use crate::bridge::web::feed::Event;
@@ -37,7 +39,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[derive(Clone)]
 struct App {
     hub: Arc<Hub>,
-    streams: Arc<Semaphore>,
+    /// The event streams, shared fairly among clients ([`crate::bridge::fair`]).
+    streams: Arc<Shares>,
     requests: Arc<Semaphore>,
     max_clients: usize,
     stopping: watch::Receiver<bool>,
@@ -52,7 +55,7 @@ pub fn router(hub: Arc<Hub>, opts: &Options, stopping: watch::Receiver<bool>) ->
     let max = opts.max_clients.max(1);
     let app = App {
         hub,
-        streams: Arc::new(Semaphore::new(max)),
+        streams: Shares::new(max, max),
         requests: Arc::new(Semaphore::new(max)),
         max_clients: max,
         stopping,
@@ -312,8 +315,10 @@ async fn health(State(app): State<App>) -> Response {
             "clients_dropped": clients_dropped,
             "resets": app.hub.resets(),
             "refused": app.refused.load(Ordering::Relaxed),
+            "evicted": app.streams.counts().1,
             "kept": kept.0,
             "kept_bytes": kept.1,
+            "hall_bytes": app.hub.read(|feed| feed.hall_bytes()),
         },
         "broker": broker,
     });
@@ -325,13 +330,20 @@ async fn health(State(app): State<App>) -> Response {
 
 async fn events(
     State(app): State<App>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Query(q): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
     let resume = resume_from(headers.get("last-event-id"), q.last_event_id.as_deref());
-    let Ok(permit) = app.streams.clone().try_acquire_owned() else {
-        return too_many(app.max_clients, "live event streams");
+    let permit = match app.streams.take(ClientKey::of(peer.ip(), &headers)) {
+        Ok(permit) => permit,
+        // One client may hold every stream while no one else wants one (`router`): what
+        // refuses it is that the others hold their fair part.
+        Err(Refused::Full(max) | Refused::Client(max)) => {
+            return too_many(max, "live event streams");
+        }
     };
+    let evicted = permit.eviction();
     let sub = app.hub.subscribe(&Subscribe {
         board: q.board.filter(|b| !b.is_empty()),
         resume,
@@ -344,8 +356,14 @@ async fn events(
         rx.recv().await.map(|e| (e, (rx, permit)))
     });
     let mut stopping = app.stopping.clone();
+    // The stream ends when the bridge stops, or when its place is taken for another
+    // client (a browser reconnects by itself and is replayed, or refused while its client
+    // holds more than its share).
     let stop = async move {
-        let _ = stopping.wait_for(|s| *s).await;
+        tokio::select! {
+            _ = stopping.wait_for(|s| *s) => {}
+            _ = evicted => {}
+        }
     };
     let refused = app.refused.clone();
     let events = futures_util::stream::iter(sub.first)
