@@ -208,7 +208,12 @@ impl Session {
     pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
         let mut out = std::mem::take(&mut self.deferred);
         let mut refused = None;
-        for (input, at) in self.confirm.admit(input, now) {
+        let admitted = self.confirm.admit(input, now);
+        for (times, why) in self.confirm.take_dropped() {
+            let reading = times.payload().map(|b| format!("{b:02x}")).join(" ");
+            self.report(Fact::ClockReadingDropped { reading, why });
+        }
+        for (input, at) in admitted {
             if let Err(e) = self.step(input, at, &mut out) {
                 refused = Some(e);
             }

@@ -374,13 +374,13 @@ impl Rig {
         if self.session.is_none() {
             return;
         }
-        let dropped = self.decoder.stats().dropped_frames;
+        let dropped = self.decoder.stats().lost_frames();
         let messages: Vec<Message> = self.decoder.feed(bytes).collect();
         if !messages.is_empty() && !self.told_up {
             self.told_up = true;
             self.input(Input::Link(true));
         }
-        if self.decoder.stats().dropped_frames > dropped && self.told_up {
+        if self.decoder.stats().lost_frames() > dropped && self.told_up {
             self.lost_frames += 1;
             self.input(Input::LineLoss);
         }

@@ -26,7 +26,9 @@
 //!     own time (a press keeps the time it was read at, never the confirmation's);
 //!   - the next reading continues neither: if no display in it lost more than the elapsed
 //!     time since the believed reading, it may be the clock's real next state and takes the
-//!     held one's place (which is dropped); otherwise it is dropped itself;
+//!     held one's place (which is dropped) — unless the held one is a consistent flag fall
+//!     (below), which a blocked clock would not follow with anything; otherwise it is
+//!     dropped itself;
 //!   - no reading comes: a blocked clock after a real flag fall sends nothing more (its
 //!     display no longer changes), nor does a stopped or unplugged clock. A held reading for
 //!     which silence is what the clock does — the flag on a display at 0:00 that was running
@@ -219,28 +221,68 @@ fn plausible(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
             .all(|&h| ms(to, h) + elapsed + SLACK_MS >= ms(&from.times, h))
 }
 
-/// Silence is what the clock does after `held`: a flag fell (blocked at 0:00) on a display
-/// that was running and near zero, the clock was stopped, or it is gone.
+/// `to` is `from` with the clock started or stopped (start/stop button): the lever and the
+/// running-display bits kept, no flag changed, a display running on either side lost no more
+/// than the time elapsed, the other unchanged.
+fn start_stop(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
+    let elapsed = now.saturating_sub(from.at);
+    let (a, b) = (&from.times, to);
+    let (sa, sb) = (a.status, b.status);
+    sa.connected
+        && sb.connected
+        && sa.running != sb.running
+        && sa.lever_left_down == sb.lever_left_down
+        && sa.left_running == sb.left_running
+        && sa.right_running == sb.right_running
+        && HALVES.iter().all(|&h| same_flags(flags(a, h), flags(b, h)))
+        && HALVES.iter().all(|&h| {
+            let (x, y) = (ms(a, h), ms(b, h));
+            if running(a) == Some(h) || running(b) == Some(h) {
+                ran_down(x, y, elapsed)
+            } else {
+                x == y
+            }
+        })
+}
+
+/// `to` continues `held`: as a clock goes on by itself, at a press, or started or stopped.
+fn continues(held: &Stamped, to: &ClockTimes, now: Millis) -> bool {
+    follows(held, to, now).is_some() || start_stop(held, to, now)
+}
+
+/// Silence is what the clock does after `held`: a flag fell (bit 4, blocked at 0:00) on a
+/// display that was running and near zero, the clock was stopped (and nothing else changed),
+/// or it is gone.
 fn silence_expected(base: Option<&Stamped>, held: &Stamped) -> bool {
     let t = &held.times;
-    if !t.status.connected || !t.status.running {
+    if !t.status.connected {
         return true;
     }
-    let newly_down = |h: Half| {
-        let f = flags(t, h);
-        let before = base.map(|b| (flags(&b.times, h).flag_fallen, ms(&b.times, h)));
-        (f.flag_fallen && before.is_none_or(|(fell, _)| !fell))
-            || (ms(t, h) == 0 && before.is_some_and(|(_, was)| was > 0))
-    };
-    let fallen: Vec<Half> = HALVES.iter().copied().filter(|&h| newly_down(h)).collect();
-    !fallen.is_empty()
-        && fallen.iter().all(|&h| {
+    let new_flags: Vec<Half> = HALVES
+        .iter()
+        .copied()
+        .filter(|&h| {
+            flags(t, h).flag_fallen && base.is_none_or(|b| !flags(&b.times, h).flag_fallen)
+        })
+        .collect();
+    if !new_flags.is_empty() {
+        return new_flags.iter().all(|&h| {
             ms(t, h) == 0
                 && base.is_none_or(|b| {
                     let elapsed = held.at.saturating_sub(b.at);
                     running(&b.times) == Some(h) && ms(&b.times, h) <= elapsed + SLACK_MS
                 })
-        })
+        });
+    }
+    !t.status.running && base.is_some_and(|b| start_stop(b, t, held.at))
+}
+
+/// How a held reading ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    Confirmed,
+    /// Never acted on, and why.
+    Dropped(&'static str),
 }
 
 /// A decisive reading waiting for the clock to confirm it, and what came after it.
@@ -260,12 +302,26 @@ pub struct ClockConfirm {
     dropped: u64,
     /// Held readings confirmed and acted on.
     confirmed: u64,
+    /// Readings dropped since the session last asked, and why (for the log).
+    dropped_news: Vec<(ClockTimes, &'static str)>,
 }
 
 impl ClockConfirm {
     /// Readings dropped (noise, unconfirmed) and held readings confirmed, so far.
     pub fn counts(&self) -> (u64, u64) {
         (self.dropped, self.confirmed)
+    }
+
+    /// The readings dropped since the last call, each with why, oldest first.
+    pub fn take_dropped(&mut self) -> Vec<(ClockTimes, &'static str)> {
+        std::mem::take(&mut self.dropped_news)
+    }
+
+    fn drop_reading(&mut self, reading: ClockTimes, why: &'static str) {
+        self.dropped += 1;
+        if self.dropped_news.len() < 16 {
+            self.dropped_news.push((reading, why));
+        }
     }
 
     /// A reading is held: board input waits behind it.
@@ -296,7 +352,9 @@ impl ClockConfirm {
                 out
             }
             Input::Link(_) | Input::LineLoss => {
-                let mut out = self.release(false);
+                let mut out = self.release(Decision::Dropped(
+                    "the link changed before the clock confirmed it",
+                ));
                 if matches!(input, Input::Link(_)) {
                     // The lever may have moved while nobody listened: a fresh start.
                     self.base = None;
@@ -333,25 +391,29 @@ impl ClockConfirm {
             .held
             .as_ref()
             .is_some_and(|h| silence_expected(self.base.as_ref(), &h.reading));
-        self.release(confirm)
+        if confirm {
+            self.release(Decision::Confirmed)
+        } else {
+            self.release(Decision::Dropped("no clock frame came to confirm it"))
+        }
     }
 
-    /// End the hold: the held reading first if `confirm` (it becomes the believed one), then
-    /// everything that waited behind it.
-    fn release(&mut self, confirm: bool) -> Vec<(Input, Millis)> {
+    /// End the hold: the held reading first if confirmed (it becomes the believed one),
+    /// then everything that waited behind it.
+    fn release(&mut self, decision: Decision) -> Vec<(Input, Millis)> {
         let Some(h) = self.held.take() else {
             return Vec::new();
         };
         let mut out = Vec::with_capacity(h.queue.len() + 1);
-        if confirm {
+        if decision == Decision::Confirmed {
             self.confirmed += 1;
             self.base = Some(h.reading);
             out.push((
                 Input::Board(Message::ClockTimes(h.reading.times)),
                 h.reading.at,
             ));
-        } else {
-            self.dropped += 1;
+        } else if let Decision::Dropped(why) = decision {
+            self.drop_reading(h.reading.times, why);
         }
         out.extend(h.queue);
         out
@@ -365,14 +427,21 @@ impl ClockConfirm {
         if let Some(h) = self.held.as_ref() {
             let from_base = self.base.as_ref().and_then(|b| follows(b, &times, now));
             if from_base.is_some() {
-                out = self.release(false);
-            } else if follows(&h.reading, &times, now).is_some() {
-                out = self.release(true);
-            } else if self.base.as_ref().is_none_or(|b| plausible(b, &times, now)) {
+                out = self.release(Decision::Dropped(
+                    "the next clock frame continued the one before it",
+                ));
+            } else if continues(&h.reading, &times, now) {
+                out = self.release(Decision::Confirmed);
+            } else if !silence_expected(self.base.as_ref(), &h.reading)
+                && self.base.as_ref().is_none_or(|b| plausible(b, &times, now))
+            {
                 // Perhaps the clock's real next state: it takes the held one's place.
-                out = self.release(false);
+                out = self.release(Decision::Dropped("a later clock frame did not continue it"));
             } else {
-                self.dropped += 1;
+                self.drop_reading(
+                    times,
+                    "it follows neither the believed reading nor the held one",
+                );
                 return out;
             }
         }
