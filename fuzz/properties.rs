@@ -289,6 +289,12 @@ fn outcome_of(reads: &[(u64, Vec<u8>)]) -> Outcome {
     (moves, result, decisive)
 }
 
+/// How many of the clock's own frames the recorded game of [`clock_noise`] has (where noise
+/// may be placed: slot `k` is right after the `k`-th).
+pub fn clock_noise_slots() -> usize {
+    recorded_game().after_clock.len()
+}
+
 /// One noisy clock frame never decides a game. The input places up to four garbled copies of
 /// the clock's frames in a recorded game (nine bytes each: two for where, right after which of
 /// the clock's own frames, then seven XORed into that frame's payload — one set bit is a

@@ -206,13 +206,21 @@ fn session_property_holds_on_thousands_of_mutated_captures_and_noise() {
 }
 
 /// Noise for the clock property: every single-bit flip of the clock's frame (a one-bit mask),
-/// after frames spread over the recorded game (thinks, presses, the scramble, the flag).
+/// after every fifth of the clock's frames over the recorded game (thinks, presses, the
+/// scramble) and after each of its last five (the real flag fall).
 fn clock_noise_seeds() -> Vec<Vec<u8>> {
+    let slots = properties::clock_noise_slots();
+    let mut chosen: Vec<usize> = (0..slots)
+        .step_by(5)
+        .chain(slots.saturating_sub(5)..slots)
+        .collect();
+    chosen.sort_unstable();
+    chosen.dedup();
     let mut seeds = Vec::new();
-    for slot in [3u16, 9, 17, 26, 40, 55, 70, 200, 1000] {
+    for slot in chosen {
         for byte in 0..7 {
             for bit in 0..7 {
-                let mut seed = slot.to_le_bytes().to_vec();
+                let mut seed = (slot as u16).to_le_bytes().to_vec();
                 let mut mask = [0u8; 7];
                 mask[byte] = 1 << bit;
                 seed.extend(mask);

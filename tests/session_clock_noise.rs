@@ -170,6 +170,12 @@ fn to_move(rig: &Rig, san: &str) -> Move {
 /// One game with `injection` at `moment`; with `flag`, the player to move at the end lets
 /// his flag fall. Returns the record.
 fn run(moment: Moment, injection: Injection, flag: bool) -> Record {
+    run_timed(moment, injection, flag).0
+}
+
+/// [`run`], and the longest time a ply played in 300 ms waited for its `MovePlayed` (the
+/// plies never published, if any).
+fn run_timed(moment: Moment, injection: Injection, flag: bool) -> (Record, (u64, Vec<u32>)) {
     let periods = moment == Moment::PeriodEnd;
     let control: Option<TimeControl> = periods.then(|| "2/6:20".parse().expect("time control"));
     let mut rig = Rig::new(
@@ -234,7 +240,7 @@ fn run(moment: Moment, injection: Injection, flag: bool) -> Record {
     } else {
         rig.advance(1_500);
     }
-    record_of(&rig)
+    (record_of(&rig), rig.stalls())
 }
 
 fn all_flips() -> Vec<Injection> {
@@ -306,4 +312,29 @@ fn bursts_of_garbage_frames_leave_the_record_alone() {
             check(moment, flag, &bursts);
         }
     }
+}
+
+/// What holding a reading costs the moves played behind it: the longest wait for a
+/// `MovePlayed` of the scramble's plies (played in 300 ms each), without noise and with each
+/// single-bit flip sent 130 ms into a ply. Printed for BENCHMARKS.md; asserted only that every
+/// ply is published.
+#[test]
+fn the_delay_a_held_reading_adds_to_move_played_is_printed() {
+    let (_, (base, missing)) = run_timed(Moment::Scramble, Injection::None, false);
+    assert!(missing.is_empty(), "{missing:?}");
+    let mut delays = Vec::new();
+    for injection in all_flips() {
+        let (_, (longest, missing)) = run_timed(Moment::Scramble, injection, false);
+        assert!(missing.is_empty(), "{injection:?}: {missing:?}");
+        delays.push(longest);
+    }
+    delays.sort_unstable();
+    let held = delays.iter().filter(|&&d| d > base).count();
+    println!(
+        "MovePlayed delay in a scramble (longest of a game): {base} ms without noise; with one \
+         flipped clock frame: median {} ms, max {} ms; {held} of {} flips held a reading",
+        delays[delays.len() / 2],
+        delays[delays.len() - 1],
+        delays.len()
+    );
 }

@@ -33,7 +33,7 @@ use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::{CommandError, GameResult, Millis, Termination, Variant};
 
 pub use crate::event::{Event, RecordFact, is_journalled};
-pub use clock_confirm::{CONFIRM_WAIT_MS, HOLD_LIMIT_MS};
+pub use clock_confirm::{FLAG_WAIT_MS, HOLD_LIMIT_MS, STOP_WAIT_MS};
 pub use fact::{Fact, Level};
 pub use gap::{
     BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,

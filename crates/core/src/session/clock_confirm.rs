@@ -22,17 +22,20 @@
 //!   is decided by what comes next:
 //!   - the next reading continues the believed one (ordinary or a corroborated press from
 //!     it): the held reading was noise and is dropped;
-//!   - the next reading continues the held one: it is **confirmed** and acted on, with its
-//!     own time (a press keeps the time it was read at, never the confirmation's);
+//!   - the next reading continues the held one (ordinary, a corroborated press, the clock
+//!     started or stopped from it): it is **confirmed** and acted on, with its own time (a
+//!     press keeps the time it was read at, never the confirmation's);
 //!   - the next reading continues neither: if no display in it lost more than the elapsed
 //!     time since the believed reading, it may be the clock's real next state and takes the
 //!     held one's place (which is dropped) — unless the held one is a consistent flag fall
 //!     (below), which a blocked clock would not follow with anything; otherwise it is
-//!     dropped itself;
+//!     dropped itself. A clock that speaks again after a "stopped" or "no clock" reading
+//!     without continuing it was never stopped;
 //!   - no reading comes: a blocked clock after a real flag fall sends nothing more (its
-//!     display no longer changes), nor does a stopped or unplugged clock. A held reading for
-//!     which silence is what the clock does — the flag on a display at 0:00 that was running
-//!     and near zero, a stopped clock, a clock gone — is confirmed after [`CONFIRM_WAIT_MS`];
+//!     display no longer changes), nor does a stopped or unplugged clock. A flag on a display
+//!     at 0:00 that was running and near zero is confirmed after [`FLAG_WAIT_MS`]; a stopped
+//!     clock (nothing else changed) or a clock gone after [`STOP_WAIT_MS`], longer than the
+//!     second in which a running clock speaks again (one flipped bit makes such a reading);
 //!     any other (a running clock speaks again within a second) is dropped after
 //!     [`HOLD_LIMIT_MS`] without an answer.
 //!   - the link goes down or comes up, or a frame is lost on the line, while a reading is
@@ -43,7 +46,7 @@
 //! memory) and the ticks are held too, and replayed in their original order with their
 //! original times once the reading is decided: the session sees exactly the noise-free
 //! sequence, only later. That delay (a `MovePlayed` up to the next clock frame, about a second;
-//! a real flag fall [`CONFIRM_WAIT_MS`] after its frame) is paid only while a reading is held:
+//! a real flag fall [`FLAG_WAIT_MS`] after its frame) is paid only while a reading is held:
 //! never at an ordinary reading or a corroborated press.
 //!
 //! Readings the clock model ignores anyway (an all-zero reading, digits out of range) are
@@ -56,9 +59,14 @@ use crate::vocab::Millis;
 
 use super::Input;
 
-/// How long a held reading for which silence is normal (a flag fall blocked at 0:00, a stopped
-/// or unplugged clock) waits for a contradiction before it is believed.
-pub const CONFIRM_WAIT_MS: Millis = 1_000;
+/// How long a held flag fall blocked at 0:00 on a display that ran out waits for a
+/// contradiction before it is believed (a blocked clock sends nothing more).
+pub const FLAG_WAIT_MS: Millis = 1_000;
+
+/// How long a held reading of a stopped or unplugged clock waits for a contradiction before it
+/// is believed: longer than the second in which a running clock speaks again, since one flipped
+/// bit makes such a reading.
+pub const STOP_WAIT_MS: Millis = 2_000;
 
 /// How long any other held reading waits for the clock's next frame before it is dropped as
 /// unconfirmed (a running clock sends one every second; a US delay holds the display still).
@@ -250,13 +258,22 @@ fn continues(held: &Stamped, to: &ClockTimes, now: Millis) -> bool {
     follows(held, to, now).is_some() || start_stop(held, to, now)
 }
 
-/// Silence is what the clock does after `held`: a flag fell (bit 4, blocked at 0:00) on a
-/// display that was running and near zero, the clock was stopped (and nothing else changed),
-/// or it is gone.
-fn silence_expected(base: Option<&Stamped>, held: &Stamped) -> bool {
+/// What silence after a held reading means: what the clock does after it, or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Silence {
+    /// A flag fell (bit 4, blocked at 0:00) on a display that was running and near zero: a
+    /// blocked clock sends nothing more.
+    Flag,
+    /// The clock was stopped (and nothing else changed), or is gone: it sends nothing more.
+    Stopped,
+    /// A running clock speaks again within a second: silence confirms nothing.
+    Unexpected,
+}
+
+fn silence_after(base: Option<&Stamped>, held: &Stamped) -> Silence {
     let t = &held.times;
     if !t.status.connected {
-        return true;
+        return Silence::Stopped;
     }
     let new_flags: Vec<Half> = HALVES
         .iter()
@@ -266,15 +283,24 @@ fn silence_expected(base: Option<&Stamped>, held: &Stamped) -> bool {
         })
         .collect();
     if !new_flags.is_empty() {
-        return new_flags.iter().all(|&h| {
+        let consistent = new_flags.iter().all(|&h| {
             ms(t, h) == 0
                 && base.is_none_or(|b| {
                     let elapsed = held.at.saturating_sub(b.at);
                     running(&b.times) == Some(h) && ms(&b.times, h) <= elapsed + SLACK_MS
                 })
         });
+        return if consistent {
+            Silence::Flag
+        } else {
+            Silence::Unexpected
+        };
     }
-    !t.status.running && base.is_some_and(|b| start_stop(b, t, held.at))
+    if !t.status.running && base.is_some_and(|b| start_stop(b, t, held.at)) {
+        Silence::Stopped
+    } else {
+        Silence::Unexpected
+    }
 }
 
 /// How a held reading ends.
@@ -332,10 +358,10 @@ impl ClockConfirm {
     /// When the held reading is decided if no frame comes.
     pub fn deadline(&self) -> Option<Millis> {
         self.held.as_ref().map(|h| {
-            let wait = if silence_expected(self.base.as_ref(), &h.reading) {
-                CONFIRM_WAIT_MS
-            } else {
-                HOLD_LIMIT_MS
+            let wait = match silence_after(self.base.as_ref(), &h.reading) {
+                Silence::Flag => FLAG_WAIT_MS,
+                Silence::Stopped => STOP_WAIT_MS,
+                Silence::Unexpected => HOLD_LIMIT_MS,
             };
             h.reading.at.saturating_add(wait)
         })
@@ -390,7 +416,7 @@ impl ClockConfirm {
         let confirm = self
             .held
             .as_ref()
-            .is_some_and(|h| silence_expected(self.base.as_ref(), &h.reading));
+            .is_some_and(|h| silence_after(self.base.as_ref(), &h.reading) != Silence::Unexpected);
         if confirm {
             self.release(Decision::Confirmed)
         } else {
@@ -432,7 +458,7 @@ impl ClockConfirm {
                 ));
             } else if continues(&h.reading, &times, now) {
                 out = self.release(Decision::Confirmed);
-            } else if !silence_expected(self.base.as_ref(), &h.reading)
+            } else if silence_after(self.base.as_ref(), &h.reading) != Silence::Flag
                 && self.base.as_ref().is_none_or(|b| plausible(b, &times, now))
             {
                 // Perhaps the clock's real next state: it takes the held one's place.
@@ -595,7 +621,7 @@ mod tests {
             g.admit(Input::Board(Message::ClockTimes(flag)), 1_000)
                 .is_empty()
         );
-        assert_eq!(g.deadline(), Some(1_000 + CONFIRM_WAIT_MS));
+        assert_eq!(g.deadline(), Some(1_000 + FLAG_WAIT_MS));
         assert!(g.admit(Input::Tick, 1_500).is_empty());
         let out = g.admit(Input::Tick, 2_000);
         assert_eq!(
@@ -628,6 +654,32 @@ mod tests {
         );
         assert_eq!(times(&out), [1_000, 2_000]);
         assert_eq!(g.counts(), (0, 1));
+    }
+
+    #[test]
+    fn a_flipped_connected_bit_before_a_real_flag_never_hides_it() {
+        let mut g = ClockConfirm::default();
+        g.admit(
+            Input::Board(Message::ClockTimes(r(1_000, 300_000, false))),
+            0,
+        );
+        let mut gone = r(1_000, 300_000, false);
+        gone.status.connected = false;
+        assert!(
+            g.admit(Input::Board(Message::ClockTimes(gone)), 100)
+                .is_empty()
+        );
+        assert_eq!(g.deadline(), Some(100 + STOP_WAIT_MS));
+        // The clock speaks again, blocked at zero: the "no clock" reading was noise.
+        let mut flag = r(0, 300_000, false);
+        flag.left_flags.flag_fallen = true;
+        assert!(
+            g.admit(Input::Board(Message::ClockTimes(flag)), 1_000)
+                .is_empty()
+        );
+        let out = g.admit(Input::Tick, 2_000);
+        assert_eq!(reading_of(&out[0].0), Some(flag));
+        assert_eq!(g.counts(), (1, 1));
     }
 
     #[test]
