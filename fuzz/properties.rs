@@ -13,7 +13,7 @@ use eboardd::daemon::dbus::{
 };
 use eboardd::protocol::{CommandDecoder, Decoder, Message, parse_command};
 use eboardd::session::{Event, Input, Session, SessionConfig};
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, VirtualBoard};
+use eboardd::sim::{BoardOptions, ClockSetup, Noise};
 
 /// Every byte `decoder` has read is in a message, skipped or still pending, and every dropped
 /// frame was dropped for one counted reason (the protocol tests check this too).
@@ -163,9 +163,7 @@ struct Recorded {
 }
 
 fn recorded_game() -> &'static Recorded {
-    use eboardd::protocol::Command as BoardCommand;
-    use eboardd::sim::handling::{Handling, SensorStep};
-    use shakmaty::{Chess, Color, Position, san::San};
+    use eboardd::sim::rig::Rig;
     static GAME: std::sync::OnceLock<Recorded> = std::sync::OnceLock::new();
     GAME.get_or_init(|| {
         let opts = BoardOptions {
@@ -175,54 +173,23 @@ fn recorded_game() -> &'static Recorded {
             },
             ..BoardOptions::default()
         };
-        let white = opts.white_display;
-        let mut board = VirtualBoard::new(opts, 0);
-        let mut reads = Vec::new();
-        let mut now = 0u64;
-        let mut step = |board: &mut VirtualBoard, now: &mut u64, ms: u64| {
-            let end = *now + ms;
-            while *now < end {
-                *now += 10;
-                let bytes = board.poll(*now);
-                if !bytes.is_empty() {
-                    reads.push((*now, bytes));
-                }
-            }
-        };
-        for command in [BoardCommand::UpdateNice, BoardCommand::SendBoard] {
-            board.receive(&command.to_bytes(), now);
-        }
-        step(&mut board, &mut now, 1_000);
-        let mut hands = Handling::new(3, Noise::Clean);
-        let mut pos = Chess::default();
+        let mut rig = Rig::new(opts, SessionConfig::default(), 3, Noise::Clean);
+        // Recorded from a connection on: the start-up's whole board is in the recording.
+        rig.disconnect();
+        rig.tap_line();
+        rig.connect();
+        rig.advance(1_000);
         let moves = [
             "e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "O-O", "O-O", "h3",
             "h6",
         ];
         for (i, san) in moves.iter().enumerate() {
-            step(&mut board, &mut now, if i < 8 { 2_600 } else { 400 });
-            let m = san.parse::<San>().unwrap().to_move(&pos).unwrap();
-            let side = if pos.turn() == Color::White {
-                white
-            } else {
-                white.other()
-            };
-            for s in hands.steps(&pos, m) {
-                match s {
-                    SensorStep::Lift(sq) => board.lift(sq, now),
-                    SensorStep::Place(sq, piece) => board.place(sq, piece, now),
-                    SensorStep::Pause(ms) => step(&mut board, &mut now, ms),
-                    SensorStep::Press => {}
-                }
-                step(&mut board, &mut now, 30);
-            }
-            step(&mut board, &mut now, 60);
-            board.press_lever(side, now);
-            step(&mut board, &mut now, 60);
-            pos.play_unchecked(m);
+            rig.advance(if i < 8 { 2_000 } else { 200 });
+            rig.play(san).expect("a legal move");
         }
         // White thinks until his flag falls, and a while after.
-        step(&mut board, &mut now, 25_000);
+        rig.advance(25_000);
+        let reads = rig.take_line();
         let after_clock = reads
             .iter()
             .enumerate()
