@@ -274,8 +274,8 @@ pub fn clock_noise(data: &[u8]) {
     static CLEAN: std::sync::OnceLock<Outcome> = std::sync::OnceLock::new();
     let clean = CLEAN.get_or_init(|| outcome_of(&game.reads));
     assert!(
-        clean.2.iter().any(|e| e.starts_with("FlagFell")),
-        "the recorded game ends on time: {clean:?}"
+        clean.0.len() == 14 && clean.2.iter().any(|e| e.starts_with("FlagFell")),
+        "the recorded game has its 14 moves and ends on time: {clean:?}"
     );
     let slots = game.after_clock.len();
     let mut noise: Vec<(usize, [u8; 7])> = data

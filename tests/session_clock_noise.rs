@@ -75,6 +75,8 @@ struct Record {
     termination: Option<Termination>,
     illegal: (u32, u32),
     decisive: Vec<String>,
+    /// Clock readings the session never acted on (not part of the record).
+    dropped: u64,
 }
 
 fn record_of(rig: &Rig) -> Record {
@@ -98,6 +100,7 @@ fn record_of(rig: &Rig) -> Record {
         termination: game.termination,
         illegal: game.illegal_moves,
         decisive,
+        dropped: rig.session().clock_readings_filtered().0,
     }
 }
 
@@ -320,6 +323,19 @@ fn check(moment: Moment, flag: bool, injections: &[Injection]) {
     let mut changed = Vec::new();
     for &injection in injections {
         let got = run(moment, injection, flag);
+        // The three: a flag on either display, the lever. Each reached the session
+        // and was dropped, never acted on.
+        if let Injection::Flip {
+            byte: 0 | 3,
+            bit: 4,
+        }
+        | Injection::Flip { byte: 6, bit: 1 } = injection
+        {
+            assert!(
+                got.dropped > base.dropped,
+                "{moment:?} {injection:?}: {got:?}"
+            );
+        }
         if !same_record(&base, &got) {
             changed.push(format!("{injection:?}: {got:?}"));
         }

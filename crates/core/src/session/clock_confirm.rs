@@ -373,14 +373,15 @@ impl ClockConfirm {
         match input {
             Input::Board(Message::ClockTimes(times)) => self.reading(times, now),
             Input::Command(_) => {
-                let mut out = self.decide_now(now);
+                let mut out = self.decide_now();
                 out.push((input, now));
                 out
             }
             Input::Link(_) | Input::LineLoss => {
-                let mut out = self.release(Decision::Dropped(
-                    "the link changed before the clock confirmed it",
-                ));
+                let mut out = self.release(Decision::Dropped(match input {
+                    Input::LineLoss => "a frame was lost on the line before the clock confirmed it",
+                    _ => "the link changed before the clock confirmed it",
+                }));
                 if matches!(input, Input::Link(_)) {
                     // The lever may have moved while nobody listened: a fresh start.
                     self.base = None;
@@ -390,7 +391,7 @@ impl ClockConfirm {
             }
             Input::Tick => {
                 if self.deadline().is_some_and(|d| now >= d) {
-                    let mut out = self.decide_now(now);
+                    let mut out = self.decide_now();
                     out.push((input, now));
                     out
                 } else {
@@ -412,7 +413,7 @@ impl ClockConfirm {
     }
 
     /// Decide the held reading as its deadline would: believed if silence is normal after it.
-    fn decide_now(&mut self, _now: Millis) -> Vec<(Input, Millis)> {
+    fn decide_now(&mut self) -> Vec<(Input, Millis)> {
         let confirm = self
             .held
             .as_ref()
