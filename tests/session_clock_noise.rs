@@ -154,9 +154,9 @@ fn inject(rig: &mut Rig, injection: Injection) {
                     *b = (next(&mut s) & 0x7F) as u8;
                 }
                 // Half of them with valid digits, so that they reach the session.
-                if next(&mut s) % 2 == 0 {
+                if next(&mut s).is_multiple_of(2) {
                     for i in [1, 2, 4, 5] {
-                        p[i] = ((next(&mut s) % 6) << 4 | next(&mut s) % 10) as u8;
+                        p[i] = (((next(&mut s) % 6) << 4) | (next(&mut s) % 10)) as u8;
                     }
                     p[0] = (p[0] & 0x70) | (next(&mut s) % 10) as u8;
                     p[3] = (p[3] & 0x70) | (next(&mut s) % 10) as u8;
@@ -271,7 +271,7 @@ fn run_timed(
     if flag {
         // The player to move thinks until his flag falls (20 s at most in the final period).
         let mut waited = 0;
-        while !rig.session().game().termination.is_some() && waited < 40_000 {
+        while rig.session().game().termination.is_none() && waited < 40_000 {
             rig.advance(100);
             waited += 100;
         }
