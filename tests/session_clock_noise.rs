@@ -8,7 +8,7 @@
 //! ([`eboardd::sim::rig::Rig`]), stepped time; the noise enters the session's decoder as bytes.
 
 use eboardd::arbiter::timecontrol::TimeControl;
-use eboardd::session::{Event, SessionConfig};
+use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::handling::SensorStep;
 use eboardd::sim::rig::Rig;
 use eboardd::sim::{BoardOptions, ClockSetup, Noise};
@@ -52,6 +52,10 @@ enum Injection {
     /// Frames of seeded garbage, then the clock's current frame with its lever bit flipped.
     Burst {
         seed: u64,
+    },
+    /// The clock's current frame with one display (the left: `left`) at 9:59:59.
+    Jump {
+        left: bool,
     },
 }
 
@@ -166,6 +170,14 @@ fn inject(rig: &mut Rig, injection: Injection) {
             }
             let mut p = payload;
             p[6] ^= 0x02;
+            rig.junk(&frame(p));
+        }
+        Injection::Jump { left } => {
+            let mut p = payload;
+            let at = if left { 3 } else { 0 };
+            p[at] = (p[at] & 0x70) | 9;
+            p[at + 1] = 0x59;
+            p[at + 2] = 0x59;
             rig.junk(&frame(p));
         }
     }
@@ -399,4 +411,77 @@ fn the_delay_a_held_reading_adds_to_move_played_is_printed() {
         added[added.len() * 9 / 10],
         added[added.len() - 1]
     );
+}
+
+#[test]
+fn a_frame_jumping_to_9_59_59_leaves_the_record_alone() {
+    let jumps = [
+        Injection::Jump { left: true },
+        Injection::Jump { left: false },
+    ];
+    for moment in MOMENTS {
+        for flag in [false, true] {
+            check(moment, flag, &jumps);
+        }
+    }
+}
+
+/// An operator command while a reading is held decides it at once (a flag far from zero:
+/// dropped); the move made behind it is published once, even when the command is refused.
+#[test]
+fn a_refused_command_while_a_reading_is_held_loses_no_event() {
+    let mut rig = Rig::new(
+        BoardOptions::default(),
+        SessionConfig {
+            name: "noise".into(),
+            ..SessionConfig::default()
+        },
+        1,
+        Noise::Clean,
+    );
+    for san in ["e4", "e5"] {
+        rig.advance(2_000);
+        let m = to_move(&rig, san);
+        rig.play_quick(m, 300);
+    }
+    rig.advance(1_500);
+    rig.take_events();
+    // White thinks; a garbled frame shows his flag; he puts the knight on f3 behind it.
+    inject(&mut rig, Injection::Flip { byte: 3, bit: 4 });
+    let m = to_move(&rig, "Nf3");
+    rig.hand(&[SensorStep::Lift(m.from().expect("a move"))]);
+    rig.advance(50);
+    let knight = rig
+        .played
+        .board()
+        .piece_at(m.from().expect("a move"))
+        .expect("piece");
+    rig.hand(&[SensorStep::Place(m.to(), knight)]);
+    rig.advance(20);
+    assert!(
+        rig.session().view().moves.len() == 2,
+        "the move waits behind the held reading: {:?}",
+        rig.session().view().moves
+    );
+    let refused = rig.command(Command::ResolveGap(vec!["g1f3".into()]));
+    assert!(refused.is_err(), "no gap to resolve");
+    rig.play_steps(m, &[SensorStep::Press]);
+    rig.advance(1_500);
+    let events = rig.take_events();
+    let played: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::MovePlayed { .. }))
+        .collect();
+    assert!(
+        matches!(played[..], [Event::MovePlayed { san, .. }] if san == "Nf3"),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::FlagFell { .. } | Event::GameEnded { .. })),
+        "{events:?}"
+    );
+    assert_eq!(rig.session().view().moves, ["e4", "e5", "Nf3"]);
+    assert_eq!(rig.session().clock_readings_filtered().0, 1);
 }
