@@ -204,7 +204,8 @@ impl Session {
     ///
     /// A decisive clock reading is held until the clock confirms it, and the board input after
     /// it waits with it (see `session/clock_confirm.rs`): the events of an input may then come
-    /// with a later one's, each input still acted on at its own time.
+    /// with a later one's, each input still acted on at its own time. When a command that
+    /// released such waiting input is refused, that input's events come with the next call.
     pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
         let mut out = std::mem::take(&mut self.deferred);
         let mut refused = None;
@@ -240,7 +241,6 @@ impl Session {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
-        let out = &mut *out;
         match input {
             Input::Board(message) => {
                 if !self.gap_message(&message, now, out) {
