@@ -1,6 +1,7 @@
 //! The cargo-fuzz properties (`fuzz/properties.rs`) on stable Rust, bounded and deterministic,
 //! as part of `cargo test --all-targets`: libFuzzer needs nightly, which CI does not have, and
-//! a fuzz target that is never run checks nothing.
+//! a fuzz target that is never run checks nothing. The clock-noise property replays a recorded
+//! game per case, so it runs fewer cases.
 //!
 //! Each property runs on its seeds first (the real captures for the decoder and the session,
 //! with a hostile device's text for the latter, every command the host sends for the command
@@ -202,6 +203,62 @@ fn session_property_holds_on_the_captures_and_hostile_text() {
 #[test]
 fn session_property_holds_on_thousands_of_mutated_captures_and_noise() {
     run_generated(properties::session, session_seeds());
+}
+
+/// Noise for the clock property: every single-bit flip of the clock's frame (a one-bit mask),
+/// after every fifth of the clock's frames over the recorded game (thinks, presses, the
+/// scramble) and after each of its last five (the real flag fall).
+fn clock_noise_seeds() -> Vec<Vec<u8>> {
+    let slots = properties::clock_noise_slots();
+    let mut chosen: Vec<usize> = (0..slots)
+        .step_by(5)
+        .chain(slots.saturating_sub(5)..slots)
+        .collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    let mut seeds = Vec::new();
+    for slot in chosen {
+        for byte in 0..7 {
+            for bit in 0..7 {
+                let mut seed = (slot as u16).to_le_bytes().to_vec();
+                let mut mask = [0u8; 7];
+                mask[byte] = 1 << bit;
+                seed.extend(mask);
+                seeds.push(seed);
+            }
+        }
+    }
+    seeds
+}
+
+#[test]
+fn clock_noise_property_holds_for_every_single_bit_flip() {
+    for seed in clock_noise_seeds() {
+        properties::clock_noise(&seed);
+    }
+}
+
+#[test]
+fn clock_noise_property_holds_on_generated_noise_frames() {
+    let config = Config {
+        cases: 300,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let seeds = clock_noise_seeds();
+    let count = seeds.len();
+    let strategy = prop_oneof![
+        1 => (0..count).prop_map(move |i| seeds[i].clone()),
+        3 => vec(any::<u8>(), 9..37),
+    ];
+    if let Err(e) = runner.run(&strategy, |input| {
+        properties::clock_noise(&input);
+        Ok(())
+    }) {
+        panic!("{e}");
+    }
 }
 
 #[test]

@@ -115,7 +115,7 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
         // The ticks the board task gives while waiting for this read.
         run.tick_until(now, index, byte, chunk.at_ms);
         run.chunk_starts.push(byte);
-        let dropped_before = run.decoder.stats().dropped_frames;
+        let dropped_before = run.decoder.stats().lost_frames();
         let mut messages: Vec<(Message, StreamPos)> = Vec::new();
         for &b in &chunk.bytes {
             let before = run.decoder.stats().message_bytes;
@@ -134,7 +134,7 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
                 messages.push((message, pos));
             }
         }
-        let lost_frame = run.decoder.stats().dropped_frames > dropped_before;
+        let lost_frame = run.decoder.stats().lost_frames() > dropped_before;
         let first = messages.first().map_or(
             StreamPos {
                 chunk: index + 1,

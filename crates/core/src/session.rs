@@ -6,6 +6,7 @@
 //! changes. A session rebuilt with [`Session::restore`] from the journalled events is
 //! indistinguishable from the one that produced them.
 
+mod clock_confirm;
 mod command;
 mod fact;
 mod gap;
@@ -32,6 +33,7 @@ use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::{CommandError, GameResult, Millis, Termination, Variant};
 
 pub use crate::event::{Event, RecordFact, is_journalled};
+pub use clock_confirm::{FLAG_WAIT_MS, HOLD_LIMIT_MS, STOP_WAIT_MS};
 pub use fact::{Fact, Level};
 pub use gap::{
     BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
@@ -82,6 +84,12 @@ pub struct Session {
     view: BoardProps,
     /// What the log should tell, until the shell drains it (see `session/fact.rs`).
     facts: Vec<Fact>,
+    /// The gate that holds a decisive clock reading (and what the board reports after it)
+    /// until the clock confirms it (see `session/clock_confirm.rs`).
+    confirm: clock_confirm::ClockConfirm,
+    /// Events of inputs replayed from behind a held reading when the input that released
+    /// them was a refused command: returned with the next input's.
+    deferred: Vec<Event>,
 }
 
 impl Session {
@@ -114,6 +122,8 @@ impl Session {
             link_up: false,
             view: BoardProps::default(),
             facts: Vec::new(),
+            confirm: clock_confirm::ClockConfirm::default(),
+            deferred: Vec::new(),
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -191,24 +201,62 @@ impl Session {
     }
 
     /// Feed one input at time `now`; returns the events it caused, or why a command was refused.
+    ///
+    /// A decisive clock reading is held until the clock confirms it, and the board input after
+    /// it waits with it (see `session/clock_confirm.rs`): the events of an input may then come
+    /// with a later one's, each input still acted on at its own time. When a command that
+    /// released such waiting input is refused, that input's events come with the next call.
     pub fn handle(&mut self, input: Input, now: Millis) -> Result<Vec<Event>, CommandError> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.deferred);
+        let mut refused = None;
+        let admitted = self.confirm.admit(input, now);
+        for (times, why) in self.confirm.take_dropped() {
+            let reading = times.payload().map(|b| format!("{b:02x}")).join(" ");
+            self.report(Fact::ClockReadingDropped { reading, why });
+        }
+        for (input, at) in admitted {
+            if let Err(e) = self.step(input, at, &mut out) {
+                refused = Some(e);
+            }
+        }
+        match refused {
+            None => Ok(out),
+            Some(e) => {
+                self.deferred = out;
+                Err(e)
+            }
+        }
+    }
+
+    /// Clock readings dropped as noise or left unconfirmed, and held readings confirmed, since
+    /// this session began (see `session/clock_confirm.rs`).
+    pub fn clock_readings_filtered(&self) -> (u64, u64) {
+        self.confirm.counts()
+    }
+
+    /// One input the clock gate let through, at the time it happened.
+    fn step(
+        &mut self,
+        input: Input,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> Result<(), CommandError> {
         match input {
             Input::Board(message) => {
-                if !self.gap_message(&message, now, &mut out) {
-                    self.on_message(message, now, &mut out)
+                if !self.gap_message(&message, now, out) {
+                    self.on_message(message, now, out)
                 }
             }
-            Input::Command(command) => self.on_command(command, now, &mut out)?,
-            Input::Tick if self.gap.is_open() => self.gap_tick(now, &mut out),
+            Input::Command(command) => self.on_command(command, now, out)?,
+            Input::Tick if self.gap.is_open() => self.gap_tick(now, out),
             Input::LineLoss => self.gap_line_loss(now),
-            Input::MemoryUnavailable => self.gap_no_memory(now, &mut out),
+            Input::MemoryUnavailable => self.gap_no_memory(now, out),
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
-                self.apply_tracker(tracked, now, &mut out);
+                self.apply_tracker(tracked, now, out);
                 if self.clock_live {
                     let ruled = self.arbiter.tick(now);
-                    self.apply_arbiter(ruled, &mut out);
+                    self.apply_arbiter(ruled, out);
                 }
             }
             Input::Link(up) => {
@@ -227,10 +275,10 @@ impl Session {
         }
         self.follow_live_stories(now);
         self.watch_gesture_first(now);
-        self.check_gesture(now, &mut out);
-        self.journal_snapshot(&mut out);
+        self.check_gesture(now, out);
+        self.journal_snapshot(out);
         self.refresh_view();
-        Ok(out)
+        Ok(())
     }
 
     /// The current state as the board's D-Bus properties show it.
@@ -260,9 +308,14 @@ impl Session {
 
     /// When the session next needs an [`Input::Tick`] if nothing else arrives (a held move's
     /// dwell, a move becoming final, a placement settling, the recovery's deadlines: the
-    /// memory awaited, a board settling in a gap, a still board to ask about), quinn-proto style: the caller
+    /// memory awaited, a board settling in a gap, a still board to ask about, a held clock
+    /// reading's deadline), quinn-proto style: the caller
     /// sleeps until then instead of polling fast. `None`: nothing waits on time.
     pub fn next_wakeup(&self) -> Option<Millis> {
+        // While a clock reading is held, every tick waits behind it: only its deadline counts.
+        if self.confirm.holding() {
+            return self.confirm.deadline();
+        }
         let gesture = [
             self.gesture_first
                 .as_ref()

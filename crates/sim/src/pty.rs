@@ -79,6 +79,9 @@ pub enum Action {
     /// Set the clock to a time control in its FIDE mode (periods, increments, delays),
     /// stopped.
     SetTimeControl(eboard_core::arbiter::timecontrol::TimeControl),
+    /// The clock's current frame (BWTIME) with its payload XORed with this mask, sent at once
+    /// between the clock's own frames: what a noisy clock–board cable delivers.
+    GarbleClockFrame([u8; 7]),
 }
 
 /// The simulator's state at one moment.
@@ -590,6 +593,7 @@ impl Driver {
             Action::SetPosition(placement) => self.board.set_position(&placement, now),
             Action::SetClock(setup) => self.board.set_clock(setup, now),
             Action::SetTimeControl(control) => self.board.set_time_control(control, now),
+            Action::GarbleClockFrame(mask) => self.board.send_garbled_clock_frame(mask, now),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct Rig {
     line_rate: Option<u64>,
     line: VecDeque<u8>,
     line_credit: u64,
+    /// What the session received from the board, with the time (see [`Rig::tap_line`]).
+    tap: Option<Vec<(u64, Vec<u8>)>>,
 }
 
 impl Rig {
@@ -91,6 +93,7 @@ impl Rig {
             line_rate: None,
             line: VecDeque::new(),
             line_credit: 0,
+            tap: None,
         };
         rig.connect();
         rig.advance(1_000);
@@ -346,6 +349,17 @@ impl Rig {
         self.cut_dump = Some(bytes);
     }
 
+    /// From now on, keep every chunk of bytes the session receives from the board, with the
+    /// time it came (a recording to replay elsewhere: a fuzz property's game).
+    pub fn tap_line(&mut self) {
+        self.tap = Some(Vec::new());
+    }
+
+    /// The bytes recorded since [`Rig::tap_line`], oldest first.
+    pub fn take_line(&mut self) -> Vec<(u64, Vec<u8>)> {
+        self.tap.take().unwrap_or_default()
+    }
+
     /// Junk on the line, as the session's decoder receives it.
     pub fn junk(&mut self, bytes: &[u8]) {
         self.receive(bytes);
@@ -374,13 +388,13 @@ impl Rig {
         if self.session.is_none() {
             return;
         }
-        let dropped = self.decoder.stats().dropped_frames;
+        let dropped = self.decoder.stats().lost_frames();
         let messages: Vec<Message> = self.decoder.feed(bytes).collect();
         if !messages.is_empty() && !self.told_up {
             self.told_up = true;
             self.input(Input::Link(true));
         }
-        if self.decoder.stats().dropped_frames > dropped && self.told_up {
+        if self.decoder.stats().lost_frames() > dropped && self.told_up {
             self.lost_frames += 1;
             self.input(Input::LineLoss);
         }
@@ -431,6 +445,9 @@ impl Rig {
             bytes = self.line.drain(..n).collect();
         }
         if self.link_up && !bytes.is_empty() {
+            if let Some(tap) = self.tap.as_mut() {
+                tap.push((self.now, bytes.clone()));
+            }
             self.receive(&bytes);
         }
         if self.now >= self.next_tick {

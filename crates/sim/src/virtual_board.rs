@@ -504,6 +504,19 @@ impl VirtualBoard {
     }
 
     /// Queue output; a slow board delays answers, and the stream always stays in order.
+    /// Send the clock's current frame garbled: its payload XORed with `mask` (bit 7 kept
+    /// clear, as the board frames what the clock sends), at once and out of the clock's own
+    /// turn — the noise of a clock–board cable. The clock's next own frame is unaffected.
+    pub fn send_garbled_clock_frame(&mut self, mask: [u8; 7], now: u64) {
+        let mut payload = self.clock_reading(now).payload();
+        for (p, m) in payload.iter_mut().zip(mask) {
+            *p = (*p ^ m) & 0x7F;
+        }
+        let mut frame = vec![0x8D, 0x00, 0x0A];
+        frame.extend(payload);
+        self.push(now, frame);
+    }
+
     fn push(&mut self, due: u64, bytes: Vec<u8>) {
         let due = self.queue.back().map_or(due, |last| last.due.max(due));
         self.queue.push_back(Pending { due, bytes });

@@ -1,7 +1,10 @@
 //! The chess clock as the board reports it: which physical display belongs to White, the
 //! remaining times, who is running, lever presses and flag falls.
 //!
-//! The clock messages are noisy in practice, so this model filters before it believes:
+//! The clock messages are noisy in practice. Before a reading reaches this model, the session
+//! holds any reading that could decide a game until the clock confirms it
+//! (`session/clock_confirm.rs`: one garbled frame never shows a flag, a press or a time jump
+//! here). This model filters what passes before it believes:
 //! * all-zero readings (sent by some clocks after a clock command) are ignored;
 //! * readings with impossible values (hours > 9, minutes or seconds > 59) are ignored;
 //! * a time that jumps *up* is believed: an arbiter adds time for a penalty, and increments

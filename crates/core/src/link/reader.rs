@@ -59,9 +59,10 @@ impl Reader {
         self.decoder.stats().unprintable_text_bytes
     }
 
-    /// Frames dropped so far (cut by junk or impossible): a message may have been lost.
+    /// Frames dropped so far (cut by junk or impossible): a message may have been lost. A
+    /// whole clock frame with impossible digits is not counted: it hid no board message.
     pub fn dropped_frames(&self) -> u64 {
-        self.decoder.stats().dropped_frames
+        self.decoder.stats().lost_frames()
     }
 
     /// A frame has begun and is not complete yet (the board is still sending it: the ~8 s of

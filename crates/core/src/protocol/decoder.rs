@@ -228,9 +228,12 @@ impl Decoder {
                 self.stats.message_bytes += frame.len() as u64;
                 self.ready.push_back(message);
             }
-            Err(_) => {
+            Err(why) => {
                 self.stats.dropped_frames += 1;
                 self.stats.bad_payloads += 1;
+                if why == super::BadPayload::ClockTime {
+                    self.stats.bad_clock_times += 1;
+                }
                 self.stats.skipped_bytes += frame.len() as u64;
             }
         }

@@ -22,6 +22,9 @@ pub struct DecoderStats {
     pub bad_lengths: u64,
     /// Complete frames with impossible content (see [`BadPayload`](super::BadPayload)).
     pub bad_payloads: u64,
+    /// Of `bad_payloads`, whole clock frames whose digits are impossible (a clock reading
+    /// garbled on the clock's cable): no board message is in them (see [`Self::lost_frames`]).
+    pub bad_clock_times: u64,
     /// Bytes with bit 7 set that are not a known message id.
     pub unknown_ids: u64,
     /// Piece codes 0x0D–0x0F (magic pieces) or undefined, delivered as an empty field.
@@ -33,4 +36,13 @@ pub struct DecoderStats {
     /// Bytes of a board's text (serial numbers, trademark) that are not printable ASCII
     /// (a NUL, an escape, any control byte), delivered as `?`.
     pub unprintable_text_bytes: u64,
+}
+
+impl DecoderStats {
+    /// Frames whose loss may have hidden a board message (a `LineLoss`): every dropped frame
+    /// but a whole clock frame with impossible digits, which stood for nothing but one clock
+    /// reading (the clock's next one comes within a second).
+    pub fn lost_frames(&self) -> u64 {
+        self.dropped_frames - self.bad_clock_times
+    }
 }

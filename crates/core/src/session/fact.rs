@@ -51,6 +51,9 @@ pub enum Fact {
     StillBoardAsks { gap: String },
     /// Recovered move `k` was not read as itself; the rest is left to the board.
     ReplayMisread { k: usize },
+    /// A clock reading was never acted on (`reading`, its payload bytes in hex; `why`): noise
+    /// on the clock's cable, or a reading the clock did not confirm.
+    ClockReadingDropped { reading: String, why: &'static str },
 }
 
 impl Fact {
@@ -113,6 +116,10 @@ impl fmt::Display for Fact {
             Fact::ReplayMisread { k } => write!(
                 f,
                 "recovered move {k} was not read as itself; the rest is left to the board"
+            ),
+            Fact::ClockReadingDropped { reading, why } => write!(
+                f,
+                "clock reading {reading} not acted on (noise on the clock's cable?): {why}"
             ),
         }
     }
