@@ -184,7 +184,8 @@ impl Session {
                     }),
                     _ => None,
                 };
-                self.gap.state = Recovery::Gap(Box::new(Gap::new(cause, clock_before)));
+                let start = (self.tracker.moves().len(), self.tracker.position().turn());
+                self.gap.state = Recovery::Gap(Box::new(Gap::new(cause, clock_before, start)));
             }
         }
         self.standing_illegal = None;
@@ -295,6 +296,17 @@ impl Session {
             if waited >= MEMORY_WAIT_MS {
                 *memory = Memory::Settled;
                 self.report(Fact::MemoryNotCome);
+                // A sequence the evidence does not prove waited for the memory: the search
+                // runs again, and asks the arbiter.
+                if matches!(
+                    self.gap.state.gap().map(|g| &g.stage),
+                    Some(Stage::Search {
+                        finding: Finding::Unproven { .. },
+                        ..
+                    })
+                ) {
+                    self.gap_search_again(false, now, out);
+                }
             }
             if held_unique && waited >= MEMORY_GRACE_MS {
                 // The single sequence found has waited for the memory long enough.
@@ -359,7 +371,18 @@ impl Session {
             let mut turned = board.clone();
             turned.rotate_180();
             let off = |b: &Board| crate::tracker::search_diff(b, &known).count();
-            if off(&turned) < off(&board) {
+            // Pawns only go forward: a long gap (a dozen bullet plies while the daemon was
+            // down) can leave the turned reading closer, never with its pawns going forward.
+            let forward = (
+                pawns_forward(&known, &turned),
+                pawns_forward(&known, &board),
+            );
+            let reversed = match forward {
+                (true, false) => true,
+                (false, true) => false,
+                _ => off(&turned) < off(&board),
+            };
+            if reversed {
                 self.tracker.learn_orientation(Orientation::Reversed);
                 board = turned;
             } else {
@@ -663,6 +686,24 @@ pub(super) fn through_first_read(
             total: n as u64,
         },
     }
+}
+
+/// Every pawn of `board` stands where a pawn of its side in `known` could have gone (ahead,
+/// at most a file aside per rank): the reading is the board's way round.
+fn pawns_forward(known: &Board, board: &Board) -> bool {
+    Color::ALL.into_iter().all(|color| {
+        let pawn = shakmaty::Role::Pawn.of(color);
+        let before = known.by_piece(pawn);
+        board.by_piece(pawn).into_iter().all(|sq| {
+            before.into_iter().any(|p| {
+                let ahead = match color {
+                    Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
+                    Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
+                };
+                ahead >= 0 && (i32::from(sq.file()) - i32::from(p.file())).abs() <= ahead
+            })
+        })
+    })
 }
 
 /// `board` is `known` or `known` with pieces lifted: at most a move in progress.

@@ -9,7 +9,7 @@ use super::recovery::{Candidate, Finding, Memory, Stage, listed, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::Placement;
-use crate::gap::{clock, search};
+use crate::gap::{clock, proof, search};
 use crate::protocol::FieldContent;
 use crate::tracker::Tracker;
 use crate::vocab::Millis;
@@ -134,14 +134,25 @@ impl Session {
         };
         let first_read = g.first_read;
         let last_change = g.last_change;
+        let (start_ply, first) = g.start;
         if position && let Stage::Search { trusted_at, .. } = &mut g.stage {
             *trusted_at = Some(last_change);
         }
         let board = self.board_of(&fields);
         let from = self.tracker.position().clone();
         let witness = self.clock_witness();
-        let first = from.turn();
-        let fits = |n: usize| witness.is_none_or(|w| w.allows(first, n));
+        // The clock counts the plies since the gap began: those published since (from the
+        // board's memory, by the arbiter) count too.
+        let done = self.tracker.moves().len().checked_sub(start_ply);
+        let fits = |n: usize| match (witness, done) {
+            (Some(w), Some(done)) => w.allows(first, done + n),
+            (Some(_), None) => true,
+            (None, _) => true,
+        };
+        let most = witness
+            .and_then(|w| w.most_plies(first))
+            .zip(done)
+            .map(|(most, done)| most.saturating_sub(done));
         let mut outcome = search::explain_within(&from, &board, self.clock_side(), &fits);
         let first_board = first_read.map(|f| self.board_of(&f));
         if outcome == search::Outcome::Same
@@ -159,6 +170,17 @@ impl Session {
             self.gap.memory_mut().map(|m| *m),
             Some(Memory::Asked { at, .. }) if now.saturating_sub(at) < MEMORY_GRACE_MS
         );
+        // A single sequence is published only when the evidence proves it (see
+        // `gap::proof`): a gap may have held more plies than the shortest story.
+        let doubt = match &outcome {
+            search::Outcome::Unique(moves) if position => {
+                match proof::judge(&from, &board, moves, most, &fits) {
+                    proof::Verdict::Proven => None,
+                    doubt => Some(doubt),
+                }
+            }
+            _ => None,
+        };
         match outcome {
             search::Outcome::Same => self.close_gap(now, out),
             search::Outcome::Unique(moves) if !position => {
@@ -168,6 +190,9 @@ impl Session {
                 });
             }
             _ if !position => {}
+            search::Outcome::Unique(moves) if let Some(doubt) = doubt => {
+                self.gap_unproven(&from, moves, doubt, fields, now);
+            }
             search::Outcome::Unique(_) if wait_for_memory => {
                 if let Some(Memory::Asked { held_unique, .. }) = self.gap.memory_mut() {
                     *held_unique = true;
@@ -195,13 +220,13 @@ impl Session {
                         moves,
                     })
                     .collect();
-                self.enter_choose(fields, candidates, Some(total), listed);
+                self.enter_choose(fields, candidates, Some(total), listed, None);
                 self.report(Fact::Ambiguous {
                     gap: self.gap.text(),
                 });
             }
             search::Outcome::GaveUp => {
-                self.enter_choose(fields, Vec::new(), None, Vec::new());
+                self.enter_choose(fields, Vec::new(), None, Vec::new(), None);
                 self.report(Fact::SearchGaveUp {
                     gap: self.gap.text(),
                 });
@@ -218,6 +243,7 @@ impl Session {
         candidates: Vec<Candidate>,
         total: Option<u64>,
         listed: Vec<String>,
+        doubt: Option<proof::Verdict>,
     ) {
         if let Some(g) = self.gap.state.gap_mut() {
             g.stage = Stage::Choose {
@@ -225,8 +251,39 @@ impl Session {
                 candidates,
                 total,
                 listed,
+                doubt,
             };
         }
+    }
+
+    /// One sequence reaches the board but the evidence does not prove it (`doubt`): the
+    /// board's memory, when it may still come, has every change; else the arbiter is asked
+    /// with the sequence listed (play going on meanwhile is followed from it).
+    fn gap_unproven(
+        &mut self,
+        from: &Chess,
+        moves: Vec<Move>,
+        doubt: proof::Verdict,
+        fields: [FieldContent; 64],
+        now: Millis,
+    ) {
+        let line = search::san_line(from, &moves);
+        if matches!(self.gap.memory_mut(), Some(Memory::Asked { .. })) {
+            self.gap.found(Finding::Unproven {
+                plies: moves.len(),
+                line,
+            });
+            return;
+        }
+        let listed = listed(from, std::slice::from_ref(&moves));
+        let candidates = vec![Candidate {
+            shadow: self.shadow_after(&moves, &fields, now),
+            moves,
+        }];
+        self.enter_choose(fields, candidates, Some(1), listed, Some(doubt));
+        self.report(Fact::Unproven {
+            gap: self.gap.text(),
+        });
     }
 
     /// A tracker after `moves`, reading `fields` as the board now.
