@@ -626,6 +626,27 @@ proptest! {
     }
 }
 
+/// The failure, found by the property before the fix: a kill -9 while bullet plies
+/// were made, the board's memory slow on a 9600-baud line, and the search's single shortest
+/// sequence published 600 ms later as if proven: ...Bf8 recorded where ...Be7 was played,
+/// `InSync` true and `Gap` empty (corpus game 629).
+#[test]
+fn a_kill_at_bullet_pace_is_never_recorded_as_a_shorter_game() {
+    let bullet = BulletGame {
+        hall: named(11_276_875_499_490_191_965, true, Orientation::Normal),
+        increment_ms: 0,
+        paced_line: true,
+    };
+    let bullet = BulletGame {
+        hall: HallGame {
+            reply_ms: Some((0, 150)),
+            ..bullet.hall
+        },
+        ..bullet
+    };
+    check_bullet(629, &bullet).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -51,11 +51,15 @@ pub fn judge(
     if len == most {
         return Verdict::Proven;
     }
-    // Every longer count the clock allows, up to the bound; the search falls back to all
-    // counts when none of these reaches the board, and then finds `found` again.
+    // Every longer count the clock allows, up to the bound. When none of these reaches the
+    // board the search falls back to every count and finds the shortest again (`found`, or
+    // its transpositions the caller ruled out): no rival.
     let longer = |n: usize| n > len && n <= most && fits(n);
+    let rival = |s: &Vec<Move>| s.len() != len;
     match search::explain_within(from, board, None, &longer) {
-        Outcome::Unique(again) if again == found => Verdict::Proven,
+        Outcome::Unique(s) if !rival(&s) => Verdict::Proven,
+        Outcome::Several { sequences, .. } if !sequences.iter().any(rival) => Verdict::Proven,
+        Outcome::Unreachable | Outcome::Same => Verdict::Proven,
         _ => Verdict::Rivals,
     }
 }
