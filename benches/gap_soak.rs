@@ -306,7 +306,22 @@ fn scramble_row(
             seed + g,
             Noise::Noisy,
         );
-        all.add(&play_game(&mut rig, moves, pace, seed * 1_000 + g));
+        let f = play_game(&mut rig, moves, pace, seed * 1_000 + g);
+        if f.false_accusations > 0 || f.wrong > 0 || f.lost > 0 {
+            let accused: Vec<String> = rig
+                .journal()
+                .iter()
+                .filter(|e| e.is_accusation())
+                .map(|e| format!("{e:?}"))
+                .collect();
+            println!(
+                "  game {g}: {} wrong, {} lost, accused {accused:?}; record {:?}",
+                f.wrong,
+                f.lost,
+                rig.session().view().moves
+            );
+        }
+        all.add(&f);
     }
     all
 }
