@@ -31,11 +31,12 @@
 
 use shakmaty::{Board, Chess, Color, Move, Position};
 
+use super::gap_search::pawns_forward;
 use super::recovery::{Cause, Finding, Gap, Memory, Recovery, Stage, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
-use crate::gap::{clock, memory, search};
+use crate::gap::{clock, memory};
 use crate::protocol::{EeEvent, FieldContent, Message};
 use crate::tracker::ILLEGAL_SETTLE_MS;
 use crate::vocab::Millis;
@@ -524,13 +525,15 @@ impl Session {
     }
 
     /// Moves were published up to the tracker's position: closed when the board now shows
-    /// it (or a move of it in progress), else the gap goes on from there (plies made while
-    /// the memory or the arbiter was awaited), searched at once.
+    /// it (or the next move begun), else the gap goes on from there (plies made while the
+    /// memory or the arbiter was awaited), searched at once. Pieces in hand that no one move
+    /// takes up are plies on from there in the middle of a capture (Bc2 Bxc2 with Qxc2 under
+    /// way), not a move the tracker could follow.
     pub(super) fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
         let on_board = self.gap.sensed().map(|f| self.board_of(&f));
         let done = on_board
             .as_ref()
-            .is_none_or(|b| self.move_in_progress(self.tracker.position(), b));
+            .is_none_or(|b| self.one_move_begun(self.tracker.position(), b));
         if done {
             self.close_gap(now, out);
         } else {
@@ -650,60 +653,6 @@ impl Session {
             self.on_clock(&clock, now, out);
         }
     }
-}
-
-/// Of several sequences to the board, only those that pass through the first whole board
-/// read after the gap are the game: that board stood on the table. Plies made after it
-/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 Nc3) would
-/// otherwise leave transpositions (Nc3 Nf6 Bc4) no later reading can rule out. Nothing
-/// changes when the search kept only some of its sequences, or when none passes through
-/// (the first board was read in the middle of a move).
-pub(super) fn through_first_read(
-    from: &Chess,
-    first: &Board,
-    board: &Board,
-    outcome: search::Outcome,
-) -> search::Outcome {
-    let search::Outcome::Several { sequences, total } = outcome else {
-        return outcome;
-    };
-    if first == board || first == from.board() || total != sequences.len() as u64 {
-        return search::Outcome::Several { sequences, total };
-    }
-    let passes = |moves: &[Move]| {
-        let mut pos = from.clone();
-        moves.iter().any(|&m| {
-            pos.play_unchecked(m);
-            pos.board() == first
-        })
-    };
-    let mut through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
-    match through.len() {
-        0 => search::Outcome::Several { sequences, total },
-        1 => search::Outcome::Unique(through.remove(0)),
-        n => search::Outcome::Several {
-            sequences: through,
-            total: n as u64,
-        },
-    }
-}
-
-/// Every pawn of `board` stands where a pawn of its side in `known` could have gone (ahead,
-/// at most a file aside per rank): the reading is the board's way round.
-fn pawns_forward(known: &Board, board: &Board) -> bool {
-    Color::ALL.into_iter().all(|color| {
-        let pawn = shakmaty::Role::Pawn.of(color);
-        let before = known.by_piece(pawn);
-        board.by_piece(pawn).into_iter().all(|sq| {
-            before.into_iter().any(|p| {
-                let ahead = match color {
-                    Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
-                    Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
-                };
-                ahead >= 0 && (i32::from(sq.file()) - i32::from(p.file())).abs() <= ahead
-            })
-        })
-    })
 }
 
 /// `board` is `known` or `known` with pieces lifted: at most a move in progress.

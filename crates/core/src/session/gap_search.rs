@@ -34,6 +34,17 @@ impl Session {
     /// legal sequence explains. An exchange on one square (dxc5 bxc5) also leaves only
     /// pieces missing, d6 and b4, which no one move takes up: a gap.
     pub(super) fn move_in_progress(&self, from: &Chess, board: &Board) -> bool {
+        self.one_move_begun(from, board)
+            || lifted_only(from.board(), board)
+                && matches!(
+                    search::explain(from, board, None),
+                    search::Outcome::Unreachable
+                )
+    }
+
+    /// Whether `board` is `from` itself or `from` with the pieces of one legal move lifted
+    /// (one piece, a capture's two, castling's): the next move begun, nothing more.
+    pub(super) fn one_move_begun(&self, from: &Chess, board: &Board) -> bool {
         if from.board() == board {
             return true;
         }
@@ -51,10 +62,6 @@ impl Session {
                 }
                 (lifted & !touched).is_empty()
             })
-            || matches!(
-                search::explain(from, board, None),
-                search::Outcome::Unreachable
-            )
     }
 
     /// Whether `board` can follow from `from`: the same (or a move in progress), or reached by
@@ -357,4 +364,58 @@ impl Session {
             Err(_) => false,
         }
     }
+}
+
+/// Of several sequences to the board, only those that pass through the first whole board
+/// read after the gap are the game: that board stood on the table. Plies made after it
+/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 Nc3) would
+/// otherwise leave transpositions (Nc3 Nf6 Bc4) no later reading can rule out. Nothing
+/// changes when the search kept only some of its sequences, or when none passes through
+/// (the first board was read in the middle of a move).
+pub(super) fn through_first_read(
+    from: &Chess,
+    first: &Board,
+    board: &Board,
+    outcome: search::Outcome,
+) -> search::Outcome {
+    let search::Outcome::Several { sequences, total } = outcome else {
+        return outcome;
+    };
+    if first == board || first == from.board() || total != sequences.len() as u64 {
+        return search::Outcome::Several { sequences, total };
+    }
+    let passes = |moves: &[Move]| {
+        let mut pos = from.clone();
+        moves.iter().any(|&m| {
+            pos.play_unchecked(m);
+            pos.board() == first
+        })
+    };
+    let mut through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
+    match through.len() {
+        0 => search::Outcome::Several { sequences, total },
+        1 => search::Outcome::Unique(through.remove(0)),
+        n => search::Outcome::Several {
+            sequences: through,
+            total: n as u64,
+        },
+    }
+}
+
+/// Every pawn of `board` stands where a pawn of its side in `known` could have gone (ahead,
+/// at most a file aside per rank): the reading is the board's way round.
+pub(super) fn pawns_forward(known: &Board, board: &Board) -> bool {
+    Color::ALL.into_iter().all(|color| {
+        let pawn = shakmaty::Role::Pawn.of(color);
+        let before = known.by_piece(pawn);
+        board.by_piece(pawn).into_iter().all(|sq| {
+            before.into_iter().any(|p| {
+                let ahead = match color {
+                    Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
+                    Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
+                };
+                ahead >= 0 && (i32::from(sq.file()) - i32::from(p.file())).abs() <= ahead
+            })
+        })
+    })
 }
