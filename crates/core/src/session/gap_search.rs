@@ -402,20 +402,81 @@ pub(super) fn through_first_read(
     }
 }
 
-/// Every pawn of `board` stands where a pawn of its side in `known` could have gone (ahead,
-/// at most a file aside per rank): the reading is the board's way round.
+/// Whether the pawns of `board` can have come from those of `known`: each from its own pawn
+/// of that side, ahead of it, a file aside per rank at most, and every file changed a capture
+/// of one of the other side's pieces (which the board must be short of). A reading turned the
+/// wrong way round mirrors the files too (a2 reads as h7), which takes captures nobody made.
 pub(super) fn pawns_forward(known: &Board, board: &Board) -> bool {
     Color::ALL.into_iter().all(|color| {
         let pawn = shakmaty::Role::Pawn.of(color);
-        let before = known.by_piece(pawn);
-        board.by_piece(pawn).into_iter().all(|sq| {
-            before.into_iter().any(|p| {
-                let ahead = match color {
-                    Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
-                    Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
-                };
-                ahead >= 0 && (i32::from(sq.file()) - i32::from(p.file())).abs() <= ahead
-            })
-        })
+        let before: Vec<shakmaty::Square> = known.by_piece(pawn).into_iter().collect();
+        let after: Vec<shakmaty::Square> = board.by_piece(pawn).into_iter().collect();
+        let captured = known
+            .by_color(!color)
+            .count()
+            .saturating_sub(board.by_color(!color).count());
+        // The file changes of a pawn from `p` to `sq`, or `None` when it cannot get there.
+        let shift = |p: shakmaty::Square, sq: shakmaty::Square| {
+            let ahead = match color {
+                Color::White => i32::from(sq.rank()) - i32::from(p.rank()),
+                Color::Black => i32::from(p.rank()) - i32::from(sq.rank()),
+            };
+            let files = (i32::from(sq.file()) - i32::from(p.file())).abs();
+            (ahead >= 0 && files <= ahead).then_some(files as usize)
+        };
+        // The fewest file changes that take distinct pawns of `known` (a bit set, at most
+        // eight) to every pawn of `board`: a small assignment, by subsets.
+        let unreachable = usize::MAX / 2;
+        let mut best = vec![unreachable; 1 << before.len()];
+        best[0] = 0;
+        for (k, &sq) in after.iter().enumerate() {
+            let mut next = vec![unreachable; best.len()];
+            for used in 0..best.len() {
+                if best[used] >= unreachable || (used as u32).count_ones() as usize != k {
+                    continue;
+                }
+                for (j, &p) in before.iter().enumerate() {
+                    if used & (1 << j) == 0
+                        && let Some(files) = shift(p, sq)
+                    {
+                        let slot = &mut next[used | (1 << j)];
+                        *slot = (*slot).min(best[used] + files);
+                    }
+                }
+            }
+            best = next;
+        }
+        best.iter().any(|&cost| cost <= captured)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pawns_forward;
+    use shakmaty::Board;
+
+    fn board(fen: &str) -> Board {
+        fen.parse().expect("board FEN")
+    }
+
+    #[test]
+    fn the_turned_reading_of_a_board_with_pawns_on_one_wing_is_told_apart() {
+        // Kings and pawns on the queenside; a3 played since.
+        let known = board("4k3/pp6/8/8/8/8/PP6/4K3");
+        let now = board("4k3/pp6/8/8/8/P7/1P6/4K3");
+        let mut turned = now.clone();
+        turned.rotate_180();
+        assert!(pawns_forward(&known, &now));
+        // Turned, the pawns stand on the kingside: files no capture changed.
+        assert!(!pawns_forward(&known, &turned));
+    }
+
+    #[test]
+    fn a_pawn_that_changed_file_needs_a_capture_the_board_shows() {
+        let known = board("4k3/8/3n4/8/4P3/8/8/4K3");
+        // exd5 took the knight: one file, one piece fewer.
+        assert!(pawns_forward(&known, &board("4k3/8/8/3P4/8/8/8/4K3")));
+        // The same file change with the knight still there: no capture made it.
+        assert!(!pawns_forward(&known, &board("4k3/8/3n4/3P4/8/8/8/4K3")));
+    }
 }
