@@ -650,18 +650,31 @@ proptest! {
 #[test]
 fn a_kill_at_bullet_pace_is_never_recorded_as_a_shorter_game() {
     let bullet = BulletGame {
-        hall: named(11_276_875_499_490_191_965, true, Orientation::Normal),
+        hall: HallGame {
+            reply_ms: Some((0, 150)),
+            ..named(11_276_875_499_490_191_965, true, Orientation::Normal)
+        },
         increment_ms: 0,
         paced_line: true,
     };
+    check_bullet(629, &bullet).unwrap();
+}
+
+/// A kill while 13 plies were made, no clock, after a long unplugged gap the search never
+/// settled (corpus game 530): the restarted daemon read a board fifty plies on from its last
+/// known position, where either way round is plausible, the wrong way round, and refused the
+/// arbiter's moves. His scoresheet reaches the board read turned: that settles the way round.
+#[test]
+fn the_arbiters_moves_turn_a_board_read_the_wrong_way_round_after_a_restart() {
     let bullet = BulletGame {
         hall: HallGame {
             reply_ms: Some((0, 150)),
-            ..bullet.hall
+            ..named(7_473_447_031_550_304_303, false, Orientation::Normal)
         },
-        ..bullet
+        increment_ms: 0,
+        paced_line: false,
     };
-    check_bullet(629, &bullet).unwrap();
+    check_bullet(530, &bullet).unwrap();
 }
 
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
