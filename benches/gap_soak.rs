@@ -10,11 +10,11 @@
 //! `EBOARDD_SOAK_BOARDS`, `EBOARDD_SOAK_MINUTES` and `EBOARDD_SOAK_SEED` change that. Under
 //! `cargo test --all-targets` (no `--bench` argument) it plays one board for 3 minutes.
 //!
-//! Then the scrambles (`sim::scramble`): blitz and bullet pace with unplugs, on a 3+2 and a
-//! 3+0 clock, each with the clock's witness of a gap on and off
+//! Then the scrambles (`sim::scramble`): blitz and bullet pace with unplugs, and bullet at
+//! 0.1–0.3 s a ply with kills (-9) too, on a 3+2 and a 3+0 clock, each with the clock's witness of a gap on and off
 //! (`EBOARDD_SOAK_SCRAMBLE_GAMES` games per row, 40; 3 in the smoke run): how often the
 //! arbiter is asked. It prints figures; it fails when it could not run, and when a scramble
-//! lost a ply or accused anyone (no illegal move is ever made).
+//! lost a ply, ended with a ply not played, or accused anyone (no illegal move is ever made).
 
 use std::time::Instant;
 
@@ -306,7 +306,22 @@ fn scramble_row(
             seed + g,
             Noise::Noisy,
         );
-        all.add(&play_game(&mut rig, moves, pace, seed * 1_000 + g));
+        let f = play_game(&mut rig, moves, pace, seed * 1_000 + g);
+        if f.false_accusations > 0 || f.wrong > 0 || f.lost > 0 {
+            let accused: Vec<String> = rig
+                .journal()
+                .iter()
+                .filter(|e| e.is_accusation())
+                .map(|e| format!("{e:?}"))
+                .collect();
+            println!(
+                "  game {g}: {} wrong, {} lost, accused {accused:?}; record {:?}",
+                f.wrong,
+                f.lost,
+                rig.session().view().moves
+            );
+        }
+        all.add(&f);
     }
     all
 }
@@ -319,9 +334,9 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
         "\nscrambles: {count} games per row (first 80 plies), unplugs with moves made meanwhile, the arbiter answering 3 s after a Gap that waits for him"
     );
     println!(
-        "| pace | clock | clock witness | unplugs | plies in gaps | arbiter asked | per 100 unplugs | games exact | lost | invisible | false accusations | longest stall |"
+        "| pace | clock | clock witness | unplugs | kills (unplugged too) | plies in gaps | arbiter asked | per 100 faults | games exact | wrong | lost | invisible | false accusations | longest stall |"
     );
-    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut bad = 0;
     let paces = [
         (
@@ -337,6 +352,10 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
                 unplug_chance: 0.08,
                 ..Pace::bullet()
             },
+        ),
+        (
+            "bullet 0.1-0.3 s/ply, 1 s unplugs, kills down 1-3 s",
+            Pace::bullet_fast(),
         ),
     ];
     let clocks = [
@@ -359,16 +378,19 @@ fn scramble_table(games: &[PgnGame], count: u64, seed: u64) -> u64 {
         for (clock_name, setup) in clocks {
             for witness in [false, true] {
                 let f = scramble_row(games, count, pace, setup, witness, seed);
-                bad += f.lost + f.false_accusations;
+                bad += f.lost + f.wrong + f.false_accusations;
                 println!(
-                    "| {pace_name} | {clock_name} | {} | {} | {} | {} | {:.1} | {}/{} | {} | {} | {} | {} ms |",
+                    "| {pace_name} | {clock_name} | {} | {} | {} ({}) | {} | {} | {:.1} | {}/{} | {} | {} | {} | {} | {} ms |",
                     if witness { "on" } else { "off" },
                     f.unplugs,
+                    f.kills,
+                    f.kills_unplugged,
                     f.gap_plies,
                     f.asked,
-                    f.asked as f64 * 100.0 / f.unplugs.max(1) as f64,
+                    f.asked as f64 * 100.0 / (f.unplugs + f.kills).max(1) as f64,
                     f.games_exact,
                     f.games,
+                    f.wrong,
                     f.lost,
                     f.invisible,
                     f.false_accusations,

@@ -23,6 +23,25 @@ fn rig(seed: u64) -> Rig {
     rig
 }
 
+/// [`rig`] with the board's time control configured (the simulated clock's 3+2): the
+/// session knows the increment before a press could show it (the clock starts at 3:02, so
+/// White's first press adds nothing it could see). With the increment the clock's times
+/// after a gap count the presses made meanwhile, which proves a single short sequence.
+fn rig_with_control(seed: u64) -> Rig {
+    let mut rig = Rig::new(
+        BoardOptions::default(),
+        SessionConfig {
+            name: "gap".into(),
+            time_control: Some("180+2".parse().expect("3+2")),
+            ..SessionConfig::default()
+        },
+        seed,
+        Noise::Noisy,
+    );
+    rig.take_events();
+    rig
+}
+
 fn play(rig: &mut Rig, sans: &[&str]) {
     for san in sans {
         rig.play(san).unwrap();
@@ -153,7 +172,7 @@ fn an_exchange_on_one_square_in_a_gap_is_recovered_not_taken_for_pieces_in_hand(
 
 #[test]
 fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
-    let mut rig = rig(7);
+    let mut rig = rig_with_control(7);
     play(&mut rig, &["e4"]);
     rig.advance(2_000);
     rig.unplug();
@@ -199,6 +218,53 @@ fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
             |e| matches!(e, Event::IllegalMoveCompleted { player, count: 1, .. } if player == "white")
         ),
         "{events:?}"
+    );
+}
+
+/// The same gap when nothing tells the increment (no time control configured, and the clock
+/// began at 3:02, so White's one press showed none): the clock cannot count the presses
+/// made while unplugged, and d5 exd5 Qxd5 is only the shortest story (Nf3 Nf6 Ng1 Ng8 on
+/// top reach the same board). Nothing is published on a guess: `Gap` lists the story for the
+/// arbiter, and his answer (the longer game, from the scoresheet) is taken.
+#[test]
+fn unplugged_three_plies_nothing_bounds_are_asked_about_not_published() {
+    let mut rig = rig(7);
+    play(&mut rig, &["e4"]);
+    rig.advance(2_000);
+    rig.unplug();
+    rig.advance(1_000);
+    play(
+        &mut rig,
+        &["d5", "Nf3", "Nf6", "Ng1", "Ng8", "exd5", "Qxd5"],
+    );
+    rig.take_events();
+    rig.replug();
+    rig.advance(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000);
+    let view = rig.session().view().clone();
+    assert_eq!(view.moves, ["e4"], "nothing published on a guess");
+    assert_gap_lists(
+        &view.gap,
+        &[
+            "the shortest legal sequence reaches the board, but nothing bounds how many plies were made",
+            "waiting for the arbiter (ResolveGap)",
+            "d5 exd5 Qxd5 [d7d5 e4d5 d8d5]",
+        ],
+    );
+    resolve_gap(
+        &mut rig,
+        &["d7d5", "g1f3", "g8f6", "f3g1", "f6g8", "e4d5", "d8d5"],
+    )
+    .unwrap();
+    rig.advance(1_000);
+    let events = rig.take_events();
+    let view = rig.session().view();
+    assert_eq!(view.moves, rig.played_san);
+    assert_eq!(view.gap, "");
+    assert!(view.in_sync);
+    assert_no_accusations(&events);
+    assert_pgn_says(
+        view,
+        "7 plies made while the board was disconnected, as the arbiter resolved them",
     );
 }
 
@@ -392,7 +458,7 @@ fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
     // The memory never arrives whole: the search's one sequence is published once the
     // memory had its short grace and the board (a pawn fewer) stood still, not after the
     // memory's whole time-out.
-    let mut rig = rig(13);
+    let mut rig = rig_with_control(13);
     play(&mut rig, &["e4"]);
     rig.advance(2_000);
     rig.disconnect();

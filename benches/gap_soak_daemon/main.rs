@@ -1,6 +1,7 @@
 //! Gap soak through the daemon: simulated DGT boards + clocks on ptys, the `eboardd` binary,
-//! a private `dbus-daemon`; corpus games at blitz pace (0.5–1.1 s a ply, 3+2 clock) and bullet
-//! pace (0.2–0.5 s a ply, 1+1), the plug pulled for 1–1.6 s now and then while the players
+//! a private `dbus-daemon`; corpus games at blitz pace (0.5–1.1 s a ply, 3+2 clock), bullet
+//! pace (0.2–0.5 s a ply, 1+1) and fast bullet (0.1–0.3 s a ply, 1+1: a kill leaves a dozen
+//! plies unseen), the plug pulled for 1–1.6 s now and then while the players
 //! play on (the board loses power: its memory has nothing for the gap), and the daemon killed
 //! (-9) in the middle of the games and started again a second or so later (the boards keep
 //! their memory). An arbiter at every board answers `ResolveGap` from the scoresheet 3 s after
@@ -16,7 +17,7 @@
 //! first `MovePlayed` of that ply and move at the benchmark's D-Bus client.
 //!
 //! ```text
-//! cargo bench --bench gap_soak_daemon          # 6 boards (3 blitz, 3 bullet), 300 s
+//! cargo bench --bench gap_soak_daemon          # 6 boards (2 blitz, 2 bullet, 2 fast), 300 s
 //! EBOARDD_GAPD_BOARDS=4 EBOARDD_GAPD_SECS=120 EBOARDD_GAPD_SEED=7 cargo bench --bench gap_soak_daemon
 //! ```
 //!
@@ -94,12 +95,13 @@ impl Config {
         })
     }
 
-    /// Board `i`'s pace: blitz and bullet in turn.
+    /// Board `i`'s pace: blitz, bullet and fast bullet in turn (the smoke run's two boards:
+    /// blitz and bullet).
     fn speed(i: usize) -> Speed {
-        if i.is_multiple_of(2) {
-            Speed::Blitz
-        } else {
-            Speed::Bullet
+        match i % 3 {
+            0 => Speed::Blitz,
+            1 => Speed::Bullet,
+            _ => Speed::Fast,
         }
     }
 }
@@ -115,6 +117,13 @@ fn pace(speed: Speed) -> (Pace, ClockSetup) {
         ),
         Speed::Bullet => (
             Pace::bullet(),
+            ClockSetup {
+                base_ms: 60_000,
+                increment_ms: 1_000,
+            },
+        ),
+        Speed::Fast => (
+            Pace::bullet_fast(),
             ClockSetup {
                 base_ms: 60_000,
                 increment_ms: 1_000,
@@ -213,10 +222,11 @@ impl Report {
             .chain([("total", &total)])
         {
             println!(
-                "{name:>6}: games {} ({} exact, {} ended by the Laws), plies {} ({:.2} s a ply), unplugs {}, kills {}, gap plies {}: recovered {}, by the arbiter {}; asked {} (of which unasked {}, refused {}); LOST {}; FALSE ACCUSATIONS {}",
+                "{name:>6}: games {} ({} exact, {} ended by the Laws, {} WRONG), plies {} ({:.2} s a ply), unplugs {}, kills {}, gap plies {}: recovered {}, by the arbiter {}; asked {} (of which unasked {}, refused {}); LOST {}; FALSE ACCUSATIONS {}",
                 f.games,
                 f.exact,
                 f.ended_by_law,
+                f.wrong,
                 f.plies,
                 f.ply_ms_total as f64 / 1000.0 / f.plies.max(1) as f64,
                 f.unplugs,
@@ -255,6 +265,9 @@ impl Report {
         let mut wrong = Vec::new();
         if t.lost > 0 {
             wrong.push(format!("{} plies lost", t.lost));
+        }
+        if t.wrong > 0 {
+            wrong.push(format!("{} games recorded with a ply not played", t.wrong));
         }
         if t.false_accusations > 0 {
             wrong.push(format!("{} false accusations", t.false_accusations));
@@ -307,6 +320,7 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
             match speed {
                 Speed::Blitz => vec![shortest[0].clone()],
                 Speed::Bullet => vec![shortest[1].clone(), shortest[2].clone()],
+                Speed::Fast => vec![shortest[3].clone()],
             }
         } else {
             (0..200)
@@ -373,6 +387,7 @@ async fn soak(config: &Config, corpus: &[Game], dir: PathBuf) -> anyhow::Result<
     let mut by_speed = vec![
         (Speed::Blitz, Figures::default()),
         (Speed::Bullet, Figures::default()),
+        (Speed::Fast, Figures::default()),
     ];
     {
         let signals = hall.log.lock();

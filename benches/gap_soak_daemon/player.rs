@@ -305,6 +305,7 @@ impl Player<'_> {
             f.ended_by_law = u64::from(ended);
         } else {
             f.lost = (played.len() - kept) as u64;
+            f.wrong = u64::from(kept < record.len());
             f.mistakes.push(format!(
                 "board {i} ({}), {}: the record differs from ply {}: {} recorded, {} played (result {result}); recorded {}, played {}",
                 self.plan.speed.name(),

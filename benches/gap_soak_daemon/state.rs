@@ -147,6 +147,8 @@ impl Shared {
 pub enum Speed {
     Blitz,
     Bullet,
+    /// Bullet at 0.1–0.3 s a ply: a kill leaves a dozen plies unseen.
+    Fast,
 }
 
 impl Speed {
@@ -154,6 +156,7 @@ impl Speed {
         match self {
             Speed::Blitz => "blitz",
             Speed::Bullet => "bullet",
+            Speed::Fast => "fast",
         }
     }
 }
@@ -201,6 +204,8 @@ pub struct Figures {
     pub stepped_in: u64,
     /// Plies played missing or wrong in the final `Moves`.
     pub lost: u64,
+    /// Games whose final `Moves` holds a ply that was not played (a game not played).
+    pub wrong: u64,
     /// Plies that never had a matching `MovePlayed` (the record got them otherwise).
     pub unsignalled: u64,
     pub false_accusations: u64,
@@ -226,6 +231,7 @@ impl Figures {
         self.refused += o.refused;
         self.stepped_in += o.stepped_in;
         self.lost += o.lost;
+        self.wrong += o.wrong;
         self.unsignalled += o.unsignalled;
         self.false_accusations += o.false_accusations;
         self.stall.keep_longer(o.stall.ms, &o.stall.what);

@@ -2,6 +2,7 @@
 //! tracker like a board would, and replaying human handling through it.
 #![allow(dead_code)]
 
+pub mod faults;
 pub mod hall;
 pub mod hand;
 

@@ -112,6 +112,18 @@ impl Rig {
         }
     }
 
+    /// What the running session has told its log since the last call (nothing while the
+    /// daemon is "dead").
+    pub fn facts(&mut self) -> Vec<eboard_core::session::Fact> {
+        let mut out = Vec::new();
+        if let Some(session) = self.session.as_mut() {
+            while let Some(fact) = session.poll_fact() {
+                out.push(fact);
+            }
+        }
+        out
+    }
+
     /// The events reported since the last call.
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.fresh)

@@ -1,5 +1,6 @@
-//! Games at blitz or bullet pace with the board unplugged now and then, on a [`Rig`]: the
-//! players never stop (a ply every few hundred ms), the plug is out for a second or so while
+//! Games at blitz or bullet pace with the board unplugged now and then, or the daemon
+//! killed (-9) and started again from its journal, on a [`Rig`]: the players never stop (a
+//! ply every few hundred ms), the plug is out (the daemon down) for a second or so while
 //! they go on, and an arbiter with the scoresheets answers a `Gap` that waits for him a few
 //! seconds after it lists the candidates — with the moves from the last known position, the
 //! gap's and all played since. Shared by `tests/session_gap.rs` and `benches/gap_soak.rs`.
@@ -25,6 +26,12 @@ pub struct Pace {
     pub unplug_chance: f64,
     /// How long after `Gap` lists candidates the arbiter answers, ms.
     pub arbiter_after_ms: u64,
+    /// Chance that a fault is a kill (-9) of the daemon rather than an unplug: the board
+    /// keeps its power and its memory; in a quarter of them the plug is also pulled while
+    /// the daemon is down (the memory then has nothing for the gap).
+    pub kill_chance: f64,
+    /// How long the daemon stays down after a kill, ms (the players play on).
+    pub down_ms: (u64, u64),
 }
 
 impl Pace {
@@ -35,6 +42,8 @@ impl Pace {
             unplug_ms: (1_000, 1_600),
             unplug_chance: 0.08,
             arbiter_after_ms: 3_000,
+            kill_chance: 0.0,
+            down_ms: (1_000, 3_000),
         }
     }
 
@@ -45,6 +54,21 @@ impl Pace {
             unplug_ms: (1_000, 1_000),
             unplug_chance: 0.06,
             arbiter_after_ms: 3_000,
+            kill_chance: 0.0,
+            down_ms: (1_000, 3_000),
+        }
+    }
+
+    /// 0.1–0.3 s a ply; faults before 6% of the plies, half of them kills with the daemon
+    /// down 1–3 s (a dozen plies made unseen), the others 1 s unplugs.
+    pub fn bullet_fast() -> Pace {
+        Pace {
+            ply_ms: (100, 300),
+            unplug_ms: (1_000, 1_000),
+            unplug_chance: 0.06,
+            arbiter_after_ms: 3_000,
+            kill_chance: 0.5,
+            down_ms: (1_000, 3_000),
         }
     }
 }
@@ -62,6 +86,12 @@ pub struct Figures {
     pub asked: u64,
     /// Plies played that the record does not have at the end of the game.
     pub lost: u64,
+    /// Games whose final record holds a ply that was not played (a record of a game not
+    /// played, whatever `InSync` says).
+    pub wrong: u64,
+    /// Daemon kills (with an unplug while it was down: `kills_unplugged`).
+    pub kills: u64,
+    pub kills_unplugged: u64,
     /// Plies of a gap that came back to the very position it started from (a repetition:
     /// Nb2 Rb4 Nd3 Rc4): no board can show them, and after a power loss no memory has
     /// them. Counted apart, not as lost; the record is expected without them.
@@ -81,6 +111,9 @@ impl Figures {
         self.gap_plies += other.gap_plies;
         self.asked += other.asked;
         self.lost += other.lost;
+        self.wrong += other.wrong;
+        self.kills += other.kills;
+        self.kills_unplugged += other.kills_unplugged;
         self.invisible += other.invisible;
         self.false_accusations += other.false_accusations;
         self.longest_stall_ms = self.longest_stall_ms.max(other.longest_stall_ms);
@@ -155,14 +188,32 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
         // One fault at a time: the next unplug waits until the last gap is closed.
         let closed = rig.session().view().gap.is_empty();
         if k > 0 && closed && rng.random_bool(pace.unplug_chance) {
-            f.unplugs += 1;
-            let out_for = rng.random_range(pace.unplug_ms.0..=pace.unplug_ms.1);
+            let kill = rng.random_bool(pace.kill_chance);
+            let also_unplugged = kill && rng.random_bool(0.25);
+            let out_for = if kill {
+                f.kills += 1;
+                f.kills_unplugged += u64::from(also_unplugged);
+                rng.random_range(pace.down_ms.0..=pace.down_ms.1)
+            } else {
+                f.unplugs += 1;
+                rng.random_range(pace.unplug_ms.0..=pace.unplug_ms.1)
+            };
             let until = rig.now() + out_for;
-            rig.unplug();
+            if kill {
+                rig.kill();
+            } else {
+                rig.unplug();
+            }
             let shown_before = rig.shown.len();
             let board_before = rig.played.board().clone();
             let first = k;
+            let halfway = rig.now() + out_for / 2;
+            let mut pulled = false;
             while k < moves.len() && rig.now() + pace.ply_ms.0 <= until {
+                if also_unplugged && !pulled && rig.now() >= halfway {
+                    rig.unplug();
+                    pulled = true;
+                }
                 rig.play_quick(moves[k], ply_ms(&mut rng));
                 k += 1;
                 f.gap_plies += 1;
@@ -174,7 +225,12 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
             }
             let wait = until.saturating_sub(rig.now());
             rig.advance(wait);
-            rig.replug();
+            if !kill || pulled {
+                rig.replug();
+            }
+            if kill {
+                rig.restart();
+            }
             // The board shows the gap's plies when it is read again.
             let now = rig.now();
             for s in &mut rig.shown[shown_before..] {
@@ -209,6 +265,7 @@ pub fn play_game(rig: &mut Rig, moves: &[Move], pace: &Pace, seed: u64) -> Figur
             .take_while(|(a, b)| a == b)
             .count();
         f.lost = (expected.len() - kept) as u64;
+        f.wrong = u64::from(kept < view.moves.len());
     }
     f.asked = arbiter.asked;
     f.false_accusations = accusations(&rig.take_events());

@@ -82,7 +82,25 @@ impl Witness {
     pub fn allows_any(&self, first: Color, max: usize) -> bool {
         (1..=max).any(|n| self.allows(first, n))
     }
+
+    /// The most plies the clock allows since the gap began (`first` to move then), counting
+    /// one more for a last move whose press may still be to come; `None` when it bounds
+    /// nothing: no increment (the times say nothing about the count), a count past
+    /// [`COUNTED_PLIES`] still allowed, or no count allowed at all (someone set the clock).
+    pub fn most_plies(&self, first: Color) -> Option<usize> {
+        if self.increment_ms == 0 || self.allows(first, COUNTED_PLIES) {
+            return None;
+        }
+        (1..COUNTED_PLIES)
+            .rev()
+            .find(|&n| self.allows(first, n))
+            .map(|n| n + 1)
+    }
 }
+
+/// How far [`Witness::most_plies`] counts: a clock that allows this many plies bounds
+/// nothing a search could use.
+pub const COUNTED_PLIES: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -126,6 +144,19 @@ mod tests {
     fn without_an_increment_every_count_fits() {
         let w = witness([60_000, 60_000], [58_000, 57_000], 5_000, 0);
         assert!((1..=6).all(|n| w.allows(Color::White, n)));
+    }
+
+    #[test]
+    fn the_most_plies_an_increment_allows_bound_the_gap() {
+        // The 3+2 example above: 2 to 4 plies fit, and a fifth may still await its press.
+        let w = witness([180_000, 180_000], [181_500, 180_500], 4_000, 2_000);
+        assert_eq!(w.most_plies(Color::White), Some(5));
+        // Without an increment nothing bounds the count.
+        let w = witness([60_000, 60_000], [58_000, 57_000], 5_000, 0);
+        assert_eq!(w.most_plies(Color::White), None);
+        // A clock set by hand (two minutes more each) allows no count: it bounds nothing.
+        let w = witness([60_000, 60_000], [180_000, 180_000], 2_000, 2_000);
+        assert_eq!(w.most_plies(Color::White), None);
     }
 
     #[test]

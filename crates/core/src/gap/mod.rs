@@ -9,10 +9,14 @@
 //!   board, shortest first. Exactly one is published;
 //!   several wait for the arbiter; none continues from the board;
 //! - [`clock`]: what the clock's times after the gap allow (how many plies, with an
-//!   increment), so the search drops the stories the clock contradicts.
+//!   increment), so the search drops the stories the clock contradicts;
+//! - [`proof`]: whether the search's single sequence is the gap's story — only when the
+//!   clock bounds the plies made and no other length it allows reaches the board; else the
+//!   memory or the arbiter decides.
 //!
 //! Pure: no I/O, no clock; time comes in as milliseconds.
 
 pub mod clock;
 pub mod memory;
+pub mod proof;
 pub mod search;

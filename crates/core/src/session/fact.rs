@@ -41,6 +41,12 @@ pub enum Fact {
     RecoveredUnique { line: String },
     /// The moves of a gap are ambiguous: the arbiter is asked (`gap`, the property's text).
     Ambiguous { gap: String },
+    /// One sequence reaches the board after a gap, but nothing proves no more plies were
+    /// made: the arbiter is asked (`gap`, the property's text).
+    Unproven { gap: String },
+    /// The arbiter's moves reached the board read the other way round: its way round, learnt
+    /// after a restart, is turned.
+    TurnedByArbiter,
     /// The gap search gave up (`gap`, the property's text).
     SearchGaveUp { gap: String },
     /// Play continues from the board in a new segment (`note`, the record's comment).
@@ -106,6 +112,12 @@ impl fmt::Display for Fact {
             }
             Fact::Ambiguous { gap } => write!(f, "moves made during a gap are ambiguous: {gap}"),
             Fact::SearchGaveUp { gap } => write!(f, "gap search gave up: {gap}"),
+            Fact::TurnedByArbiter => f.write_str(
+                "the arbiter's moves reach the board read the other way round: the board is turned",
+            ),
+            Fact::Unproven { gap } => {
+                write!(f, "a gap's shortest sequence is not proven: {gap}")
+            }
             Fact::NewSegment { note } => {
                 write!(f, "play continues from the board in a new segment: {note}")
             }

@@ -31,11 +31,12 @@
 
 use shakmaty::{Board, Chess, Color, Move, Position};
 
+use super::gap_search::pawns_forward;
 use super::recovery::{Cause, Finding, Gap, Memory, Recovery, Stage, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
-use crate::gap::{clock, memory, search};
+use crate::gap::{clock, memory};
 use crate::protocol::{EeEvent, FieldContent, Message};
 use crate::tracker::ILLEGAL_SETTLE_MS;
 use crate::vocab::Millis;
@@ -184,7 +185,8 @@ impl Session {
                     }),
                     _ => None,
                 };
-                self.gap.state = Recovery::Gap(Box::new(Gap::new(cause, clock_before)));
+                let start = (self.tracker.moves().len(), self.tracker.position().turn());
+                self.gap.state = Recovery::Gap(Box::new(Gap::new(cause, clock_before, start)));
             }
         }
         self.standing_illegal = None;
@@ -295,6 +297,17 @@ impl Session {
             if waited >= MEMORY_WAIT_MS {
                 *memory = Memory::Settled;
                 self.report(Fact::MemoryNotCome);
+                // A sequence the evidence does not prove waited for the memory: the search
+                // runs again, and asks the arbiter.
+                if matches!(
+                    self.gap.state.gap().map(|g| &g.stage),
+                    Some(Stage::Search {
+                        finding: Finding::Unproven { .. },
+                        ..
+                    })
+                ) {
+                    self.gap_search_again(false, now, out);
+                }
             }
             if held_unique && waited >= MEMORY_GRACE_MS {
                 // The single sequence found has waited for the memory long enough.
@@ -359,7 +372,18 @@ impl Session {
             let mut turned = board.clone();
             turned.rotate_180();
             let off = |b: &Board| crate::tracker::search_diff(b, &known).count();
-            if off(&turned) < off(&board) {
+            // Pawns only go forward: a long gap (a dozen bullet plies while the daemon was
+            // down) can leave the turned reading closer, never with its pawns going forward.
+            let forward = (
+                pawns_forward(&known, &turned),
+                pawns_forward(&known, &board),
+            );
+            let reversed = match forward {
+                (true, false) => true,
+                (false, true) => false,
+                _ => off(&turned) < off(&board),
+            };
+            if reversed {
                 self.tracker.learn_orientation(Orientation::Reversed);
                 board = turned;
             } else {
@@ -501,13 +525,15 @@ impl Session {
     }
 
     /// Moves were published up to the tracker's position: closed when the board now shows
-    /// it (or a move of it in progress), else the gap goes on from there (plies made while
-    /// the memory or the arbiter was awaited), searched at once.
+    /// it (or the next move begun), else the gap goes on from there (plies made while the
+    /// memory or the arbiter was awaited), searched at once. Pieces in hand that no one move
+    /// takes up are plies on from there in the middle of a capture (Bc2 Bxc2 with Qxc2 under
+    /// way), not a move the tracker could follow.
     pub(super) fn close_or_search_on(&mut self, now: Millis, out: &mut Vec<Event>) {
         let on_board = self.gap.sensed().map(|f| self.board_of(&f));
         let done = on_board
             .as_ref()
-            .is_none_or(|b| self.move_in_progress(self.tracker.position(), b));
+            .is_none_or(|b| self.one_move_begun(self.tracker.position(), b));
         if done {
             self.close_gap(now, out);
         } else {
@@ -626,42 +652,6 @@ impl Session {
             self.clock_live = true;
             self.on_clock(&clock, now, out);
         }
-    }
-}
-
-/// Of several sequences to the board, only those that pass through the first whole board
-/// read after the gap are the game: that board stood on the table. Plies made after it
-/// (play resumed the moment the board was back: Bc4 while unplugged, then Nf6 Nc3) would
-/// otherwise leave transpositions (Nc3 Nf6 Bc4) no later reading can rule out. Nothing
-/// changes when the search kept only some of its sequences, or when none passes through
-/// (the first board was read in the middle of a move).
-pub(super) fn through_first_read(
-    from: &Chess,
-    first: &Board,
-    board: &Board,
-    outcome: search::Outcome,
-) -> search::Outcome {
-    let search::Outcome::Several { sequences, total } = outcome else {
-        return outcome;
-    };
-    if first == board || first == from.board() || total != sequences.len() as u64 {
-        return search::Outcome::Several { sequences, total };
-    }
-    let passes = |moves: &[Move]| {
-        let mut pos = from.clone();
-        moves.iter().any(|&m| {
-            pos.play_unchecked(m);
-            pos.board() == first
-        })
-    };
-    let mut through: Vec<Vec<Move>> = sequences.iter().filter(|s| passes(s)).cloned().collect();
-    match through.len() {
-        0 => search::Outcome::Several { sequences, total },
-        1 => search::Outcome::Unique(through.remove(0)),
-        n => search::Outcome::Several {
-            sequences: through,
-            total: n as u64,
-        },
     }
 }
 

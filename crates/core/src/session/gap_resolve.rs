@@ -7,8 +7,9 @@ use shakmaty::{Chess, Move, Position};
 use super::gap::*;
 use super::recovery::{Asking, Recovery, STILL_ASK_MS, Stage, plies};
 use super::{Event, Fact, Session};
-use crate::board::Placement;
+use crate::board::{Orientation, Placement};
 use crate::gap::search;
+use crate::protocol::FieldContent;
 use crate::vocab::{CommandError, Millis};
 
 impl Session {
@@ -58,43 +59,40 @@ impl Session {
         let from = self.tracker.position().clone();
         let known_len = self.tracker.moves().len();
         let line = parse_line(&from, &moves)?;
-        let mut pos = from.clone();
-        // After how many of the arbiter's moves the board read after the gap stood.
-        let target_board = self.board_of(&target);
-        let mut through = None;
-        for (i, &m) in line.iter().enumerate() {
-            pos.play_unchecked(m);
-            if through.is_none() && *pos.board() == target_board {
-                through = Some(i + 1);
-            }
+        let mut end = from.clone();
+        for &m in &line {
+            end.play_unchecked(m);
         }
-        let now_board = self.gap.sensed().map(|f| self.board_of(&f));
-        let searching = matches!(
-            self.gap.state.gap().map(|g| &g.stage),
-            Some(Stage::Search { .. })
-        );
-        let gap_len = match through {
+        let gap_len = match self.line_meets_board(&from, &line, &target, self.orientation()) {
             Some(n) => n,
-            None if now_board.as_ref() == Some(pos.board()) => line.len(),
-            // The board read after the gap was not a position the line passes through, but
-            // the board now is its end with a move in progress (pieces in hand): the arbiter
-            // gave everything up to now.
-            None if searching
-                && now_board
-                    .as_ref()
-                    .is_some_and(|b| lifted_only(pos.board(), b)) =>
-            {
-                line.len()
-            }
             None => {
-                return Err(CommandError::InvalidArgument(format!(
-                    "{} lead from the last known position to {}, not to the board ({}), nor through it",
-                    search::san_line(&from, &line),
-                    Placement::from_board(pos.board()).board_fen(),
-                    Placement::from_board(&target_board).board_fen()
-                )));
+                // The arbiter's moves reach the board read the other way round: after a
+                // restart its way round was learnt from a board far from the last known
+                // position, and the scoresheet settles it.
+                let turned = match self.orientation() {
+                    Orientation::Normal => Orientation::Reversed,
+                    Orientation::Reversed => Orientation::Normal,
+                };
+                match self.line_meets_board(&from, &line, &target, turned) {
+                    Some(n)
+                        if self.config().orientation == crate::vocab::OrientationSetting::Auto =>
+                    {
+                        self.tracker.learn_orientation(turned);
+                        self.report(Fact::TurnedByArbiter);
+                        n
+                    }
+                    _ => {
+                        return Err(CommandError::InvalidArgument(format!(
+                            "{} lead from the last known position to {}, not to the board ({}), nor through it",
+                            search::san_line(&from, &line),
+                            Placement::from_board(end.board()).board_fen(),
+                            Placement::from_board(&self.board_of(&target)).board_fen()
+                        )));
+                    }
+                }
             }
         };
+        let now_board = self.gap.sensed().map(|f| self.board_of(&f));
         // Play went on from the chosen story: its follower knows the moves since. The board
         // is the judge: the arbiter's moves stand when the board now follows from them, else
         // the follower's longer story when it agrees with them.
@@ -147,6 +145,49 @@ impl Session {
         self.replay_moves(&all[gap_len..], &[], [None, None], now, out);
         self.close_or_search_on(now, out);
         Ok(())
+    }
+
+    /// After how many of `line`'s moves from `from` the board read after the gap (`target`,
+    /// wire order) stood, or all of them when the board now is their end (or it with a move
+    /// in progress, while searching), the board read the `orientation` way round.
+    fn line_meets_board(
+        &self,
+        from: &Chess,
+        line: &[Move],
+        target: &[FieldContent; 64],
+        orientation: Orientation,
+    ) -> Option<usize> {
+        let read =
+            |fields: &[FieldContent; 64]| Placement::from_wire(fields, orientation).to_board();
+        let target_board = read(target);
+        let mut pos = from.clone();
+        let mut through = None;
+        for (i, &m) in line.iter().enumerate() {
+            pos.play_unchecked(m);
+            if through.is_none() && *pos.board() == target_board {
+                through = Some(i + 1);
+            }
+        }
+        let now_board = self.gap.sensed().map(|f| read(&f));
+        let searching = matches!(
+            self.gap.state.gap().map(|g| &g.stage),
+            Some(Stage::Search { .. })
+        );
+        match through {
+            Some(n) => Some(n),
+            None if now_board.as_ref() == Some(pos.board()) => Some(line.len()),
+            // The board read after the gap was not a position the line passes through, but
+            // the board now is its end with a move in progress (pieces in hand): the arbiter
+            // gave everything up to now.
+            None if searching
+                && now_board
+                    .as_ref()
+                    .is_some_and(|b| lifted_only(pos.board(), b)) =>
+            {
+                Some(line.len())
+            }
+            None => None,
+        }
     }
 
     /// The stories the tracker holds open, from the last position it is sure of (the

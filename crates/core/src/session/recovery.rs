@@ -21,7 +21,9 @@
 //!                position, a move in progress, no game ──────────────▶ Closed
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
-//! Gap(Search) ── one sequence, on a position (press, settled) ────────▶ Closed, published
+//! Gap(Search) ── one sequence, on a position (press, settled), proven
+//!                (the clock bounds the plies, no other count reaches it) ▶ Closed, published
+//! Gap(Search) ── one sequence not proven, the memory answered or late ▶ Gap(Choose), one story
 //! Gap(Search) ── the memory replayed and the board follows ───────────▶ Closed, or Search on
 //! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
 //! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
@@ -33,12 +35,12 @@
 //! Asking ── TakeBack ─────────────────────────────────────────────────▶ Closed
 //! ```
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Color, Move};
 
 use super::gap::{
     DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
 };
-use crate::gap::{clock, search};
+use crate::gap::{clock, proof, search};
 use crate::protocol::{ClockTimes, FieldContent};
 use crate::tracker::Tracker;
 use crate::vocab::Millis;
@@ -93,6 +95,9 @@ pub(super) struct Gap {
     /// The board's memory, asked for once per gap (searching or choosing meanwhile).
     pub(super) memory: Memory,
     pub(super) stage: Stage,
+    /// The record's ply count and the side to move when the gap began: the clock's witness
+    /// counts the plies since then, those published meanwhile too.
+    pub(super) start: (usize, Color),
 }
 
 /// Where a gap stands.
@@ -123,6 +128,8 @@ pub(super) enum Stage {
         /// The stories as the arbiter reads them (SAN and UCI), at most
         /// [`search::MAX_LISTED`].
         listed: Vec<String>,
+        /// A single story that is not proven ([`proof::Verdict`]): why it is asked about.
+        doubt: Option<proof::Verdict>,
     },
 }
 
@@ -142,6 +149,12 @@ pub(super) enum Finding {
     Nothing,
     /// One sequence, found on a board not yet known to be a position.
     Unique {
+        plies: usize,
+        line: String,
+    },
+    /// One sequence, on a position, that the evidence does not prove (more plies may have
+    /// been made): the board's memory is awaited, then the arbiter is asked.
+    Unproven {
         plies: usize,
         line: String,
     },
@@ -196,8 +209,13 @@ impl Recovery {
 }
 
 impl Gap {
-    pub(super) fn new(cause: Cause, clock_before: Option<clock::Reading>) -> Gap {
+    pub(super) fn new(
+        cause: Cause,
+        clock_before: Option<clock::Reading>,
+        start: (usize, Color),
+    ) -> Gap {
         Gap {
+            start,
             cause,
             sensed: None,
             last_change: 0,
@@ -225,6 +243,10 @@ impl Gap {
                     "moves were made {cause}: {} explain the board ({line}), once it shows a position",
                     plies(*n)
                 ),
+                Finding::Unproven { plies: n, line } => format!(
+                    "moves were made {cause}: {} reach the board ({line}), but nothing shows that no more were made; reading the board's memory",
+                    plies(*n)
+                ),
                 Finding::Unreachable => format!(
                     "moves were made {cause}: no legal sequence of up to {} plies reaches the board; waiting for the arbiter (ResolveGap), or for the board to stand still",
                     search::MAX_PLIES
@@ -236,6 +258,24 @@ impl Gap {
             Stage::Choose { total: None, .. } => format!(
                 "moves were made {cause}: too many sequences explain the board; waiting for the arbiter (ResolveGap)"
             ),
+            Stage::Choose {
+                listed,
+                doubt: Some(doubt),
+                ..
+            } => {
+                let why = match doubt {
+                    proof::Verdict::Rivals => {
+                        "another number of plies the clock allows reaches it too"
+                    }
+                    _ => {
+                        "nothing bounds how many plies were made (the clock has no increment to count presses by, the board's memory does not cover the gap), and more than these may have been"
+                    }
+                };
+                format!(
+                    "moves were made {cause}: the shortest legal sequence reaches the board, but {why}: waiting for the arbiter (ResolveGap): {}",
+                    listed.join("; ")
+                )
+            }
             Stage::Choose {
                 total: Some(total),
                 listed,
