@@ -80,6 +80,9 @@ pub struct ClockUpdate {
     pub flags: Vec<Display>,
     /// A period but the last ended with this reading (see [`PeriodEnd`]).
     pub period_end: Option<PeriodEnd>,
+    /// The reading came with the lever unknown (the first of a connection, or the first
+    /// after a gap): a press made before it is in it, unseen as a press.
+    pub fresh: bool,
 }
 
 /// The clock model (see the module documentation).
@@ -266,6 +269,7 @@ impl ClockModel {
             return out;
         }
         out.accepted = true;
+        out.fresh = self.lever_left_down.is_none();
         self.connected = true;
         let new_times = [ct.left.as_millis(), ct.right.as_millis()];
         let flag_bits = [ct.left_flags, ct.right_flags];

@@ -20,6 +20,9 @@ impl Arbiter {
     pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
         let upd = self.clock.update(ct, now);
+        if upd.fresh {
+            self.on_fresh_reading(now, &mut ev);
+        }
         self.check_unexplained_press(now, &mut ev);
         // A press and the period's end in one reading: the clock's order decides (3.3.4).
         let end_first = upd.period_end.filter(|e| e.before_press);
@@ -116,6 +119,37 @@ impl Arbiter {
                 self.unexplained_press = Some((presser, now));
             }
         }
+    }
+
+    /// The first clock reading with the lever unknown (a connection, or after a gap: a
+    /// restart, an unplug) holds any press made before it, unseen: the press of a mover
+    /// awaiting his, or of one whose move is reported just after it (a late report).
+    fn on_fresh_reading(&mut self, now: Millis, ev: &mut Vec<Ruling>) {
+        match self.awaiting_press {
+            Some(mover) => self.press_maybe_unseen(mover, ev),
+            None => self.fresh_reading_at = Some(now),
+        }
+    }
+
+    /// `mover`'s press may be in a fresh reading (see [`Self::on_fresh_reading`]). The clock
+    /// tells it when its sides are known: his own time runs, his press is to come; his
+    /// opponent's runs, he pressed. Else (sides unknown, clock stopped) his move is taken as
+    /// completed, without a stamp: left awaiting, the opponent's next press would be read as
+    /// overtaking it, taken for his, and teach the clock's sides the wrong way round (every
+    /// later press then the other player's: a press "without a move" at the end of a game).
+    /// His own press, if it is still to come, then completes nothing and teaches nothing.
+    pub(super) fn press_maybe_unseen(&mut self, mover: Color, ev: &mut Vec<Ruling>) {
+        let running = self.clock.running();
+        if self.clock.white_known() && running == Some(mover) {
+            return;
+        }
+        if self.clock.white_known() && running == Some(mover.other()) {
+            self.complete_move(mover);
+            self.check_intended(mover, ev);
+            return;
+        }
+        self.awaiting_press = None;
+        self.completed_moves[idx(mover)] += 1;
     }
 
     pub(super) fn complete_move(&mut self, presser: Color) {

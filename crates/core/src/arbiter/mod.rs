@@ -195,6 +195,9 @@ pub struct Arbiter {
     stray_press_at: Option<Millis>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
+    /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
+    /// its press: the press of a move reported just after it may be in it, unseen.
+    fresh_reading_at: Option<Millis>,
     completed_moves: [u32; 2],
     /// Plies made in this game (to learn the clock side from the first press).
     plies: u32,
@@ -226,6 +229,7 @@ impl Arbiter {
             reported_at: 0,
             stray_press_at: None,
             unexplained_press: None,
+            fresh_reading_at: None,
             completed_moves: [0, 0],
             plies: 0,
             position_claims: PositionClaims::default(),
@@ -255,6 +259,7 @@ impl Arbiter {
         self.overtaken = None;
         self.stray_press_at = None;
         self.unexplained_press = None;
+        self.fresh_reading_at = None;
         self.completed_moves = [0, 0];
         self.plies = 0;
         self.intended = None;
@@ -472,6 +477,13 @@ impl Arbiter {
             }
             _ => {}
         }
+        // A fresh clock reading just before this report may hold its press.
+        if let Some(at) = self.fresh_reading_at.take()
+            && now.saturating_sub(at) <= PRESS_GRACE_MS
+            && self.awaiting_press == Some(mover)
+        {
+            self.press_maybe_unseen(mover, &mut ev);
+        }
         self.settle_control_check(now, &mut ev);
         self.automatic_end_into(&mut ev);
         ev
@@ -617,6 +629,7 @@ impl Arbiter {
     pub fn after_gap(&mut self) {
         self.clock.forget_lever();
         self.unexplained_press = None;
+        self.fresh_reading_at = None;
         self.awaiting_press = None;
         self.overtaken = None;
     }
