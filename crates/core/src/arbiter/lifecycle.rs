@@ -83,7 +83,11 @@ impl Arbiter {
             .map(|p| p.player)
             .or(overtaken)
             .or(self.awaiting_press);
+        // A press hidden in a fresh reading leaves the first press read after it uncertain:
+        // the hidden one's mover, or his opponent's (see `press_maybe_unseen`).
+        let hidden_before = std::mem::take(&mut self.press_maybe_hidden);
         if !self.clock.white_known()
+            && !hidden_before
             && let Some(mover) = likely_presser
         {
             let white = if mover == Color::White { d } else { d.other() };
@@ -123,7 +127,8 @@ impl Arbiter {
 
     /// The first clock reading with the lever unknown (a connection, or after a gap: a
     /// restart, an unplug) holds any press made before it, unseen: the press of a mover
-    /// awaiting his, or of one whose move is reported just after it (a late report).
+    /// awaiting his, or of one whose move is reported just after it (see
+    /// [`super::UNSEEN_PRESS_REPORT_MS`]).
     fn on_fresh_reading(&mut self, now: Millis, ev: &mut Vec<Ruling>) {
         match self.awaiting_press {
             Some(mover) => self.press_maybe_unseen(mover, ev),
@@ -133,11 +138,13 @@ impl Arbiter {
 
     /// `mover`'s press may be in a fresh reading (see [`Self::on_fresh_reading`]). The clock
     /// tells it when its sides are known: his own time runs, his press is to come; his
-    /// opponent's runs, he pressed. Else (sides unknown, clock stopped) his move is taken as
-    /// completed, without a stamp: left awaiting, the opponent's next press would be read as
-    /// overtaking it, taken for his, and teach the clock's sides the wrong way round (every
-    /// later press then the other player's: a press "without a move" at the end of a game).
-    /// His own press, if it is still to come, then completes nothing and teaches nothing.
+    /// opponent's runs, he pressed. Else (sides unknown, clock stopped) neither is sure. Left
+    /// awaiting, a hidden press made the opponent's next press (read within a quarter second
+    /// of his reply) look like the mover's, overtaken, and taught the clock's sides the wrong
+    /// way round (every later press then the other player's: a press "without a move" at the
+    /// end of a game); dropped, a press still to come would be taken for the opponent's the
+    /// same way. So his move counts as completed (it was made), without a stamp, and the next
+    /// press read teaches nothing: the one after it, by a mover the record awaits, does.
     pub(super) fn press_maybe_unseen(&mut self, mover: Color, ev: &mut Vec<Ruling>) {
         let running = self.clock.running();
         if self.clock.white_known() && running == Some(mover) {
@@ -150,6 +157,7 @@ impl Arbiter {
         }
         self.awaiting_press = None;
         self.completed_moves[idx(mover)] += 1;
+        self.press_maybe_hidden = !self.clock.white_known();
     }
 
     pub(super) fn complete_move(&mut self, presser: Color) {

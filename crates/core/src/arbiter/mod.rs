@@ -92,6 +92,10 @@ pub const PRESS_GRACE_MS: Millis = 2_000;
 /// (the reply was made the moment he pressed, and the board's scan sent it first): it
 /// teaches the clock's sides as his.
 pub const OVERTAKEN_MS: Millis = 250;
+/// How long after a press the tracker reports its move at most when the press was not seen
+/// (it then waits for the board to dwell, and a press may run a scan ahead of the board): a
+/// move reported this soon after a fresh clock reading may have its press in that reading.
+pub const UNSEEN_PRESS_REPORT_MS: Millis = crate::tracker::DWELL_MS + crate::tracker::SCAN_LAG_MS;
 
 /// Everything the arbiter needs from the configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -198,6 +202,9 @@ pub struct Arbiter {
     /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
     /// its press: the press of a move reported just after it may be in it, unseen.
     fresh_reading_at: Option<Millis>,
+    /// A mover's press may be hidden in a fresh reading while the clock's sides are unknown:
+    /// until the next press is read, no press teaches the sides.
+    press_maybe_hidden: bool,
     completed_moves: [u32; 2],
     /// Plies made in this game (to learn the clock side from the first press).
     plies: u32,
@@ -230,6 +237,7 @@ impl Arbiter {
             stray_press_at: None,
             unexplained_press: None,
             fresh_reading_at: None,
+            press_maybe_hidden: false,
             completed_moves: [0, 0],
             plies: 0,
             position_claims: PositionClaims::default(),
@@ -260,6 +268,7 @@ impl Arbiter {
         self.stray_press_at = None;
         self.unexplained_press = None;
         self.fresh_reading_at = None;
+        self.press_maybe_hidden = false;
         self.completed_moves = [0, 0];
         self.plies = 0;
         self.intended = None;
@@ -479,7 +488,7 @@ impl Arbiter {
         }
         // A fresh clock reading just before this report may hold its press.
         if let Some(at) = self.fresh_reading_at.take()
-            && now.saturating_sub(at) <= PRESS_GRACE_MS
+            && now.saturating_sub(at) <= UNSEEN_PRESS_REPORT_MS
             && self.awaiting_press == Some(mover)
         {
             self.press_maybe_unseen(mover, &mut ev);
