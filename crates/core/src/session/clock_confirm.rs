@@ -34,7 +34,7 @@
 //!   - no reading comes: a blocked clock after a real flag fall sends nothing more (its
 //!     display no longer changes), nor does a stopped or unplugged clock. A flag on a display
 //!     at 0:00 that was running and near zero is confirmed after [`FLAG_WAIT_MS`]; a stopped
-//!     clock (nothing else changed) or a clock gone after [`STOP_WAIT_MS`], longer than the
+//!     clock (also one set to new times while stopped) or a clock gone after [`STOP_WAIT_MS`], longer than the
 //!     second in which a running clock speaks again (one flipped bit makes such a reading);
 //!     any other (a running clock speaks again within a second) is dropped after
 //!     [`HOLD_LIMIT_MS`] without an answer.
@@ -264,7 +264,7 @@ enum Silence {
     /// A flag fell (bit 4, blocked at 0:00) on a display that was running and near zero: a
     /// blocked clock sends nothing more.
     Flag,
-    /// The clock was stopped (and nothing else changed), or is gone: it sends nothing more.
+    /// The clock was stopped (or set while stopped), or is gone: it sends nothing more.
     Stopped,
     /// A running clock speaks again within a second: silence confirms nothing.
     Unexpected,
@@ -296,7 +296,15 @@ fn silence_after(base: Option<&Stamped>, held: &Stamped) -> Silence {
             Silence::Unexpected
         };
     }
-    if !t.status.running && base.is_some_and(|b| start_stop(b, t, held.at)) {
+    // A stopped clock sends nothing more, whether it was just stopped or set to new times
+    // while stopped (an arbiter's correction before the game or in a pause). One flipped bit
+    // of a stopped clock's frame changes only what it shows until it speaks again: a stopped
+    // display makes no press and no flag. A steady flag appearing is a period's change, which
+    // only the next frame confirms.
+    let new_steady = HALVES
+        .iter()
+        .any(|&h| flags(t, h).flag_shown && base.is_none_or(|b| !flags(&b.times, h).flag_shown));
+    if !t.status.running && !new_steady {
         Silence::Stopped
     } else {
         Silence::Unexpected
@@ -697,5 +705,25 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert!(matches!(out[0].0, Input::Link(false)));
         assert!(!g.holding());
+    }
+
+    #[test]
+    fn a_clock_set_while_stopped_is_believed_after_its_silence() {
+        let mut g = ClockConfirm::default();
+        let mut stopped = r(300_000, 300_000, false);
+        stopped.status.running = false;
+        g.admit(Input::Board(Message::ClockTimes(stopped)), 0);
+        // The arbiter sets 5:03 on both sides and leaves the clock stopped: it sends one
+        // frame and then nothing, as a stopped clock does.
+        let mut set = r(303_000, 303_000, false);
+        set.status.running = false;
+        assert!(
+            g.admit(Input::Board(Message::ClockTimes(set)), 500)
+                .is_empty()
+        );
+        assert_eq!(g.deadline(), Some(500 + STOP_WAIT_MS));
+        let out = g.admit(Input::Tick, 500 + STOP_WAIT_MS);
+        assert_eq!(reading_of(&out[0].0), Some(set));
+        assert_eq!(g.counts(), (0, 1));
     }
 }
