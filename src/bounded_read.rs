@@ -38,6 +38,22 @@ pub const PAIRINGS: FileBound = FileBound {
     max: 8 << 20,
 };
 
+/// `--token-file`, `--password-file`: one line of a secret; a real one is under 1 KB.
+pub const SECRET: FileBound = FileBound {
+    what: "token or password file",
+    max: 64 << 10,
+};
+/// `--ca`: a PEM bundle; the whole of a system's CA store is about 200 KB.
+pub const CERTIFICATES: FileBound = FileBound {
+    what: "certificate file",
+    max: 4 << 20,
+};
+/// A running broadcast's state file (its round, its pid): a few hundred bytes.
+pub const BROADCAST_STATE: FileBound = FileBound {
+    what: "broadcast state file",
+    max: 64 << 10,
+};
+
 /// Why a bounded read failed.
 #[derive(Debug)]
 pub enum ReadError {

@@ -166,12 +166,8 @@ fn percent_decode(s: &str) -> Option<String> {
 
 /// The password in a `--password-file`: its first line, without the line end.
 pub fn read_password_file(path: &Path) -> Result<String, BrokerError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        BrokerError(format!(
-            "--password-file {}: cannot read it: {e}",
-            path.display()
-        ))
-    })?;
+    let text = crate::bounded_read::read_text(path, crate::bounded_read::SECRET)
+        .map_err(|e| BrokerError(format!("--password-file {}: {e}", path.display())))?;
     let line = text.lines().next().unwrap_or("");
     if line.is_empty() {
         return Err(BrokerError(format!(
@@ -294,7 +290,8 @@ fn read_pem_certs(
 ) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, BrokerError> {
     use rustls::pki_types::pem::PemObject;
     let bad = |why: String| BrokerError(format!("--ca {}: {why}", path.display()));
-    let data = std::fs::read(path).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    let data = crate::bounded_read::read_bytes(path, crate::bounded_read::CERTIFICATES)
+        .map_err(|e| bad(e.to_string()))?;
     rustls::pki_types::CertificateDer::pem_slice_iter(&data)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| bad(format!("not a PEM certificate file: {e}")))
@@ -386,5 +383,21 @@ mod tests {
         let b = Broker::new("mqtts://h", None, Some(&pw)).expect("ca");
         let e = b.options("x", None).expect_err("not a PEM");
         assert!(e.0.contains("--ca"), "{e}");
+    }
+
+    #[test]
+    fn an_endless_password_or_ca_file_is_refused_by_name_without_hanging() {
+        let zero = Path::new("/dev/zero");
+        let e = Broker::new("mqtt://u@h", Some(zero), None).expect_err("endless password");
+        assert!(
+            e.0.contains("--password-file /dev/zero") && e.0.contains("never ends"),
+            "{e}"
+        );
+        let b = Broker::new("mqtts://h", None, Some(zero)).expect("ca named");
+        let e = b.options("x", None).expect_err("endless ca");
+        assert!(
+            e.0.contains("--ca /dev/zero") && e.0.contains("never ends"),
+            "{e}"
+        );
     }
 }

@@ -82,7 +82,9 @@ pub fn read_all(env: impl Fn(&str) -> Option<String>) -> Vec<StateFile> {
             .collect();
         paths.sort();
         for path in paths {
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Ok(text) =
+                crate::bounded_read::read_text(&path, crate::bounded_read::BROADCAST_STATE)
+            else {
                 continue;
             };
             let Ok(state) = serde_json::from_str::<StateFile>(&text) else {

@@ -108,7 +108,8 @@ impl Token {
                 mode,
             });
         }
-        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let text = crate::bounded_read::read_text(path, crate::bounded_read::SECRET)
+            .map_err(|e| err(e.to_string()))?;
         Token::parse(&text).ok_or_else(|| err("holds no token (its first line is empty)".into()))
     }
 
@@ -167,6 +168,11 @@ mod tests {
             Token::from_file(&dir.path().join("none")),
             Err(TokenError::File { .. })
         ));
+        // A private file of gigabytes (a wrong path) is not read into memory.
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(1 << 30).unwrap();
+        let e = Token::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains("never ends") && e.contains("token"), "{e}");
     }
 
     #[test]
