@@ -142,9 +142,34 @@ const EB = (() => {
     };
   }
 
-  // Remaining time of `side` now: the last reported time, less what has passed since for
-  // the side whose clock runs.
+  // The clock as the broadcast PGN's clock tags give it — the reading lichess runs its
+  // viewers' clocks from, so this page and a lichess viewer agree between moves:
+  // { white, black (ms), running ("white", "black" or null when stopped), at (epoch ms) },
+  // or null when the game carries no clock tags (no clock). Parsed once per PGN text.
+  function clockTags(b) {
+    const pgn = b.props.Pgn || "";
+    if (b.tagsOf === pgn) return b.tags;
+    const hms = (v) => v.split(":").reduce((acc, p) => acc * 60 + Number(p), 0) * 1000;
+    const w = tag(b.props, "WhiteClock"), bl = tag(b.props, "BlackClock");
+    const ref = tag(b.props, "ReferenceTime").match(/^([WB])\/(.+)$/);
+    const at = ref ? Date.parse(ref[2]) : NaN;
+    b.tags = w && bl && !isNaN(hms(w)) && !isNaN(hms(bl))
+      ? { white: hms(w), black: hms(bl), running: isNaN(at) ? null : (ref[1] === "W" ? "white" : "black"), at }
+      : null;
+    b.tagsOf = pgn;
+    return b.tags;
+  }
+
+  // Remaining time of `side` now: from the clock tags when the game has them (the time
+  // at the reading, less what has passed since for the side whose clock ran); else the last
+  // reported time, less what has passed since it came for the side whose clock runs.
   function remaining(b, side) {
+    const tags = b.props.ClockConnected ? clockTags(b) : null;
+    if (tags) {
+      let ms = tags[side];
+      if (tags.running === side) ms -= Date.now() - tags.at;
+      return Math.max(0, ms);
+    }
     const key = side === "white" ? "WhiteTimeMs" : "BlackTimeMs";
     let ms = Number(b.props[key] || 0);
     if (b.props.ClockRunning === side) ms -= performance.now() - b.stamp;
