@@ -112,6 +112,7 @@ fn run(plan: &Plan, tags: bool, seed: u64) -> Run {
                 }
                 Incident::Correction(ms) => {
                     let opponent = rig.side_of(!mover);
+                    let running = rig.side_of(mover);
                     let clock = rig.board.clock_mut();
                     let (mut left, mut right) = (
                         clock.remaining(ClockSide::Left, now),
@@ -121,7 +122,7 @@ fn run(plan: &Plan, tags: bool, seed: u64) -> Run {
                         ClockSide::Left => left += ms,
                         ClockSide::Right => right += ms,
                     }
-                    clock.set_and_run(left, right, Some(rig.side_of(mover)), now);
+                    clock.set_and_run(left, right, Some(running), now);
                 }
             }
             wait(&mut rig, 2_000, &mut changes);
@@ -217,7 +218,12 @@ fn cpu() {
             running: Some(Color::White),
             at: k % 1_000 * 1_000,
         };
-        black_box(tagger.observe(black_box(Some(reading)), Some(1_800_000_000_000)));
+        black_box(tagger.observe(
+            black_box(Some(reading)),
+            Some(1_800_000_000_000),
+            false,
+            reading.at,
+        ));
     }
     let per_reading_ns = t.elapsed().as_nanos() as f64 / n as f64;
     // A 60-move game's text with and without the tags: what an extra rewrite renders.

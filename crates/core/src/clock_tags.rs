@@ -24,6 +24,11 @@ use crate::vocab::Millis;
 /// never more than a second off; a set clock or the next period's time is many).
 pub const DRIFT_MS: u64 = 2_000;
 
+/// A press makes its move final a moment later (the press window, `tracker::SCAN_LAG_MS`):
+/// the new running side waits for it, so the move and the clock reach the files, the relay
+/// and the push in one text rather than two — but never longer than this after the press.
+pub const PRESS_WAIT_MS: u64 = 1_000;
+
 /// One clock reading as the tags need it: both times as the clock shows them, whose clock
 /// runs (`None`: stopped or paused), and the session time it was read at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,10 +79,15 @@ pub struct ClockTagger {
 impl ClockTagger {
     /// The clock as it is now (`None`: no clock, or none heard since the link came up) and the
     /// wall clock's offset to session time (`None`: unknown). Returns the tags to write.
+    ///
+    /// `move_pending`: a move is not final yet; a press waits for it (see
+    /// [`PRESS_WAIT_MS`]) at session time `now`.
     pub fn observe(
         &mut self,
         reading: Option<ClockReading>,
         wall_offset_ms: Option<i64>,
+        move_pending: bool,
+        now: Millis,
     ) -> Option<ClockTags> {
         let (Some(reading), Some(offset)) = (reading, wall_offset_ms) else {
             self.published = None;
@@ -85,6 +95,9 @@ impl ClockTagger {
         };
         let publish = match &self.published {
             None => true,
+            Some((old, _)) if old.running != reading.running && move_pending => {
+                now >= reading.at.saturating_add(PRESS_WAIT_MS)
+            }
             Some((old, _)) => noticeable(old, &reading),
         };
         if publish {
@@ -302,26 +315,55 @@ mod tests {
     fn a_running_clock_is_published_once_and_then_only_when_a_viewer_would_notice() {
         let mut t = ClockTagger::default();
         let white = Some(Color::White);
-        let first = t.observe(Some(r(60_000, 60_000, white, 1_000)), Some(5_000));
+        let first = t.observe(Some(r(60_000, 60_000, white, 1_000)), Some(5_000), false, 0);
         assert_eq!(first.unwrap().reference, Some((Color::White, 6_000)));
         // Ticks down as extrapolated: nothing new.
         for k in 1..30 {
             let reading = r(60_000 - k * 1_000, 60_000, white, 1_000 + k * 1_000 + 300);
-            assert_eq!(t.observe(Some(reading), Some(5_000)), first, "second {k}");
+            assert_eq!(
+                t.observe(Some(reading), Some(5_000), false, 0),
+                first,
+                "second {k}"
+            );
         }
         // The arbiter adds two minutes to Black while White's clock runs: at once.
-        let added = t.observe(Some(r(30_000, 180_000, white, 31_000)), Some(5_000));
+        let added = t.observe(
+            Some(r(30_000, 180_000, white, 31_000)),
+            Some(5_000),
+            false,
+            0,
+        );
         assert_eq!(added.unwrap().black_ms, 180_000);
         // The next period's time on White's display: a jump, at once.
-        let period = t.observe(Some(r(1_830_000, 180_000, white, 32_000)), Some(5_000));
+        let period = t.observe(
+            Some(r(1_830_000, 180_000, white, 32_000)),
+            Some(5_000),
+            false,
+            0,
+        );
         assert_eq!(period.unwrap().white_ms, 1_830_000);
         assert_eq!(period.unwrap().reference, Some((Color::White, 37_000)));
         // Paused: two times, no reference.
-        let paused = t.observe(Some(r(1_829_000, 180_000, None, 33_000)), Some(5_000));
+        let paused = t.observe(
+            Some(r(1_829_000, 180_000, None, 33_000)),
+            Some(5_000),
+            false,
+            0,
+        );
         assert_eq!(paused.unwrap().reference, None);
+        // A press whose move is not final yet waits for it, up to a second.
+        let black = Some(Color::Black);
+        let press = r(1_829_000, 180_000, black, 40_000);
+        assert_eq!(t.observe(Some(press), Some(5_000), true, 40_200), paused);
+        let pressed = t.observe(Some(press), Some(5_000), false, 40_250);
+        assert_eq!(pressed.unwrap().reference, Some((Color::Black, 45_000)));
+        let again = r(1_829_000, 180_000, None, 41_000);
+        assert_eq!(t.observe(Some(again), Some(5_000), true, 41_000), pressed);
+        let late = t.observe(Some(again), Some(5_000), true, 42_000);
+        assert_eq!(late.unwrap().reference, None);
         // No clock, or no wall clock: no tags.
-        assert_eq!(t.observe(None, Some(5_000)), None);
-        assert_eq!(t.observe(Some(r(1, 1, None, 1)), None), None);
+        assert_eq!(t.observe(None, Some(5_000), false, 0), None);
+        assert_eq!(t.observe(Some(r(1, 1, None, 1)), None, false, 0), None);
     }
 
     #[test]

@@ -95,6 +95,8 @@ pub struct Session {
     /// Wall-clock Unix milliseconds less session time, as the shell last said
     /// ([`Session::set_wall_clock`]); `None` until it does: no clock tags then.
     wall_offset_ms: Option<i64>,
+    /// The time of the input being handled (for what the view waits on).
+    last_now: Millis,
 }
 
 impl Session {
@@ -131,6 +133,7 @@ impl Session {
             deferred: Vec::new(),
             clock_tags: Default::default(),
             wall_offset_ms: None,
+            last_now: 0,
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -248,6 +251,7 @@ impl Session {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
+        self.last_now = now;
         match input {
             Input::Board(message) => {
                 if !self.gap_message(&message, now, out) {

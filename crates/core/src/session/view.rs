@@ -67,9 +67,12 @@ impl Session {
         // The PGN text and the SAN list are the costly parts of the view: rebuild them only
         // when the record changed, not on every tick and clock reading.
         let pending = self.pending_plies();
-        let clock_tags = self
-            .clock_tags
-            .observe(self.clock_reading(), self.wall_offset_ms);
+        let clock_tags = self.clock_tags.observe(
+            self.clock_reading(),
+            self.wall_offset_ms,
+            pending > 0,
+            self.last_now,
+        );
         let mut text_signature =
             TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
         text_signature.clock_tags = clock_tags;
