@@ -30,6 +30,7 @@ use common::{Bus, Daemon, WAIT, within};
 use eboardd::sim::{Action, BoardOptions, ClockPresence, Scenario, SimHandle, Step};
 use relay_support::{Broker, Relay, Subscriber};
 use web_support::Serve;
+use web_support::browser::Browser;
 
 /// 4 moves in 20 s, then 60 s: the next period's time is far from anything a running clock
 /// shows, so seeing it proves the clock-only update.
@@ -291,6 +292,49 @@ async fn the_next_period_reaches_every_broadcast_output_before_the_next_move() {
         "next period: reading at {:?}, outputs: url {url:?}, relay {relayed:?}, push {pushed:?}",
         url.0.reference
     );
+
+    // The pages run their clocks from the same reading and reference: the overlay and the
+    // hall show what a lichess viewer computes from the tags, within a second.
+    let (ref_side, ref_at) = url.0.reference.unwrap();
+    assert_eq!(ref_side, 'W');
+    let mut browser = Browser::launch().await;
+    browser.size(900, 600).await;
+    for (page, shot) in [
+        ("/overlay/p1", "clock-tags-overlay.png"),
+        ("/", "clock-tags-hall.png"),
+    ] {
+        browser.goto(&serve.url(page)).await;
+        browser
+            .wait_for(
+                "the clocks",
+                "document.querySelector('.clock.white') !== null \
+                 && document.querySelector('.clock.white').textContent.length > 0",
+            )
+            .await;
+        let read = browser
+            .eval(
+                "JSON.stringify([Number(document.querySelector('.clock.white').getAttribute('data-ms')), \
+                 Number(document.querySelector('.clock.black').getAttribute('data-ms')), Date.now()])",
+            )
+            .await;
+        let [white_ms, black_ms, page_now]: [i64; 3] =
+            serde_json::from_str(read.as_str().unwrap()).unwrap();
+        let lichess_white = url.0.white_s.unwrap() as i64 * 1000 - (page_now - ref_at);
+        let lichess_black = url.0.black_s.unwrap() as i64 * 1000;
+        println!(
+            "{page}: white {white_ms} ms, lichess {lichess_white}; black {black_ms}, lichess {lichess_black}"
+        );
+        assert!(
+            (white_ms - lichess_white).abs() <= 1_000,
+            "{page}: {white_ms} vs {lichess_white}"
+        );
+        assert!(
+            (black_ms - lichess_black).abs() <= 1_000,
+            "{page}: {black_ms} vs {lichess_black}"
+        );
+        let path = browser.screenshot(shot).await;
+        println!("screenshot: {}", path.display());
+    }
 
     // The clock paused (its start/stop button): both times, no reference, everywhere.
     sim.act(Action::StartStop).await.unwrap();
