@@ -49,10 +49,11 @@ impl Session {
 
     /// The clock as the clock tags may show it: connected, both times known, heard since the
     /// link came up (a restored session's clock is not, so a reading from before a restart is
-    /// never shown as current).
+    /// never shown as current), and no gap open (its readings wait for the gap's end: what
+    /// the clock model holds meanwhile is from before it).
     fn clock_reading(&self) -> Option<ClockReading> {
         let clock = self.arbiter.clock();
-        if !self.link_up || !clock.has_times() {
+        if !self.link_up || !self.clock_live || self.gap.is_open() || !clock.has_times() {
             return None;
         }
         Some(ClockReading {
