@@ -355,8 +355,7 @@ async fn the_next_period_reaches_every_broadcast_output_before_the_next_move() {
     .await;
     sub.until("the relay's pgn topic to show the clock paused", |got| {
         got.iter()
-            .filter(|g| g.topic == topic)
-            .last()
+            .rfind(|g| g.topic == topic)
             .filter(|g| paused(&lichess_clock(&g.text())))
             .map(|_| ())
     })
