@@ -241,43 +241,81 @@ async fn the_next_period_reaches_every_broadcast_output_before_the_next_move() {
                 .reference
                 .is_some_and(|(side, at)| side == 'W' && at >= before_period)
     };
-    let url = poll(
-        "the PGN URL to show the next period",
-        async || lichess_clock(&serve.get("/pgn/p1.pgn").await.1),
-        added,
-    )
-    .await;
+    // The five outputs are watched at once, each noting when it first showed the period.
     let round_file = d.join("pgn/round-1/game-1.pgn");
-    let folder = poll(
-        "the round folder to show the next period",
-        async || lichess_clock(&std::fs::read_to_string(&round_file).unwrap_or_default()),
-        added,
-    )
-    .await;
-    let all = poll(
-        "the round's games.pgn to show the next period",
-        async || {
-            lichess_clock(
-                &std::fs::read_to_string(d.join("pgn/round-1/games.pgn")).unwrap_or_default(),
+    let seen = |c: (LichessClock, usize)| (c, unix_ms());
+    let (url, folder, all, relayed, pushed) = tokio::join!(
+        async {
+            seen(
+                poll(
+                    "the PGN URL to show the next period",
+                    async || lichess_clock(&serve.get("/pgn/p1.pgn").await.1),
+                    added,
+                )
+                .await,
             )
         },
-        added,
-    )
-    .await;
-    let relayed = sub
-        .until("the relay's pgn topic to show the next period", |got| {
-            got.iter()
-                .filter(|g| g.topic == topic)
-                .map(|g| lichess_clock(&g.text()))
-                .find(|c| added(c))
-        })
-        .await;
-    let pushed = lichess
-        .wait_for("a push with the next period", LONG, |r| {
-            added(&lichess_clock(&r.body))
-        })
-        .await;
-    let pushed = lichess_clock(&pushed.body);
+        async {
+            seen(
+                poll(
+                    "the round folder to show the next period",
+                    async || {
+                        lichess_clock(&std::fs::read_to_string(&round_file).unwrap_or_default())
+                    },
+                    added,
+                )
+                .await,
+            )
+        },
+        async {
+            seen(
+                poll(
+                    "the round's games.pgn to show the next period",
+                    async || {
+                        lichess_clock(
+                            &std::fs::read_to_string(d.join("pgn/round-1/games.pgn"))
+                                .unwrap_or_default(),
+                        )
+                    },
+                    added,
+                )
+                .await,
+            )
+        },
+        async {
+            seen(
+                sub.until("the relay's pgn topic to show the next period", |got| {
+                    got.iter()
+                        .filter(|g| g.topic == topic)
+                        .map(|g| lichess_clock(&g.text()))
+                        .find(|c| added(c))
+                })
+                .await,
+            )
+        },
+        async {
+            let r = lichess
+                .wait_for("a push with the next period", LONG, |r| {
+                    added(&lichess_clock(&r.body))
+                })
+                .await;
+            seen(lichess_clock(&r.body))
+        },
+    );
+    let at = url.0.0.reference.unwrap().1;
+    for (name, (_, when)) in [
+        ("/pgn URL", &url),
+        ("round folder", &folder),
+        ("games.pgn", &all),
+        ("relay topic", &relayed),
+        ("lichess push", &pushed),
+    ] {
+        println!(
+            "next period on the {name}: {} ms after the reading",
+            when - at
+        );
+    }
+    let (url, folder, all, relayed, pushed) = (url.0, folder.0, all.0, relayed.0, pushed.0);
     // Every output shows the one reading: the same times and the same reference.
     for other in [&folder, &all, &relayed, &pushed] {
         assert_eq!(other.0.reference, url.0.reference, "{other:?} vs {url:?}");
