@@ -373,6 +373,25 @@ async fn the_next_period_reaches_every_broadcast_output_before_the_next_move() {
         let path = browser.screenshot(shot).await;
         println!("screenshot: {}", path.display());
     }
+    // A viewer's clock an hour wrong (a hall without NTP): the page does not run the tags'
+    // clock by an hour; it shows the live properties' time, still the time on the table.
+    browser
+        .eval("(() => { const real = Date.now; Date.now = () => real() + 3600000; })()")
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let read = browser
+        .eval(
+            "JSON.stringify([Number(document.querySelector('.clock.white').getAttribute('data-ms')), \
+             Date.now() - 3600000])",
+        )
+        .await;
+    let [white_ms, real_now]: [i64; 2] = serde_json::from_str(read.as_str().unwrap()).unwrap();
+    let lichess_white = url.0.white_s.unwrap() as i64 * 1000 - (real_now - ref_at);
+    println!("skewed page clock: white {white_ms} ms, lichess {lichess_white}");
+    assert!(
+        (white_ms - lichess_white).abs() <= 2_000,
+        "a page clock an hour off: {white_ms} vs {lichess_white}"
+    );
 
     // The clock paused (its start/stop button): both times, no reference, everywhere.
     sim.act(Action::StartStop).await.unwrap();

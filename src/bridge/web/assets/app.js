@@ -160,16 +160,28 @@ const EB = (() => {
     return b.tags;
   }
 
+  // How far the clock-tags time may be from the live properties' before the page trusts the
+  // properties instead: a viewer's clock (or the rig's) set wrong — a hall without NTP — would
+  // otherwise run the tags' clock by minutes or hours. A right clock is within a second or two.
+  const SKEW_MS = 5000;
+
   // Remaining time of `side` now: from the clock tags when the game has them (the time
-  // at the reading, less what has passed since for the side whose clock ran); else the last
-  // reported time, less what has passed since it came for the side whose clock runs.
+  // at the reading, less what has passed since for the side whose clock ran), unless that is
+  // far from the live properties' time (see SKEW_MS).
   function remaining(b, side) {
+    const live = liveRemaining(b, side);
     const tags = b.props.ClockConnected ? clockTags(b) : null;
     if (tags) {
       let ms = tags[side];
       if (tags.running === side) ms -= Date.now() - tags.at;
-      return Math.max(0, ms);
+      ms = Math.max(0, ms);
+      if (Math.abs(ms - live) <= SKEW_MS) return ms;
     }
+    return live;
+  }
+
+  // The last reported time, less what has passed since it came for the side whose clock runs.
+  function liveRemaining(b, side) {
     const key = side === "white" ? "WhiteTimeMs" : "BlackTimeMs";
     let ms = Number(b.props[key] || 0);
     if (b.props.ClockRunning === side) ms -= performance.now() - b.stamp;
