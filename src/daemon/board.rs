@@ -65,6 +65,15 @@ impl BoardTask {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
+    /// Tell the session the wall clock before an input at `now`: the broadcast PGN's
+    /// `ReferenceTime` is the instant a clock reading came in.
+    fn wall_clock_at(&mut self, now: Millis) {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        self.session.set_wall_clock(unix_ms, now);
+    }
+
     /// Serve the board until `stop` fires or the command channel closes.
     pub async fn run(
         mut self,
@@ -190,6 +199,7 @@ impl Running {
                 }
             }
         } else {
+            self.task.wall_clock_at(now);
             let answer = match self
                 .task
                 .session
@@ -278,6 +288,7 @@ impl Running {
             Input::Command(_) => "a command",
             Input::Link(_) | Input::LineLoss | Input::MemoryUnavailable => "a link input",
         };
+        self.task.wall_clock_at(now);
         match self.task.session.handle(input, now) {
             Ok(mut more) => events.append(&mut more),
             Err(e) => tracing::warn!("session refused {what}: {e}"),

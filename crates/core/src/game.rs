@@ -16,6 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock_tags::ClockTags;
 use crate::vocab::{GameResult, Player, Termination};
 
 /// The FEN of the standard start position.
@@ -428,8 +429,15 @@ impl Game {
     /// 2: broadcast outputs carry only final moves). Only the current segment's moves can be
     /// pending; their comments stay, on the move before.
     pub fn pgn_final(&self, pending: usize) -> String {
+        self.pgn_final_with_clock(pending, None)
+    }
+
+    /// [`Game::pgn_final`] with the clock tags (see [`crate::clock_tags`]) in the current
+    /// game's tags: the clock as it is now belongs to the game being played, not to the
+    /// segments before it.
+    pub fn pgn_final_with_clock(&self, pending: usize, clock: Option<&ClockTags>) -> String {
         if pending == 0 || self.current_moves().is_empty() {
-            return self.pgn();
+            return self.pgn_with_clock(clock);
         }
         let mut shown = self.clone();
         for _ in 0..pending {
@@ -438,12 +446,16 @@ impl Game {
             }
             shown.pop_move();
         }
-        shown.pgn()
+        shown.pgn_with_clock(clock)
     }
 
     /// The whole game as PGN text (one PGN game per segment, separated by a blank line),
     /// ending with a newline.
     pub fn pgn(&self) -> String {
+        self.pgn_with_clock(None)
+    }
+
+    fn pgn_with_clock(&self, clock: Option<&ClockTags>) -> String {
         let mut out = String::new();
         let n = self.segments.len();
         for (i, seg) in self.segments.iter().enumerate() {
@@ -456,12 +468,20 @@ impl Game {
             } else {
                 GameResult::Ongoing
             };
-            self.write_segment(&mut out, seg, result, last);
+            let clock = clock.filter(|_| last);
+            self.write_segment(&mut out, seg, result, last, clock);
         }
         out
     }
 
-    fn write_segment(&self, out: &mut String, seg: &Segment, result: GameResult, last: bool) {
+    fn write_segment(
+        &self,
+        out: &mut String,
+        seg: &Segment,
+        result: GameResult,
+        last: bool,
+        clock: Option<&ClockTags>,
+    ) {
         for tag in ROSTER {
             let v = if tag == "Result" {
                 result.as_str()
@@ -487,6 +507,9 @@ impl Game {
         if seg.start_fen != START_FEN || chess960 {
             out.push_str("[SetUp \"1\"]\n");
             out.push_str(&format!("[FEN \"{}\"]\n", escape_tag(&seg.start_fen)));
+        }
+        if let Some(clock) = clock {
+            out.push_str(&clock.lines());
         }
         let term = if last {
             pgn_termination(self.termination)

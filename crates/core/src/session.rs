@@ -90,6 +90,13 @@ pub struct Session {
     /// Events of inputs replayed from behind a held reading when the input that released
     /// them was a refused command: returned with the next input's.
     deferred: Vec<Event>,
+    /// The clock reading the broadcast PGN's clock tags show (see `crate::clock_tags`).
+    clock_tags: crate::clock_tags::ClockTagger,
+    /// Wall-clock Unix milliseconds less session time, as the shell last said
+    /// ([`Session::set_wall_clock`]); `None` until it does: no clock tags then.
+    wall_offset_ms: Option<i64>,
+    /// The time of the input being handled (for what the view waits on).
+    last_now: Millis,
 }
 
 impl Session {
@@ -124,6 +131,9 @@ impl Session {
             facts: Vec::new(),
             confirm: clock_confirm::ClockConfirm::default(),
             deferred: Vec::new(),
+            clock_tags: Default::default(),
+            wall_offset_ms: None,
+            last_now: 0,
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -241,6 +251,7 @@ impl Session {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
+        self.last_now = now;
         match input {
             Input::Board(message) => {
                 if !self.gap_message(&message, now, out) {
@@ -279,6 +290,14 @@ impl Session {
         self.journal_snapshot(out);
         self.refresh_view();
         Ok(())
+    }
+
+    /// The wall clock (Unix milliseconds) at session time `now`: the shell says it before its
+    /// inputs, so the clock tags' `ReferenceTime` is the instant a reading came in (a wall
+    /// clock set meanwhile, as NTP does at a Raspberry Pi's boot, is followed).
+    pub fn set_wall_clock(&mut self, unix_ms: u64, now: Millis) {
+        let offset = i128::from(unix_ms) - i128::from(now);
+        self.wall_offset_ms = i64::try_from(offset).ok();
     }
 
     /// The current state as the board's D-Bus properties show it.

@@ -279,6 +279,16 @@ impl Rig {
         self.session.is_some()
     }
 
+    /// Tell the session the wall clock (Unix ms) at the rig's time now, as the daemon does
+    /// before each input: without it the session writes no clock tags (see
+    /// `eboard_core::clock_tags`). The offset holds until the session is restarted.
+    pub fn set_wall_clock(&mut self, unix_ms: u64) {
+        let now = self.now;
+        if let Some(session) = self.session.as_mut() {
+            session.set_wall_clock(unix_ms, now);
+        }
+    }
+
     /// Which side of the clock a colour sits at.
     pub fn side_of(&self, color: Color) -> ClockSide {
         let white = self.board.options().white_display;

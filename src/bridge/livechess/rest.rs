@@ -249,14 +249,31 @@ fn clk_seconds(comment: &str) -> Option<u64> {
     Some(secs)
 }
 
+/// A game's CLOCK from its clock tags (the broadcast PGN's `WhiteClock`, `BlackClock`,
+/// `ReferenceTime`): the latest reading the daemon published, `time` the instant of that
+/// reading (`now_ms` for a stopped clock, whose times hold now); `null` without the tags (no
+/// clock, or none read since the daemon started).
+fn game_clock(game: &crate::pgn::PgnGame, now_ms: u64) -> Value {
+    let Some(tags) = crate::clock_tags::read_tags(|name| game.tag(name)) else {
+        return Value::Null;
+    };
+    let (run, time) = match tags.reference {
+        Some((color, at)) => (Some(color == shakmaty::Color::White), at),
+        None => (None, now_ms),
+    };
+    objects::clock_json(
+        Some((tags.white_ms / 1000, tags.black_ms / 1000, run)),
+        time,
+    )
+}
+
 /// The game view `{"chess960", "result", "comment", "clock", "moves"}` of a board: its
 /// `Pgn`, so final moves only; each move "SAN seconds" with the mover's time from `%clk`
 /// (only the SAN when the game has no clock).
 pub fn game(props: &BoardProps, now_ms: u64) -> Value {
-    let parsed = parse_games(&props.pgn)
-        .into_iter()
-        .next()
-        .unwrap_or_default();
+    let games = parse_games(&props.pgn);
+    let clock = games.last().map_or(Value::Null, |g| game_clock(g, now_ms));
+    let parsed = games.into_iter().next().unwrap_or_default();
     let moves: Vec<String> = parsed
         .sans
         .iter()
@@ -282,7 +299,7 @@ pub fn game(props: &BoardProps, now_ms: u64) -> Value {
         "chess960": chess960,
         "result": result(&props.result),
         "comment": objects::comment(props),
-        "clock": objects::clock_json(objects::clock_reading(props), now_ms),
+        "clock": clock,
         "moves": moves,
     })
 }
@@ -344,6 +361,26 @@ mod tests {
         assert_eq!(t.game("not a uuid", 1), None);
         // The same event gives the same uuid.
         assert_eq!(Tournament::new(vec![&b]).uuid(), t.uuid());
+    }
+
+    #[test]
+    fn a_game_s_clock_is_the_reading_its_clock_tags_give() {
+        let mut b = board();
+        let tags = "[Event \"?\"]\n[WhiteClock \"1:30:05\"]\n[BlackClock \"0:59:58\"]\n";
+        b.pgn = format!("{tags}[ReferenceTime \"B/2026-12-04T18:52:47.862Z\"]\n\n1. e4 *\n");
+        let clock = game(&b, 7)["clock"].clone();
+        assert_eq!(
+            clock,
+            json!({"white": 5405, "black": 3598, "run": false, "time": 1_796_410_367_862u64})
+        );
+        b.pgn = format!("{tags}\n1. e4 *\n");
+        let stopped = game(&b, 7)["clock"].clone();
+        assert_eq!(
+            stopped,
+            json!({"white": 5405, "black": 3598, "run": null, "time": 7})
+        );
+        b.pgn = "[Event \"?\"]\n\n1. e4 *\n".into();
+        assert_eq!(game(&b, 7)["clock"], Value::Null);
     }
 
     #[test]

@@ -240,6 +240,11 @@ impl ClockModel {
         self.fallen[self.display_of(c).idx()]
     }
 
+    /// When the last reading believed was taken (session time).
+    pub fn last_reading_at(&self) -> Option<Millis> {
+        self.last_reading_at
+    }
+
     pub fn observed_increment_ms(&self) -> Option<u64> {
         self.observed_increment_ms
     }

@@ -2,6 +2,7 @@
 //! input, and the game record journalled as a snapshot or a patch when it changed.
 
 use super::*;
+use crate::clock_tags::{ClockReading, ClockTags};
 
 impl Session {
     /// After a command changed the record's position, make the tracker follow it.
@@ -46,12 +47,36 @@ impl Session {
         }));
     }
 
+    /// The clock as the clock tags may show it: connected, both times known, heard since the
+    /// link came up (a restored session's clock is not, so a reading from before a restart is
+    /// never shown as current), and no gap open (its readings wait for the gap's end: what
+    /// the clock model holds meanwhile is from before it).
+    fn clock_reading(&self) -> Option<ClockReading> {
+        let clock = self.arbiter.clock();
+        if !self.link_up || !self.clock_live || self.gap.is_open() || !clock.has_times() {
+            return None;
+        }
+        Some(ClockReading {
+            white_ms: self.arbiter.white_ms(),
+            black_ms: self.arbiter.black_ms(),
+            running: clock.running(),
+            at: clock.last_reading_at()?,
+        })
+    }
+
     pub(super) fn refresh_view(&mut self) {
         // The PGN text and the SAN list are the costly parts of the view: rebuild them only
         // when the record changed, not on every tick and clock reading.
         let pending = self.pending_plies();
-        let text_signature =
+        let clock_tags = self.clock_tags.observe(
+            self.clock_reading(),
+            self.wall_offset_ms,
+            pending > 0,
+            self.last_now,
+        );
+        let mut text_signature =
             TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
+        text_signature.clock_tags = clock_tags;
         let (pgn, moves) = if self.view_text.as_ref() == Some(&text_signature) {
             (
                 std::mem::take(&mut self.view.pgn),
@@ -61,7 +86,9 @@ impl Session {
             self.view_text = Some(text_signature);
             // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
             (
-                self.arbiter.game().pgn_final(pending),
+                self.arbiter
+                    .game()
+                    .pgn_final_with_clock(pending, clock_tags.as_ref()),
                 self.arbiter.game().san_moves(),
             )
         };
@@ -168,6 +195,8 @@ pub(super) struct TextSignature {
     last_clk_ms: Option<u64>,
     /// A hash of the tags (no allocation per input).
     tags: u64,
+    /// The clock tags as published (they change with the clock, not only with a move).
+    clock_tags: Option<ClockTags>,
 }
 
 impl TextSignature {
@@ -182,6 +211,7 @@ impl TextSignature {
                 game.tags.hash(&mut hasher);
                 hasher.finish()
             },
+            clock_tags: None,
         }
     }
 }

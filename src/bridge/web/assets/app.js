@@ -142,9 +142,46 @@ const EB = (() => {
     };
   }
 
-  // Remaining time of `side` now: the last reported time, less what has passed since for
-  // the side whose clock runs.
+  // The clock as the broadcast PGN's clock tags give it — the reading lichess runs its
+  // viewers' clocks from, so this page and a lichess viewer agree between moves:
+  // { white, black (ms), running ("white", "black" or null when stopped), at (epoch ms) },
+  // or null when the game carries no clock tags (no clock). Parsed once per PGN text.
+  function clockTags(b) {
+    const pgn = b.props.Pgn || "";
+    if (b.tagsOf === pgn) return b.tags;
+    const hms = (v) => v.split(":").reduce((acc, p) => acc * 60 + Number(p), 0) * 1000;
+    const w = tag(b.props, "WhiteClock"), bl = tag(b.props, "BlackClock");
+    const ref = tag(b.props, "ReferenceTime").match(/^([WB])\/(.+)$/);
+    const at = ref ? Date.parse(ref[2]) : NaN;
+    b.tags = w && bl && !isNaN(hms(w)) && !isNaN(hms(bl))
+      ? { white: hms(w), black: hms(bl), running: isNaN(at) ? null : (ref[1] === "W" ? "white" : "black"), at }
+      : null;
+    b.tagsOf = pgn;
+    return b.tags;
+  }
+
+  // How far the clock-tags time may be from the live properties' before the page trusts the
+  // properties instead: a viewer's clock (or the rig's) set wrong — a hall without NTP — would
+  // otherwise run the tags' clock by minutes or hours. A right clock is within a second or two.
+  const SKEW_MS = 5000;
+
+  // Remaining time of `side` now: from the clock tags when the game has them (the time
+  // at the reading, less what has passed since for the side whose clock ran), unless that is
+  // far from the live properties' time (see SKEW_MS).
   function remaining(b, side) {
+    const live = liveRemaining(b, side);
+    const tags = b.props.ClockConnected ? clockTags(b) : null;
+    if (tags) {
+      let ms = tags[side];
+      if (tags.running === side) ms -= Date.now() - tags.at;
+      ms = Math.max(0, ms);
+      if (Math.abs(ms - live) <= SKEW_MS) return ms;
+    }
+    return live;
+  }
+
+  // The last reported time, less what has passed since it came for the side whose clock runs.
+  function liveRemaining(b, side) {
     const key = side === "white" ? "WhiteTimeMs" : "BlackTimeMs";
     let ms = Number(b.props[key] || 0);
     if (b.props.ClockRunning === side) ms -= performance.now() - b.stamp;
