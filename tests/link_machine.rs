@@ -197,7 +197,9 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
             Command::UpdateNice,
             Command::SendBoard,
             Command::SerialNumber,
+            Command::LongSerialNumber,
             Command::Version,
+            Command::BatteryStatus,
             Command::Clock(eboardd::protocol::ClockCommand::Version),
         ]
     );

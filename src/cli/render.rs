@@ -6,6 +6,26 @@ use std::fmt::Write as _;
 
 use crate::client::props::BoardProps;
 
+/// The battery as a person reads it ("87%", "87% charging", "15% LOW"), `None` for a board
+/// without one (or before its first report).
+pub fn battery_text(props: &BoardProps) -> Option<String> {
+    let b = props.battery;
+    if !b.known() {
+        return None;
+    }
+    Some(if b.charging {
+        format!("{}% charging", b.percent)
+    } else if b.percent < BATTERY_LOW_PERCENT {
+        format!("{}% LOW", b.percent)
+    } else {
+        format!("{}%", b.percent)
+    })
+}
+
+/// Below this a battery board is flagged for the operator (a board at 19 % lasts for a
+/// round, not for a day).
+pub const BATTERY_LOW_PERCENT: i32 = 20;
+
 /// One square: `None` when empty, else the FEN letter (`K`…`p`).
 pub type Square = Option<char>;
 
@@ -250,6 +270,12 @@ pub fn status_text(props: &BoardProps, path: &str) -> String {
             or_dash(&props.serial_number),
             or_dash(&props.firmware_version)
         );
+    }
+    if !props.board_model.is_empty() {
+        let _ = write!(out, "  model {}", props.board_model);
+    }
+    if let Some(battery) = battery_text(props) {
+        let _ = write!(out, "  battery {battery}");
     }
     out.push('\n');
     out.push('\n');

@@ -82,6 +82,8 @@ pub enum Action {
     /// The clock's current frame (BWTIME) with its payload XORed with this mask, sent at once
     /// between the clock's own frames: what a noisy clock–board cable delivers.
     GarbleClockFrame([u8; 7]),
+    /// A Bluetooth board's battery drains or is put on charge.
+    SetBattery(crate::models::SimBattery),
 }
 
 /// The simulator's state at one moment.
@@ -594,6 +596,7 @@ impl Driver {
             Action::SetClock(setup) => self.board.set_clock(setup, now),
             Action::SetTimeControl(control) => self.board.set_time_control(control, now),
             Action::GarbleClockFrame(mask) => self.board.send_garbled_clock_frame(mask, now),
+            Action::SetBattery(battery) => self.board.set_battery(battery),
         }
     }
 

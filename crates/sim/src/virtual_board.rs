@@ -20,6 +20,7 @@ use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::eeprom::Eeprom;
+use super::models::{Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::{
@@ -101,6 +102,11 @@ pub struct BoardOptions {
     pub long_serial: String,
     pub version: (u8, u8),
     pub trademark: String,
+    /// A Bluetooth board's battery (see [`super::models`]); `None`: a USB board, which
+    /// leaves the battery question unanswered.
+    pub battery: Option<SimBattery>,
+    /// A Revelation II (see [`super::models`]).
+    pub revelation: Option<Revelation>,
 }
 
 impl Default for BoardOptions {
@@ -118,6 +124,8 @@ impl Default for BoardOptions {
             long_serial: "3000147740".into(),
             version: (3, 10),
             trademark: "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\nsoftware version: 3.10, build: 240101\r\nhardware version: 3.10, serial no: 13116\r\n".into(),
+            battery: None,
+            revelation: None,
         }
     }
 }
@@ -166,6 +174,8 @@ pub struct VirtualBoard {
     eeprom: Eeprom,
     /// The sensors show the start position (its tag is written when it appears).
     at_start: bool,
+    /// A self-turning Revelation II reports its fields turned round (63 − field).
+    turned: bool,
 }
 
 impl VirtualBoard {
@@ -187,6 +197,7 @@ impl VirtualBoard {
             powered: false,
             eeprom: Eeprom::new(),
             at_start: false,
+            turned: false,
             opts,
         };
         board.clock.shows_steady_flag = board.opts.clock_steady_flag;
@@ -332,16 +343,63 @@ impl VirtualBoard {
             self.eeprom.field(index as u8, content, now);
             self.note_start_position();
         }
+        if self.turn_reporting(now) {
+            // The whole board goes out anew in the turned numbering (see `models`).
+            return;
+        }
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
             Message::FieldUpdate {
-                field: index as u8,
+                field: self.reported(index) as u8,
                 content,
             }
             .encode(&mut out);
             self.stats.field_updates_sent += 1;
             self.push(now, out);
         }
+    }
+
+    /// Field `index` (the board's own numbering) as reported: turned round while a
+    /// self-turning Revelation II reports so.
+    fn reported(&self, index: usize) -> usize {
+        if self.turned { 63 - index } else { index }
+    }
+
+    /// The fields as reported (see [`Self::reported`]).
+    fn reported_fields(&self) -> [Option<Piece>; 64] {
+        let mut out = self.fields;
+        if self.turned {
+            out.reverse();
+        }
+        out
+    }
+
+    /// A self-turning Revelation II decides after every change which way it reports; when it
+    /// turns, it sends its whole board in the new numbering (in an update mode). Returns
+    /// whether it turned.
+    fn turn_reporting(&mut self, now: u64) -> bool {
+        if !self.opts.revelation.is_some_and(|r| r.turns_itself()) {
+            return false;
+        }
+        let Some(turned) = super::models::turned_reporting(&self.fields) else {
+            return false;
+        };
+        if turned == self.turned {
+            return false;
+        }
+        self.turned = turned;
+        if self.mode.sends_fields() {
+            let dump = Message::BoardDump(Box::new(self.reported_fields()));
+            let mut out = Vec::with_capacity(67);
+            dump.encode(&mut out);
+            self.push(now, out);
+        }
+        true
+    }
+
+    /// The battery changes (drains, is put on charge).
+    pub fn set_battery(&mut self, battery: SimBattery) {
+        self.opts.battery = Some(battery);
     }
 
     /// The player sitting at `side` presses the lever.
@@ -536,7 +594,7 @@ impl VirtualBoard {
                 self.answer(now, &Message::ClockTimes(reading));
             }
             Command::SendBoard => {
-                self.answer(now, &Message::BoardDump(Box::new(self.fields)));
+                self.answer(now, &Message::BoardDump(Box::new(self.reported_fields())));
             }
             Command::Update => self.enter(UpdateMode::Update),
             Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
@@ -549,7 +607,11 @@ impl VirtualBoard {
                 self.answer(now, &Message::SerialNumber(serial));
             }
             Command::LongSerialNumber => {
-                let serial = digits(&self.opts.long_serial, 10);
+                // A Revelation II's begins with its firmware ("3.25…"), not only digits.
+                let serial = match self.opts.revelation {
+                    Some(_) => self.opts.long_serial.chars().take(10).collect(),
+                    None => digits(&self.opts.long_serial, 10),
+                };
                 self.answer(now, &Message::LongSerialNumber(serial));
             }
             Command::BusAddress => {
@@ -571,16 +633,19 @@ impl VirtualBoard {
                 out.extend_from_slice(&payload);
                 self.push(now.saturating_add(self.opts.answer_delay_ms), out);
             }
+            // A board without a battery (USB) does not answer.
             Command::BatteryStatus => {
-                let battery = BatteryStatus {
-                    percent: 87,
-                    time_left: Some((7, 30)),
-                    on_time: (1, 5),
-                    standby: (2, 3, 4),
-                    charging: false,
-                    discharging: true,
-                };
-                self.answer(now, &Message::BatteryStatus(battery));
+                if let Some(b) = self.opts.battery {
+                    let battery = BatteryStatus {
+                        percent: b.percent,
+                        time_left: Some((b.percent / 10, 30)),
+                        on_time: (1, 5),
+                        standby: (2, 3, 4),
+                        charging: b.charging,
+                        discharging: !b.charging,
+                    };
+                    self.answer(now, &Message::BatteryStatus(battery));
+                }
             }
             Command::Version => {
                 let (major, minor) = self.opts.version;
@@ -619,6 +684,16 @@ impl VirtualBoard {
             ClockCommand::Display(_) => {
                 self.stats.clock_texts += 1;
                 self.display_text = Some("<segments>".into());
+            }
+            ClockCommand::RevelationText { text } => {
+                // Only a Revelation II from firmware 3.25 knows it; anything else leaves it
+                // unanswered.
+                if !self.opts.revelation.is_some_and(|r| r.shows_text()) {
+                    self.stats.ignored_commands += 1;
+                    return;
+                }
+                self.stats.clock_texts += 1;
+                self.display_text = Some(text.as_str().trim_end().to_owned());
             }
             ClockCommand::End => self.display_text = None,
             // A DGT 3000: version 2.0 in ack2.
@@ -854,7 +929,16 @@ mod tests {
     #[test]
     fn every_answer_decodes_to_what_the_board_holds() {
         use eboard_core::protocol::Decoder;
-        let mut b = board();
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                battery: Some(SimBattery {
+                    percent: 87,
+                    charging: false,
+                }),
+                ..BoardOptions::default()
+            },
+            0,
+        );
         b.receive(&[0x45, 0x55, 0x46, 0x47, 0x4D, 0x4C, 0x49, 0x41, 0x42], 0);
         let (messages, stats) = Decoder::decode_all(&b.poll(0));
         assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
@@ -888,6 +972,64 @@ mod tests {
         assert!(
             matches!(&messages[8], Message::BoardDump(f) if f[0] == Some(Piece { color: Color::Black, role: Role::Rook }))
         );
+    }
+
+    #[test]
+    fn only_a_battery_board_answers_the_battery_question() {
+        let mut usb = board();
+        usb.receive(&[0x4C], 0);
+        assert!(usb.poll(0).is_empty());
+        let mut bt = VirtualBoard::new(super::super::models::bluetooth_board(15), 0);
+        bt.receive(&[0x4C], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        assert!(
+            matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 15 && !s.charging)
+        );
+        bt.set_battery(SimBattery {
+            percent: 16,
+            charging: true,
+        });
+        bt.receive(&[0x4C], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        assert!(matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging));
+    }
+
+    #[test]
+    fn a_revelation_tells_its_firmware_shows_text_and_turns_itself() {
+        use super::super::models::revelation_board;
+        let text = [0x2B, 0x0F, 0x03, 0x0D, b'B', b'O', b'A', b'R', b'D', b' ', b'7', b' ', b' ',
+            b' ', b' ', 0, 0];
+        let mut new = VirtualBoard::new(revelation_board((3, 25)), 0);
+        new.receive(&[0x55, 0x4B], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&new.poll(0));
+        assert_eq!(messages[0], Message::LongSerialNumber("3.25001000".into()));
+        new.receive(&text, 0);
+        assert_eq!(new.display_text(), Some("BOARD 7"));
+        let mut old = VirtualBoard::new(revelation_board((3, 21)), 0);
+        old.receive(&[0x4B], 0);
+        old.receive(&text, 0);
+        assert_eq!(old.display_text(), None, "3.21 has no text command");
+
+        // Set up reversed (Black on the connector side): the new firmware turns round and
+        // sends its whole board the normal way; the old one reports the fields as they lie.
+        let reversed = BoardOptions {
+            orientation: Orientation::Reversed,
+            ..revelation_board((3, 25))
+        };
+        let mut b = VirtualBoard::new(reversed.clone(), 0);
+        b.receive(&[0x42], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
+        let Message::BoardDump(f) = &messages[0] else { panic!() };
+        assert_eq!(f[0].map(|p| p.color), Some(Color::Black), "a8 holds Black's rook");
+        let old_reversed = BoardOptions {
+            orientation: Orientation::Reversed,
+            ..revelation_board((3, 21))
+        };
+        let mut o = VirtualBoard::new(old_reversed, 0);
+        o.receive(&[0x42], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&o.poll(0));
+        let Message::BoardDump(f) = &messages[0] else { panic!() };
+        assert_eq!(f[0].map(|p| p.color), Some(Color::White), "field 0 is h1");
     }
 
     #[test]

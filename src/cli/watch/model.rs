@@ -108,6 +108,16 @@ impl BoardView {
                 text: format!("GAP: {}", p.gap),
             });
         }
+        if p.battery.known()
+            && !p.battery.charging
+            && p.battery.percent < crate::cli::render::BATTERY_LOW_PERCENT
+        {
+            // An operator's job before it is an arbiter's: charge or swap the board.
+            out.push(Alert {
+                severity: Severity::Claim,
+                text: format!("BATTERY {}%: charge the board", p.battery.percent),
+            });
+        }
         for r in &self.raised {
             out.push(alarm(r.text.clone()));
         }
