@@ -397,9 +397,28 @@ impl VirtualBoard {
         true
     }
 
-    /// The battery changes (drains, is put on charge).
-    pub fn set_battery(&mut self, battery: SimBattery) {
+    /// The battery changes (drains, is put on charge). An empty battery not charging is a
+    /// board that switches off: nothing more is sent or logged until it has power again.
+    pub fn set_battery(&mut self, battery: SimBattery, now: u64) {
         self.opts.battery = Some(battery);
+        if battery.percent == 0 && !battery.charging && self.powered {
+            self.power_off(now);
+        }
+    }
+
+    /// The board runs on its own battery (a Bluetooth board with charge left): losing the
+    /// link does not cut its power.
+    pub fn on_battery(&self) -> bool {
+        self.opts.battery.is_some_and(|b| b.percent > 0 || b.charging)
+    }
+
+    /// The link went away while the board keeps its power (a Bluetooth board out of range):
+    /// it forgets the host's mode and what was queued, and goes on logging its sensors.
+    pub fn link_lost(&mut self) {
+        self.mode = UpdateMode::Idle;
+        self.queue.clear();
+        self.commands = CommandDecoder::new();
+        self.last_clock = None;
     }
 
     /// The player sitting at `side` presses the lever.
@@ -985,10 +1004,13 @@ mod tests {
         assert!(
             matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 15 && !s.charging)
         );
-        bt.set_battery(SimBattery {
-            percent: 16,
-            charging: true,
-        });
+        bt.set_battery(
+            SimBattery {
+                percent: 16,
+                charging: true,
+            },
+            0,
+        );
         bt.receive(&[0x4C], 0);
         let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
         assert!(matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging));
