@@ -343,10 +343,6 @@ impl VirtualBoard {
             self.eeprom.field(index as u8, content, now);
             self.note_start_position();
         }
-        if self.turn_reporting(now) {
-            // The whole board goes out anew in the turned numbering (see `models`).
-            return;
-        }
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
             Message::FieldUpdate {
@@ -357,6 +353,9 @@ impl VirtualBoard {
             self.stats.field_updates_sent += 1;
             self.push(now, out);
         }
+        // The piece set down is reported as it lies; then a self-turning board may turn and
+        // send its whole board anew in the turned numbering (see `models`).
+        self.turn_reporting(now);
     }
 
     /// Field `index` (the board's own numbering) as reported: turned round while a
