@@ -156,9 +156,9 @@ fn rule_matches_only_dgt_boards() {
     assert!(
         rules
             .iter()
-            .any(|r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*")
+            .any(|r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*|rfcomm[0-9]*")
                 && r.has("GOTO", "=", "eboardd_end")),
-        "only ttyACM/ttyUSB ports may be considered"
+        "only ttyACM/ttyUSB ports and bound Bluetooth links may be considered"
     );
 
     let marks = |r: &&Rule| r.has("ENV{EBOARDD_BOARD}", "=", "1");
@@ -177,6 +177,19 @@ fn rule_matches_only_dgt_boards() {
                 && r.has("ENV{ID_SERIAL}", "==", "DGT_DGT_Chessboard*")),
         "the DGT_Chessboard by-id name must be matched"
     );
+    assert!(
+        matchers
+            .iter()
+            .any(|r| r.has("KERNEL", "==", "rfcomm[0-9]*")
+                && r.has("ENV{EBOARDD_BOARD}", "!=", "0")),
+        "bound Bluetooth links must be matched, unless a local rule says no"
+    );
+    let text = read(RULE);
+    assert!(
+        text.contains("SYMLINK+=\"eboard/by-bluetooth/$attr{address}\"")
+            && text.contains("ENV{EBOARDD_PORT}=\"/dev/eboard/by-bluetooth/$attr{address}\""),
+        "a Bluetooth board is named by its address"
+    );
     // Generic FTDI ids must not be matched by an active line: they grab unrelated adapters.
     for r in &matchers {
         assert!(
@@ -191,7 +204,7 @@ fn rule_matches_only_dgt_boards() {
             r.line
         );
     }
-    assert_eq!(matchers.len(), 2, "unexpected matchers: {matchers:?}");
+    assert_eq!(matchers.len(), 3, "unexpected matchers: {matchers:?}");
 
     // The FTDI opt-in is there, commented, and narrowed to FTDI's default strings without a
     // serial number.
