@@ -68,7 +68,10 @@ fn san_list(game: &eboardd::sim::PgnGame) -> (Vec<String>, Vec<String>) {
         .into_iter()
         .map(|m| {
             let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
-            (SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(), uci)
+            (
+                SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+                uci,
+            )
         })
         .unzip()
 }
@@ -131,7 +134,11 @@ async fn a_bluetooth_board_shows_its_battery_and_loses_no_move_to_its_drops() {
         wait_property(&mut connected, "Connected = false", |c| !*c).await;
         // 1–30 s without a link; up to two plies made meanwhile (one when the board is off:
         // nothing logs them, so the board alone must tell).
-        let during = if battery_out { 1 } else { rng.random_range(0..=2) };
+        let during = if battery_out {
+            1
+        } else {
+            rng.random_range(0..=2)
+        };
         let down_ms: u64 = rng.random_range(1_000..=30_000);
         sc.run(&[
             Step::Pause(down_ms / 2),
@@ -170,7 +177,11 @@ async fn a_bluetooth_board_shows_its_battery_and_loses_no_move_to_its_drops() {
         .unwrap();
     wait_moves(&events, &game).await;
     let now = proxies::fresh(&s.conn, id).await;
-    assert_eq!(now.moves().await.unwrap(), game, "no move lost, none invented");
+    assert_eq!(
+        now.moves().await.unwrap(),
+        game,
+        "no move lost, none invented"
+    );
     assert_eq!(now.gap().await.unwrap(), "");
     assert!(
         accusations(&events.all()).is_empty(),

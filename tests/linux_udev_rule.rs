@@ -154,10 +154,10 @@ fn rule_matches_only_dgt_boards() {
         "non-tty devices must be skipped"
     );
     assert!(
-        rules
-            .iter()
-            .any(|r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*|rfcomm[0-9]*")
-                && r.has("GOTO", "=", "eboardd_end")),
+        rules.iter().any(
+            |r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*|rfcomm[0-9]*")
+                && r.has("GOTO", "=", "eboardd_end")
+        ),
         "only ttyACM/ttyUSB ports and bound Bluetooth links may be considered"
     );
 
@@ -178,10 +178,9 @@ fn rule_matches_only_dgt_boards() {
         "the DGT_Chessboard by-id name must be matched"
     );
     assert!(
-        matchers
-            .iter()
-            .any(|r| r.has("KERNEL", "==", "rfcomm[0-9]*")
-                && r.has("ENV{EBOARDD_BOARD}", "!=", "0")),
+        matchers.iter().any(
+            |r| r.has("KERNEL", "==", "rfcomm[0-9]*") && r.has("ENV{EBOARDD_BOARD}", "!=", "0")
+        ),
         "bound Bluetooth links must be matched, unless a local rule says no"
     );
     let text = read(RULE);

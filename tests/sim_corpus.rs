@@ -230,11 +230,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     } else {
         orientation
     };
-    assert_eq!(
-        tracker.orientation(),
-        Some(reported),
-        "{what}: orientation"
-    );
+    assert_eq!(tracker.orientation(), Some(reported), "{what}: orientation");
     Outcome {
         uci: tracker
             .moves()

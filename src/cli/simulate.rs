@@ -194,7 +194,11 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         SimModel::Bluetooth => crate::cli::say(&format!(
             "a DGT Bluetooth e-board, battery {}%{}",
             args.battery,
-            if args.drops { ", its link dropping now and then" } else { "" }
+            if args.drops {
+                ", its link dropping now and then"
+            } else {
+                ""
+            }
         )),
         SimModel::Revelation2 => crate::cli::say(&format!(
             "a Revelation II, firmware {}.{:02}",

@@ -176,9 +176,8 @@ impl Identity {
 
     /// The `Battery` property: (percent, charging), or (-1, false) before any report.
     pub fn battery(&self) -> (i32, bool) {
-        self.battery.map_or(NO_BATTERY, |b| {
-            (i32::from(b.percent.min(100)), b.charging)
-        })
+        self.battery
+            .map_or(NO_BATTERY, |b| (i32::from(b.percent.min(100)), b.charging))
     }
 }
 

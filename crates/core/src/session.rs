@@ -104,8 +104,9 @@ impl Session {
             Chess::default(),
             game_tags(&config),
         );
-        let identity =
-            crate::identity::Identity::new(crate::identity::Identity::is_bluetooth_port(&config.port));
+        let identity = crate::identity::Identity::new(
+            crate::identity::Identity::is_bluetooth_port(&config.port),
+        );
         let mut s = Session {
             config,
             tracker,

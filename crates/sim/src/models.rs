@@ -73,7 +73,9 @@ pub fn revelation_board(firmware: (u8, u8)) -> BoardOptions {
 /// normal start rows, `None` when neither (keep the way it reports).
 pub fn turned_reporting(fields: &[Option<Piece>; 64]) -> Option<bool> {
     let rows_of = |range: std::ops::Range<usize>, color: Color| {
-        fields[range].iter().all(|f| f.is_some_and(|p| p.color == color))
+        fields[range]
+            .iter()
+            .all(|f| f.is_some_and(|p| p.color == color))
     };
     if rows_of(48..64, Color::Black) && rows_of(0..16, Color::White) {
         Some(true)

@@ -408,7 +408,9 @@ impl VirtualBoard {
     /// The board runs on its own battery (a Bluetooth board with charge left): losing the
     /// link does not cut its power.
     pub fn on_battery(&self) -> bool {
-        self.opts.battery.is_some_and(|b| b.percent > 0 || b.charging)
+        self.opts
+            .battery
+            .is_some_and(|b| b.percent > 0 || b.charging)
     }
 
     /// The link went away while the board keeps its power (a Bluetooth board out of range):
@@ -1012,14 +1014,18 @@ mod tests {
         );
         bt.receive(&[0x4C], 0);
         let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
-        assert!(matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging));
+        assert!(
+            matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging)
+        );
     }
 
     #[test]
     fn a_revelation_tells_its_firmware_shows_text_and_turns_itself() {
         use super::super::models::revelation_board;
-        let text = [0x2B, 0x0F, 0x03, 0x0D, b'B', b'O', b'A', b'R', b'D', b' ', b'7', b' ', b' ',
-            b' ', b' ', 0, 0];
+        let text = [
+            0x2B, 0x0F, 0x03, 0x0D, b'B', b'O', b'A', b'R', b'D', b' ', b'7', b' ', b' ', b' ',
+            b' ', 0, 0,
+        ];
         let mut new = VirtualBoard::new(revelation_board((3, 25)), 0);
         new.receive(&[0x55, 0x4B], 0);
         let (messages, _) = eboard_core::protocol::Decoder::decode_all(&new.poll(0));
@@ -1040,8 +1046,14 @@ mod tests {
         let mut b = VirtualBoard::new(reversed.clone(), 0);
         b.receive(&[0x42], 0);
         let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
-        let Message::BoardDump(f) = &messages[0] else { panic!() };
-        assert_eq!(f[0].map(|p| p.color), Some(Color::Black), "a8 holds Black's rook");
+        let Message::BoardDump(f) = &messages[0] else {
+            panic!()
+        };
+        assert_eq!(
+            f[0].map(|p| p.color),
+            Some(Color::Black),
+            "a8 holds Black's rook"
+        );
         let old_reversed = BoardOptions {
             orientation: Orientation::Reversed,
             ..revelation_board((3, 21))
@@ -1049,7 +1061,9 @@ mod tests {
         let mut o = VirtualBoard::new(old_reversed, 0);
         o.receive(&[0x42], 0);
         let (messages, _) = eboard_core::protocol::Decoder::decode_all(&o.poll(0));
-        let Message::BoardDump(f) = &messages[0] else { panic!() };
+        let Message::BoardDump(f) = &messages[0] else {
+            panic!()
+        };
         assert_eq!(f[0].map(|p| p.color), Some(Color::White), "field 0 is h1");
     }
 

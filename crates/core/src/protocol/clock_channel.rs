@@ -404,6 +404,37 @@ mod tests {
         assert!(matches!(d.show("", 0), Err(MessageError::Empty)));
     }
 
+    /// A Revelation II's own display: 0x0D with eleven characters, encoded and parsed back;
+    /// the width is the Revelation's, not the DGT 3000's.
+    #[test]
+    fn a_revelation_gets_its_own_text_command() {
+        let mut c = ClockChannel::new();
+        c.set_revelation_display(true);
+        let id = c.show("TABLE 12 OK", 0).unwrap();
+        let bytes = c.poll_transmit(0).unwrap();
+        assert_eq!(&bytes[..4], &[0x2B, 0x0F, 0x03, 0x0D]);
+        assert_eq!(&bytes[4..15], b"TABLE 12 OK");
+        assert_eq!(&bytes[15..], &[0, 0]);
+        let (parsed, len) = crate::protocol::parse_command(&bytes).unwrap();
+        assert_eq!(len, bytes.len());
+        assert!(
+            matches!(parsed, Command::Clock(ClockCommand::RevelationText { text }) if text.as_str() == "TABLE 12 OK")
+        );
+        c.on_message(&ack(0x0D), 10);
+        assert_eq!(c.poll_outcome(), Some(Outcome::Shown(id)));
+        assert!(matches!(
+            c.show("TWELVE CHARS", 20),
+            Err(MessageError::TooLongForRevelation { len: 12, .. })
+        ));
+        assert!(matches!(c.show("", 20), Err(MessageError::Empty)));
+        // Back to a clock's display: a DGT 3000's eight characters.
+        c.set_revelation_display(false);
+        assert!(matches!(
+            c.show("TABLE 12 OK", 20),
+            Err(MessageError::TooLong { width: 8, .. })
+        ));
+    }
+
     #[test]
     fn other_acks_do_not_complete_the_command() {
         let mut c = ClockChannel::new();

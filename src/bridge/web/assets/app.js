@@ -220,7 +220,7 @@ const EB = (() => {
     if (!bat) return null;
     return el("span", { class: "battery" + (bat.low ? " low" : ""),
       title: "board battery" + (bat.charging ? ", charging" : ""),
-      text: `\u{1F50B}${bat.percent}%${bat.charging ? "\u26A1" : ""}` });
+      text: `battery ${bat.percent}%${bat.charging ? " charging" : ""}` });
   }
 
   function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
