@@ -318,7 +318,7 @@ async fn corpus_games_come_out_exact_through_the_pty(shard: usize) {
         let run = Run {
             // The Bluetooth board's game bytes are the USB board's: every other round of
             // the four configurations is played on one.
-            model: if (index / configs.len()) % 2 == 0 {
+            model: if (index / configs.len()).is_multiple_of(2) {
                 Model::Usb
             } else {
                 Model::Bluetooth

@@ -7,6 +7,7 @@
 //! A board without a battery ([`BoardOptions::battery`] `None`, the USB board) leaves the
 //! battery question unanswered.
 
+use eboard_core::protocol::BatteryStatus;
 use shakmaty::{Color, Piece};
 
 use super::virtual_board::BoardOptions;
@@ -16,6 +17,57 @@ use super::virtual_board::BoardOptions;
 pub struct SimBattery {
     pub percent: u8,
     pub charging: bool,
+}
+
+impl SimBattery {
+    /// The board's answer to the battery question (0x4C).
+    pub fn status(self) -> BatteryStatus {
+        BatteryStatus {
+            percent: self.percent,
+            time_left: Some((self.percent / 10, 30)),
+            on_time: (1, 5),
+            standby: (2, 3, 4),
+            charging: self.charging,
+            discharging: !self.charging,
+        }
+    }
+}
+
+/// Which way a board reports its fields: a self-turning Revelation II turns round (63 − field)
+/// when Black's pieces fill its near rows, and back when White's do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reporting {
+    turned: bool,
+}
+
+impl Reporting {
+    /// Field `index` (the board's own numbering) as reported.
+    pub fn index(self, index: usize) -> usize {
+        if self.turned { 63 - index } else { index }
+    }
+
+    /// The fields as reported.
+    pub fn fields(self, fields: &[Option<Piece>; 64]) -> [Option<Piece>; 64] {
+        let mut out = *fields;
+        if self.turned {
+            out.reverse();
+        }
+        out
+    }
+
+    /// After a change on the sensors: whether a self-turning board turns now.
+    pub fn decide(&mut self, revelation: Option<Revelation>, fields: &[Option<Piece>; 64]) -> bool {
+        if !revelation.is_some_and(Revelation::turns_itself) {
+            return false;
+        }
+        match turned_reporting(fields) {
+            Some(turned) if turned != self.turned => {
+                self.turned = turned;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// What makes a board a Revelation II.
@@ -84,4 +136,12 @@ pub fn turned_reporting(fields: &[Option<Piece>; 64]) -> Option<bool> {
     } else {
         None
     }
+}
+
+/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
+pub(crate) fn digits(text: &str, len: usize) -> String {
+    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
+    let mut out = "0".repeat(len.saturating_sub(raw.len()));
+    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
+    out
 }

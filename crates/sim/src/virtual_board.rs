@@ -20,12 +20,11 @@ use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::eeprom::Eeprom;
-use super::models::{Revelation, SimBattery};
+use super::models::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::{
-    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
-    Message, RunSide,
+    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -174,8 +173,8 @@ pub struct VirtualBoard {
     eeprom: Eeprom,
     /// The sensors show the start position (its tag is written when it appears).
     at_start: bool,
-    /// A self-turning Revelation II reports its fields turned round (63 − field).
-    turned: bool,
+    /// Which way a self-turning Revelation II reports its fields.
+    reporting: Reporting,
 }
 
 impl VirtualBoard {
@@ -197,7 +196,7 @@ impl VirtualBoard {
             powered: false,
             eeprom: Eeprom::new(),
             at_start: false,
-            turned: false,
+            reporting: Reporting::default(),
             opts,
         };
         board.clock.shows_steady_flag = board.opts.clock_steady_flag;
@@ -346,7 +345,7 @@ impl VirtualBoard {
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
             Message::FieldUpdate {
-                field: self.reported(index) as u8,
+                field: self.reporting.index(index) as u8,
                 content,
             }
             .encode(&mut out);
@@ -358,42 +357,15 @@ impl VirtualBoard {
         self.turn_reporting(now);
     }
 
-    /// Field `index` (the board's own numbering) as reported: turned round while a
-    /// self-turning Revelation II reports so.
-    fn reported(&self, index: usize) -> usize {
-        if self.turned { 63 - index } else { index }
-    }
-
-    /// The fields as reported (see [`Self::reported`]).
-    fn reported_fields(&self) -> [Option<Piece>; 64] {
-        let mut out = self.fields;
-        if self.turned {
-            out.reverse();
-        }
-        out
-    }
-
     /// A self-turning Revelation II decides after every change which way it reports; when it
-    /// turns, it sends its whole board in the new numbering (in an update mode). Returns
-    /// whether it turned.
-    fn turn_reporting(&mut self, now: u64) -> bool {
-        if !self.opts.revelation.is_some_and(|r| r.turns_itself()) {
-            return false;
-        }
-        let Some(turned) = super::models::turned_reporting(&self.fields) else {
-            return false;
-        };
-        if turned == self.turned {
-            return false;
-        }
-        self.turned = turned;
-        if self.mode.sends_fields() {
-            let dump = Message::BoardDump(Box::new(self.reported_fields()));
+    /// turns, it sends its whole board in the new numbering (in an update mode).
+    fn turn_reporting(&mut self, now: u64) {
+        if self.reporting.decide(self.opts.revelation, &self.fields) && self.mode.sends_fields() {
+            let dump = Message::BoardDump(Box::new(self.reporting.fields(&self.fields)));
             let mut out = Vec::with_capacity(67);
             dump.encode(&mut out);
             self.push(now, out);
         }
-        true
     }
 
     /// The battery changes (drains, is put on charge). An empty battery not charging is a
@@ -614,7 +586,8 @@ impl VirtualBoard {
                 self.answer(now, &Message::ClockTimes(reading));
             }
             Command::SendBoard => {
-                self.answer(now, &Message::BoardDump(Box::new(self.reported_fields())));
+                let fields = self.reporting.fields(&self.fields);
+                self.answer(now, &Message::BoardDump(Box::new(fields)));
             }
             Command::Update => self.enter(UpdateMode::Update),
             Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
@@ -623,14 +596,14 @@ impl VirtualBoard {
             // unanswered, as some real boards do.
             Command::SerialNumber | Command::LongSerialNumber if self.opts.serial.is_empty() => {}
             Command::SerialNumber => {
-                let serial = digits(&self.opts.serial, 5);
+                let serial = super::models::digits(&self.opts.serial, 5);
                 self.answer(now, &Message::SerialNumber(serial));
             }
             Command::LongSerialNumber => {
                 // A Revelation II's begins with its firmware ("3.25…"), not only digits.
                 let serial = match self.opts.revelation {
                     Some(_) => self.opts.long_serial.chars().take(10).collect(),
-                    None => digits(&self.opts.long_serial, 10),
+                    None => super::models::digits(&self.opts.long_serial, 10),
                 };
                 self.answer(now, &Message::LongSerialNumber(serial));
             }
@@ -656,15 +629,7 @@ impl VirtualBoard {
             // A board without a battery (USB) does not answer.
             Command::BatteryStatus => {
                 if let Some(b) = self.opts.battery {
-                    let battery = BatteryStatus {
-                        percent: b.percent,
-                        time_left: Some((b.percent / 10, 30)),
-                        on_time: (1, 5),
-                        standby: (2, 3, 4),
-                        charging: b.charging,
-                        discharging: !b.charging,
-                    };
-                    self.answer(now, &Message::BatteryStatus(battery));
+                    self.answer(now, &Message::BatteryStatus(b.status()));
                 }
             }
             Command::Version => {
@@ -725,14 +690,6 @@ impl VirtualBoard {
             self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
-}
-
-/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
-fn digits(text: &str, len: usize) -> String {
-    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
-    let mut out = "0".repeat(len.saturating_sub(raw.len()));
-    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
-    out
 }
 
 #[cfg(test)]
