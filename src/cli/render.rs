@@ -463,6 +463,21 @@ mod tests {
     }
 
     #[test]
+    fn status_names_the_model_and_the_battery() {
+        let mut p = playing();
+        assert!(!status_text(&p, "/x").contains("battery"));
+        p.board_model = "dgt-bluetooth".into();
+        p.battery = (15, false).into();
+        let text = status_text(&p, "/x");
+        assert!(text.contains("model dgt-bluetooth"), "{text}");
+        assert!(text.contains("battery 15% LOW"), "{text}");
+        p.battery = (15, true).into();
+        assert_eq!(battery_text(&p).as_deref(), Some("15% charging"));
+        p.battery = (80, false).into();
+        assert_eq!(battery_text(&p).as_deref(), Some("80%"));
+    }
+
+    #[test]
     fn list_line_has_the_five_fields() {
         let mut other = playing();
         other.name = "b2".into();

@@ -545,6 +545,35 @@ mod tests {
     }
 
     #[test]
+    fn a_low_battery_is_an_operators_warning_unless_it_charges() {
+        let alerts = |battery: (i32, bool)| {
+            let mut p = props();
+            p.battery = battery.into();
+            let mut m = Model::new(vec![]);
+            m.apply(
+                &WatchEvent::Board {
+                    path: P.into(),
+                    props: Box::new(p),
+                },
+                0,
+            );
+            m.boards()[0]
+                .alerts()
+                .into_iter()
+                .filter(|a| a.text.starts_with("BATTERY"))
+                .map(|a| (a.text, a.severity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            alerts((19, false)),
+            [("BATTERY 19%: charge the board".to_string(), Severity::Claim)]
+        );
+        assert!(alerts((19, true)).is_empty(), "charging");
+        assert!(alerts((20, false)).is_empty());
+        assert!(alerts((-1, false)).is_empty(), "no battery");
+    }
+
+    #[test]
     fn disconnected_and_finished_boards_say_so() {
         let mut p = props();
         p.connected = false;
