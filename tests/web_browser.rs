@@ -421,5 +421,15 @@ async fn the_hall_shows_the_battery_and_warns_below_20_percent() {
         .await;
     assert_eq!(none, true, "a USB board has no battery to show");
     browser.screenshot("hall-battery.png").await;
+    // The board page says which board it is and its battery.
+    browser.goto(&serve.url("/board/web_bt1")).await;
+    browser
+        .wait_for(
+            "the model and the battery among the board's facts",
+            "document.body.textContent.includes('DGT Bluetooth') && \
+             document.body.textContent.includes('Battery low')",
+        )
+        .await;
+    browser.screenshot("board-battery.png").await;
     drop(sims);
 }

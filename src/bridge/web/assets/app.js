@@ -215,6 +215,13 @@ const EB = (() => {
     return { percent: b[0], charging: !!b[1], low: b[0] < 20 && !b[1] };
   }
 
+  // The BoardModel property in words, after the connection state: " · DGT Bluetooth".
+  function modelText(p) {
+    const names = { "dgt": "DGT e-board", "dgt-bluetooth": "DGT Bluetooth",
+      "dgt-revelation2": "DGT Revelation II", "chesslink": "ChessLink" };
+    return p.BoardModel ? " \u00B7 " + (names[p.BoardModel] || p.BoardModel) : "";
+  }
+
   function batteryBadge(p) {
     const bat = battery(p);
     if (!bat) return null;
@@ -465,7 +472,8 @@ const EB = (() => {
         fact("State", stateText(p)), fact("Result", resultText(p) || "*"),
         fact("To move", p.Turn || ""),
         fact("Illegal moves", `White ${(p.IllegalMoves || [0, 0])[0]} \u00B7 Black ${(p.IllegalMoves || [0, 0])[1]}`),
-        fact("Board", p.Connected ? "connected" : "disconnected"),
+        fact("Board", (p.Connected ? "connected" : "disconnected") + modelText(p)),
+        battery(p) ? fact("Battery", `${battery(p).percent}%${battery(p).charging ? ", charging" : ""}`) : null,
         fact("Clock", p.ClockConnected ? "connected" : "none")));
       const claims = p.Claims || [];
       side.append(el("h2", { text: "Claims" }));
