@@ -332,3 +332,42 @@ async fn play(
 fn show(t: DisplayTime) -> String {
     format!("{}:{:02}:{:02}", t.hours, t.minutes, t.seconds)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+
+    fn args(line: &[&str]) -> Result<SimulateArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("simulate").chain(line.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn the_models_and_their_options() {
+        let a = args(&[]).unwrap();
+        assert_eq!(a.model, SimModel::Dgt);
+        assert_eq!(model_options(&a).battery, None);
+        let a = args(&["--model", "bluetooth", "--battery", "15", "--drops"]).unwrap();
+        assert_eq!(model_options(&a).battery.map(|b| b.percent), Some(15));
+        assert!(a.drops);
+        let a = args(&["--model", "revelation2", "--firmware", "3.21"]).unwrap();
+        let opts = model_options(&a);
+        assert_eq!(opts.revelation.map(|r| r.firmware), Some((3, 21)));
+        assert!(opts.long_serial.starts_with("3.21"));
+        for bad in [
+            &["--battery", "101"][..],
+            &["--firmware", "3.2"],
+            &["--firmware", "x.25"],
+            &["--model", "pegasus"],
+        ] {
+            assert!(args(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_firmware("3.25"), Ok((3, 25)));
+    }
+}
