@@ -124,7 +124,7 @@ post-install:
 	-udevadm control --reload
 	-systemctl daemon-reload
 	-systemctl reload dbus
-	-udevadm trigger --action=change --subsystem-match=tty --sysname-match='ttyACM*' --sysname-match='ttyUSB*'
+	-udevadm trigger --action=change --subsystem-match=tty --sysname-match='ttyACM*' --sysname-match='ttyUSB*' --sysname-match='rfcomm*'
 
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then systemctl disable --now eboardd.service 2>/dev/null; true; fi

@@ -197,7 +197,9 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
             Command::UpdateNice,
             Command::SendBoard,
             Command::SerialNumber,
+            Command::LongSerialNumber,
             Command::Version,
+            Command::BatteryStatus,
             Command::Clock(eboardd::protocol::ClockCommand::Version),
         ]
     );
@@ -438,10 +440,10 @@ fn end_of_file_closes_and_reconnects_after_the_backoff_with_a_new_handshake() {
     // The board had answered, so the backoff is back at its first step.
     r.advance_to(2_699);
     assert_eq!(r.log.opens, [0]);
-    r.advance_to(3_500);
+    r.advance_to(3_700);
     assert_eq!(r.log.opens, [0, 2_700]);
     assert_eq!(
-        r.writes_between(2_500, 3_500),
+        r.writes_between(2_500, 3_700),
         handshake_at(2_700 + OPEN_SETTLE_MS)
     );
     r.message(dump());
@@ -977,4 +979,44 @@ fn clock_request_ids_stay_unique_across_reconnections() {
             .collect::<Vec<_>>(),
         [(first, false), (second, true)]
     );
+}
+
+/// A board that answered the battery question is asked again once a minute while connected;
+/// a board that did not (a USB board) never again; an rfcomm port's board from the start.
+#[test]
+fn a_battery_board_is_asked_for_its_battery_once_a_minute() {
+    use eboardd::link::BATTERY_POLL_MS;
+    use eboardd::protocol::BatteryStatus;
+    let battery = [0x4C_u8].to_vec();
+    let asks = |r: &Rig, from: Millis, to: Millis| {
+        r.writes_between(from, to)
+            .into_iter()
+            .filter(|(_, b)| *b == battery)
+            .count()
+    };
+    // A USB board: asked once in the handshake, never again.
+    // (The board answers its probes: it stays connected.)
+    let live = |r: &mut Rig, until: Millis| {
+        while r.now + 1_000 <= until {
+            let t = r.now + 1_000;
+            r.advance_to(t);
+            r.message(version());
+        }
+        r.advance_to(until);
+    };
+    let mut usb = Rig::connected(false);
+    let start = usb.now;
+    live(&mut usb, start + 3 * BATTERY_POLL_MS + 500);
+    assert_eq!(asks(&usb, start, usb.now + 1), 0);
+    assert_eq!(usb.log.opens.len(), 1);
+    // A board that answers it: asked again every minute.
+    let mut bt = Rig::connected(false);
+    let start = bt.now;
+    bt.message(Message::BatteryStatus(BatteryStatus {
+        percent: 50,
+        ..BatteryStatus::default()
+    }));
+    live(&mut bt, start + 3 * BATTERY_POLL_MS + 500);
+    assert_eq!(asks(&bt, start, bt.now + 1), 3);
+    assert_eq!(bt.log.opens.len(), 1);
 }

@@ -154,11 +154,11 @@ fn rule_matches_only_dgt_boards() {
         "non-tty devices must be skipped"
     );
     assert!(
-        rules
-            .iter()
-            .any(|r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*")
-                && r.has("GOTO", "=", "eboardd_end")),
-        "only ttyACM/ttyUSB ports may be considered"
+        rules.iter().any(
+            |r| r.has("KERNEL", "!=", "ttyACM[0-9]*|ttyUSB[0-9]*|rfcomm[0-9]*")
+                && r.has("GOTO", "=", "eboardd_end")
+        ),
+        "only ttyACM/ttyUSB ports and bound Bluetooth links may be considered"
     );
 
     let marks = |r: &&Rule| r.has("ENV{EBOARDD_BOARD}", "=", "1");
@@ -177,6 +177,18 @@ fn rule_matches_only_dgt_boards() {
                 && r.has("ENV{ID_SERIAL}", "==", "DGT_DGT_Chessboard*")),
         "the DGT_Chessboard by-id name must be matched"
     );
+    assert!(
+        matchers.iter().any(
+            |r| r.has("KERNEL", "==", "rfcomm[0-9]*") && r.has("ENV{EBOARDD_BOARD}", "!=", "0")
+        ),
+        "bound Bluetooth links must be matched, unless a local rule says no"
+    );
+    let text = read(RULE);
+    assert!(
+        text.contains("SYMLINK+=\"eboard/by-bluetooth/$attr{address}\"")
+            && text.contains("ENV{EBOARDD_PORT}=\"/dev/eboard/by-bluetooth/$attr{address}\""),
+        "a Bluetooth board is named by its address"
+    );
     // Generic FTDI ids must not be matched by an active line: they grab unrelated adapters.
     for r in &matchers {
         assert!(
@@ -191,7 +203,7 @@ fn rule_matches_only_dgt_boards() {
             r.line
         );
     }
-    assert_eq!(matchers.len(), 2, "unexpected matchers: {matchers:?}");
+    assert_eq!(matchers.len(), 3, "unexpected matchers: {matchers:?}");
 
     // The FTDI opt-in is there, commented, and narrowed to FTDI's default strings without a
     // serial number.
@@ -321,7 +333,8 @@ fn rule_agrees_with_units_users_and_policy() {
 
 /// Builds a USB serial device under a tmpfs /sys and runs `udevadm test` on it. Runs inside
 /// `unshare -m`; arguments: rules dir, group file, vendor, product, serial, manufacturer,
-/// product string, kernel name, driver (cdc_acm or ftdi_sio).
+/// product string, kernel name, driver (cdc_acm or ftdi_sio; `rfcomm`: a bound Bluetooth link,
+/// the vendor argument its address).
 const SIMULATE: &str = r#"set -eu
 rules=$1; group=$2; vendor=$3; product=$4; serial=$5; mfr=$6; prod=$7; kernel=$8; drv=$9
 mount -t tmpfs tmpfs /run
@@ -331,43 +344,52 @@ cp "$rules"/* /etc/udev/rules.d/
 mount --bind "$group" /etc/group
 mount -t tmpfs tmpfs /sys
 mkdir -p /sys/bus/usb/drivers/$drv /sys/bus/pci /sys/class/tty /sys/bus/usb-serial
-pci=/sys/devices/pci0000:00/0000:00:14.0
-mkdir -p $pci
-ln -s ../../../bus/pci $pci/subsystem
-printf 'PCI_SLOT_NAME=0000:00:14.0\n' > $pci/uevent
-hub=$pci/usb1
-mkdir -p $hub
-ln -s ../../../../bus/usb $hub/subsystem
-printf 'DEVTYPE=usb_device\nBUSNUM=001\nDEVNUM=001\n' > $hub/uevent
-dev=$hub/1-1
-mkdir -p $dev
-ln -s ../../../../../bus/usb $dev/subsystem
-printf 'DEVTYPE=usb_device\nBUSNUM=001\nDEVNUM=002\n' > $dev/uevent
-printf '%s\n' "$vendor" > $dev/idVendor
-printf '%s\n' "$product" > $dev/idProduct
-printf '0100\n' > $dev/bcdDevice
-if [ -n "$serial" ]; then printf '%s\n' "$serial" > $dev/serial; fi
-if [ -n "$mfr" ]; then printf '%s\n' "$mfr" > $dev/manufacturer; fi
-if [ -n "$prod" ]; then printf '%s\n' "$prod" > $dev/product; fi
-intf=$dev/1-1:1.0
-mkdir -p $intf
-ln -s ../../../../../../bus/usb $intf/subsystem
-ln -s ../../../../../../bus/usb/drivers/$drv $intf/driver
-printf 'DEVTYPE=usb_interface\nDRIVER=%s\n' "$drv" > $intf/uevent
-printf '00\n' > $intf/bInterfaceNumber
-printf '02\n' > $intf/bInterfaceClass
-printf '02\n' > $intf/bInterfaceSubClass
-printf '01\n' > $intf/bInterfaceProtocol
-if [ "$drv" = ftdi_sio ]; then
-  port=$intf/$kernel
-  mkdir -p $port
-  ln -s ../../../../../../../bus/usb-serial $port/subsystem
-  printf '0\n' > $port/port_number
-  tty=$port/tty/$kernel
-  major=188
+if [ "$drv" = rfcomm ]; then
+  # A bound Bluetooth link: a virtual tty with the remote address (passed as the vendor).
+  tty=/sys/devices/virtual/tty/$kernel
+  mkdir -p $tty
+  printf '%s\n' "$vendor" > $tty/address
+  printf '1\n' > $tty/channel
+  major=216
 else
-  tty=$intf/tty/$kernel
-  major=166
+  pci=/sys/devices/pci0000:00/0000:00:14.0
+  mkdir -p $pci
+  ln -s ../../../bus/pci $pci/subsystem
+  printf 'PCI_SLOT_NAME=0000:00:14.0\n' > $pci/uevent
+  hub=$pci/usb1
+  mkdir -p $hub
+  ln -s ../../../../bus/usb $hub/subsystem
+  printf 'DEVTYPE=usb_device\nBUSNUM=001\nDEVNUM=001\n' > $hub/uevent
+  dev=$hub/1-1
+  mkdir -p $dev
+  ln -s ../../../../../bus/usb $dev/subsystem
+  printf 'DEVTYPE=usb_device\nBUSNUM=001\nDEVNUM=002\n' > $dev/uevent
+  printf '%s\n' "$vendor" > $dev/idVendor
+  printf '%s\n' "$product" > $dev/idProduct
+  printf '0100\n' > $dev/bcdDevice
+  if [ -n "$serial" ]; then printf '%s\n' "$serial" > $dev/serial; fi
+  if [ -n "$mfr" ]; then printf '%s\n' "$mfr" > $dev/manufacturer; fi
+  if [ -n "$prod" ]; then printf '%s\n' "$prod" > $dev/product; fi
+  intf=$dev/1-1:1.0
+  mkdir -p $intf
+  ln -s ../../../../../../bus/usb $intf/subsystem
+  ln -s ../../../../../../bus/usb/drivers/$drv $intf/driver
+  printf 'DEVTYPE=usb_interface\nDRIVER=%s\n' "$drv" > $intf/uevent
+  printf '00\n' > $intf/bInterfaceNumber
+  printf '02\n' > $intf/bInterfaceClass
+  printf '02\n' > $intf/bInterfaceSubClass
+  printf '01\n' > $intf/bInterfaceProtocol
+  if [ "$drv" = ftdi_sio ]; then
+    port=$intf/$kernel
+    mkdir -p $port
+    ln -s ../../../../../../../bus/usb-serial $port/subsystem
+    printf '0\n' > $port/port_number
+    tty=$port/tty/$kernel
+    major=188
+  else
+    tty=$intf/tty/$kernel
+    major=166
+  fi
 fi
 mkdir -p $tty
 ln -s /sys/class/tty $tty/subsystem
@@ -648,6 +670,47 @@ fn udev_recognises_boards_and_leaves_other_devices_alone() {
     assert_not_board(&sim.run(&shipped, &ARDUINO));
     assert_not_board(&sim.run(&shipped, &FTDI_DGT));
     assert_not_board(&sim.run(&shipped, &FTDI_ADAPTER));
+}
+
+/// A bound rfcomm link (`rfcomm bind`): a board, named by its Bluetooth address, handed to
+/// the group and to systemd like a USB board; a local rule can leave it alone.
+#[test]
+fn udev_recognises_bound_bluetooth_links() {
+    let Some(sim) = Simulator::new() else {
+        return;
+    };
+    let rule = read(RULE);
+    let shipped = [("70-eboardd.rules", rule.as_str())];
+    let link = Device {
+        vendor: "00:06:66:12:34:56",
+        product: "",
+        serial: "",
+        manufacturer: "",
+        product_name: "",
+        kernel: "rfcomm0",
+        driver: "rfcomm",
+    };
+    let o = sim.run(&shipped, &link);
+    assert!(o.is_board(), "not recognised as a board:\n{}", o.log);
+    let by_address = "/dev/eboard/by-bluetooth/00:06:66:12:34:56";
+    assert_eq!(o.eboard_links(), [by_address]);
+    assert_eq!(o.prop("EBOARDD_PORT"), Some(by_address));
+    assert_eq!(o.prop("ID_MM_DEVICE_IGNORE"), Some("1"));
+    assert_eq!(
+        o.prop("SYSTEMD_WANTS"),
+        Some("eboardd-board@rfcomm0.service")
+    );
+    assert!(o.log.contains("MODE 0660"), "mode 0660 not applied");
+    // A link that is not a board, marked so by a local rule sorting before the shipped one.
+    let local = r#"SUBSYSTEM=="tty", KERNEL=="rfcomm0", ENV{EBOARDD_BOARD}="0""#;
+    let o = sim.run(
+        &[
+            ("69-eboardd-local.rules", local),
+            ("70-eboardd.rules", rule.as_str()),
+        ],
+        &link,
+    );
+    assert_not_board(&o);
 }
 
 #[test]

@@ -105,6 +105,16 @@ fn clock_icons_end_button_version_beep() {
         Command::Clock(ClockCommand::Button),
         &[0x2B, 0x03, 0x03, 0x08, 0x00],
     );
+    // A Revelation II's own display: eleven characters, no beep.
+    exact(
+        Command::Clock(ClockCommand::RevelationText {
+            text: RevelationText::new("BOARD 7"),
+        }),
+        &[
+            0x2B, 0x0F, 0x03, 0x0D, b'B', b'O', b'A', b'R', b'D', b' ', b'7', b' ', b' ', b' ',
+            b' ', 0x00, 0x00,
+        ],
+    );
     exact(
         Command::Clock(ClockCommand::Version),
         &[0x2B, 0x03, 0x03, 0x09, 0x00],
@@ -207,6 +217,11 @@ fn malformed_and_unknown_bytes() {
     assert!(matches!(
         rejected(&[0x2B, 0x0A, 0x03, 0x0A, 0, 60, 0, 0, 0, 0, 1, 0]),
         (12, RejectReason::Malformed(_))
+    ));
+    // Revelation II text of another length than eleven characters.
+    assert!(matches!(
+        rejected(&[0x2B, 0x05, 0x03, 0x0D, b'A', 0x00, 0x00]),
+        (7, RejectReason::Unsupported(_))
     ));
     // Revelation II LEDs: all off.
     assert!(matches!(

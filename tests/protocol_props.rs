@@ -278,6 +278,9 @@ fn clock_command() -> impl Strategy<Value = ClockCommand> {
         any::<u8>().prop_map(|units| ClockCommand::Beep { units }),
         Just(ClockCommand::Version),
         Just(ClockCommand::Button),
+        "[ -~]{11}".prop_map(|text| ClockCommand::RevelationText {
+            text: RevelationText::new(&text)
+        }),
     ]
 }
 

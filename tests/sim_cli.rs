@@ -34,6 +34,10 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         result_gesture: false,
         // The clock in its FIDE mode with a US delay: 90 minutes, not the default 3+2.
         time_control: Some("40/5400d30:1800d30".parse().unwrap()),
+        model: eboardd::cli::simulate::SimModel::Dgt,
+        battery: 80,
+        drops: false,
+        firmware: (3, 25),
     };
     let command = std::thread::spawn(move || run(args));
     for _ in 0..500 {

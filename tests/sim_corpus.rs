@@ -1,7 +1,8 @@
 //! End to end below the daemon: corpus games played by the simulator with human handling, on
 //! a real pty, read by the project's serial side (tokio-serial on the slave path, 9600 8N1),
 //! decoded and reconstructed by the tracker — exact, for a normal and a reversed board, with
-//! and without a clock.
+//! and without a clock, on the USB board, the Bluetooth board and the Revelation II (both of
+//! its firmware behaviours).
 //!
 //! Board time is stepped (infinite speed), so no test waits on the wall clock; the bytes read
 //! from the port are timestamped with the board time the simulator wrote them at (its tap),
@@ -68,9 +69,36 @@ fn only() -> Option<Vec<usize>> {
     })
 }
 
+/// Which DGT board plays: the USB e-board, a Bluetooth e-board (the same bytes for the game;
+/// it answers the battery question besides) or a Revelation II of this firmware (from 3.22 it
+/// turns its own reporting round when set up with Black on the connector side: other bytes).
+#[derive(Clone, Copy, Debug)]
+enum Model {
+    Usb,
+    Bluetooth,
+    Revelation((u8, u8)),
+}
+
+impl Model {
+    fn options(self) -> BoardOptions {
+        match self {
+            Model::Usb => BoardOptions::default(),
+            Model::Bluetooth => eboardd::sim::bluetooth_board(60),
+            Model::Revelation(firmware) => eboardd::sim::revelation_board(firmware),
+        }
+    }
+
+    /// The board turns its own reporting round: the daemon's session pins the tracker's
+    /// orientation once the board's long serial number says so.
+    fn turns_itself(self) -> bool {
+        matches!(self, Model::Revelation(fw) if fw >= (3, 22))
+    }
+}
+
 /// How the bytes read are handed to the tracker.
 #[derive(Clone, Copy)]
 struct Run {
+    model: Model,
     orientation: Orientation,
     clock: bool,
     pace: Pace,
@@ -84,8 +112,8 @@ impl fmt::Display for Run {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?}, clock {}, wakeups {}",
-            self.orientation, self.clock, self.wakeups
+            "{:?}, {:?}, clock {}, wakeups {}",
+            self.model, self.orientation, self.clock, self.wakeups
         )
     }
 }
@@ -94,6 +122,7 @@ impl fmt::Display for Run {
 /// `what` names the game and its run in the messages of the checks made on the way.
 async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     let Run {
+        model,
         orientation,
         clock,
         pace,
@@ -107,7 +136,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
             } else {
                 ClockPresence::Absent
             },
-            ..BoardOptions::default()
+            ..model.options()
         },
         speed: f64::INFINITY,
         tap: true,
@@ -151,6 +180,9 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     );
 
     let mut tracker = Tracker::new(Chess::default(), OrientationSetting::Auto);
+    if model.turns_itself() {
+        tracker.board_turns_itself();
+    }
     let mut decoder = Decoder::new();
     let mut events = Vec::new();
     let mut last_clock: Option<ClockTimes> = None;
@@ -192,11 +224,13 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     }
     events.extend(tracker.on_tick(end + 5_000));
     assert_eq!(decoder.stats().skipped_bytes, 0, "{what}: bytes skipped");
-    assert_eq!(
-        tracker.orientation(),
-        Some(orientation),
-        "{what}: orientation"
-    );
+    // A board that turns itself reports the right way round: never turned a second time.
+    let reported = if model.turns_itself() {
+        Orientation::Normal
+    } else {
+        orientation
+    };
+    assert_eq!(tracker.orientation(), Some(reported), "{what}: orientation");
     Outcome {
         uci: tracker
             .moves()
@@ -282,6 +316,13 @@ async fn corpus_games_come_out_exact_through_the_pty(shard: usize) {
     play_shard(shard, |index| {
         let (orientation, clock) = configs[index % configs.len()];
         let run = Run {
+            // The Bluetooth board's game bytes are the USB board's: every other round of
+            // the four configurations is played on one.
+            model: if (index / configs.len()).is_multiple_of(2) {
+                Model::Usb
+            } else {
+                Model::Bluetooth
+            },
             orientation,
             clock,
             pace: Pace::human(),
@@ -304,6 +345,11 @@ async fn quick_games_without_a_clock_come_out_exact(shard: usize) {
     };
     play_shard(shard, |index| {
         let run = Run {
+            model: if index % 8 < 4 {
+                Model::Usb
+            } else {
+                Model::Bluetooth
+            },
             orientation: if index % 2 == 0 {
                 Orientation::Normal
             } else {
@@ -314,6 +360,31 @@ async fn quick_games_without_a_clock_come_out_exact(shard: usize) {
             wakeups: index % 4 >= 2,
         };
         (run, index as u64 + 7)
+    })
+    .await;
+}
+
+/// Every corpus game on a Revelation II, human pace and noisy hands, in four configurations in
+/// turn: firmware 3.25 (turns its own reporting round) set up reversed with and without a
+/// clock, 3.25 set up normally, and 3.21 (does not turn) set up reversed — the tracker pinned
+/// as the session pins it for a board that turns itself, never turning it a second time.
+async fn revelation_games_come_out_exact_through_the_pty(shard: usize) {
+    let configs = [
+        ((3, 25), Orientation::Reversed, true),
+        ((3, 25), Orientation::Reversed, false),
+        ((3, 25), Orientation::Normal, true),
+        ((3, 21), Orientation::Reversed, false),
+    ];
+    play_shard(shard, |index| {
+        let (firmware, orientation, clock) = configs[index % configs.len()];
+        let run = Run {
+            model: Model::Revelation(firmware),
+            orientation,
+            clock,
+            pace: Pace::human(),
+            wakeups: false,
+        };
+        (run, index as u64 + 11)
     })
     .await;
 }
@@ -346,5 +417,6 @@ macro_rules! shards {
 
 shards!(
     corpus_games_come_out_exact_through_the_pty,
-    quick_games_without_a_clock_come_out_exact
+    quick_games_without_a_clock_come_out_exact,
+    revelation_games_come_out_exact_through_the_pty
 );

@@ -760,3 +760,39 @@ fn moved_on_to_an_illegal_square_is_described_for_its_player() {
     assert!(ev.contains(&TrackerEvent::IllegalPlacementCleared));
     assert_eq!(moves_of(&rig), ["g1h3"]);
 }
+
+/// A board that turns its own reporting round (a Revelation II from firmware 3.22) reports the
+/// right way round already: once the tracker is told so, a board that reads as a reversed
+/// start position (a reading caught before the board turned) is not turned a second time,
+/// and the normal start position that follows is the game.
+#[test]
+fn a_board_that_turns_itself_is_never_turned_again() {
+    let mut rig = Rig::new(
+        Chess::default(),
+        OrientationSetting::Auto,
+        Orientation::Normal,
+    );
+    rig.tracker.board_turns_itself();
+    assert_eq!(rig.tracker.orientation(), Some(Orientation::Normal));
+    // The same start position read the other way round (the board has not turned yet).
+    rig.orientation = Orientation::Reversed;
+    rig.dump();
+    assert_eq!(rig.tracker.orientation(), Some(Orientation::Normal));
+    assert!(!rig.tracker.in_sync(), "read as it lies, not turned");
+    // The board turns and sends its whole board: the start position, normal.
+    rig.orientation = Orientation::Normal;
+    rig.dump();
+    assert!(rig.tracker.in_sync());
+    rig.lift("e2");
+    rig.place("e4", 'P');
+    assert_eq!(moves_of(&rig), ["e2e4"]);
+    // Without the board's own turning, auto learns the reversed reading (as before).
+    let mut plain = Rig::new(
+        Chess::default(),
+        OrientationSetting::Auto,
+        Orientation::Reversed,
+    );
+    assert_eq!(plain.tracker.orientation(), Some(Orientation::Reversed));
+    plain.dump();
+    assert!(plain.tracker.in_sync());
+}

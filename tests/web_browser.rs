@@ -360,3 +360,76 @@ async fn the_board_page_shows_the_question_a_still_board_leaves_and_its_answer()
         .await;
     browser.screenshot("board-answered.png").await;
 }
+
+/// The hall shows each Bluetooth board's battery on its card and warns the operator below
+/// 20 %; a USB board shows none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hall_shows_the_battery_and_warns_below_20_percent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let names = ["web.bt1", "web.bt2", "web.usb"];
+    let (sims, ports) = common::rig::spawn_sims_with(dir.path(), &names, |i| match i {
+        0 => eboardd::sim::bluetooth_board(15),
+        1 => eboardd::sim::bluetooth_board(80),
+        _ => eboardd::sim::BoardOptions::default(),
+    })
+    .await;
+    let bus = common::Bus::start(dir.path()).await;
+    let _daemon = web_support::spawn_daemon(&bus, dir.path(), &ports).await;
+    let serve = web_support::Serve::start(&bus.address, &[]).await;
+    let mut browser = Browser::launch().await;
+    browser.size(1920, 1080).await;
+    browser.goto(&serve.url("/")).await;
+    let card = |id: &str| format!("document.querySelector('.card[data-board=\"{id}\"]')");
+    browser
+        .wait_for(
+            "the low battery warned on its card",
+            &format!(
+                "{c}?.querySelector('.battery.low')?.textContent.includes('15%') && \
+                 {c}.querySelector('.alert.warn')?.textContent.includes('Battery low')",
+                c = card("web_bt1")
+            ),
+        )
+        .await;
+    browser
+        .wait_for(
+            "the other battery shown quietly",
+            &format!(
+                "{c}?.querySelector('.battery')?.textContent.includes('80%')",
+                c = card("web_bt2")
+            ),
+        )
+        .await;
+    let quiet = browser
+        .eval(&format!(
+            "{c}.querySelector('.battery.low') === null && \
+             ![...{c}.querySelectorAll('.alert')].some(a => a.textContent.includes('Battery'))",
+            c = card("web_bt2")
+        ))
+        .await;
+    assert_eq!(quiet, true, "80 % is no warning");
+    browser
+        .wait_for(
+            "the USB board's card",
+            &format!("{c} !== null", c = card("web_usb")),
+        )
+        .await;
+    let none = browser
+        .eval(&format!(
+            "{c}.querySelector('.battery') === null",
+            c = card("web_usb")
+        ))
+        .await;
+    assert_eq!(none, true, "a USB board has no battery to show");
+    browser.screenshot("hall-battery.png").await;
+    // The board page says which board it is and its battery.
+    browser.goto(&serve.url("/board/web_bt1")).await;
+    browser
+        .wait_for(
+            "the model and the battery among the board's facts",
+            "document.body.textContent.includes('DGT Bluetooth') && \
+             document.body.textContent.includes('Battery low')",
+        )
+        .await;
+    browser.screenshot("board-battery.png").await;
+    drop(sims);
+}

@@ -48,6 +48,10 @@ pub trait Board {
     #[zbus(property)]
     fn firmware_version(&self) -> zbus::Result<String>;
     #[zbus(property)]
+    fn board_model(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn battery(&self) -> zbus::Result<(i32, bool)>;
+    #[zbus(property)]
     fn rules(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn edition(&self) -> zbus::Result<String>;

@@ -6,6 +6,26 @@ use std::fmt::Write as _;
 
 use crate::client::props::BoardProps;
 
+/// The battery as a person reads it ("87%", "87% charging", "15% LOW"), `None` for a board
+/// without one (or before its first report).
+pub fn battery_text(props: &BoardProps) -> Option<String> {
+    let b = props.battery;
+    if !b.known() {
+        return None;
+    }
+    Some(if b.charging {
+        format!("{}% charging", b.percent)
+    } else if b.percent < BATTERY_LOW_PERCENT {
+        format!("{}% LOW", b.percent)
+    } else {
+        format!("{}%", b.percent)
+    })
+}
+
+/// Below this a battery board is flagged for the operator (a board at 19 % lasts for a
+/// round, not for a day).
+pub const BATTERY_LOW_PERCENT: i32 = 20;
+
 /// One square: `None` when empty, else the FEN letter (`K`…`p`).
 pub type Square = Option<char>;
 
@@ -251,6 +271,12 @@ pub fn status_text(props: &BoardProps, path: &str) -> String {
             or_dash(&props.firmware_version)
         );
     }
+    if !props.board_model.is_empty() {
+        let _ = write!(out, "  model {}", props.board_model);
+    }
+    if let Some(battery) = battery_text(props) {
+        let _ = write!(out, "  battery {battery}");
+    }
     out.push('\n');
     out.push('\n');
 
@@ -434,6 +460,21 @@ mod tests {
             result: "*".into(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn status_names_the_model_and_the_battery() {
+        let mut p = playing();
+        assert!(!status_text(&p, "/x").contains("battery"));
+        p.board_model = "dgt-bluetooth".into();
+        p.battery = (15, false).into();
+        let text = status_text(&p, "/x");
+        assert!(text.contains("model dgt-bluetooth"), "{text}");
+        assert!(text.contains("battery 15% LOW"), "{text}");
+        p.battery = (15, true).into();
+        assert_eq!(battery_text(&p).as_deref(), Some("15% charging"));
+        p.battery = (80, false).into();
+        assert_eq!(battery_text(&p).as_deref(), Some("80%"));
     }
 
     #[test]

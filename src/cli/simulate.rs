@@ -51,6 +51,84 @@ pub struct SimulateArgs {
     /// 3 minutes + 2 s a move.
     #[arg(long, value_name = "CONTROL")]
     pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
+    /// Which DGT board: `dgt` (the USB e-board), `bluetooth` (a Bluetooth e-board with a
+    /// battery, whose link drops now and then with `--drops`), `revelation2` (a Revelation II;
+    /// `--firmware` says which).
+    #[arg(long, value_enum, default_value_t = SimModel::Dgt)]
+    pub model: SimModel,
+    /// A Bluetooth board's battery at the start, percent.
+    #[arg(long, default_value_t = 80, value_name = "PERCENT",
+          value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub battery: u8,
+    /// A Bluetooth board's link drops for 1–30 s every one to four minutes (its battery goes
+    /// down a point at each), as out of range or behind a phone.
+    #[arg(long)]
+    pub drops: bool,
+    /// A Revelation II's firmware: 3.25 or later shows text on its own display and turns its
+    /// reporting round itself (from 3.22); 3.21 does neither.
+    #[arg(long, default_value = "3.25", value_name = "X.YY", value_parser = parse_firmware)]
+    pub firmware: (u8, u8),
+}
+
+/// The boards `eboardctl simulate` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimModel {
+    Dgt,
+    Bluetooth,
+    Revelation2,
+}
+
+/// "3.25" → (3, 25).
+fn parse_firmware(text: &str) -> Result<(u8, u8), String> {
+    let bad = || format!("\"{text}\" is not a firmware number like 3.25");
+    let (major, minor) = text.split_once('.').ok_or_else(bad)?;
+    if minor.len() != 2 {
+        return Err(bad());
+    }
+    Ok((
+        major.parse().map_err(|_| bad())?,
+        minor.parse().map_err(|_| bad())?,
+    ))
+}
+
+/// The board's options for the chosen model.
+fn model_options(args: &SimulateArgs) -> BoardOptions {
+    match args.model {
+        SimModel::Dgt => BoardOptions::default(),
+        SimModel::Bluetooth => crate::sim::bluetooth_board(args.battery),
+        SimModel::Revelation2 => crate::sim::revelation_board(args.firmware),
+    }
+}
+
+/// A Bluetooth link dropping for 1–30 s every one to four minutes of board time, the battery
+/// a point lower each time; runs until the games are over.
+async fn drop_now_and_then(sim: &SimHandle, seed: u64, mut battery: u8) -> anyhow::Result<()> {
+    // splitmix64: a seeded spread of drops, no dependency for a demo's dice.
+    let mut state = seed;
+    let mut between = |lo: u64, hi: u64| {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        lo + (z ^ (z >> 31)) % (hi - lo + 1)
+    };
+    loop {
+        sim.sleep(between(60_000, 240_000)).await;
+        sim.unplug().await?;
+        battery = battery.saturating_sub(1).max(1);
+        sim.act(crate::sim::Action::SetBattery(crate::sim::SimBattery {
+            percent: battery,
+            charging: false,
+        }))
+        .await?;
+        let down = between(1_000, 30_000);
+        crate::cli::say(&format!(
+            "link dropped for {:.1} s (battery {battery}%)",
+            down as f64 / 1000.0
+        ));
+        sim.sleep(down).await;
+        sim.replug().await?;
+    }
 }
 
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
@@ -95,7 +173,7 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
                 ClockPresence::Present
             },
             time_control: args.time_control.clone(),
-            ..BoardOptions::default()
+            ..model_options(&args)
         },
         link: args.link.clone(),
         speed: args.speed,
@@ -111,8 +189,36 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
         )),
         None => crate::cli::say(&format!("virtual DGT board on {}", sim.path().display())),
     }
+    match args.model {
+        SimModel::Dgt => {}
+        SimModel::Bluetooth => crate::cli::say(&format!(
+            "a DGT Bluetooth e-board, battery {}%{}",
+            args.battery,
+            if args.drops {
+                ", its link dropping now and then"
+            } else {
+                ""
+            }
+        )),
+        SimModel::Revelation2 => crate::cli::say(&format!(
+            "a Revelation II, firmware {}.{:02}",
+            args.firmware.0, args.firmware.1
+        )),
+    }
+    anyhow::ensure!(
+        !args.drops || args.model == SimModel::Bluetooth,
+        "--drops is for a Bluetooth board (--model bluetooth)"
+    );
+    let drops = async {
+        if args.drops {
+            drop_now_and_then(&sim, args.seed, args.battery).await
+        } else {
+            std::future::pending().await
+        }
+    };
     let played = tokio::select! {
         result = play(&sim, &args, &games, setup) => result,
+        result = drops => result,
         _ = tokio::signal::ctrl_c() => {
             crate::cli::say("interrupted");
             sim.shutdown().await;
@@ -225,4 +331,43 @@ async fn play(
 
 fn show(t: DisplayTime) -> String {
     format!("{}:{:02}:{:02}", t.hours, t.minutes, t.seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+
+    fn args(line: &[&str]) -> Result<SimulateArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("simulate").chain(line.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn the_models_and_their_options() {
+        let a = args(&[]).unwrap();
+        assert_eq!(a.model, SimModel::Dgt);
+        assert_eq!(model_options(&a).battery, None);
+        let a = args(&["--model", "bluetooth", "--battery", "15", "--drops"]).unwrap();
+        assert_eq!(model_options(&a).battery.map(|b| b.percent), Some(15));
+        assert!(a.drops);
+        let a = args(&["--model", "revelation2", "--firmware", "3.21"]).unwrap();
+        let opts = model_options(&a);
+        assert_eq!(opts.revelation.map(|r| r.firmware), Some((3, 21)));
+        assert!(opts.long_serial.starts_with("3.21"));
+        for bad in [
+            &["--battery", "101"][..],
+            &["--firmware", "3.2"],
+            &["--firmware", "x.25"],
+            &["--model", "pegasus"],
+        ] {
+            assert!(args(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(parse_firmware("3.25"), Ok((3, 25)));
+    }
 }

@@ -83,8 +83,18 @@ impl BoardTask {
         tracing::info!(port = %self.spec.port.display(), listen_only = self.spec.listen_only, "serving board");
         // The journal is the truth: rewrite the live PGN of a restored game.
         self.store.after_publish(self.session.view(), &[]);
+        // A bound Bluetooth link (rfcomm) is a Bluetooth board whatever name the port is
+        // configured under (a udev symlink): said at once, and its battery asked for.
+        let bluetooth = std::fs::canonicalize(&self.spec.port)
+            .ok()
+            .is_some_and(|p| crate::identity::Identity::is_bluetooth_port(&p.to_string_lossy()));
+        let mut link = Link::new(self.spec.listen_only);
+        if bluetooth {
+            link.set_bluetooth_port(true);
+            self.session.set_bluetooth_port(true);
+        }
         let mut r = Running {
-            link: Link::new(self.spec.listen_only),
+            link,
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
@@ -327,10 +337,10 @@ impl Running {
             MessageError::NoAck | MessageError::Refused => CommandError::ClockTimeout(format!(
                 "{e}; check that the clock is switched on and cabled to the board"
             )),
-            e
-            @ (MessageError::Empty | MessageError::TooLong { .. } | MessageError::NotAscii(_)) => {
-                CommandError::InvalidArgument(e.to_string())
-            }
+            e @ (MessageError::Empty
+            | MessageError::TooLong { .. }
+            | MessageError::TooLongForRevelation { .. }
+            | MessageError::NotAscii(_)) => CommandError::InvalidArgument(e.to_string()),
             e @ MessageError::Busy { .. } => CommandError::Busy(e.to_string()),
         });
         if let Some(reply) = self.clock_waiting.remove(&request) {

@@ -212,6 +212,14 @@ impl BoardObject {
         self.view(|s| s.firmware_version.clone())
     }
     #[zbus(property)]
+    fn board_model(&self) -> String {
+        self.view(|s| s.board_model.clone())
+    }
+    #[zbus(property)]
+    fn battery(&self) -> (i32, bool) {
+        self.view(|s| s.battery.into())
+    }
+    #[zbus(property)]
     fn rules(&self) -> String {
         self.view(|s| s.rules.clone())
     }
@@ -507,6 +515,8 @@ pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
         "Connected" => Value::from(v.connected),
         "SerialNumber" => Value::from(&v.serial_number),
         "FirmwareVersion" => Value::from(&v.firmware_version),
+        "BoardModel" => Value::from(&v.board_model),
+        "Battery" => Value::from(<(i32, bool)>::from(v.battery)),
         "Rules" => Value::from(&v.rules),
         "Edition" => Value::from(&v.edition),
         "State" => Value::from(&v.state),

@@ -319,6 +319,14 @@ impl Board {
         "3.10".into()
     }
     #[zbus(property)]
+    fn board_model(&self) -> String {
+        "dgt-bluetooth".into()
+    }
+    #[zbus(property)]
+    fn battery(&self) -> (i32, bool) {
+        (87, false)
+    }
+    #[zbus(property)]
     fn rules(&self) -> String {
         self.rules.clone()
     }

@@ -18,6 +18,7 @@ pub mod contract;
 pub mod event;
 pub mod game;
 pub mod gap;
+pub mod identity;
 pub mod link;
 pub mod patch;
 pub mod pgn;

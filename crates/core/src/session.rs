@@ -52,6 +52,8 @@ pub struct Session {
     started: bool,
     serial_number: String,
     firmware_version: String,
+    /// What the board says it is: `BoardModel`, `Battery` (see `identity`).
+    identity: crate::identity::Identity,
     /// Lever position of the last valid clock reading: a change is a press.
     lever_left_down: Option<bool>,
     /// A completed illegal move whose position still stands on the board: if the opponent
@@ -109,6 +111,9 @@ impl Session {
             Chess::default(),
             game_tags(&config),
         );
+        let identity = crate::identity::Identity::new(
+            crate::identity::Identity::is_bluetooth_port(&config.port),
+        );
         let mut s = Session {
             config,
             tracker,
@@ -116,6 +121,7 @@ impl Session {
             started: false,
             serial_number: String::new(),
             firmware_version: String::new(),
+            identity,
             lever_left_down: None,
             standing_illegal: None,
             illegal_board: None,
@@ -192,6 +198,9 @@ impl Session {
             match Arbiter::restore(cfg.clone(), game) {
                 Ok(arbiter) => {
                     s.tracker = Tracker::new(arbiter.position().clone(), s.config.orientation);
+                    if s.identity.turns_itself() {
+                        s.tracker.board_turns_itself();
+                    }
                     s.tracker.set_variant(s.config.variant);
                     s.arbiter = arbiter;
                 }
@@ -254,6 +263,9 @@ impl Session {
         self.last_now = now;
         match input {
             Input::Board(message) => {
+                if self.identity.on_message(&message) && self.identity.turns_itself() {
+                    self.tracker.board_turns_itself();
+                }
                 if !self.gap_message(&message, now, out) {
                     self.on_message(message, now, out)
                 }
@@ -278,6 +290,7 @@ impl Session {
                 self.lever_left_down = None;
                 self.link_up = up;
                 if up {
+                    self.identity.link_up();
                     self.gap_link_up(now);
                 } else {
                     self.gap_unread(recovery::Cause::Disconnected, Some(now));
@@ -298,6 +311,18 @@ impl Session {
     pub fn set_wall_clock(&mut self, unix_ms: u64, now: Millis) {
         let offset = i128::from(unix_ms) - i128::from(now);
         self.wall_offset_ms = i64::try_from(offset).ok();
+    }
+
+    /// The board's port is a Bluetooth serial link (an rfcomm device, which the shell
+    /// finds by resolving the configured path): the board is named a Bluetooth board at once.
+    pub fn set_bluetooth_port(&mut self, bluetooth: bool) {
+        self.identity.set_bluetooth_port(bluetooth);
+        self.refresh_view();
+    }
+
+    /// What the board has said about itself (model, battery).
+    pub fn identity(&self) -> &crate::identity::Identity {
+        &self.identity
     }
 
     /// The current state as the board's D-Bus properties show it.
@@ -381,13 +406,15 @@ impl Session {
                 self.clock_live = true;
                 self.on_clock(&times, now, out);
             }
-            Message::SerialNumber(s) => {
-                // The long serial number is more specific; keep it once known.
-                if self.serial_number.len() <= s.len() {
+            // The short serial number is the one eboardd has always published (connectors
+            // keep boards by it); the long one stands in for a board that reports no short
+            // one, and tells a Revelation II (see `identity`).
+            Message::SerialNumber(s) => self.serial_number = s,
+            Message::LongSerialNumber(s) => {
+                if self.serial_number.is_empty() {
                     self.serial_number = s;
                 }
             }
-            Message::LongSerialNumber(s) => self.serial_number = s,
             Message::Version { major, minor } => {
                 self.firmware_version = format!("{major}.{minor:02}");
             }

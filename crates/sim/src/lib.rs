@@ -70,6 +70,7 @@ pub mod clock;
 pub mod eeprom;
 pub mod feed;
 pub mod handling;
+pub mod models;
 pub use eboard_core::pgn;
 pub mod pty;
 pub mod rig;
@@ -79,6 +80,7 @@ pub mod virtual_board;
 
 pub use clock::{ClockSetup, ClockSide};
 pub use handling::Noise;
+pub use models::{Revelation, SimBattery, bluetooth_board, revelation_board};
 pub use pgn::{PgnGame, parse_games};
 pub use pty::{Action, SimBoard, SimHandle, SimOptions, Snapshot};
 pub use scenario::{Pace, Played, Scenario, ScenarioOptions, Step};

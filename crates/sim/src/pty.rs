@@ -82,6 +82,8 @@ pub enum Action {
     /// The clock's current frame (BWTIME) with its payload XORed with this mask, sent at once
     /// between the clock's own frames: what a noisy clock–board cable delivers.
     GarbleClockFrame([u8; 7]),
+    /// A Bluetooth board's battery drains or is put on charge.
+    SetBattery(crate::models::SimBattery),
 }
 
 /// The simulator's state at one moment.
@@ -295,7 +297,8 @@ impl SimHandle {
     }
 
     /// Pull the plug: the pty closes (the daemon reads end-of-file) and the link goes away.
-    /// Pieces can still be moved; the board sees them but tells nobody.
+    /// Pieces can still be moved; the board sees them but tells nobody. A board on its
+    /// battery (a Bluetooth board) keeps its power and logs them: a Bluetooth link drop.
     pub async fn unplug(&self) -> anyhow::Result<()> {
         self.call(Request::Unplug).await?
     }
@@ -555,9 +558,15 @@ impl Driver {
                         remove_link(link);
                     }
                     port.close().await;
-                    // No USB, no power: the board logs nothing until it is plugged back in.
-                    self.board.power_off(now);
-                    tracing::info!("simulated board unplugged");
+                    if self.board.on_battery() {
+                        // A Bluetooth link drops; the board keeps its power and its log.
+                        self.board.link_lost();
+                        tracing::info!("simulated board's link dropped (on battery)");
+                    } else {
+                        // No USB, no power: the board logs nothing until it is plugged back in.
+                        self.board.power_off(now);
+                        tracing::info!("simulated board unplugged");
+                    }
                 }
                 let _ = reply.send(Ok(()));
             }
@@ -569,7 +578,12 @@ impl Driver {
                         if let Ok(mut p) = self.slave_path.lock() {
                             *p = port.slave_path.clone();
                         }
-                        self.board.power_cycle(now);
+                        if self.board.powered() {
+                            // A Bluetooth link comes back: the board never lost its power.
+                            self.board.link_lost();
+                        } else {
+                            self.board.power_cycle(now);
+                        }
                         self.port = Some(port);
                     })
                 };
@@ -594,6 +608,7 @@ impl Driver {
             Action::SetClock(setup) => self.board.set_clock(setup, now),
             Action::SetTimeControl(control) => self.board.set_time_control(control, now),
             Action::GarbleClockFrame(mask) => self.board.send_garbled_clock_frame(mask, now),
+            Action::SetBattery(battery) => self.board.set_battery(battery, now),
         }
     }
 

@@ -189,6 +189,13 @@ impl<'a> Scenario<'a> {
         Ok(())
     }
 
+    /// The players speed up or slow down from here on (a time scramble begins); the game
+    /// goes on where it stands.
+    pub fn set_pace(&mut self, pace: Pace) {
+        self.opts.pace = pace;
+        self.hands = Hands::new(pace, self.opts.seed.wrapping_add(self.history.len() as u64));
+    }
+
     /// The position the players believe stands on the board.
     pub fn position(&self) -> &Chess {
         &self.position

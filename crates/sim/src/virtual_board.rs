@@ -20,11 +20,11 @@ use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::eeprom::Eeprom;
+use super::models::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::{
-    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
-    Message, RunSide,
+    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -101,6 +101,11 @@ pub struct BoardOptions {
     pub long_serial: String,
     pub version: (u8, u8),
     pub trademark: String,
+    /// A Bluetooth board's battery (see [`super::models`]); `None`: a USB board, which
+    /// leaves the battery question unanswered.
+    pub battery: Option<SimBattery>,
+    /// A Revelation II (see [`super::models`]).
+    pub revelation: Option<Revelation>,
 }
 
 impl Default for BoardOptions {
@@ -118,6 +123,8 @@ impl Default for BoardOptions {
             long_serial: "3000147740".into(),
             version: (3, 10),
             trademark: "Digital Game Technology\r\nCopyright (c) 2024 DGT\r\nsoftware version: 3.10, build: 240101\r\nhardware version: 3.10, serial no: 13116\r\n".into(),
+            battery: None,
+            revelation: None,
         }
     }
 }
@@ -166,6 +173,8 @@ pub struct VirtualBoard {
     eeprom: Eeprom,
     /// The sensors show the start position (its tag is written when it appears).
     at_start: bool,
+    /// Which way a self-turning Revelation II reports its fields.
+    reporting: Reporting,
 }
 
 impl VirtualBoard {
@@ -187,6 +196,7 @@ impl VirtualBoard {
             powered: false,
             eeprom: Eeprom::new(),
             at_start: false,
+            reporting: Reporting::default(),
             opts,
         };
         board.clock.shows_steady_flag = board.opts.clock_steady_flag;
@@ -335,13 +345,53 @@ impl VirtualBoard {
         if self.mode.sends_fields() {
             let mut out = Vec::with_capacity(5);
             Message::FieldUpdate {
-                field: index as u8,
+                field: self.reporting.index(index) as u8,
                 content,
             }
             .encode(&mut out);
             self.stats.field_updates_sent += 1;
             self.push(now, out);
         }
+        // The piece set down is reported as it lies; then a self-turning board may turn and
+        // send its whole board anew in the turned numbering (see `models`).
+        self.turn_reporting(now);
+    }
+
+    /// A self-turning Revelation II decides after every change which way it reports; when it
+    /// turns, it sends its whole board in the new numbering (in an update mode).
+    fn turn_reporting(&mut self, now: u64) {
+        if self.reporting.decide(self.opts.revelation, &self.fields) && self.mode.sends_fields() {
+            let dump = Message::BoardDump(Box::new(self.reporting.fields(&self.fields)));
+            let mut out = Vec::with_capacity(67);
+            dump.encode(&mut out);
+            self.push(now, out);
+        }
+    }
+
+    /// The battery changes (drains, is put on charge). An empty battery not charging is a
+    /// board that switches off: nothing more is sent or logged until it has power again.
+    pub fn set_battery(&mut self, battery: SimBattery, now: u64) {
+        self.opts.battery = Some(battery);
+        if battery.percent == 0 && !battery.charging && self.powered {
+            self.power_off(now);
+        }
+    }
+
+    /// The board runs on its own battery (a Bluetooth board with charge left): losing the
+    /// link does not cut its power.
+    pub fn on_battery(&self) -> bool {
+        self.opts
+            .battery
+            .is_some_and(|b| b.percent > 0 || b.charging)
+    }
+
+    /// The link went away while the board keeps its power (a Bluetooth board out of range):
+    /// it forgets the host's mode and what was queued, and goes on logging its sensors.
+    pub fn link_lost(&mut self) {
+        self.mode = UpdateMode::Idle;
+        self.queue.clear();
+        self.commands = CommandDecoder::new();
+        self.last_clock = None;
     }
 
     /// The player sitting at `side` presses the lever.
@@ -536,7 +586,8 @@ impl VirtualBoard {
                 self.answer(now, &Message::ClockTimes(reading));
             }
             Command::SendBoard => {
-                self.answer(now, &Message::BoardDump(Box::new(self.fields)));
+                let fields = self.reporting.fields(&self.fields);
+                self.answer(now, &Message::BoardDump(Box::new(fields)));
             }
             Command::Update => self.enter(UpdateMode::Update),
             Command::UpdateBoard => self.enter(UpdateMode::UpdateBoard),
@@ -545,11 +596,15 @@ impl VirtualBoard {
             // unanswered, as some real boards do.
             Command::SerialNumber | Command::LongSerialNumber if self.opts.serial.is_empty() => {}
             Command::SerialNumber => {
-                let serial = digits(&self.opts.serial, 5);
+                let serial = super::models::digits(&self.opts.serial, 5);
                 self.answer(now, &Message::SerialNumber(serial));
             }
             Command::LongSerialNumber => {
-                let serial = digits(&self.opts.long_serial, 10);
+                // A Revelation II's begins with its firmware ("3.25…"), not only digits.
+                let serial = match self.opts.revelation {
+                    Some(_) => self.opts.long_serial.chars().take(10).collect(),
+                    None => super::models::digits(&self.opts.long_serial, 10),
+                };
                 self.answer(now, &Message::LongSerialNumber(serial));
             }
             Command::BusAddress => {
@@ -571,16 +626,11 @@ impl VirtualBoard {
                 out.extend_from_slice(&payload);
                 self.push(now.saturating_add(self.opts.answer_delay_ms), out);
             }
+            // A board without a battery (USB) does not answer.
             Command::BatteryStatus => {
-                let battery = BatteryStatus {
-                    percent: 87,
-                    time_left: Some((7, 30)),
-                    on_time: (1, 5),
-                    standby: (2, 3, 4),
-                    charging: false,
-                    discharging: true,
-                };
-                self.answer(now, &Message::BatteryStatus(battery));
+                if let Some(b) = self.opts.battery {
+                    self.answer(now, &Message::BatteryStatus(b.status()));
+                }
             }
             Command::Version => {
                 let (major, minor) = self.opts.version;
@@ -620,6 +670,16 @@ impl VirtualBoard {
                 self.stats.clock_texts += 1;
                 self.display_text = Some("<segments>".into());
             }
+            ClockCommand::RevelationText { text } => {
+                // Only a Revelation II from firmware 3.25 knows it; anything else leaves it
+                // unanswered.
+                if !self.opts.revelation.is_some_and(|r| r.shows_text()) {
+                    self.stats.ignored_commands += 1;
+                    return;
+                }
+                self.stats.clock_texts += 1;
+                self.display_text = Some(text.as_str().trim_end().to_owned());
+            }
             ClockCommand::End => self.display_text = None,
             // A DGT 3000: version 2.0 in ack2.
             ClockCommand::Version => ack[2] = 0x20,
@@ -630,14 +690,6 @@ impl VirtualBoard {
             self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
-}
-
-/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
-fn digits(text: &str, len: usize) -> String {
-    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
-    let mut out = "0".repeat(len.saturating_sub(raw.len()));
-    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
-    out
 }
 
 #[cfg(test)]
@@ -854,7 +906,16 @@ mod tests {
     #[test]
     fn every_answer_decodes_to_what_the_board_holds() {
         use eboard_core::protocol::Decoder;
-        let mut b = board();
+        let mut b = VirtualBoard::new(
+            BoardOptions {
+                battery: Some(SimBattery {
+                    percent: 87,
+                    charging: false,
+                }),
+                ..BoardOptions::default()
+            },
+            0,
+        );
         b.receive(&[0x45, 0x55, 0x46, 0x47, 0x4D, 0x4C, 0x49, 0x41, 0x42], 0);
         let (messages, stats) = Decoder::decode_all(&b.poll(0));
         assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
@@ -888,6 +949,79 @@ mod tests {
         assert!(
             matches!(&messages[8], Message::BoardDump(f) if f[0] == Some(Piece { color: Color::Black, role: Role::Rook }))
         );
+    }
+
+    #[test]
+    fn only_a_battery_board_answers_the_battery_question() {
+        let mut usb = board();
+        usb.receive(&[0x4C], 0);
+        assert!(usb.poll(0).is_empty());
+        let mut bt = VirtualBoard::new(super::super::models::bluetooth_board(15), 0);
+        bt.receive(&[0x4C], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        assert!(
+            matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 15 && !s.charging)
+        );
+        bt.set_battery(
+            SimBattery {
+                percent: 16,
+                charging: true,
+            },
+            0,
+        );
+        bt.receive(&[0x4C], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        assert!(
+            matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging)
+        );
+    }
+
+    #[test]
+    fn a_revelation_tells_its_firmware_shows_text_and_turns_itself() {
+        use super::super::models::revelation_board;
+        let text = [
+            0x2B, 0x0F, 0x03, 0x0D, b'B', b'O', b'A', b'R', b'D', b' ', b'7', b' ', b' ', b' ',
+            b' ', 0, 0,
+        ];
+        let mut new = VirtualBoard::new(revelation_board((3, 25)), 0);
+        new.receive(&[0x55, 0x4B], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&new.poll(0));
+        assert_eq!(messages[0], Message::LongSerialNumber("3.25001000".into()));
+        new.receive(&text, 0);
+        assert_eq!(new.display_text(), Some("BOARD 7"));
+        let mut old = VirtualBoard::new(revelation_board((3, 21)), 0);
+        old.receive(&[0x4B], 0);
+        old.receive(&text, 0);
+        assert_eq!(old.display_text(), None, "3.21 has no text command");
+
+        // Set up reversed (Black on the connector side): the new firmware turns round and
+        // sends its whole board the normal way; the old one reports the fields as they lie.
+        let reversed = BoardOptions {
+            orientation: Orientation::Reversed,
+            ..revelation_board((3, 25))
+        };
+        let mut b = VirtualBoard::new(reversed.clone(), 0);
+        b.receive(&[0x42], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
+        let Message::BoardDump(f) = &messages[0] else {
+            panic!()
+        };
+        assert_eq!(
+            f[0].map(|p| p.color),
+            Some(Color::Black),
+            "a8 holds Black's rook"
+        );
+        let old_reversed = BoardOptions {
+            orientation: Orientation::Reversed,
+            ..revelation_board((3, 21))
+        };
+        let mut o = VirtualBoard::new(old_reversed, 0);
+        o.receive(&[0x42], 0);
+        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&o.poll(0));
+        let Message::BoardDump(f) = &messages[0] else {
+            panic!()
+        };
+        assert_eq!(f[0].map(|p| p.color), Some(Color::White), "field 0 is h1");
     }
 
     #[test]

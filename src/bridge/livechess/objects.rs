@@ -130,6 +130,17 @@ pub fn clock_json(reading: ClockReading, now_ms: u64) -> Value {
     }
 }
 
+/// `battery` as DGT LiveChess fills it: a string with the battery's charge for a board that
+/// has a battery — a number followed by `%` for a Bluetooth board ("87%") — and null for a
+/// board without one (the USB board of the real answer quoted in lila #20307).
+pub fn battery(props: &BoardProps) -> Value {
+    if props.battery.known() {
+        Value::from(format!("{}%", props.battery.percent))
+    } else {
+        Value::Null
+    }
+}
+
 /// EBOARD `{"serialnr", "source", "state", "battery", "comment", "board", "flipped",
 /// "clock"}`.
 pub fn eboard(props: &BoardProps, flipped: bool, now_ms: u64) -> Value {
@@ -137,7 +148,7 @@ pub fn eboard(props: &BoardProps, flipped: bool, now_ms: u64) -> Value {
         "serialnr": serialnr(props),
         "source": source(props),
         "state": state(props),
-        "battery": Value::Null,
+        "battery": battery(props),
         "comment": comment(props),
         "board": placement(props),
         "flipped": flipped,
@@ -237,6 +248,17 @@ pub(crate) mod tests {
                    "clock": {"white": 5676, "black": 7190, "run": false,
                              "time": 1_503_845_105_357u64}})
         );
+    }
+
+    #[test]
+    fn battery_is_a_percentage_string_or_null() {
+        let mut b = board();
+        assert_eq!(battery(&b), Value::Null);
+        b.battery = (87, false).into();
+        assert_eq!(battery(&b), json!("87%"));
+        assert_eq!(eboard(&b, false, 0)["battery"], json!("87%"));
+        b.battery = (5, true).into();
+        assert_eq!(battery(&b), json!("5%"));
     }
 
     #[test]

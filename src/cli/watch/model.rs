@@ -108,6 +108,16 @@ impl BoardView {
                 text: format!("GAP: {}", p.gap),
             });
         }
+        if p.battery.known()
+            && !p.battery.charging
+            && p.battery.percent < crate::cli::render::BATTERY_LOW_PERCENT
+        {
+            // An operator's job before it is an arbiter's: charge or swap the board.
+            out.push(Alert {
+                severity: Severity::Claim,
+                text: format!("BATTERY {}%: charge the board", p.battery.percent),
+            });
+        }
         for r in &self.raised {
             out.push(alarm(r.text.clone()));
         }
@@ -532,6 +542,35 @@ mod tests {
         assert_eq!(m.boards()[0].alerts()[0].text, "FLAG: black's time is up");
         m.apply(&signal(Event::GameStarted { fen: "x".into() }), 3_000);
         assert!(!m.boards()[0].alarmed());
+    }
+
+    #[test]
+    fn a_low_battery_is_an_operators_warning_unless_it_charges() {
+        let alerts = |battery: (i32, bool)| {
+            let mut p = props();
+            p.battery = battery.into();
+            let mut m = Model::new(vec![]);
+            m.apply(
+                &WatchEvent::Board {
+                    path: P.into(),
+                    props: Box::new(p),
+                },
+                0,
+            );
+            m.boards()[0]
+                .alerts()
+                .into_iter()
+                .filter(|a| a.text.starts_with("BATTERY"))
+                .map(|a| (a.text, a.severity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            alerts((19, false)),
+            [("BATTERY 19%: charge the board".to_string(), Severity::Claim)]
+        );
+        assert!(alerts((19, true)).is_empty(), "charging");
+        assert!(alerts((20, false)).is_empty());
+        assert!(alerts((-1, false)).is_empty(), "no battery");
     }
 
     #[test]

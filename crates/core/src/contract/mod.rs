@@ -11,7 +11,7 @@
 pub mod limits;
 pub mod props;
 
-pub use props::{BoardProps, Claim, IllegalCounts};
+pub use props::{Battery, BoardProps, Claim, IllegalCounts};
 
 /// The well-known bus name the daemon owns.
 pub const BUS_NAME: &str = "org.eboardd.Bridge1";
@@ -186,6 +186,8 @@ pub const BOARD_PROPERTIES: &[Property] = &[
     board_prop("Connected", "b"),
     board_prop("SerialNumber", "s"),
     board_prop("FirmwareVersion", "s"),
+    board_prop("BoardModel", "s"),
+    board_prop("Battery", "(ib)"),
     board_prop("Rules", "s"),
     board_prop("Edition", "s"),
     board_prop("State", "s"),

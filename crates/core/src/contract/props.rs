@@ -59,6 +59,43 @@ impl From<IllegalCounts> for (u32, u32) {
     }
 }
 
+/// The board's battery (`Battery`, `(ib)`): percent 0–100 and whether it charges; (-1, false)
+/// for a board without a battery or before its first report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(i32, bool)")]
+pub struct Battery {
+    pub percent: i32,
+    pub charging: bool,
+}
+
+impl Battery {
+    /// A battery reported by the board (percent ≥ 0).
+    pub fn known(&self) -> bool {
+        self.percent >= 0
+    }
+}
+
+impl Default for Battery {
+    fn default() -> Self {
+        Battery {
+            percent: -1,
+            charging: false,
+        }
+    }
+}
+
+impl From<(i32, bool)> for Battery {
+    fn from((percent, charging): (i32, bool)) -> Self {
+        Battery { percent, charging }
+    }
+}
+
+impl From<Battery> for (i32, bool) {
+    fn from(b: Battery) -> Self {
+        (b.percent, b.charging)
+    }
+}
+
 /// Every property of one board. Serialises with the D-Bus property names as keys, so the JSON
 /// of `eboardctl status --json` reads like the contract's table.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -76,6 +113,10 @@ pub struct BoardProps {
     pub connected: bool,
     pub serial_number: String,
     pub firmware_version: String,
+    /// `dgt`, `dgt-bluetooth`, `dgt-revelation2`, `chesslink`; empty until known.
+    pub board_model: String,
+    /// (percent, charging) as the board last reported it.
+    pub battery: Battery,
     pub rules: String,
     pub edition: String,
     /// `waiting`, `playing` or `finished`.
@@ -111,6 +152,7 @@ impl BoardProps {
             &self.port,
             &self.serial_number,
             &self.firmware_version,
+            &self.board_model,
             &self.rules,
             &self.edition,
             &self.state,
@@ -141,6 +183,7 @@ impl BoardProps {
             &mut self.port,
             &mut self.serial_number,
             &mut self.firmware_version,
+            &mut self.board_model,
             &mut self.rules,
             &mut self.edition,
             &mut self.state,
@@ -195,6 +238,8 @@ impl BoardProps {
             "Connected" => set(&mut self.connected, value),
             "SerialNumber" => set(&mut self.serial_number, value),
             "FirmwareVersion" => set(&mut self.firmware_version, value),
+            "BoardModel" => set(&mut self.board_model, value),
+            "Battery" => set(&mut self.battery, value),
             "Rules" => set(&mut self.rules, value),
             "Edition" => set(&mut self.edition, value),
             "State" => set(&mut self.state, value),
@@ -236,6 +281,7 @@ mod tests {
             "as" => json!(["e4"]),
             "a(sss)" => json!([["white", "fifty-moves", ""]]),
             "(uu)" => json!([1, 2]),
+            "(ib)" => json!([87, true]),
             other => panic!("no sample for D-Bus type {other}"),
         }
     }
@@ -309,6 +355,8 @@ mod tests {
         assert!(!props.apply("Number", &json!(u64::from(u32::MAX) + 1)));
         assert!(!props.apply("IllegalMoves", &json!([1, -1])));
         assert!(!props.apply("IllegalMoves", &json!([1, 2, 3])));
+        assert!(!props.apply("Battery", &json!([i64::from(i32::MAX) + 1, false])));
+        assert!(!props.apply("Battery", &json!([50])));
         assert_eq!(props, BoardProps::default());
     }
 
@@ -324,6 +372,8 @@ mod tests {
         assert_eq!(v["IllegalMoves"], json!({"white": 0, "black": 0}));
         assert!(v.get("InSync").is_some());
         assert!(v.get("SerialNumber").is_some());
+        assert_eq!(v["Battery"], json!({"percent": -1, "charging": false}));
+        assert_eq!(v["BoardModel"], "");
     }
 
     #[test]

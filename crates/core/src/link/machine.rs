@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::io;
 
+use crate::identity::Identity;
 use crate::protocol::clock_channel::{ClockChannel, Outcome};
 use crate::protocol::{Command as BoardCommand, Message};
 use crate::session::{BoardRequest, Input};
@@ -37,6 +38,13 @@ pub const BACKOFF_MAX_MS: Millis = 2_000;
 /// Wait after opening the port before the first command: USB boards and adapters may
 /// still be settling (picochess waits 500 ms, the Dart driver 300 ms).
 pub const OPEN_SETTLE_MS: Millis = 300;
+/// How often a board with a battery is asked for it (0x4C) once connected; the handshake
+/// asks once at every connection. A DGT Bluetooth board runs for many hours on a charge, so
+/// its percentage moves by about one point in several minutes: once a minute shows the 20 %
+/// warning within a minute of it being due, costs one byte up and twelve down a minute on a
+/// line that carries a clock message a second, and never crowds the clock commands (a
+/// Bluetooth board polls its clock only two or three times a second, DGT's header says).
+pub const BATTERY_POLL_MS: Millis = 60_000;
 /// Gap between two commands: at power-up a board is in bus mode and buffers a single
 /// command; picochess gives it 100 ms per command.
 pub const HANDSHAKE_GAP_MS: Millis = 100;
@@ -71,6 +79,8 @@ struct OpenLink {
     connected: bool,
     /// When the whole board was last asked for (written), while not yet connected.
     board_asked: Option<Millis>,
+    /// When the battery is asked for next (`None`: the board has none, or is not connected).
+    battery_due: Option<Millis>,
     /// Added to the clock channel's request ids, which start again with each channel, so
     /// that an id names one request over the link's whole life.
     clock_ids: u64,
@@ -89,6 +99,7 @@ impl OpenLink {
             answered: false,
             connected: false,
             board_asked: None,
+            battery_due: None,
             clock_ids,
         }
     }
@@ -117,7 +128,8 @@ impl OpenLink {
         let heard = self.heard();
         let probe = (heard + PROBE_AFTER_MS).max(self.last_probe + PROBE_AFTER_MS);
         let board = self.board_overdue_at().unwrap_or(Millis::MAX);
-        probe.min(heard + LOST_AFTER_MS).min(board)
+        let battery = self.battery_due.unwrap_or(Millis::MAX);
+        probe.min(heard + LOST_AFTER_MS).min(board).min(battery)
     }
 
     /// When a board that answers but whose whole board has not come is asked again.
@@ -174,6 +186,8 @@ pub struct Link {
     /// Ports opened so far: each open link's clock request ids start at this many 2^32.
     opened: u64,
     outputs: VecDeque<Output>,
+    /// What the board says it is: whether it has a battery to ask about, where text goes.
+    identity: Identity,
 }
 
 impl Link {
@@ -189,7 +203,19 @@ impl Link {
             next_tick: 0,
             opened: 0,
             outputs: VecDeque::new(),
+            identity: Identity::default(),
         }
+    }
+
+    /// The port is a Bluetooth serial link (an rfcomm device): its battery is asked for from
+    /// the start.
+    pub fn set_bluetooth_port(&mut self, bluetooth: bool) {
+        self.identity.set_bluetooth_port(bluetooth);
+    }
+
+    /// What the board has said about itself on this link.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
     }
 
     /// The port is open (the board may not have answered yet).
@@ -267,6 +293,7 @@ impl Link {
         }
         let mut o = OpenLink::new(now, self.opened << 32);
         self.opened += 1;
+        self.identity.link_up();
         if !self.listen_only {
             o.queue_handshake(now + OPEN_SETTLE_MS);
         }
@@ -324,7 +351,10 @@ impl Link {
         }
         for message in &messages {
             o.clock.on_message(message, now);
+            self.identity.on_message(message);
         }
+        o.clock
+            .set_revelation_display(self.identity.revelation_text());
         o.drain_clock(out);
         for message in messages {
             if !o.connected && (self.listen_only || matches!(message, Message::BoardDump(_))) {
@@ -335,6 +365,9 @@ impl Link {
                 out.push_back(Output::Session(Input::Link(true)));
             }
             out.push_back(Output::Session(Input::Board(message)));
+        }
+        if o.connected && o.battery_due.is_none() && self.identity.has_battery() {
+            o.battery_due = Some(now + BATTERY_POLL_MS);
         }
         // An ack frees the clock channel for its next command.
         self.pump(now);
@@ -423,6 +456,13 @@ impl Link {
             // took the command for noise): ask again, `Connected` waits for it.
             o.board_asked = Some(now);
             o.ask_board();
+        }
+        if o.battery_due.is_some_and(|at| now >= at) {
+            o.battery_due = Some(now + BATTERY_POLL_MS);
+            let ask = BoardCommand::BatteryStatus.to_bytes();
+            if !o.outbox.contains(&ask) {
+                o.outbox.push_back(ask);
+            }
         }
         if silence >= PROBE_AFTER_MS && now.saturating_sub(o.last_probe) >= PROBE_AFTER_MS {
             o.last_probe = now;

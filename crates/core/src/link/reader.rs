@@ -11,13 +11,17 @@ use crate::protocol::{ClockCommand, Command, Decoder, Message};
 /// goes on the moment a board is back is followed live instead of joining the gap. Update mode
 /// comes before it so that no change after the dump goes unreported (changes between the two
 /// are in the dump). The serial number comes before the version (as in the MONO/FNOG drivers)
-/// so that a board whose firmware version is known is fully identified.
+/// so that a board whose firmware version is known is fully identified. The long serial number
+/// tells a Revelation II (its firmware leads it), the battery question a Bluetooth board (a
+/// USB-only board has no battery and leaves it unanswered; see `identity`).
 pub fn handshake() -> Vec<Vec<u8>> {
     [
         Command::UpdateNice,
         Command::SendBoard,
         Command::SerialNumber,
+        Command::LongSerialNumber,
         Command::Version,
+        Command::BatteryStatus,
         Command::Clock(ClockCommand::Version),
     ]
     .iter()

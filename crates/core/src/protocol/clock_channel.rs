@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use super::command::{AsciiBeep, ClockCommand, ClockText, Command, XlDisplay};
+use super::command::{AsciiBeep, ClockCommand, ClockText, Command, RevelationText, XlDisplay};
 use super::message::Message;
 
 /// How long a clock command waits for its ack before it is sent again (picochess: 2 s).
@@ -68,6 +68,11 @@ pub enum MessageError {
         model: ClockModel,
     },
     #[error(
+        "\"{}\" has {len} characters; the Revelation II's display shows at most {REVELATION_WIDTH}",
+        crate::vocab::excerpt(text)
+    )]
+    TooLongForRevelation { text: String, len: usize },
+    #[error(
         "\"{}\" is not printable ASCII (letters, digits, punctuation, spaces)",
         crate::vocab::excerpt(.0)
     )]
@@ -85,6 +90,30 @@ pub enum MessageError {
 /// At most this many messages wait for one clock (each takes seconds to show): more are
 /// refused with [`MessageError::Busy`] rather than queued without bound.
 pub const MAX_QUEUED: usize = 16;
+
+/// Characters on a Revelation II's own display (0x0D).
+pub const REVELATION_WIDTH: usize = 11;
+
+/// Checks `text` for a Revelation II's own display (firmware 3.25 or later, on its cable) and
+/// builds the 0x0D command that shows it.
+pub fn revelation_command(text: &str) -> Result<ClockCommand, MessageError> {
+    if text.is_empty() {
+        return Err(MessageError::Empty);
+    }
+    if !text.chars().all(|c| c == ' ' || c.is_ascii_graphic()) {
+        return Err(MessageError::NotAscii(text.to_string()));
+    }
+    let len = text.chars().count();
+    if len > REVELATION_WIDTH {
+        return Err(MessageError::TooLongForRevelation {
+            text: text.to_string(),
+            len,
+        });
+    }
+    Ok(ClockCommand::RevelationText {
+        text: RevelationText::new(text),
+    })
+}
 
 /// What became of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,6 +146,8 @@ pub struct ClockChannel {
     in_flight: Option<InFlight>,
     outcomes: VecDeque<Outcome>,
     model: Option<ClockModel>,
+    /// Text goes to a Revelation II's own display (0x0D) instead of the clock's.
+    revelation: bool,
     next_request: u64,
 }
 
@@ -160,7 +191,11 @@ impl ClockChannel {
     /// clock whose model is not known yet is taken for a DGT 3000 (the one eboardd's boards
     /// ship with); the text must then also fit an XL only once the XL has said so.
     pub fn show(&mut self, text: &str, now: u64) -> Result<u64, MessageError> {
-        let command = message_command(text, self.model.unwrap_or(ClockModel::Dgt3000))?;
+        let command = if self.revelation {
+            revelation_command(text)?
+        } else {
+            message_command(text, self.model.unwrap_or(ClockModel::Dgt3000))?
+        };
         let queued = self.queue.iter().filter(|j| j.request.is_some()).count();
         if queued >= MAX_QUEUED {
             return Err(MessageError::Busy { queued });
@@ -173,6 +208,11 @@ impl ClockChannel {
             not_before: now,
         });
         Ok(id)
+    }
+
+    /// Text goes to a Revelation II's own display (see `identity::Identity::revelation_text`).
+    pub fn set_revelation_display(&mut self, revelation: bool) {
+        self.revelation = revelation;
     }
 
     /// Forget everything in flight or queued (the link went down): each waiting request fails.
@@ -362,6 +402,37 @@ mod tests {
         ));
         assert!(matches!(d.show("Øy", 0), Err(MessageError::NotAscii(_))));
         assert!(matches!(d.show("", 0), Err(MessageError::Empty)));
+    }
+
+    /// A Revelation II's own display: 0x0D with eleven characters, encoded and parsed back;
+    /// the width is the Revelation's, not the DGT 3000's.
+    #[test]
+    fn a_revelation_gets_its_own_text_command() {
+        let mut c = ClockChannel::new();
+        c.set_revelation_display(true);
+        let id = c.show("TABLE 12 OK", 0).unwrap();
+        let bytes = c.poll_transmit(0).unwrap();
+        assert_eq!(&bytes[..4], &[0x2B, 0x0F, 0x03, 0x0D]);
+        assert_eq!(&bytes[4..15], b"TABLE 12 OK");
+        assert_eq!(&bytes[15..], &[0, 0]);
+        let (parsed, len) = crate::protocol::parse_command(&bytes).unwrap();
+        assert_eq!(len, bytes.len());
+        assert!(
+            matches!(parsed, Command::Clock(ClockCommand::RevelationText { text }) if text.as_str() == "TABLE 12 OK")
+        );
+        c.on_message(&ack(0x0D), 10);
+        assert_eq!(c.poll_outcome(), Some(Outcome::Shown(id)));
+        assert!(matches!(
+            c.show("TWELVE CHARS", 20),
+            Err(MessageError::TooLongForRevelation { len: 12, .. })
+        ));
+        assert!(matches!(c.show("", 20), Err(MessageError::Empty)));
+        // Back to a clock's display: a DGT 3000's eight characters.
+        c.set_revelation_display(false);
+        assert!(matches!(
+            c.show("TABLE 12 OK", 20),
+            Err(MessageError::TooLong { width: 8, .. })
+        ));
     }
 
     #[test]

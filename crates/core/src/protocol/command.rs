@@ -104,6 +104,38 @@ pub enum ClockCommand {
     Version,
     /// 0x08: ask which button is pressed (the ack carries no button data).
     Button,
+    /// 0x0D: eleven characters on a Revelation II's own display (firmware 3.25 or later),
+    /// without a beep.
+    RevelationText { text: RevelationText },
+}
+
+/// Exactly eleven printable ASCII characters for a Revelation II's display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RevelationText([u8; 11]);
+
+impl RevelationText {
+    /// Text cut or padded with spaces to eleven characters; characters outside printable
+    /// ASCII are shown as `?`.
+    pub fn new(text: &str) -> Self {
+        let mut bytes = [b' '; 11];
+        for (slot, c) in bytes.iter_mut().zip(text.chars()) {
+            *slot = if c.is_ascii_graphic() || c == ' ' {
+                c as u8
+            } else {
+                b'?'
+            };
+        }
+        RevelationText(bytes)
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 11] {
+        &self.0
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Only printable ASCII is ever stored.
+        std::str::from_utf8(&self.0).unwrap_or("")
+    }
 }
 
 /// Exactly eight printable ASCII characters for the DGT 3000 display.
@@ -404,6 +436,11 @@ impl ClockCommand {
             ClockCommand::Beep { units } => frame(CLK_BEEP, &[*units]),
             ClockCommand::Version => frame(CLK_VERSION, &[]),
             ClockCommand::Button => frame(CLK_BUTTON, &[]),
+            ClockCommand::RevelationText { text } => {
+                let mut p = [0; 12];
+                p[..11].copy_from_slice(text.as_bytes());
+                frame(CLK_REV2_ASCII, &p);
+            }
         }
     }
 
@@ -418,6 +455,7 @@ impl ClockCommand {
             ClockCommand::Beep { .. } => CLK_BEEP,
             ClockCommand::Version => CLK_VERSION,
             ClockCommand::Button => CLK_BUTTON,
+            ClockCommand::RevelationText { .. } => CLK_REV2_ASCII,
         }
     }
 }
@@ -558,10 +596,20 @@ fn parse_clock(bytes: &[u8]) -> Result<(Command, usize), ParseError> {
                 }
             }
         }
+        (CLK_REV2_ASCII, 12) => {
+            let mut text = [0; 11];
+            text.copy_from_slice(&payload[..11]);
+            if !text.iter().all(|b| (0x20..=0x7E).contains(b)) {
+                return reject("Revelation II text is not printable ASCII");
+            }
+            ClockCommand::RevelationText {
+                text: RevelationText(text),
+            }
+        }
         (CLK_REV2_ASCII, _) => {
             return Err(ParseError::Rejected {
                 len: total,
-                reason: RejectReason::Unsupported("Revelation II text"),
+                reason: RejectReason::Unsupported("Revelation II text of another size"),
             });
         }
         _ => return reject("unknown clock sub-command or wrong size for it"),

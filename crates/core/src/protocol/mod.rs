@@ -24,7 +24,7 @@ pub use ack::ClockButton;
 pub use codec::BadPayload;
 pub use command::{
     AsciiBeep, ClockCommand, ClockText, Command, CommandDecoder, ParseError, RejectReason,
-    RejectedCommand, RunSide, SetAndRun, XlDisplay, parse_command,
+    RejectedCommand, RevelationText, RunSide, SetAndRun, XlDisplay, parse_command,
 };
 pub use decoder::Decoder;
 pub use message::*;

@@ -113,6 +113,11 @@ impl Session {
             connected: self.link_up,
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
+            board_model: self
+                .identity
+                .model()
+                .map_or_else(String::new, |m| m.to_string()),
+            battery: self.identity.battery().into(),
             rules: self.config.rules.to_string(),
             edition: self.config.edition.to_string(),
             state: state.into(),

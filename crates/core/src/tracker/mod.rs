@@ -397,6 +397,22 @@ impl Tracker {
         }
     }
 
+    /// The board turns its own reporting round (a Revelation II with firmware that does):
+    /// what it reports is already the right way round, so with the auto setting the
+    /// orientation is pinned to normal and never learnt or switched from a position again —
+    /// a second turn would put Black's pieces on White's side. An orientation the operator
+    /// set is left as it is.
+    pub fn board_turns_itself(&mut self) {
+        if self.setting != OrientationSetting::Auto {
+            return;
+        }
+        self.setting = OrientationSetting::Normal;
+        if self.orientation == Some(Orientation::Reversed) {
+            self.sensed.rotate_180();
+        }
+        self.orientation = Some(Orientation::Normal);
+    }
+
     /// What the sensors see now, orientation corrected.
     pub fn placement(&self) -> Placement {
         Placement::from_board(&self.sensed)

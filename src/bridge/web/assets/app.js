@@ -237,7 +237,34 @@ const EB = (() => {
         detail: `${cap(player)}: ${kind.replace(/-/g, " ")}${detail ? " (" + detail + ")" : ""}` });
     }
     if (p.Gap) out.push({ level: "warn", title: "Gap", detail: p.Gap });
+    const bat = battery(p);
+    if (bat && bat.low) {
+      out.push({ level: "warn", title: "Battery low", detail: `${bat.percent}% \u2014 charge the board` });
+    }
     return out;
+  }
+
+  // The board's battery (the Battery property, [percent, charging]): null for a board
+  // without one; below 20 % and not charging it is low, an operator's warning.
+  function battery(p) {
+    const b = p.Battery;
+    if (!Array.isArray(b) || typeof b[0] !== "number" || b[0] < 0) return null;
+    return { percent: b[0], charging: !!b[1], low: b[0] < 20 && !b[1] };
+  }
+
+  // The BoardModel property in words, after the connection state: " · DGT Bluetooth".
+  function modelText(p) {
+    const names = { "dgt": "DGT e-board", "dgt-bluetooth": "DGT Bluetooth",
+      "dgt-revelation2": "DGT Revelation II", "chesslink": "ChessLink" };
+    return p.BoardModel ? " \u00B7 " + (names[p.BoardModel] || p.BoardModel) : "";
+  }
+
+  function batteryBadge(p) {
+    const bat = battery(p);
+    if (!bat) return null;
+    return el("span", { class: "battery" + (bat.low ? " low" : ""),
+      title: "board battery" + (bat.charging ? ", charging" : ""),
+      text: `battery ${bat.percent}%${bat.charging ? " charging" : ""}` });
   }
 
   function cap(s) { return s ? s[0].toUpperCase() + s.slice(1) : s; }
@@ -434,6 +461,7 @@ const EB = (() => {
     c.append(el("div", { class: "card-head" },
       num > 0 ? el("span", { class: "table", text: String(num) }) : null,
       el("span", { class: "name", text: p.Name || id }),
+      batteryBadge(p),
       el("span", { class: "result", text: resultText(p) || stateText(p) })));
     const row = (side) => el("div", { class: "player " + side + (p.Turn === side && p.State === "playing" ? " to-move" : "") },
       el("span", { class: "name", text: side === "white" ? pl.white : pl.black }),
@@ -481,7 +509,8 @@ const EB = (() => {
         fact("State", stateText(p)), fact("Result", resultText(p) || "*"),
         fact("To move", p.Turn || ""),
         fact("Illegal moves", `White ${(p.IllegalMoves || [0, 0])[0]} \u00B7 Black ${(p.IllegalMoves || [0, 0])[1]}`),
-        fact("Board", p.Connected ? "connected" : "disconnected"),
+        fact("Board", (p.Connected ? "connected" : "disconnected") + modelText(p)),
+        battery(p) ? fact("Battery", `${battery(p).percent}%${battery(p).charging ? ", charging" : ""}`) : null,
         fact("Clock", p.ClockConnected ? "connected" : "none")));
       const claims = p.Claims || [];
       side.append(el("h2", { text: "Claims" }));

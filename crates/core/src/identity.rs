@@ -1,0 +1,276 @@
+//! What board is on the other end of a link, read from what it says about itself: the
+//! `BoardModel` and `Battery` properties, and the per-model choices of the link (whether the
+//! battery is asked for, which command puts text on a Revelation II's display).
+//!
+//! - **Revelation II**: its long serial number (0x55) begins with its firmware number
+//!   (`3.25…`, picochess reads the first four characters the same way); an ordinary board's
+//!   long serial number is ten digits.
+//! - **Bluetooth e-board**: it answers the battery question (0x4C, "new command for the
+//!   Bluetooth board" in DGT's header; a USB-only board has no battery and no answer), or it
+//!   is served on an rfcomm port (`/dev/rfcommN`, which the shell tells before the first
+//!   byte, so a Bluetooth board is named as such even before its battery answers).
+//! - **DGT** (USB or serial e-board): any other board once it has told its version.
+//!
+//! The identity is rebuilt from the board's own answers after every reconnection; a battery
+//! reading stays until the next one (the property says "as the board last reported it").
+
+use crate::protocol::{BatteryStatus, Message};
+
+/// What the board is (contract: the `BoardModel` property).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BoardModel {
+    /// A DGT USB or serial e-board.
+    Dgt,
+    /// A DGT Bluetooth e-board (battery powered; on rfcomm, or on its USB cable).
+    DgtBluetooth,
+    /// A DGT Revelation II (its own display; its own orientation handling).
+    DgtRevelation2,
+}
+
+impl BoardModel {
+    /// The contract's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardModel::Dgt => "dgt",
+            BoardModel::DgtBluetooth => "dgt-bluetooth",
+            BoardModel::DgtRevelation2 => "dgt-revelation2",
+        }
+    }
+}
+
+impl std::fmt::Display for BoardModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The first Revelation II firmware that takes text for its own display (0x0D); picochess
+/// enables it from 3.25 (its notes say 3.24H, the board reports whole hundredths).
+pub const REVELATION_TEXT_FIRMWARE: (u8, u8) = (3, 25);
+
+/// The first Revelation II firmware that turns its own reporting round when Black's pieces
+/// stand on the near side (the protocol header's 2017 revision: firmware above 3.21 can
+/// switch the reversal, so it is there from 3.22 on).
+pub const REVELATION_SELF_TURNING_FIRMWARE: (u8, u8) = (3, 22);
+
+/// The `Battery` value before any report, and for a board without a battery.
+pub const NO_BATTERY: (i32, bool) = (-1, false);
+
+/// What one link has learnt about its board (see the module documentation).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// The port is an rfcomm device (a bound Bluetooth serial link).
+    bluetooth_port: bool,
+    /// The board told its version since the link came up.
+    answered_version: bool,
+    /// The long serial number, as the board sent it.
+    long_serial: Option<String>,
+    /// The last battery report (kept over reconnections).
+    battery: Option<BatteryStatus>,
+    /// The board answered a battery question since the link came up.
+    answered_battery: bool,
+}
+
+impl Identity {
+    /// An identity for a board on a port that is (or is not) an rfcomm device.
+    pub fn new(bluetooth_port: bool) -> Self {
+        Identity {
+            bluetooth_port,
+            ..Identity::default()
+        }
+    }
+
+    /// Whether `path` (with links already resolved by the caller) names a Bluetooth serial
+    /// port: the kernel names a bound RFCOMM link `rfcommN`.
+    pub fn is_bluetooth_port(path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        name.strip_prefix("rfcomm")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// The port is (or turned out to be) an rfcomm device.
+    pub fn set_bluetooth_port(&mut self, bluetooth: bool) {
+        self.bluetooth_port = bluetooth;
+    }
+
+    pub fn bluetooth_port(&self) -> bool {
+        self.bluetooth_port
+    }
+
+    /// A new connection: what the board says about itself is asked again (the battery
+    /// reading is kept until a new one comes).
+    pub fn link_up(&mut self) {
+        self.answered_version = false;
+        self.long_serial = None;
+        self.answered_battery = false;
+    }
+
+    /// Learn from one message; returns whether anything changed.
+    pub fn on_message(&mut self, message: &Message) -> bool {
+        let before = self.clone();
+        match message {
+            Message::Version { .. } => self.answered_version = true,
+            Message::LongSerialNumber(s) => self.long_serial = Some(s.clone()),
+            Message::BatteryStatus(b) => {
+                self.answered_battery = true;
+                self.battery = Some(*b);
+            }
+            _ => {}
+        }
+        *self != before
+    }
+
+    /// The board's model, once known.
+    pub fn model(&self) -> Option<BoardModel> {
+        if self.revelation_firmware().is_some() {
+            Some(BoardModel::DgtRevelation2)
+        } else if self.bluetooth_port || self.answered_battery {
+            Some(BoardModel::DgtBluetooth)
+        } else if self.answered_version {
+            Some(BoardModel::Dgt)
+        } else {
+            None
+        }
+    }
+
+    /// A Revelation II's firmware, read from the start of its long serial number (`3.25…`).
+    pub fn revelation_firmware(&self) -> Option<(u8, u8)> {
+        let s = self.long_serial.as_deref()?.as_bytes();
+        match s {
+            [major, b'.', m1, m2, ..]
+                if major.is_ascii_digit() && m1.is_ascii_digit() && m2.is_ascii_digit() =>
+            {
+                Some((major - b'0', (m1 - b'0') * 10 + (m2 - b'0')))
+            }
+            _ => None,
+        }
+    }
+
+    /// Text for the clock display goes to a Revelation II's own display (0x0D): a Revelation
+    /// II with firmware 3.25 or later on its cable. Over Bluetooth it shows itself as a DGT
+    /// 3000 and takes the DGT 3000's text.
+    pub fn revelation_text(&self) -> bool {
+        !self.bluetooth_port
+            && self
+                .revelation_firmware()
+                .is_some_and(|fw| fw >= REVELATION_TEXT_FIRMWARE)
+    }
+
+    /// The board turns its own reporting round when Black's pieces stand on its near side (a
+    /// Revelation II from firmware 3.22): its fields come the right way round already.
+    pub fn turns_itself(&self) -> bool {
+        self.revelation_firmware()
+            .is_some_and(|fw| fw >= REVELATION_SELF_TURNING_FIRMWARE)
+    }
+
+    /// The board has a battery worth asking about again (it answered, or it is on
+    /// Bluetooth, where a board runs on its battery).
+    pub fn has_battery(&self) -> bool {
+        self.answered_battery || self.bluetooth_port
+    }
+
+    /// The last battery report.
+    pub fn battery_status(&self) -> Option<BatteryStatus> {
+        self.battery
+    }
+
+    /// The `Battery` property: (percent, charging), or (-1, false) before any report.
+    pub fn battery(&self) -> (i32, bool) {
+        self.battery
+            .map_or(NO_BATTERY, |b| (i32::from(b.percent.min(100)), b.charging))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn battery(percent: u8, charging: bool) -> Message {
+        Message::BatteryStatus(BatteryStatus {
+            percent,
+            charging,
+            ..BatteryStatus::default()
+        })
+    }
+
+    #[test]
+    fn rfcomm_ports_are_bluetooth() {
+        assert!(Identity::is_bluetooth_port("/dev/rfcomm0"));
+        assert!(Identity::is_bluetooth_port("rfcomm123"));
+        assert!(!Identity::is_bluetooth_port("/dev/rfcomm"));
+        assert!(!Identity::is_bluetooth_port("/dev/rfcommx"));
+        assert!(!Identity::is_bluetooth_port("/dev/ttyACM0"));
+        assert!(!Identity::is_bluetooth_port("/dev/rfcomm0/ttyUSB0"));
+    }
+
+    #[test]
+    fn a_usb_board_is_dgt_once_it_answers_and_has_no_battery() {
+        let mut id = Identity::new(false);
+        assert_eq!(id.model(), None);
+        assert_eq!(id.battery(), NO_BATTERY);
+        assert!(id.on_message(&Message::Version {
+            major: 3,
+            minor: 10
+        }));
+        assert!(id.on_message(&Message::LongSerialNumber("3000147740".into())));
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        assert!(!id.has_battery());
+        assert!(!id.revelation_text());
+        assert_eq!(id.battery(), NO_BATTERY);
+    }
+
+    #[test]
+    fn a_board_answering_the_battery_question_is_bluetooth() {
+        let mut id = Identity::new(false);
+        id.on_message(&Message::Version {
+            major: 3,
+            minor: 10,
+        });
+        assert!(id.on_message(&battery(87, false)));
+        assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert_eq!(id.battery(), (87, false));
+        assert!(!id.on_message(&battery(87, false)), "nothing new");
+        assert!(id.on_message(&battery(86, true)));
+        assert_eq!(id.battery(), (86, true));
+        // A reconnection keeps the last reading until the next one.
+        id.link_up();
+        assert_eq!(id.battery(), (86, true));
+        // An impossible percentage is capped, not passed on.
+        id.on_message(&battery(127, false));
+        assert_eq!(id.battery(), (100, false));
+    }
+
+    #[test]
+    fn an_rfcomm_board_is_bluetooth_before_it_says_anything() {
+        let id = Identity::new(true);
+        assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert!(id.has_battery());
+        assert_eq!(id.battery(), NO_BATTERY);
+    }
+
+    #[test]
+    fn a_revelation_is_known_by_its_long_serial_number() {
+        let mut id = Identity::new(false);
+        id.on_message(&Message::LongSerialNumber("3.25001000".into()));
+        assert_eq!(id.model(), Some(BoardModel::DgtRevelation2));
+        assert_eq!(id.revelation_firmware(), Some((3, 25)));
+        assert!(id.revelation_text());
+        id.on_message(&Message::LongSerialNumber("3.21001000".into()));
+        assert_eq!(id.revelation_firmware(), Some((3, 21)));
+        assert!(!id.revelation_text(), "3.21 has no text command");
+        assert!(!id.turns_itself(), "3.21 does not turn its reporting");
+        id.on_message(&Message::LongSerialNumber("3.22001000".into()));
+        assert!(id.turns_itself());
+        // On Bluetooth it is a Revelation II showing itself as a DGT 3000.
+        let mut bt = Identity::new(true);
+        bt.on_message(&Message::LongSerialNumber("3.30000001".into()));
+        assert_eq!(bt.model(), Some(BoardModel::DgtRevelation2));
+        assert!(!bt.revelation_text());
+        // Not a firmware number: not a Revelation.
+        for s in ["3000147740", "3.2", "x.25", "", "3,25001000"] {
+            let mut id = Identity::new(false);
+            id.on_message(&Message::LongSerialNumber(s.into()));
+            assert_eq!(id.revelation_firmware(), None, "{s:?}");
+        }
+    }
+}
