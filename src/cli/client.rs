@@ -48,6 +48,8 @@ pub trait Board {
     #[zbus(property)]
     fn firmware_version(&self) -> zbus::Result<String>;
     #[zbus(property)]
+    fn clock_model(&self) -> zbus::Result<String>;
+    #[zbus(property)]
     fn rules(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn edition(&self) -> zbus::Result<String>;

@@ -212,6 +212,10 @@ impl BoardObject {
         self.view(|s| s.firmware_version.clone())
     }
     #[zbus(property)]
+    fn clock_model(&self) -> String {
+        self.view(|s| s.clock_model.clone())
+    }
+    #[zbus(property)]
     fn rules(&self) -> String {
         self.view(|s| s.rules.clone())
     }
@@ -507,6 +511,7 @@ pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
         "Connected" => Value::from(v.connected),
         "SerialNumber" => Value::from(&v.serial_number),
         "FirmwareVersion" => Value::from(&v.firmware_version),
+        "ClockModel" => Value::from(&v.clock_model),
         "Rules" => Value::from(&v.rules),
         "Edition" => Value::from(&v.edition),
         "State" => Value::from(&v.state),

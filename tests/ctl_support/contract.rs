@@ -319,6 +319,10 @@ impl Board {
         "3.10".into()
     }
     #[zbus(property)]
+    fn clock_model(&self) -> String {
+        "dgt3000".into()
+    }
+    #[zbus(property)]
     fn rules(&self) -> String {
         self.rules.clone()
     }

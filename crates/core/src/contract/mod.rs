@@ -186,6 +186,7 @@ pub const BOARD_PROPERTIES: &[Property] = &[
     board_prop("Connected", "b"),
     board_prop("SerialNumber", "s"),
     board_prop("FirmwareVersion", "s"),
+    board_prop("ClockModel", "s"),
     board_prop("Rules", "s"),
     board_prop("Edition", "s"),
     board_prop("State", "s"),

@@ -76,6 +76,8 @@ pub struct BoardProps {
     pub connected: bool,
     pub serial_number: String,
     pub firmware_version: String,
+    /// The clock on the board's cable: `dgt3000`, `dgt-xl`, empty until known.
+    pub clock_model: String,
     pub rules: String,
     pub edition: String,
     /// `waiting`, `playing` or `finished`.
@@ -111,6 +113,7 @@ impl BoardProps {
             &self.port,
             &self.serial_number,
             &self.firmware_version,
+            &self.clock_model,
             &self.rules,
             &self.edition,
             &self.state,
@@ -141,6 +144,7 @@ impl BoardProps {
             &mut self.port,
             &mut self.serial_number,
             &mut self.firmware_version,
+            &mut self.clock_model,
             &mut self.rules,
             &mut self.edition,
             &mut self.state,
@@ -195,6 +199,7 @@ impl BoardProps {
             "Connected" => set(&mut self.connected, value),
             "SerialNumber" => set(&mut self.serial_number, value),
             "FirmwareVersion" => set(&mut self.firmware_version, value),
+            "ClockModel" => set(&mut self.clock_model, value),
             "Rules" => set(&mut self.rules, value),
             "Edition" => set(&mut self.edition, value),
             "State" => set(&mut self.state, value),

@@ -86,6 +86,12 @@ impl Session {
             connected: self.link_up,
             serial_number: self.serial_number.clone(),
             firmware_version: self.firmware_version.clone(),
+            // Empty without a clock: a model named once stays unknown while none reports.
+            clock_model: if arbiter.clock_connected() {
+                self.clock_model.clone()
+            } else {
+                String::new()
+            },
             rules: self.config.rules.to_string(),
             edition: self.config.edition.to_string(),
             state: state.into(),
