@@ -607,6 +607,7 @@ fn arbiter_config(config: &SessionConfig) -> ArbiterConfig {
         guidelines_iii: config.guidelines_iii,
         white_display: config.white_display,
         time_control: config.time_control.clone(),
+        clock_periods: config.clock_periods,
     }
 }
 

@@ -79,7 +79,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
 use crate::vocab::{
-    ClaimKind, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
+    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
 };
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
@@ -106,6 +106,10 @@ pub struct ArbiterConfig {
     pub white_display: WhiteDisplay,
     /// Parsed where it came in (the configuration); see [`timecontrol`].
     pub time_control: Option<TimeControl>,
+    /// How the clock moves to the next period: by time (steady flag) or by its own move
+    /// counter (see `counter.rs`).
+    #[serde(default)]
+    pub clock_periods: ClockPeriods,
 }
 
 /// What the arbiter rules, in the one event vocabulary: events the session publishes as
