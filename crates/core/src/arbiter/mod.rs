@@ -62,6 +62,7 @@ pub mod claims;
 pub mod clock;
 mod commands;
 mod control;
+mod counter;
 mod ends;
 mod fen;
 mod gesture;
@@ -219,6 +220,8 @@ pub struct Arbiter {
     control_check: Option<control::ControlCheck>,
     /// Players found short of a period's moves: their flag fell in that period.
     overstepped: [bool; 2],
+    /// The clock's own move counter, when it ends the periods (see [`counter`]).
+    counter: counter::CounterWatch,
 }
 
 impl Arbiter {
@@ -226,6 +229,7 @@ impl Arbiter {
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
         let mut clock = ClockModel::new(cfg.white_display);
         clock.set_control(cfg.time_control.clone());
+        clock.set_periods_by_counter(cfg.clock_periods == ClockPeriods::Moves);
         let mut a = Arbiter {
             cfg,
             positions: Vec::new(),
@@ -248,6 +252,7 @@ impl Arbiter {
             intended: None,
             control_check: None,
             overstepped: [false, false],
+            counter: counter::CounterWatch::default(),
         };
         // A finished set-up position shows in `result()`; `new_game` returns the event.
         let _ = a.new_game(start, tags);
@@ -278,6 +283,7 @@ impl Arbiter {
         self.intended = None;
         self.control_check = None;
         self.overstepped = [false, false];
+        self.counter = counter::CounterWatch::restart(0);
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
