@@ -254,12 +254,12 @@ impl Arbiter {
             let owed: u64 = (added + 1..=done).map(|j| control.period(j).base_ms()).sum();
             self.game.comment(format!(
                 "{}'s display reached zero, but the record shows {} completed moves: period {} \
-                 is his and the clock's counter did not add it. No flag fall; add {} min to his \
-                 clock (6.10.2, 7.1)",
+                 is his and the clock's counter did not add it. No flag fall; add {} to his clock \
+                 (6.10.2, 7.1)",
                 Player::from(c).capitalised(),
                 self.completed_moves[idx(c)],
                 done + 1,
-                owed / 60_000
+                crate::game::clk(owed)
             ));
         }
         true

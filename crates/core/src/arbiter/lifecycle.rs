@@ -24,9 +24,6 @@ impl Arbiter {
             self.on_fresh_reading(now, &mut ev);
             self.counter_fresh(now);
         }
-        for &d in &upd.period_added {
-            self.counter_period_added(d);
-        }
         self.check_unexplained_press(now, &mut ev);
         // A press and the period's end in one reading: the clock's order decides (3.3.4).
         let end_first = upd.period_end.filter(|e| e.before_press);
@@ -36,6 +33,10 @@ impl Arbiter {
         if let Some(d) = upd.press {
             self.count_press(d);
             self.on_press(d, now, &mut ev);
+        }
+        // After the press that made it: the counter then stands at the period's moves.
+        for &d in &upd.period_added {
+            self.counter_period_added(d);
         }
         if let Some(end) = upd.period_end.filter(|e| !e.before_press) {
             self.on_period_end(end, now, &mut ev);
