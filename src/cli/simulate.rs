@@ -11,7 +11,7 @@ use shakmaty::{Color, Position as _};
 use crate::board::Orientation;
 use crate::protocol::DisplayTime;
 use crate::sim::{
-    BoardOptions, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
+    BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
     SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
 
@@ -51,6 +51,34 @@ pub struct SimulateArgs {
     /// 3 minutes + 2 s a move.
     #[arg(long, value_name = "CONTROL")]
     pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
+    /// The clock behind the board: dgt3000 (version 2.0, eight characters of text), dgt-xl
+    /// (version 1.14, six 7-segment digits), or dgt-xl-quirky (an XL that answers text with
+    /// the undocumented acknowledgement (0x20, 0, 0, 0)).
+    #[arg(long, value_enum, default_value = "dgt3000", value_name = "MODEL")]
+    pub clock: SimClock,
+    /// How the clock moves to the next period of --time-control: time (when a period's time
+    /// runs out, steady flag: DGT 3000 FIDE modes, XL options 8, 9, 17, 18) or moves (at the
+    /// press the XL's own move counter counts as the period's last: option 13, option 00).
+    #[arg(long, default_value = "time", value_name = "HOW")]
+    pub clock_periods: crate::vocab::ClockPeriods,
+}
+
+/// The clock models `eboardctl simulate --clock` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimClock {
+    Dgt3000,
+    DgtXl,
+    DgtXlQuirky,
+}
+
+impl SimClock {
+    fn kind(self) -> ClockKind {
+        match self {
+            SimClock::Dgt3000 => ClockKind::Dgt3000,
+            SimClock::DgtXl => ClockKind::Xl { quirky_acks: false },
+            SimClock::DgtXlQuirky => ClockKind::Xl { quirky_acks: true },
+        }
+    }
 }
 
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
@@ -95,6 +123,8 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
                 ClockPresence::Present
             },
             time_control: args.time_control.clone(),
+            clock_kind: args.clock.kind(),
+            clock_by_counter: args.clock_periods == crate::vocab::ClockPeriods::Moves,
             ..BoardOptions::default()
         },
         link: args.link.clone(),
