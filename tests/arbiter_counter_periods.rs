@@ -9,9 +9,7 @@ use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling};
 use eboardd::event::Event;
 use eboardd::sim::ClockSide;
 use eboardd::sim::clock::{ClockSetup, VirtualClock};
-use eboardd::vocab::{
-    ClockPeriods, Edition, GameResult, Player, Rules, Termination, WhiteDisplay,
-};
+use eboardd::vocab::{ClockPeriods, Edition, GameResult, Player, Rules, Termination, WhiteDisplay};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
@@ -188,7 +186,10 @@ fn counters_one_ahead() -> Table {
         pgn.contains("Clock move counter 1 ahead for Black"),
         "{pgn}"
     );
-    assert!(pgn.contains("(6.4)") && pgn.contains("(6.10.2, 7.1)"), "{pgn}");
+    assert!(
+        pgn.contains("(6.4)") && pgn.contains("(6.10.2, 7.1)"),
+        "{pgn}"
+    );
     t
 }
 

@@ -141,7 +141,10 @@ fn clock_periods_are_carried_to_the_arbiter_and_unknown_ones_refused() {
     let c = parse(EXAMPLE).unwrap();
     assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
     let c = parse("[[board]]\nport = \"/dev/a\"\nclock_periods = \"moves\"\n").unwrap();
-    assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Moves);
+    assert_eq!(
+        c.board_specs()[0].session.clock_periods,
+        ClockPeriods::Moves
+    );
     let c = parse("[[board]]\nport = \"/dev/a\"\n").unwrap();
     assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
     let e = rejected(

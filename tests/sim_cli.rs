@@ -134,11 +134,16 @@ async fn simulate_offers_the_dgt_xl() {
             _ => None,
         })
         .collect();
-    assert!(acks.contains(&[0x10, 0x09, 0x1E, 0x00]), "XL 1.14: {acks:?}");
+    assert!(
+        acks.contains(&[0x10, 0x09, 0x1E, 0x00]),
+        "XL 1.14: {acks:?}"
+    );
     assert!(acks.contains(&[0x20, 0, 0, 0]), "the XL's quirk: {acks:?}");
     // Option 13: 100 minutes for the first period.
     assert!(
-        messages.iter().any(|m| matches!(m, Message::ClockTimes(t) if t.left.hours == 1
+        messages
+            .iter()
+            .any(|m| matches!(m, Message::ClockTimes(t) if t.left.hours == 1
             && t.left.minutes == 40)),
         "1:40 on the clock"
     );

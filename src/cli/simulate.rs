@@ -11,8 +11,8 @@ use shakmaty::{Color, Position as _};
 use crate::board::Orientation;
 use crate::protocol::DisplayTime;
 use crate::sim::{
-    BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
-    SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
+    BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario,
+    ScenarioOptions, SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
 
 /// Arguments of `eboardctl simulate`.

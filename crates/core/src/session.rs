@@ -387,7 +387,7 @@ impl Session {
             }
             // Identification and battery carry nothing for the game; an EEPROM log
             // matters only to an open gap, which took it before this (see `session/gap.rs`).
-            | Message::ClockEmpty
+            Message::ClockEmpty
             | Message::BusAddress(_)
             | Message::Trademark(_)
             | Message::BatteryStatus(_)

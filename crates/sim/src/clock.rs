@@ -352,9 +352,11 @@ impl VirtualClock {
                     .saturating_add(self.turn_used_ms.min(period.bronstein_ms));
                 let time = self.time_mut(side);
                 *time = time.saturating_add(back);
-                if self.by_counter {
-                    self.count_press(side);
-                }
+            }
+            // The XL counts the press of the side to run, the first one too (a clock nobody
+            // started: the first mover's press starts it and is his first move).
+            if self.by_counter && !self.flag_fallen(side) {
+                self.count_press(side);
             }
             self.steady[side_idx(side)] = false;
             self.to_run = side.other();

@@ -675,7 +675,10 @@ pub fn segments_as_text(display: &XlDisplay) -> String {
         .iter()
         .map(|&s| match s {
             0 => ' ',
-            s => SHAPES.chars().find(|&c| segments_for(c) == s).unwrap_or('?'),
+            s => SHAPES
+                .chars()
+                .find(|&c| segments_for(c) == s)
+                .unwrap_or('?'),
         })
         .collect();
     text.trim_end().to_owned()

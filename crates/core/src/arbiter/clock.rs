@@ -187,7 +187,7 @@ impl ClockModel {
         self.by_counter
             || self
                 .control
-            .as_ref()
+                .as_ref()
                 .is_none_or(|c| c.is_final(self.period))
     }
 

@@ -251,7 +251,9 @@ impl Arbiter {
         }
         if !self.counter.excused[idx(c)] {
             self.counter.excused[idx(c)] = true;
-            let owed: u64 = (added + 1..=done).map(|j| control.period(j).base_ms()).sum();
+            let owed: u64 = (added + 1..=done)
+                .map(|j| control.period(j).base_ms())
+                .sum();
             self.game.comment(format!(
                 "{}'s display reached zero, but the record shows {} completed moves: period {} \
                  is his and the clock's counter did not add it. No flag fall; add {} to his clock \

@@ -80,7 +80,8 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
 use crate::vocab::{
-    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
+    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination,
+    WhiteDisplay,
 };
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
@@ -283,7 +284,8 @@ impl Arbiter {
         self.intended = None;
         self.control_check = None;
         self.overstepped = [false, false];
-        self.counter = counter::CounterWatch::restart(0);
+        // Both the clock's counter and the record start from nothing.
+        self.counter = counter::CounterWatch::default();
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
@@ -321,6 +323,8 @@ impl Arbiter {
             a.plies += 1;
         }
         a.illegal = [game.illegal_moves.0, game.illegal_moves.1];
+        // The clock's counter is taken to agree with the record restored.
+        a.counter = counter::CounterWatch::restart(0);
         a.game = game;
         a.refresh_claims();
         Ok(a)

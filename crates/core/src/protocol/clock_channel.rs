@@ -393,9 +393,15 @@ mod tests {
         // The times come back after the hold, then the next message goes at once.
         assert_eq!(c.poll_transmit(60), None);
         assert_eq!(c.poll_transmit(50 + MESSAGE_HOLD_MS).unwrap()[3], 0x03);
-        c.on_message(&Message::ClockAck(ClockAck::xl_quirk()), 100 + MESSAGE_HOLD_MS);
+        c.on_message(
+            &Message::ClockAck(ClockAck::xl_quirk()),
+            100 + MESSAGE_HOLD_MS,
+        );
         assert_eq!(c.poll_transmit(100 + MESSAGE_HOLD_MS).unwrap()[3], 0x01);
-        c.on_message(&Message::ClockAck(ClockAck::xl_quirk()), 150 + MESSAGE_HOLD_MS);
+        c.on_message(
+            &Message::ClockAck(ClockAck::xl_quirk()),
+            150 + MESSAGE_HOLD_MS,
+        );
         assert_eq!(c.poll_outcome(), Some(Outcome::Shown(second)));
         // With nothing in flight it is ignored.
         let mut idle = ClockChannel::new();
