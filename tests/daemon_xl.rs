@@ -172,7 +172,7 @@ async fn option_13_a_press_without_a_move_is_told_and_the_period_judged_from_the
     })
     .await;
     assert!(
-        matches!(&fell, Event::FlagFell { player } if player.to_string() == "white"),
+        matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
         "{fell:?}"
     );
     let mut pgn_changes = proxy.receive_pgn_changed().await;
@@ -214,7 +214,7 @@ async fn the_xl_s_time_ended_options_are_judged_like_a_dgt_3000() {
             .unwrap();
         let fell = events.next_signal("FlagFell").await;
         assert!(
-            matches!(&fell, Event::FlagFell { player } if player.to_string() == "white"),
+            matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
             "{id}: {fell:?}"
         );
         let mut pgn_changes = proxy.receive_pgn_changed().await;

@@ -70,7 +70,8 @@ pub(super) fn periods_completed(control: &TimeControl, completed: u32) -> usize 
 }
 
 impl CounterWatch {
-    /// A new game, or a restored one: the counter is taken to agree with the record.
+    /// A game restored after a restart: the clock's counter is taken to agree with the record
+    /// (a new game needs none: both start from nothing).
     pub(super) fn restart(now: Millis) -> Self {
         CounterWatch {
             resync_after: Some(now),

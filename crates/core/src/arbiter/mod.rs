@@ -221,7 +221,7 @@ pub struct Arbiter {
     control_check: Option<control::ControlCheck>,
     /// Players found short of a period's moves: their flag fell in that period.
     overstepped: [bool; 2],
-    /// The clock's own move counter, when it ends the periods (see [`counter`]).
+    /// The clock's move counter, when it ends the periods ([`counter`]).
     counter: counter::CounterWatch,
 }
 
@@ -284,7 +284,6 @@ impl Arbiter {
         self.intended = None;
         self.control_check = None;
         self.overstepped = [false, false];
-        // Both the clock's counter and the record start from nothing.
         self.counter = counter::CounterWatch::default();
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
@@ -323,7 +322,6 @@ impl Arbiter {
             a.plies += 1;
         }
         a.illegal = [game.illegal_moves.0, game.illegal_moves.1];
-        // The clock's counter is taken to agree with the record restored.
         a.counter = counter::CounterWatch::restart(0);
         a.game = game;
         a.refresh_claims();
