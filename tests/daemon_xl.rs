@@ -16,7 +16,7 @@ use common::rig::{clean_scenario, moves, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, wait_property, within};
 use ctl_support::ctl;
-use eboardd::sim::{BoardOptions, ClockKind, ClockSide, SimHandle};
+use eboardd::sim::{BoardOptions, ClockKind, ClockPresence, ClockSide, SimHandle};
 
 fn xl(quirky_acks: bool) -> BoardOptions {
     BoardOptions {
@@ -34,6 +34,16 @@ async fn the_xl_is_named_shows_the_cabling_check_and_its_quirky_acks_never_stall
     let dir = tempfile::tempdir().unwrap();
     let sim = sim_board(dir.path(), "xl", 1.0, xl(true)).await;
     let three = sim_board(dir.path(), "d3", 1.0, BoardOptions::default()).await;
+    let _none = sim_board(
+        dir.path(),
+        "nc",
+        1.0,
+        BoardOptions {
+            clock: ClockPresence::Absent,
+            ..BoardOptions::default()
+        },
+    )
+    .await;
     let bus = Bus::start(dir.path()).await;
     let conn = bus.client().await;
     let mut events = Events::start(&conn, "xl").await;
@@ -41,7 +51,14 @@ async fn the_xl_is_named_shows_the_cabling_check_and_its_quirky_acks_never_stall
     let mut daemon = Daemon::spawn(
         &bus,
         dir.path(),
-        &["--port", &port("xl"), "--port", &port("d3")],
+        &[
+            "--port",
+            &port("xl"),
+            "--port",
+            &port("d3"),
+            "--port",
+            &port("nc"),
+        ],
     );
     daemon.wait_for_name(&conn).await;
     let proxy = board(&conn, "xl").await;
@@ -57,6 +74,11 @@ async fn the_xl_is_named_shows_the_cabling_check_and_its_quirky_acks_never_stall
     let other = board(&conn, "d3").await;
     let mut model3 = other.receive_clock_model_changed().await;
     wait_property(&mut model3, "ClockModel dgt3000", |m| m == "dgt3000").await;
+    // Without a clock: empty (the board answers, no clock reports, no version comes).
+    let bare = board(&conn, "nc").await;
+    let mut connected = bare.receive_connected_changed().await;
+    wait_property(&mut connected, "the clock-less board answers", |c| *c).await;
+    assert_eq!(bare.clock_model().await.unwrap(), "");
 
     // The cabling check: six characters on the XL's 7-segment digits, acknowledged with
     // (0x20, 0, 0, 0): eboardctl returns at once, the text went out once, not again.
