@@ -117,6 +117,25 @@ async fn the_xl_is_named_shows_the_cabling_check_and_its_quirky_acks_never_stall
     drop(daemon);
 }
 
+/// Waits until board `id`'s `Pgn` (read from the daemon, not a cache) contains `needle`
+/// once its lines are joined; returns it.
+async fn wait_pgn(conn: &zbus::Connection, id: &str, needle: &str) -> String {
+    let proxy = common::proxies::fresh(conn, id).await;
+    let mut last = String::new();
+    let found = tokio::time::timeout(WAIT, async {
+        loop {
+            last = proxy.pgn().await.unwrap().replace('\n', " ");
+            if last.contains(needle) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    assert!(found.is_ok(), "{id}: no {needle:?} in the Pgn: {last}");
+    last
+}
+
 /// Runs `eboardd --config` on the simulated boards named in `boards` (name, options, the
 /// `[[board]]` table's extra lines).
 async fn start(
@@ -169,13 +188,18 @@ async fn option_13_a_press_without_a_move_is_told_and_the_period_judged_from_the
     sim.press_lever(ClockSide::Left).await.unwrap();
     sim.sleep(300).await;
     sim.press_lever(ClockSide::Right).await.unwrap();
-    let mut pgn_changes = proxy.receive_pgn_changed().await;
-    let told = wait_property(&mut pgn_changes, "the arbiter told of the counter", |p| {
-        p.contains("Clock move counter 1 ahead for White") && p.contains("ahead for Black")
-    })
+    let told = wait_pgn(
+        &conn,
+        "x13",
+        "Clock move counter 1 ahead for White: it counted 2 presses",
+    )
     .await;
     assert!(
-        told.replace('\n', " ").contains(
+        told.contains("Clock move counter 1 ahead for Black"),
+        "{told}"
+    );
+    assert!(
+        told.contains(
             "it will add period 2 at his move 3 instead of 4. The period is judged from the \
              record (6.4)"
         ),
@@ -197,16 +221,15 @@ async fn option_13_a_press_without_a_move_is_told_and_the_period_judged_from_the
         matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
         "{fell:?}"
     );
-    let mut pgn_changes = proxy.receive_pgn_changed().await;
-    wait_property(&mut pgn_changes, "the period judged from the record", |p| {
-        p.replace('\n', " ").contains(
-            "White completed 3 of the 4 moves due when his time for period 1 ran out (the \
-             clock's move counter had added period 2 early)",
-        )
-    })
+    wait_pgn(
+        &conn,
+        "x13",
+        "White completed 3 of the 4 moves due when his time for period 1 ran out (the clock's \
+         move counter had added period 2 early)",
+    )
     .await;
-    let mut result = proxy.receive_result_changed().await;
-    wait_property(&mut result, "0-1", |r| r == "0-1").await;
+    let now = common::proxies::fresh(&conn, "x13").await;
+    assert_eq!(now.result().await.unwrap(), "0-1");
     drop(daemon);
 }
 
@@ -239,11 +262,11 @@ async fn the_xl_s_time_ended_options_are_judged_like_a_dgt_3000() {
             matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
             "{id}: {fell:?}"
         );
-        let mut pgn_changes = proxy.receive_pgn_changed().await;
-        wait_property(&mut pgn_changes, "the period judged", |p| {
-            p.replace('\n', " ")
-                .contains("White completed 3 of the 4 moves due when his time for period 1 ran out")
-        })
+        wait_pgn(
+            &conn,
+            id,
+            "White completed 3 of the 4 moves due when his time for period 1 ran out",
+        )
         .await;
         assert_eq!(proxy.clock_model().await.unwrap(), model);
         drop(daemon);
