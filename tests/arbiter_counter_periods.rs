@@ -262,3 +262,29 @@ fn a_counter_behind_is_no_fall_and_the_arbiter_is_told_to_add_the_period() {
     );
     assert!(!t.a.is_finished());
 }
+
+#[test]
+fn after_a_restart_a_zero_in_the_second_period_is_a_flag_fall() {
+    let mut t = Table::new(Edition::Fide2023);
+    for m in FOUR_EACH {
+        t.play(m, 1_000);
+    }
+    // The daemon restarts: the arbiter is rebuilt from the record, the XL runs on in period
+    // 2 for both (4 moves each made and pressed).
+    let cfg = t.a.config().clone();
+    t.a = Arbiter::restore(cfg, t.a.game().clone()).expect("restored");
+    t.last_sent = None;
+    t.wait(3_000);
+    // White uses up period 2 on his 5th move: a zero in period 2 with 4 of the 6 moves due
+    // is his flag, no counter to excuse.
+    let left = t.clock.remaining(ClockSide::Left, t.now);
+    t.wait(left + 2_000);
+    assert!(t.clock.flag_fallen(ClockSide::Left));
+    let ev = t.take();
+    assert_eq!(flags(&ev), vec![Player::White], "{}", t.pgn());
+    assert_eq!(
+        ended(&ev),
+        Some((GameResult::BlackWins, Termination::TimeForfeit))
+    );
+    assert!(!t.pgn().contains("counter"), "{}", t.pgn());
+}
