@@ -49,6 +49,7 @@ impl Table {
             guidelines_iii: false,
             white_display: WhiteDisplay::Left,
             time_control: Some(control.parse().expect("control")),
+            clock_periods: Default::default(),
         };
         let start = fen.map_or_else(Chess::default, |f| parse_fen(f).expect("fen"));
         let mut clock = VirtualClock::new(ClockSetup::default(), 0);

@@ -69,6 +69,7 @@ proptest! {
             guidelines_iii: true,
             white_display: if auto { WhiteDisplay::Auto } else { WhiteDisplay::Right },
             time_control: None,
+            clock_periods: Default::default(),
         };
         let mut a = Arbiter::new(cfg, Chess::default(), Vec::new());
         let mut now = 0u64;

@@ -50,6 +50,7 @@ fn cfg(rules: Rules, edition: Edition) -> ArbiterConfig {
         guidelines_iii: false,
         white_display: WhiteDisplay::Left,
         time_control: None,
+        clock_periods: Default::default(),
     }
 }
 

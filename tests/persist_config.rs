@@ -136,6 +136,29 @@ fn bad_values() {
 }
 
 #[test]
+fn clock_periods_are_carried_to_the_arbiter_and_unknown_ones_refused() {
+    use eboardd::vocab::ClockPeriods;
+    let c = parse(EXAMPLE).unwrap();
+    assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
+    let c = parse("[[board]]\nport = \"/dev/a\"\nclock_periods = \"moves\"\n").unwrap();
+    assert_eq!(
+        c.board_specs()[0].session.clock_periods,
+        ClockPeriods::Moves
+    );
+    let c = parse("[[board]]\nport = \"/dev/a\"\n").unwrap();
+    assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
+    let e = rejected(
+        "[[board]]\nport = \"/dev/a\"\n\nclock_periods = \"counter\"\n",
+        4,
+        "board[1].clock_periods",
+    );
+    assert!(
+        e.message.contains("time") && e.message.contains("moves"),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_time_controls() {
     for bad in ["40/90m", "5400:40/1800", "40/5400+", "G/60", "", "40/0"] {
         let text = format!("[[board]]\nport = \"/dev/a\"\n\ntime_control = \"{bad}\"\n");
@@ -250,7 +273,7 @@ fn overrides_from_the_command_line() {
         "{e}"
     );
     assert!(
-        e.message.contains("line 71"),
+        e.message.contains("line 76"),
         "names the configured board: {e}"
     );
 

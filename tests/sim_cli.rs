@@ -38,6 +38,8 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         battery: 80,
         drops: false,
         firmware: (3, 25),
+        clock: eboardd::cli::simulate::SimClock::Dgt3000,
+        clock_periods: Default::default(),
     };
     let command = std::thread::spawn(move || run(args));
     for _ in 0..500 {
@@ -79,4 +81,74 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         eboardd::board::Placement::from_board(end.board())
     );
     assert!(!link.exists(), "the link is removed on exit");
+}
+
+/// `--clock dgt-xl-quirky --clock-periods moves`: the clock answers a version request as an
+/// XL 1.14, its display command with its (0x20, 0, 0, 0), and a game is played through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulate_offers_the_dgt_xl() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("game.pgn");
+    std::fs::write(&pgn, "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n").unwrap();
+    let link = dir.path().join("dgt");
+    let args = SimulateArgs {
+        pgn: Some(pgn),
+        link: Some(link.clone()),
+        speed: 1_000.0,
+        reversed: false,
+        no_clock: false,
+        seed: 3,
+        clean: true,
+        exit_when_done: true,
+        result_gesture: false,
+        time_control: Some("40/6000+30:20/3000+30:600+30".parse().unwrap()),
+        clock: eboardd::cli::simulate::SimClock::DgtXlQuirky,
+        clock_periods: eboardd::vocab::ClockPeriods::Moves,
+    };
+    let command = std::thread::spawn(move || run(args));
+    for _ in 0..500 {
+        if link.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let mut port = open_port(&link);
+    // Update nice (acks are delivered only in an update mode), the clock's version, then
+    // "CABLE" on its six digits.
+    let display = eboardd::protocol::Command::Clock(eboardd::protocol::ClockCommand::Display(
+        eboardd::protocol::XlDisplay::from_text("CABLE"),
+    ))
+    .to_bytes();
+    let version =
+        eboardd::protocol::Command::Clock(eboardd::protocol::ClockCommand::Version).to_bytes();
+    port.write_all(&[0x42, 0x4B]).await.unwrap();
+    port.write_all(&version).await.unwrap();
+    port.write_all(&display).await.unwrap();
+    let collector = Collector::start(port);
+    while !command.is_finished() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    command.join().unwrap().unwrap();
+    let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
+    let messages = decode_clean(&chunks.concat());
+    let acks: Vec<[u8; 4]> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ClockAck(a) => Some(a.bytes),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        acks.contains(&[0x10, 0x09, 0x1E, 0x00]),
+        "XL 1.14: {acks:?}"
+    );
+    assert!(acks.contains(&[0x20, 0, 0, 0]), "the XL's quirk: {acks:?}");
+    // Option 13: 100 minutes for the first period.
+    assert!(
+        messages
+            .iter()
+            .any(|m| matches!(m, Message::ClockTimes(t) if t.left.hours == 1
+            && t.left.minutes == 40)),
+        "1:40 on the clock"
+    );
 }

@@ -2,7 +2,8 @@
 //! a real pty, read by the project's serial side (tokio-serial on the slave path, 9600 8N1),
 //! decoded and reconstructed by the tracker — exact, for a normal and a reversed board, with
 //! and without a clock, on the USB board, the Bluetooth board and the Revelation II (both of
-//! its firmware behaviours).
+//! its firmware behaviours), and with a DGT XL (its version asked, its quirky acknowledgements,
+//! option 13's move-counter periods).
 //!
 //! Board time is stepped (infinite speed), so no test waits on the wall clock; the bytes read
 //! from the port are timestamped with the board time the simulator wrote them at (its tap),
@@ -19,10 +20,10 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use eboardd::board::Orientation;
-use eboardd::protocol::{ClockTimes, Decoder, Message};
+use eboardd::protocol::{ClockCommand, ClockTimes, Command, Decoder, Message};
 use eboardd::sim::{
-    BoardOptions, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard, SimOptions,
-    parse_games, play_game,
+    BoardOptions, ClockKind, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard,
+    SimOptions, parse_games, play_game,
 };
 use eboardd::tracker::{Tracker, TrackerEvent};
 use eboardd::vocab::OrientationSetting;
@@ -31,6 +32,8 @@ use shakmaty::{CastlingMode, Chess};
 use sim_support::attach;
 
 struct Outcome {
+    /// The clock's version, when an ack said it.
+    clock_version: Option<(u8, u8)>,
     uci: Vec<String>,
     illegal_reports: usize,
     in_sync: bool,
@@ -106,14 +109,21 @@ struct Run {
     /// readings, as the daemon does; otherwise only at the readings (the harder case: every
     /// deadline is noticed late, by the next change).
     wakeups: bool,
+    /// The clock is a DGT XL (version 1.14, (0x20, 0, 0, 0) acks) in option 13, its periods
+    /// ended by its own move counter; the host asks its version at start-up.
+    xl: bool,
 }
 
 impl fmt::Display for Run {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?}, {:?}, clock {}, wakeups {}",
-            self.model, self.orientation, self.clock, self.wakeups
+            "{:?}, {:?}, clock {}{}, wakeups {}",
+            self.model,
+            self.orientation,
+            self.clock,
+            if self.xl { " (DGT XL, option 13)" } else { "" },
+            self.wakeups
         )
     }
 }
@@ -127,6 +137,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
         clock,
         pace,
         wakeups,
+        xl,
     } = run;
     let sim = SimBoard::spawn(SimOptions {
         board: BoardOptions {
@@ -136,6 +147,13 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
             } else {
                 ClockPresence::Absent
             },
+            clock_kind: if xl {
+                ClockKind::Xl { quirky_acks: true }
+            } else {
+                ClockKind::Dgt3000
+            },
+            time_control: xl.then(|| OPTION_13.parse().unwrap()),
+            clock_by_counter: xl,
             ..model.options()
         },
         speed: f64::INFINITY,
@@ -145,8 +163,13 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     .await
     .unwrap();
     let mut tap = sim.take_tap().unwrap();
-    // A daemon's start-up: reset, dump, updates with clock data on change.
-    let collector = attach(&sim, &sim.path(), &[0x40, 0x42, 0x4B]).await;
+    // A daemon's start-up: reset, dump, updates with clock data on change (and, for the XL,
+    // the clock's version: acks come only in an update mode).
+    let mut start = vec![0x40, 0x42, 0x4B];
+    if xl {
+        start.extend(Command::Clock(ClockCommand::Version).to_bytes());
+    }
+    let collector = attach(&sim, &sim.path(), &start).await;
     let opts = ScenarioOptions {
         pace,
         noise: Noise::Noisy,
@@ -186,6 +209,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     let mut decoder = Decoder::new();
     let mut events = Vec::new();
     let mut last_clock: Option<ClockTimes> = None;
+    let mut clock_version = None;
     // With EBOARDD_SIM_ONLY set, the tracker's events are printed with their board time.
     let trace = std::env::var_os("EBOARDD_SIM_ONLY").is_some();
     for (at, bytes) in &written {
@@ -212,6 +236,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
                     }
                     last_clock = Some(t);
                 }
+                Message::ClockAck(ack) => clock_version = clock_version.or(ack.version()),
                 _ => {}
             }
         }
@@ -232,6 +257,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     };
     assert_eq!(tracker.orientation(), Some(reported), "{what}: orientation");
     Outcome {
+        clock_version,
         uci: tracker
             .moves()
             .iter()
@@ -285,6 +311,9 @@ async fn play_shard(shard: usize, run_of: impl Fn(usize) -> (Run, u64)) {
     for (_, what, want, got) in &results {
         plies += want.len();
         corrections += got.corrections;
+        if what.contains("DGT XL") && got.clock_version != Some((1, 14)) {
+            failures.push(format!("{what}: clock version {:?}", got.clock_version));
+        }
         if got.uci != *want || got.illegal_reports > 0 || !got.in_sync {
             failures.push(format!(
                 "{what}: {} of {} plies, first difference at {:?}, illegal reports {}, in sync {}",
@@ -327,8 +356,35 @@ async fn corpus_games_come_out_exact_through_the_pty(shard: usize) {
             clock,
             pace: Pace::human(),
             wakeups: false,
+            xl: false,
         };
         (run, index as u64 + 1)
+    })
+    .await;
+}
+
+/// Option 13 scaled to the corpus's pace is not needed: the real one (100 min for 40 moves,
+/// 50 for 20, then 10 min, 30 s a move) never runs out at a human pace.
+const OPTION_13: &str = "40/6000+30:20/3000+30:600+30";
+
+/// Every game again with a DGT XL behind the board (option 13: its move counter adds the next
+/// period at the press it counts as the 40th), normal and reversed in turn, human pace and
+/// noisy hands: its version is asked and told, its acks are the quirky (0x20, 0, 0, 0) kind.
+async fn corpus_games_with_a_dgt_xl_come_out_exact(shard: usize) {
+    play_shard(shard, |index| {
+        let run = Run {
+            model: Model::Usb,
+            orientation: if index % 2 == 0 {
+                Orientation::Normal
+            } else {
+                Orientation::Reversed
+            },
+            clock: true,
+            pace: Pace::human(),
+            wakeups: false,
+            xl: true,
+        };
+        (run, index as u64 + 11)
     })
     .await;
 }
@@ -358,6 +414,7 @@ async fn quick_games_without_a_clock_come_out_exact(shard: usize) {
             clock: false,
             pace,
             wakeups: index % 4 >= 2,
+            xl: false,
         };
         (run, index as u64 + 7)
     })
@@ -383,6 +440,7 @@ async fn revelation_games_come_out_exact_through_the_pty(shard: usize) {
             clock,
             pace: Pace::human(),
             wakeups: false,
+            xl: false,
         };
         (run, index as u64 + 11)
     })
@@ -418,5 +476,6 @@ macro_rules! shards {
 shards!(
     corpus_games_come_out_exact_through_the_pty,
     quick_games_without_a_clock_come_out_exact,
-    revelation_games_come_out_exact_through_the_pty
+    revelation_games_come_out_exact_through_the_pty,
+    corpus_games_with_a_dgt_xl_come_out_exact
 );

@@ -52,6 +52,8 @@ pub trait Board {
     #[zbus(property)]
     fn battery(&self) -> zbus::Result<(i32, bool)>;
     #[zbus(property)]
+    fn clock_model(&self) -> zbus::Result<String>;
+    #[zbus(property)]
     fn rules(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn edition(&self) -> zbus::Result<String>;

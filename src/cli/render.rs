@@ -303,6 +303,13 @@ pub fn status_text(props: &BoardProps, path: &str) -> String {
     let _ = writeln!(out, "{}", player_line(props, true));
     if !props.clock_connected {
         let _ = writeln!(out, "Clock  not connected");
+    } else if !props.clock_model.is_empty() {
+        let model = match props.clock_model.as_str() {
+            "dgt3000" => "DGT 3000",
+            "dgt-xl" => "DGT XL",
+            other => other,
+        };
+        let _ = writeln!(out, "Clock  {model}");
     }
     if props.state != "finished" {
         let _ = writeln!(out, "To move  {}", props.turn);
@@ -543,6 +550,15 @@ mod tests {
         assert!(text.contains("Result  0-1 (time-forfeit)\n"));
         assert!(text.contains("Clock  not connected\n"));
         assert!(!text.contains("To move"));
+    }
+
+    #[test]
+    fn the_clock_model_is_named() {
+        let mut p = playing();
+        p.clock_model = "dgt-xl".into();
+        assert!(status_text(&p, "/x/board_1").contains("Clock  DGT XL\n"));
+        p.clock_model.clear();
+        assert!(!status_text(&p, "/x/board_1").contains("Clock  "));
     }
 
     #[test]

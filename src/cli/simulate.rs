@@ -11,8 +11,8 @@ use shakmaty::{Color, Position as _};
 use crate::board::Orientation;
 use crate::protocol::DisplayTime;
 use crate::sim::{
-    BoardOptions, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario, ScenarioOptions,
-    SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
+    BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario,
+    ScenarioOptions, SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
 
 /// Arguments of `eboardctl simulate`.
@@ -68,6 +68,16 @@ pub struct SimulateArgs {
     /// reporting round itself (from 3.22); 3.21 does neither.
     #[arg(long, default_value = "3.25", value_name = "X.YY", value_parser = parse_firmware)]
     pub firmware: (u8, u8),
+    /// The clock behind the board: dgt3000 (version 2.0, eight characters of text), dgt-xl
+    /// (version 1.14, six 7-segment digits), or dgt-xl-quirky (an XL that answers text with
+    /// the undocumented acknowledgement (0x20, 0, 0, 0)).
+    #[arg(long, value_enum, default_value = "dgt3000", value_name = "MODEL")]
+    pub clock: SimClock,
+    /// How the clock moves to the next period of --time-control: time (when a period's time
+    /// runs out, steady flag: DGT 3000 FIDE modes, XL options 8, 9, 17, 18) or moves (at the
+    /// press the XL's own move counter counts as the period's last: option 13, option 00).
+    #[arg(long, default_value = "time", value_name = "HOW")]
+    pub clock_periods: crate::vocab::ClockPeriods,
 }
 
 /// The boards `eboardctl simulate` offers.
@@ -131,6 +141,24 @@ async fn drop_now_and_then(sim: &SimHandle, seed: u64, mut battery: u8) -> anyho
     }
 }
 
+/// The clock models `eboardctl simulate --clock` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimClock {
+    Dgt3000,
+    DgtXl,
+    DgtXlQuirky,
+}
+
+impl SimClock {
+    fn kind(self) -> ClockKind {
+        match self {
+            SimClock::Dgt3000 => ClockKind::Dgt3000,
+            SimClock::DgtXl => ClockKind::Xl { quirky_acks: false },
+            SimClock::DgtXlQuirky => ClockKind::Xl { quirky_acks: true },
+        }
+    }
+}
+
 /// Run the simulator until the games are over and Ctrl-C is pressed (or, with
 /// `--exit-when-done`, until the games are over).
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
@@ -173,6 +201,8 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
                 ClockPresence::Present
             },
             time_control: args.time_control.clone(),
+            clock_kind: args.clock.kind(),
+            clock_by_counter: args.clock_periods == crate::vocab::ClockPeriods::Moves,
             ..model_options(&args)
         },
         link: args.link.clone(),

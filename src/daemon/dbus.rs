@@ -216,6 +216,10 @@ impl BoardObject {
         self.view(|s| s.board_model.clone())
     }
     #[zbus(property)]
+    fn clock_model(&self) -> String {
+        self.view(|s| s.clock_model.clone())
+    }
+    #[zbus(property)]
     fn battery(&self) -> (i32, bool) {
         self.view(|s| s.battery.into())
     }
@@ -516,6 +520,7 @@ pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
         "SerialNumber" => Value::from(&v.serial_number),
         "FirmwareVersion" => Value::from(&v.firmware_version),
         "BoardModel" => Value::from(&v.board_model),
+        "ClockModel" => Value::from(&v.clock_model),
         "Battery" => Value::from(<(i32, bool)>::from(v.battery)),
         "Rules" => Value::from(&v.rules),
         "Edition" => Value::from(&v.edition),

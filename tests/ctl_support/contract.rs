@@ -323,6 +323,10 @@ impl Board {
         "dgt-bluetooth".into()
     }
     #[zbus(property)]
+    fn clock_model(&self) -> String {
+        "dgt3000".into()
+    }
+    #[zbus(property)]
     fn battery(&self) -> (i32, bool) {
         (87, false)
     }

@@ -27,6 +27,7 @@ use crate::arbiter::{
 use crate::contract::{BoardProps, Claim};
 use crate::game::Game;
 use crate::patch;
+use crate::protocol::clock_channel::ClockModel;
 use crate::protocol::{ClockTimes, Message};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
@@ -54,6 +55,8 @@ pub struct Session {
     firmware_version: String,
     /// What the board says it is: `BoardModel`, `Battery` (see `identity`).
     identity: crate::identity::Identity,
+    /// The clock model its version ack named (`dgt3000`, `dgt-xl`; empty until known).
+    clock_model: String,
     /// Lever position of the last valid clock reading: a change is a press.
     lever_left_down: Option<bool>,
     /// A completed illegal move whose position still stands on the board: if the opponent
@@ -122,6 +125,7 @@ impl Session {
             serial_number: String::new(),
             firmware_version: String::new(),
             identity,
+            clock_model: String::new(),
             lever_left_down: None,
             standing_illegal: None,
             illegal_board: None,
@@ -293,6 +297,9 @@ impl Session {
                     self.identity.link_up();
                     self.gap_link_up(now);
                 } else {
+                    // Another clock may be on the cable when the link is back: the next
+                    // handshake asks its version again.
+                    self.clock_model.clear();
                     self.gap_unread(recovery::Cause::Disconnected, Some(now));
                 }
             }
@@ -418,10 +425,15 @@ impl Session {
             Message::Version { major, minor } => {
                 self.firmware_version = format!("{major}.{minor:02}");
             }
-            // Acks, identification and battery carry nothing for the game; an EEPROM log
+            // The clock's version ack names its model (2.x a DGT 3000, 1.x an XL).
+            Message::ClockAck(ack) => {
+                if let Some((major, _)) = ack.version() {
+                    self.clock_model = ClockModel::from_version(major).contract_name().into();
+                }
+            }
+            // Identification and battery carry nothing for the game; an EEPROM log
             // matters only to an open gap, which took it before this (see `session/gap.rs`).
-            Message::ClockAck(_)
-            | Message::ClockEmpty
+            Message::ClockEmpty
             | Message::BusAddress(_)
             | Message::Trademark(_)
             | Message::BatteryStatus(_)
@@ -641,6 +653,7 @@ fn arbiter_config(config: &SessionConfig) -> ArbiterConfig {
         guidelines_iii: config.guidelines_iii,
         white_display: config.white_display,
         time_control: config.time_control.clone(),
+        clock_periods: config.clock_periods,
     }
 }
 

@@ -13,6 +13,12 @@
 //! press), and periods. When one player's time of a period but the last runs out, the clock
 //! adds the next period's time to both sides at once and shows a steady flag on his side
 //! (bit 6) until his next press; the final period's flag (bit 4) blocks the display at zero.
+//!
+//! Set with [`VirtualClock::set_control_by_counter`] it plays a DGT XL whose periods end by
+//! its own move counter (option 13 "Fischer Tournament", option 00 with move counts): each
+//! side counts its presses, and the press it counts as a period's last move adds that side's
+//! next period (no flag, the other side untouched); a zero in any period is a flag that
+//! blocks the display. The counter counts presses, not moves: a press without a move counts.
 
 use eboard_core::arbiter::timecontrol::{Bonus, TimeControl};
 use eboard_core::protocol::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
@@ -56,6 +62,8 @@ struct ClockPeriod {
     base_ms: u64,
     /// The period has a move count: another one follows it.
     not_last: bool,
+    /// Its move count (0 without one).
+    moves: u32,
     increment_ms: u64,
     us_delay_ms: u64,
     bronstein_ms: u64,
@@ -66,6 +74,7 @@ impl ClockPeriod {
         ClockPeriod {
             base_ms: setup.base_ms,
             not_last: false,
+            moves: 0,
             increment_ms: setup.increment_ms,
             us_delay_ms: 0,
             bronstein_ms: 0,
@@ -101,6 +110,11 @@ pub struct VirtualClock {
     right_flag: bool,
     /// Bit 2 of the status byte.
     pub battery_low: bool,
+    /// Periods end by the move counter (a DGT XL in option 13 or 00), each side on its own.
+    by_counter: bool,
+    /// By the counter: the presses counted per side [left, right], and each side's period.
+    counted: [u32; 2],
+    side_period: [usize; 2],
     /// Time the running display was last brought up to date.
     updated_at: u64,
 }
@@ -148,6 +162,9 @@ impl VirtualClock {
             left_flag: false,
             right_flag: false,
             battery_low: false,
+            by_counter: false,
+            counted: [0, 0],
+            side_period: [0, 0],
             updated_at: now,
         }
     }
@@ -171,6 +188,7 @@ impl VirtualClock {
                 ClockPeriod {
                     base_ms: p.base_ms(),
                     not_last: p.moves.is_some(),
+                    moves: p.moves.unwrap_or(0),
                     increment_ms,
                     us_delay_ms,
                     bronstein_ms,
@@ -180,7 +198,55 @@ impl VirtualClock {
         self.reset_to(periods, first, now);
     }
 
+    /// Reset to a time control whose periods end by the move counter (a DGT XL in option
+    /// 13, or option 00 with move counts), stopped, with `first` to run.
+    pub fn set_control_by_counter(&mut self, control: &TimeControl, first: ClockSide, now: u64) {
+        self.set_control(control, first, now);
+        self.by_counter = true;
+    }
+
+    /// By the counter: the presses counted for `side`.
+    pub fn counted(&self, side: ClockSide) -> u32 {
+        self.counted[side_idx(side)]
+    }
+
+    /// Set a side's move counter, as an arbiter does on the clock's buttons.
+    pub fn set_counted(&mut self, side: ClockSide, presses: u32) {
+        self.counted[side_idx(side)] = presses;
+    }
+
+    /// The period `side` plays (both sides together unless by the counter).
+    fn period_of(&self, side: ClockSide) -> ClockPeriod {
+        let j = if self.by_counter {
+            self.side_period[side_idx(side)]
+        } else {
+            self.period
+        };
+        self.periods[j.min(self.periods.len() - 1)]
+    }
+
+    /// By the counter: `side`'s press was counted; at the period's last move its next
+    /// period's time is added to it.
+    fn count_press(&mut self, side: ClockSide) {
+        let i = side_idx(side);
+        self.counted[i] += 1;
+        let j = self.side_period[i];
+        if !self.period_of(side).not_last {
+            return;
+        }
+        let moves_due: u32 = (0..=j)
+            .map(|k| self.periods[k.min(self.periods.len() - 1)].moves)
+            .sum();
+        if self.counted[i] == moves_due {
+            self.side_period[i] = j + 1;
+            let next = self.period_of(side).base_ms;
+            let time = self.time_mut(side);
+            *time = time.saturating_add(next);
+        }
+    }
+
     fn reset_to(&mut self, periods: Vec<ClockPeriod>, first: ClockSide, now: u64) {
+        // `by_counter` goes back to time-ended periods: `set_control_by_counter` sets it after.
         *self = VirtualClock {
             to_run: first,
             battery_low: self.battery_low,
@@ -244,7 +310,7 @@ impl VirtualClock {
             }
             used -= *time;
             *time = 0;
-            if self.flag_fallen(side) || !self.current().not_last {
+            if self.flag_fallen(side) || self.by_counter || !self.current().not_last {
                 self.set_flag(side);
                 return;
             }
@@ -280,16 +346,21 @@ impl VirtualClock {
         self.advance(now);
         if self.to_run == side {
             if self.pressed_once && self.running && !self.flag_fallen(side) {
-                let period = self.current();
+                let period = self.period_of(side);
                 let back = period
                     .increment_ms
                     .saturating_add(self.turn_used_ms.min(period.bronstein_ms));
                 let time = self.time_mut(side);
                 *time = time.saturating_add(back);
             }
+            // The XL counts the press of the side to run, the first one too (a clock nobody
+            // started: the first mover's press starts it and is his first move).
+            if self.by_counter && !self.flag_fallen(side) {
+                self.count_press(side);
+            }
             self.steady[side_idx(side)] = false;
             self.to_run = side.other();
-            self.delay_left_ms = self.current().us_delay_ms;
+            self.delay_left_ms = self.period_of(side.other()).us_delay_ms;
             self.turn_used_ms = 0;
         }
         if !self.pressed_once {
@@ -358,7 +429,7 @@ impl VirtualClock {
     /// The reading as a BWTIME clock-times message reports it.
     pub fn reading(&mut self, now: u64) -> ClockTimes {
         self.advance(now);
-        let period = self.current();
+        let period = self.period_of(self.to_run);
         let per_move = period.increment_ms > 0 || period.bronstein_ms > 0;
         let flags = |fallen: bool, steady: bool| DisplayFlags {
             flag_fallen: fallen,
@@ -405,6 +476,28 @@ mod tests {
         assert_eq!(bytes(&mut c, 3_100), [0x20, 3, 2, 0x20, 3, 1, 0x13]);
         c.toggle_running(4_000);
         assert_eq!(bytes(&mut c, 9_000), [0x20, 3, 2, 0x20, 3, 1, 0x12]);
+    }
+
+    #[test]
+    fn an_xl_by_its_counter_adds_the_period_at_the_counted_press_to_that_side_only() {
+        let control: TimeControl = "2/20+1:10+1".parse().unwrap();
+        let mut c = VirtualClock::new(ClockSetup::default(), 0);
+        c.set_control_by_counter(&control, ClockSide::Left, 0);
+        c.press(ClockSide::Right, 0); // starts the left side, not counted
+        c.press(ClockSide::Left, 1_000); // 21 - 1 + 1 = 21 s
+        c.press(ClockSide::Right, 2_000);
+        assert_eq!(c.remaining(ClockSide::Left, 2_000), 21_000);
+        // A press without a move counts: the left side's second press is its "2nd move".
+        c.press(ClockSide::Left, 3_000);
+        assert_eq!(c.counted(ClockSide::Left), 2);
+        assert_eq!(c.remaining(ClockSide::Left, 3_000), 21_000 + 10_000);
+        assert_eq!(c.remaining(ClockSide::Right, 3_000), 21_000);
+        assert!(!c.steady_flag(ClockSide::Left));
+        // A zero is a flag that blocks, in any period.
+        assert!(!c.flag_fallen(ClockSide::Right));
+        c.advance(30_000);
+        assert!(c.flag_fallen(ClockSide::Right));
+        assert_eq!(c.remaining(ClockSide::Right, 30_000), 0);
     }
 
     #[test]

@@ -84,7 +84,9 @@ pub use models::{Revelation, SimBattery, bluetooth_board, revelation_board};
 pub use pgn::{PgnGame, parse_games};
 pub use pty::{Action, SimBoard, SimHandle, SimOptions, Snapshot};
 pub use scenario::{Pace, Played, Scenario, ScenarioOptions, Step};
-pub use virtual_board::{BoardOptions, ClockPresence, NoiseOptions, UpdateMode, VirtualBoard};
+pub use virtual_board::{
+    BoardOptions, ClockKind, ClockPresence, NoiseOptions, UpdateMode, VirtualBoard,
+};
 
 /// The bundled default game's PGN text (a real game from The Week in Chess 1599).
 pub const DEFAULT_GAME_PGN: &str = include_str!("default_game.pgn");

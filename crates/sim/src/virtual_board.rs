@@ -23,8 +23,10 @@ use super::eeprom::Eeprom;
 use super::models::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
+use eboard_core::protocol::command::segments_for;
 use eboard_core::protocol::{
-    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
+    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
+    Message, RunSide, XlDisplay,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -65,6 +67,19 @@ pub enum ClockPresence {
     NotAnswering,
 }
 
+/// Which clock model is behind the board: what its version answer says and which display
+/// command it understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ClockKind {
+    /// A DGT 3000: version 2.0, eight ASCII characters (0x0C).
+    #[default]
+    Dgt3000,
+    /// A DGT XL: version 1.14, six 7-segment digits (0x01 DISPLAY); the ASCII command is
+    /// refused. `quirky_acks`: it answers display and end commands with (0x20, 0, 0, 0), as
+    /// an XL 1.14 on a board 1.80 was seen to (protocol sheet, section 5).
+    Xl { quirky_acks: bool },
+}
+
 /// Junk bytes injected between messages, as a noisy line would deliver them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NoiseOptions {
@@ -90,6 +105,11 @@ pub struct BoardOptions {
     pub time_control: Option<TimeControl>,
     /// The clock shows its steady flag at the end of a period (see [`VirtualClock`]).
     pub clock_steady_flag: bool,
+    /// The clock model (version answer, display command, acks).
+    pub clock_kind: ClockKind,
+    /// The time control's periods end by the clock's own move counter (a DGT XL in option
+    /// 13 or 00), not when a period's time runs out (see [`VirtualClock`]).
+    pub clock_by_counter: bool,
     /// Which display White's time is on (the first press starts it).
     pub white_display: ClockSide,
     /// Answers to commands go out this many ms late (a slow board).
@@ -116,6 +136,8 @@ impl Default for BoardOptions {
             clock_setup: ClockSetup::default(),
             time_control: None,
             clock_steady_flag: true,
+            clock_kind: ClockKind::Dgt3000,
+            clock_by_counter: false,
             white_display: ClockSide::Left,
             answer_delay_ms: 0,
             noise: None,
@@ -441,6 +463,10 @@ impl VirtualBoard {
     /// The clock set to the options' time control (or setup), stopped, White's side to run.
     fn reset_clock(&mut self, now: u64) {
         match &self.opts.time_control {
+            Some(tc) if self.opts.clock_by_counter => {
+                self.clock
+                    .set_control_by_counter(tc, self.opts.white_display, now)
+            }
             Some(tc) => self.clock.set_control(tc, self.opts.white_display, now),
             None => self
                 .clock
@@ -650,6 +676,9 @@ impl VirtualBoard {
     fn clock_command(&mut self, command: ClockCommand, now: u64) {
         self.stats.clock_commands += 1;
         let mut ack = [0x10, command.sub_command(), 0, 0];
+        let xl = matches!(self.opts.clock_kind, ClockKind::Xl { .. });
+        let quirky = self.opts.clock_kind == ClockKind::Xl { quirky_acks: true }
+            && matches!(command, ClockCommand::Display(_) | ClockCommand::End);
         match command {
             ClockCommand::SetAndRun(set) => {
                 let run = match set.run {
@@ -662,13 +691,15 @@ impl VirtualBoard {
                         .set_and_run(set.left.as_millis(), set.right.as_millis(), run, now);
                 }
             }
+            // An XL has no ASCII display: it refuses the command.
+            ClockCommand::Ascii { .. } if xl => ack[0] = 0x40,
             ClockCommand::Ascii { text, .. } => {
                 self.stats.clock_texts += 1;
                 self.display_text = Some(text.as_str().to_owned());
             }
-            ClockCommand::Display(_) => {
+            ClockCommand::Display(display) => {
                 self.stats.clock_texts += 1;
-                self.display_text = Some("<segments>".into());
+                self.display_text = Some(segments_as_text(&display));
             }
             ClockCommand::RevelationText { text } => {
                 // Only a Revelation II from firmware 3.25 knows it; anything else leaves it
@@ -681,15 +712,45 @@ impl VirtualBoard {
                 self.display_text = Some(text.as_str().trim_end().to_owned());
             }
             ClockCommand::End => self.display_text = None,
-            // A DGT 3000: version 2.0 in ack2.
+            // A DGT 3000: version 2.0 in ack2; an XL 1.14.
+            ClockCommand::Version if xl => ack[2] = 0x1E,
             ClockCommand::Version => ack[2] = 0x20,
             ClockCommand::Icons { .. } | ClockCommand::Beep { .. } | ClockCommand::Button => {}
+        }
+        if quirky {
+            ack = [0x20, 0, 0, 0];
         }
         if self.opts.clock == ClockPresence::Present && self.mode.delivers_clock() {
             self.stats.acks_sent += 1;
             self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
+}
+
+/// What six 7-segment digits read as (lower case where a letter has one shape; a digit
+/// with no known shape reads as `?`), trailing blanks dropped.
+pub fn segments_as_text(display: &XlDisplay) -> String {
+    const SHAPES: &str = "0123456789abcdefhjlnopqrtuy-_";
+    let text: String = display
+        .digits
+        .iter()
+        .map(|&s| match s {
+            0 => ' ',
+            s => SHAPES
+                .chars()
+                .find(|&c| segments_for(c) == s)
+                .unwrap_or('?'),
+        })
+        .collect();
+    text.trim_end().to_owned()
+}
+
+/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
+fn digits(text: &str, len: usize) -> String {
+    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
+    let mut out = "0".repeat(len.saturating_sub(raw.len()));
+    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
+    out
 }
 
 #[cfg(test)]

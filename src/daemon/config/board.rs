@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::arbiter::timecontrol::TimeControl;
 use crate::session::SessionConfig;
-use crate::vocab::{Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
+use crate::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
 
 use super::DaemonConfig;
 use super::words::validate_tag_value;
@@ -41,6 +41,8 @@ pub struct BoardConfig {
     pub white_display: WhiteDisplay,
     pub orientation: OrientationSetting,
     pub time_control: Option<TimeControl>,
+    /// How the clock moves to the next period (`clock_periods`).
+    pub clock_periods: ClockPeriods,
     pub listen_only: bool,
     /// PGN tags for every game on this board, in the order the file lists them.
     pub tags: Vec<(String, String)>,
@@ -106,6 +108,7 @@ impl BoardConfig {
             white_display: WhiteDisplay::Auto,
             orientation: OrientationSetting::Auto,
             time_control: None,
+            clock_periods: ClockPeriods::Time,
             listen_only: false,
             tags: Vec::new(),
             line: None,
@@ -179,6 +182,7 @@ impl BoardConfig {
             white_display: self.white_display,
             orientation: self.orientation,
             time_control: self.time_control.clone(),
+            clock_periods: self.clock_periods,
             tags: self.tags.clone(),
             number: self.number.unwrap_or(0),
             variant: self.variant.unwrap_or(daemon.variant),

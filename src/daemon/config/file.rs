@@ -136,6 +136,10 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                     .map_err(|e| at(Some(tc.span()), field("time_control"), e.to_string()))?,
             );
         }
+        if let Some(cp) = b.clock_periods {
+            board.clock_periods = parse_word(cp.get_ref())
+                .map_err(|m| at(Some(cp.span()), field("clock_periods"), m))?;
+        }
         board.listen_only = b.listen_only.unwrap_or(false);
         // TOML tables are unordered; keep the order the user wrote the tags in.
         let mut tags: Vec<_> = b.tags.unwrap_or_default().into_iter().collect();
@@ -215,6 +219,7 @@ struct RawBoard {
     white_display: Option<Spanned<String>>,
     orientation: Option<Spanned<String>>,
     time_control: Option<Spanned<String>>,
+    clock_periods: Option<Spanned<String>>,
     listen_only: Option<bool>,
     tags: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }

@@ -80,6 +80,10 @@ pub struct ClockUpdate {
     pub flags: Vec<Display>,
     /// A period but the last ended with this reading (see [`PeriodEnd`]).
     pub period_end: Option<PeriodEnd>,
+    /// Displays to which the clock added their next period with this reading, by its own
+    /// move counter (`clock_periods = "moves"`: a DGT XL adds it at the press it counts as
+    /// the period's last move, no flag, one side only).
+    pub period_added: Vec<Display>,
     /// The reading came with the lever unknown (the first of a connection, or the first
     /// after a gap): a press made before it is in it, unseen as a press.
     pub fresh: bool,
@@ -111,6 +115,13 @@ pub struct ClockModel {
     /// The steady (non-final) flag as the last reading showed it, per display.
     #[serde(default)]
     steady: [bool; 2],
+    /// The clock moves to the next period by its own move counter, each side on its own
+    /// (`clock_periods = "moves"`): no steady flag, and every zero is a flag.
+    #[serde(default)]
+    by_counter: bool,
+    /// In that mode, the periods the clock has added to each display (0: still the first).
+    #[serde(default)]
+    side_period: [usize; 2],
 }
 
 fn plausible(t: DisplayTime) -> bool {
@@ -138,7 +149,25 @@ impl ClockModel {
             control: None,
             period: 0,
             steady: [false, false],
+            by_counter: false,
+            side_period: [0, 0],
         }
+    }
+
+    /// The clock adds each side's next period at the press its move counter counts as the
+    /// period's last (a DGT XL in option 13 or 00), not when a time runs out.
+    pub fn set_periods_by_counter(&mut self, by_counter: bool) {
+        self.by_counter = by_counter;
+    }
+
+    /// Take the clock's periods of `c` as `j` (a game restored: the record says where it is).
+    pub fn set_side_period(&mut self, c: Color, j: usize) {
+        self.side_period[self.display_of(c).idx()] = j;
+    }
+
+    /// Periods the clock has added to `c`'s display by its move counter (0: none yet).
+    pub fn side_period(&self, c: Color) -> usize {
+        self.side_period[self.display_of(c).idx()]
     }
 
     /// The configured time control (see the `control` field).
@@ -154,15 +183,19 @@ impl ClockModel {
     /// True while the clock is in the game's last period (or no control is configured): a
     /// display reaching zero is then a flag fall.
     pub fn final_period(&self) -> bool {
-        self.control
-            .as_ref()
-            .is_none_or(|c| c.is_final(self.period))
+        // By its move counter the clock adds nothing at zero: every zero is a flag.
+        self.by_counter
+            || self
+                .control
+                .as_ref()
+                .is_none_or(|c| c.is_final(self.period))
     }
 
     /// Forget per-game state (flags, period, learned side in `auto` mode) for a new game.
     pub fn new_game(&mut self) {
         self.fallen = [false, false];
         self.period = 0;
+        self.side_period = [0, 0];
         self.steady = [false, false];
         if self.setting == WhiteDisplay::Auto {
             self.white = None;
@@ -281,6 +314,7 @@ impl ClockModel {
         let elapsed = self.last_reading_at.map_or(0, |at| now.saturating_sub(at));
         let final_before = self.final_period();
         out.period_end = self.period_end(flag_bits, new_times, elapsed);
+        out.period_added = self.periods_added(new_times, elapsed);
         let running = if !ct.status.running {
             None
         } else if ct.status.left_running != ct.status.right_running {
@@ -321,6 +355,7 @@ impl ClockModel {
             if let Some(b) = before
                 && new_times[p.idx()] > b
                 && out.period_end.is_none()
+                && !out.period_added.contains(&p)
             {
                 self.observed_increment_ms = Some(new_times[p.idx()] - b);
             }
@@ -360,6 +395,7 @@ impl ClockModel {
                 && new_times[d.idx()] > 0
                 && !flags.flag_fallen
                 && out.period_end.is_none()
+                && !out.period_added.contains(&d)
             {
                 self.fallen[d.idx()] = false;
             }
@@ -385,7 +421,7 @@ impl ClockModel {
         elapsed: u64,
     ) -> Option<PeriodEnd> {
         let control = self.control.as_ref()?;
-        if control.is_final(self.period) {
+        if self.by_counter || control.is_final(self.period) {
             return None;
         }
         let next_ms = control.period(self.period + 1).base_ms();
@@ -413,6 +449,34 @@ impl ClockModel {
                 period: self.period,
                 before_press: false,
             })
+    }
+
+    /// By the move counter: the displays whose time jumped up by at least their next
+    /// period's time with this reading (the clock added it at a press; an arbiter's
+    /// correction of a counter that was behind adds it too). Never an increment.
+    fn periods_added(&mut self, new_times: [u64; 2], elapsed: u64) -> Vec<Display> {
+        let Some(control) = self.control.as_ref().filter(|_| self.by_counter) else {
+            return Vec::new();
+        };
+        let mut added = Vec::new();
+        for d in [Display::Left, Display::Right] {
+            let j = self.side_period[d.idx()];
+            let Some(old) = self.times[d.idx()] else {
+                continue;
+            };
+            if control.is_final(j) {
+                continue;
+            }
+            let next_ms = control.period(j + 1).base_ms();
+            // The time used since the last reading is allowed for, up to half the period:
+            // a display standing still over a long silence is no addition.
+            let used = elapsed.min(next_ms / 2);
+            if new_times[d.idx()] + used + READING_SLACK_MS >= old + next_ms {
+                self.side_period[d.idx()] = j + 1;
+                added.push(d);
+            }
+        }
+        added
     }
 
     /// Time passes with no reading: a running display whose time must have run out while the

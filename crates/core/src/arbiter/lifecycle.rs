@@ -22,6 +22,7 @@ impl Arbiter {
         let upd = self.clock.update(ct, now);
         if upd.fresh {
             self.on_fresh_reading(now, &mut ev);
+            self.counter_fresh(now);
         }
         self.check_unexplained_press(now, &mut ev);
         // A press and the period's end in one reading: the clock's order decides (3.3.4).
@@ -30,22 +31,29 @@ impl Arbiter {
             self.on_period_end(end, now, &mut ev);
         }
         if let Some(d) = upd.press {
+            self.count_press(d);
             self.on_press(d, now, &mut ev);
+        }
+        // After the press that made it: the counter then stands at the period's moves.
+        for &d in &upd.period_added {
+            self.counter_period_added(d);
         }
         if let Some(end) = upd.period_end.filter(|e| !e.before_press) {
             self.on_period_end(end, now, &mut ev);
         }
         self.settle_control_check(now, &mut ev);
         // A player whose flag fell in an earlier period has had his fall.
-        let colors: Vec<Color> = upd
+        let mut colors: Vec<Color> = upd
             .flags
             .iter()
             .map(|&d| self.clock.color_of(d))
             .filter(|&c| !self.overstepped[idx(c)])
             .collect();
+        colors.retain(|&c| !self.counter_excuses_flag(c));
         if !colors.is_empty() {
             self.on_flags(&colors, &mut ev);
         }
+        self.watch_counter(now, &mut ev);
         ev
     }
 
@@ -59,10 +67,11 @@ impl Arbiter {
         self.settle_control_check(now, &mut ev);
         if let Some(d) = self.clock.tick(now) {
             let c = self.clock.color_of(d);
-            if !self.overstepped[idx(c)] {
+            if !self.overstepped[idx(c)] && !self.counter_excuses_flag(c) {
                 self.on_flags(&[c], &mut ev);
             }
         }
+        self.watch_counter(now, &mut ev);
         ev
     }
 

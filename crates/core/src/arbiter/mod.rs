@@ -62,6 +62,7 @@ pub mod claims;
 pub mod clock;
 mod commands;
 mod control;
+mod counter;
 mod ends;
 mod fen;
 mod gesture;
@@ -79,7 +80,8 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
 use crate::vocab::{
-    ClaimKind, CommandError, Edition, GameResult, Millis, Player, Rules, Termination, WhiteDisplay,
+    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination,
+    WhiteDisplay,
 };
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
@@ -106,6 +108,10 @@ pub struct ArbiterConfig {
     pub white_display: WhiteDisplay,
     /// Parsed where it came in (the configuration); see [`timecontrol`].
     pub time_control: Option<TimeControl>,
+    /// How the clock moves to the next period: by time (steady flag) or by its own move
+    /// counter (see `counter.rs`).
+    #[serde(default)]
+    pub clock_periods: ClockPeriods,
 }
 
 /// What the arbiter rules, in the one event vocabulary: events the session publishes as
@@ -215,6 +221,8 @@ pub struct Arbiter {
     control_check: Option<control::ControlCheck>,
     /// Players found short of a period's moves: their flag fell in that period.
     overstepped: [bool; 2],
+    /// The clock's move counter, when it ends the periods ([`counter`]).
+    counter: counter::CounterWatch,
 }
 
 impl Arbiter {
@@ -222,6 +230,7 @@ impl Arbiter {
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
         let mut clock = ClockModel::new(cfg.white_display);
         clock.set_control(cfg.time_control.clone());
+        clock.set_periods_by_counter(cfg.clock_periods == ClockPeriods::Moves);
         let mut a = Arbiter {
             cfg,
             positions: Vec::new(),
@@ -244,6 +253,7 @@ impl Arbiter {
             intended: None,
             control_check: None,
             overstepped: [false, false],
+            counter: counter::CounterWatch::default(),
         };
         // A finished set-up position shows in `result()`; `new_game` returns the event.
         let _ = a.new_game(start, tags);
@@ -274,6 +284,7 @@ impl Arbiter {
         self.intended = None;
         self.control_check = None;
         self.overstepped = [false, false];
+        self.counter = counter::CounterWatch::default();
         self.refresh_claims();
         // A set-up position can already be over (mate, stalemate, dead).
         let mut ev = Vec::new();
@@ -311,6 +322,7 @@ impl Arbiter {
             a.plies += 1;
         }
         a.illegal = [game.illegal_moves.0, game.illegal_moves.1];
+        a.counter = counter::CounterWatch::restart(0);
         a.game = game;
         a.refresh_claims();
         Ok(a)

@@ -187,6 +187,7 @@ pub const BOARD_PROPERTIES: &[Property] = &[
     board_prop("SerialNumber", "s"),
     board_prop("FirmwareVersion", "s"),
     board_prop("BoardModel", "s"),
+    board_prop("ClockModel", "s"),
     board_prop("Battery", "(ib)"),
     board_prop("Rules", "s"),
     board_prop("Edition", "s"),

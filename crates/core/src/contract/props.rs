@@ -115,6 +115,8 @@ pub struct BoardProps {
     pub firmware_version: String,
     /// `dgt`, `dgt-bluetooth`, `dgt-revelation2`, `chesslink`; empty until known.
     pub board_model: String,
+    /// The clock on the board's cable: `dgt3000`, `dgt-xl`, empty until known.
+    pub clock_model: String,
     /// (percent, charging) as the board last reported it.
     pub battery: Battery,
     pub rules: String,
@@ -153,6 +155,7 @@ impl BoardProps {
             &self.serial_number,
             &self.firmware_version,
             &self.board_model,
+            &self.clock_model,
             &self.rules,
             &self.edition,
             &self.state,
@@ -184,6 +187,7 @@ impl BoardProps {
             &mut self.serial_number,
             &mut self.firmware_version,
             &mut self.board_model,
+            &mut self.clock_model,
             &mut self.rules,
             &mut self.edition,
             &mut self.state,
@@ -239,6 +243,7 @@ impl BoardProps {
             "SerialNumber" => set(&mut self.serial_number, value),
             "FirmwareVersion" => set(&mut self.firmware_version, value),
             "BoardModel" => set(&mut self.board_model, value),
+            "ClockModel" => set(&mut self.clock_model, value),
             "Battery" => set(&mut self.battery, value),
             "Rules" => set(&mut self.rules, value),
             "Edition" => set(&mut self.edition, value),

@@ -22,6 +22,8 @@ pub const ACK_BUTTON: u8 = 0x88;
 pub const ACK_MODE: u8 = 0x8A;
 /// ack1: the clock is not in mode 23 (⚠ documented with a question mark).
 pub const ACK_NOT_IN_MODE: u8 = 0x90;
+/// ack0 of the undocumented answer an XL gives to commands: (0x20, 0, 0, 0).
+pub const ACK_XL_QUIRK: u8 = 0x20;
 /// ack1 of a version ack.
 const ACK_VERSION: u8 = 0x09;
 
@@ -79,6 +81,18 @@ impl ClockAck {
         ClockAck {
             bytes: [ACK_OK, ACK_VERSION, (major << 4) | (minor & 0x0F), 0],
         }
+    }
+
+    /// The XL's undocumented answer to a command, (0x20, 0, 0, 0) (protocol sheet, section 5).
+    pub fn xl_quirk() -> Self {
+        ClockAck {
+            bytes: [ACK_XL_QUIRK, 0, 0, 0],
+        }
+    }
+
+    /// Whether this is the XL's (0x20, 0, 0, 0), which names no command.
+    pub fn is_xl_quirk(&self) -> bool {
+        self.bytes == [ACK_XL_QUIRK, 0, 0, 0]
     }
 
     /// An unsolicited button press.

@@ -42,6 +42,14 @@ impl ClockModel {
         }
     }
 
+    /// The contract's word for it (the `ClockModel` property).
+    pub fn contract_name(self) -> &'static str {
+        match self {
+            ClockModel::Dgt3000 => "dgt3000",
+            ClockModel::Xl => "dgt-xl",
+        }
+    }
+
     /// How many characters its display shows.
     pub fn width(self) -> usize {
         match self {
@@ -242,6 +250,15 @@ impl ClockChannel {
         let Some(flight) = self.in_flight.as_ref() else {
             return;
         };
+        if ack.is_xl_quirk() {
+            // An XL (1.14 with board 1.80 in the wild) answers a command with (0x20, 0, 0, 0),
+            // naming no command: it is the answer to the one in flight. Sending it again would
+            // get the same answer and hold every later message back; the XL shows computer
+            // messages in every mode (its manual), so the command is taken as done.
+            let flight = self.in_flight.take().expect("checked above");
+            self.finish(flight.job, None, now);
+            return;
+        }
         if ack.acknowledged_sub_command() != Some(flight.job.command.sub_command()) {
             return;
         }
@@ -433,6 +450,35 @@ mod tests {
             c.show("TABLE 12 OK", 20),
             Err(MessageError::TooLong { width: 8, .. })
         ));
+    }
+
+    #[test]
+    fn the_xl_quirk_ack_answers_the_command_in_flight_and_never_stalls() {
+        let mut c = ClockChannel::new();
+        c.on_message(&Message::ClockAck(ClockAck::version_reply(1, 14)), 0);
+        let first = c.show("CABLE", 0).unwrap();
+        let second = c.show("b 7", 0).unwrap();
+        assert_eq!(c.poll_transmit(0).unwrap()[3], 0x01);
+        c.on_message(&Message::ClockAck(ClockAck::xl_quirk()), 50);
+        assert_eq!(c.poll_outcome(), Some(Outcome::Shown(first)));
+        // The times come back after the hold, then the next message goes at once.
+        assert_eq!(c.poll_transmit(60), None);
+        assert_eq!(c.poll_transmit(50 + MESSAGE_HOLD_MS).unwrap()[3], 0x03);
+        c.on_message(
+            &Message::ClockAck(ClockAck::xl_quirk()),
+            100 + MESSAGE_HOLD_MS,
+        );
+        assert_eq!(c.poll_transmit(100 + MESSAGE_HOLD_MS).unwrap()[3], 0x01);
+        c.on_message(
+            &Message::ClockAck(ClockAck::xl_quirk()),
+            150 + MESSAGE_HOLD_MS,
+        );
+        assert_eq!(c.poll_outcome(), Some(Outcome::Shown(second)));
+        // With nothing in flight it is ignored.
+        let mut idle = ClockChannel::new();
+        idle.on_message(&Message::ClockAck(ClockAck::xl_quirk()), 0);
+        assert_eq!(idle.poll_outcome(), None);
+        assert_eq!(idle.poll_timeout(), None);
     }
 
     #[test]

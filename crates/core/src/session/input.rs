@@ -25,6 +25,9 @@ pub struct SessionConfig {
     pub orientation: OrientationSetting,
     /// PGN TimeControl-style periods, e.g. `40/5400+30:1800+30` (stored as that string).
     pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
+    /// How the clock moves to the next period (`clock_periods`).
+    #[serde(default)]
+    pub clock_periods: crate::vocab::ClockPeriods,
     /// Tags for every game on this board (Event, Round, White, Black, ...).
     pub tags: Vec<(String, String)>,
     /// The table number (`number` in the configuration; 0: none).

@@ -118,6 +118,12 @@ impl Session {
                 .model()
                 .map_or_else(String::new, |m| m.to_string()),
             battery: self.identity.battery().into(),
+            // Empty without a clock: a model named once stays unknown while none reports.
+            clock_model: if arbiter.clock_connected() {
+                self.clock_model.clone()
+            } else {
+                String::new()
+            },
             rules: self.config.rules.to_string(),
             edition: self.config.edition.to_string(),
             state: state.into(),

@@ -44,6 +44,19 @@ words! {
 }
 
 words! {
+    /// How the clock moves to the next period of a time control (contract section 3,
+    /// `clock_periods`): when a player's time of the period runs out (the DGT 3000's FIDE
+    /// modes, DGT XL options 8, 9, 17, 18), or at the press its own move counter counts as
+    /// the period's last move (DGT XL option 13, option 00 with move counts).
+    #[derive(Default)]
+    pub enum ClockPeriods ("clock_periods") {
+        #[default]
+        Time = "time",
+        Moves = "moves",
+    }
+}
+
+words! {
     /// Board orientation setting.
     #[derive(Default)]
     pub enum OrientationSetting ("orientation") {
@@ -78,6 +91,7 @@ mod tests {
         check(WhiteDisplay::ALL);
         check(Variant::ALL);
         check(OrientationSetting::ALL);
+        check(ClockPeriods::ALL);
     }
 
     #[test]
@@ -87,6 +101,8 @@ mod tests {
         assert_eq!(WhiteDisplay::WORDS, ["left", "right", "auto"]);
         assert_eq!(Variant::WORDS, ["standard", "chess960"]);
         assert_eq!(OrientationSetting::WORDS, ["normal", "reversed", "auto"]);
+        assert_eq!(ClockPeriods::WORDS, ["time", "moves"]);
+        assert_eq!(ClockPeriods::default(), ClockPeriods::Time);
         assert_eq!(Rules::default(), Rules::Standard);
         assert_eq!(Edition::default(), Edition::Fide2023);
         assert_eq!(WhiteDisplay::default(), WhiteDisplay::Auto);
