@@ -104,6 +104,10 @@ async fn simulate_offers_the_dgt_xl() {
         time_control: Some("40/6000+30:20/3000+30:600+30".parse().unwrap()),
         clock: eboardd::cli::simulate::SimClock::DgtXlQuirky,
         clock_periods: eboardd::vocab::ClockPeriods::Moves,
+        model: eboardd::cli::simulate::SimModel::Dgt,
+        battery: 80,
+        drops: false,
+        firmware: (3, 25),
     };
     let command = std::thread::spawn(move || run(args));
     for _ in 0..500 {

@@ -25,8 +25,8 @@ use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::command::segments_for;
 use eboard_core::protocol::{
-    BatteryStatus, ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder,
-    Message, RunSide, XlDisplay,
+    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
+    XlDisplay,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -743,14 +743,6 @@ pub fn segments_as_text(display: &XlDisplay) -> String {
         })
         .collect();
     text.trim_end().to_owned()
-}
-
-/// `len` ASCII digits from `text`, least significant last, padded with leading zeros.
-fn digits(text: &str, len: usize) -> String {
-    let raw: Vec<char> = text.chars().filter(char::is_ascii_digit).collect();
-    let mut out = "0".repeat(len.saturating_sub(raw.len()));
-    out.extend(raw.iter().skip(raw.len().saturating_sub(len)));
-    out
 }
 
 #[cfg(test)]
