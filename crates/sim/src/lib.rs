@@ -67,6 +67,7 @@
 //! left side down), the Fischer indicator and increment at each press, flag bits at zero.
 
 pub mod clock;
+pub mod clock_models;
 pub mod eeprom;
 pub mod feed;
 pub mod handling;
@@ -79,14 +80,13 @@ pub mod scramble;
 pub mod virtual_board;
 
 pub use clock::{ClockSetup, ClockSide};
+pub use clock_models::{ClockKind, ClockPresence};
 pub use handling::Noise;
 pub use models::{Revelation, SimBattery, bluetooth_board, revelation_board};
 pub use pgn::{PgnGame, parse_games};
 pub use pty::{Action, SimBoard, SimHandle, SimOptions, Snapshot};
 pub use scenario::{Pace, Played, Scenario, ScenarioOptions, Step};
-pub use virtual_board::{
-    BoardOptions, ClockKind, ClockPresence, NoiseOptions, UpdateMode, VirtualBoard,
-};
+pub use virtual_board::{BoardOptions, NoiseOptions, UpdateMode, VirtualBoard};
 
 /// The bundled default game's PGN text (a real game from The Week in Chess 1599).
 pub const DEFAULT_GAME_PGN: &str = include_str!("default_game.pgn");

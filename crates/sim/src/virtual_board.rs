@@ -19,14 +19,13 @@ use rand::{Rng, SeedableRng};
 use shakmaty::{Board, Piece, Square};
 
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
+use super::clock_models::{ClockKind, ClockPresence, segments_as_text};
 use super::eeprom::Eeprom;
 use super::models::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
-use eboard_core::protocol::command::segments_for;
 use eboard_core::protocol::{
     ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
-    XlDisplay,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -53,31 +52,6 @@ impl UpdateMode {
     fn delivers_clock(self) -> bool {
         matches!(self, UpdateMode::Update | UpdateMode::UpdateNice)
     }
-}
-
-/// Is there a clock behind the board, and does it answer commands?
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum ClockPresence {
-    /// A DGT 3000 that reports times and acks commands.
-    #[default]
-    Present,
-    /// No clock: status bit 5 set, no acks.
-    Absent,
-    /// A clock that reports times but never acks a command (a "locked" clock).
-    NotAnswering,
-}
-
-/// Which clock model is behind the board: what its version answer says and which display
-/// command it understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum ClockKind {
-    /// A DGT 3000: version 2.0, eight ASCII characters (0x0C).
-    #[default]
-    Dgt3000,
-    /// A DGT XL: version 1.14, six 7-segment digits (0x01 DISPLAY); the ASCII command is
-    /// refused. `quirky_acks`: it answers display and end commands with (0x20, 0, 0, 0), as
-    /// an XL 1.14 on a board 1.80 was seen to (protocol sheet, section 5).
-    Xl { quirky_acks: bool },
 }
 
 /// Junk bytes injected between messages, as a noisy line would deliver them.
@@ -675,10 +649,8 @@ impl VirtualBoard {
 
     fn clock_command(&mut self, command: ClockCommand, now: u64) {
         self.stats.clock_commands += 1;
-        let mut ack = [0x10, command.sub_command(), 0, 0];
-        let xl = matches!(self.opts.clock_kind, ClockKind::Xl { .. });
-        let quirky = self.opts.clock_kind == ClockKind::Xl { quirky_acks: true }
-            && matches!(command, ClockCommand::Display(_) | ClockCommand::End);
+        let ack = self.opts.clock_kind.ack(&command);
+        let xl = self.opts.clock_kind.is_xl();
         match command {
             ClockCommand::SetAndRun(set) => {
                 let run = match set.run {
@@ -691,8 +663,8 @@ impl VirtualBoard {
                         .set_and_run(set.left.as_millis(), set.right.as_millis(), run, now);
                 }
             }
-            // An XL has no ASCII display: it refuses the command.
-            ClockCommand::Ascii { .. } if xl => ack[0] = 0x40,
+            // An XL has no ASCII display: it refuses the command (see `ClockKind::ack`).
+            ClockCommand::Ascii { .. } if xl => {}
             ClockCommand::Ascii { text, .. } => {
                 self.stats.clock_texts += 1;
                 self.display_text = Some(text.as_str().to_owned());
@@ -712,37 +684,16 @@ impl VirtualBoard {
                 self.display_text = Some(text.as_str().trim_end().to_owned());
             }
             ClockCommand::End => self.display_text = None,
-            // A DGT 3000: version 2.0 in ack2; an XL 1.14.
-            ClockCommand::Version if xl => ack[2] = 0x1E,
-            ClockCommand::Version => ack[2] = 0x20,
-            ClockCommand::Icons { .. } | ClockCommand::Beep { .. } | ClockCommand::Button => {}
-        }
-        if quirky {
-            ack = [0x20, 0, 0, 0];
+            ClockCommand::Version
+            | ClockCommand::Icons { .. }
+            | ClockCommand::Beep { .. }
+            | ClockCommand::Button => {}
         }
         if self.opts.clock == ClockPresence::Present && self.mode.delivers_clock() {
             self.stats.acks_sent += 1;
             self.answer(now, &Message::ClockAck(ClockAck { bytes: ack }));
         }
     }
-}
-
-/// What six 7-segment digits read as (lower case where a letter has one shape; a digit
-/// with no known shape reads as `?`), trailing blanks dropped.
-pub fn segments_as_text(display: &XlDisplay) -> String {
-    const SHAPES: &str = "0123456789abcdefhjlnopqrtuy-_";
-    let text: String = display
-        .digits
-        .iter()
-        .map(|&s| match s {
-            0 => ' ',
-            s => SHAPES
-                .chars()
-                .find(|&c| segments_for(c) == s)
-                .unwrap_or('?'),
-        })
-        .collect();
-    text.trim_end().to_owned()
 }
 
 #[cfg(test)]
