@@ -220,8 +220,10 @@ async fn restart(boards: usize, plies: usize) -> anyhow::Result<()> {
         ports.push(PathBuf::from(format!("/nonexistent/eboardd-bench/{id}")));
     }
     // `EBOARDD_BENCH_DAEMON`: another build of the daemon, for a side-by-side comparison.
-    let binary = std::env::var_os("EBOARDD_BENCH_DAEMON")
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_eboardd")), PathBuf::from);
+    let binary = std::env::var_os("EBOARDD_BENCH_DAEMON").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_eboardd")),
+        PathBuf::from,
+    );
     let bus = procs::Bus::start(dir.path()).await?;
     let conn = zbus::connection::Builder::address(bus.address.as_str())
         .build()

@@ -131,6 +131,13 @@ impl BoardTask {
     /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
     /// configuration names one: the pure session has no calendar, the shell does.
     fn date_new_game(&mut self, events: &mut Vec<Event>) {
+        // Most batches start no game: no clock read, no date formatted for them.
+        if !events
+            .iter()
+            .any(|e| matches!(e, Event::GameStarted { .. }))
+        {
+            return;
+        }
         let today = super::pgn_files::utc_date(std::time::SystemTime::now());
         let Some(command) =
             super::pgn_files::date_new_game(events, &self.spec.session.tags, &today)

@@ -235,7 +235,11 @@ impl Link {
     /// board, or ask for the port to be opened again.
     pub fn handle_timeout(&mut self, now: Millis) {
         if now >= self.next_tick {
-            self.next_tick = now + TICK_MS;
+            // On the shared grid of whole ticks since the daemon's time origin, not `now +
+            // TICK_MS`: every board's periodic tick then falls on the same instant, and the
+            // runtime wakes once per tick for all of them instead of once per board (at 200
+            // boards, 10 wake-ups a second instead of 2,000). Still one tick every TICK_MS.
+            self.next_tick = (now / TICK_MS + 1) * TICK_MS;
         }
         let open = self.is_open();
         if open || now.saturating_sub(self.last_tick) >= IDLE_TICK_MS {
