@@ -75,7 +75,7 @@ impl BoardTask {
         // The journal is the truth: rewrite the live PGN of a restored game.
         self.store.after_publish(self.session.view(), &[]);
         let mut r = Running {
-            link: Link::new(self.spec.listen_only),
+            link: Link::new(self.spec.listen_only).with_tick_slot(tick_slot(&self.spec.id)),
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
@@ -382,6 +382,15 @@ async fn write(stream: &mut SerialStream, bytes: &[u8]) -> std::io::Result<()> {
             "write timed out",
         )),
     }
+}
+
+/// The board's tick slot ([`Link::with_tick_slot`]): from its id, so boards spread over the
+/// slots evenly and a board keeps its slot across restarts.
+fn tick_slot(id: &str) -> u64 {
+    // FNV-1a: stable across builds, unlike the standard library's hasher.
+    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The session's facts go to the daemon's log at their own level (the core only reports them).
