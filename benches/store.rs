@@ -12,7 +12,9 @@
 //!    its 150 moves.
 //!
 //! `cargo bench --bench store` (about two minutes); under `cargo test` (no `--bench`
-//! argument) a short smoke run with small figures.
+//! argument) a short smoke run with small figures. `EBOARDD_BENCH_ONLY=restart` runs part 3
+//! alone (three restarts in a row with `--bench`); `EBOARDD_BENCH_DAEMON=<path>` times another
+//! build of the daemon.
 
 #[path = "daemon_load/procs.rs"]
 #[allow(dead_code)]
@@ -39,11 +41,18 @@ fn main() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    bytes_per_ply()?;
-    let (boards, seconds) = if full { (200, 15) } else { (20, 2) };
-    runtime.block_on(syncs_per_second(boards, seconds))?;
+    // `EBOARDD_BENCH_ONLY=restart`: the start-up figure alone (parts 1 and 2 take minutes).
+    let restart_only = std::env::var("EBOARDD_BENCH_ONLY").is_ok_and(|v| v == "restart");
+    if !restart_only {
+        bytes_per_ply()?;
+        let (boards, seconds) = if full { (200, 15) } else { (20, 2) };
+        runtime.block_on(syncs_per_second(boards, seconds))?;
+    }
     let (boards, plies) = if full { (200, 150) } else { (10, 30) };
-    runtime.block_on(restart(boards, plies))?;
+    let runs = if full { 3 } else { 1 };
+    for _ in 0..runs {
+        runtime.block_on(restart(boards, plies))?;
+    }
     Ok(())
 }
 
@@ -210,7 +219,11 @@ async fn restart(boards: usize, plies: usize) -> anyhow::Result<()> {
         // A port that does not exist: the board is served from its journal, unplugged.
         ports.push(PathBuf::from(format!("/nonexistent/eboardd-bench/{id}")));
     }
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
+    // `EBOARDD_BENCH_DAEMON`: another build of the daemon, for a side-by-side comparison.
+    let binary = std::env::var_os("EBOARDD_BENCH_DAEMON").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_eboardd")),
+        PathBuf::from,
+    );
     let bus = procs::Bus::start(dir.path()).await?;
     let conn = zbus::connection::Builder::address(bus.address.as_str())
         .build()

@@ -8,7 +8,7 @@ use std::io;
 
 use eboardd::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
-    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS,
+    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
 };
 use eboardd::protocol::clock_channel::{ACK_TIMEOUT_MS, MESSAGE_HOLD_MS, MessageError};
 use eboardd::protocol::message::ClockAck;
@@ -846,6 +846,36 @@ fn the_session_is_ticked_ten_times_a_second_while_open_and_its_deadline_is_honou
     r.drain();
     let closed = r.link.poll_timeout();
     assert_eq!(r.link.wake_at(Some(now + 1), now), closed);
+}
+
+/// Links given the same tick slot are ticked at the same instants (the daemon's runtime then
+/// wakes once for all of their boards), still once every `TICK_MS`, whenever they opened.
+#[test]
+fn ticks_fall_on_the_links_slot_every_tick() {
+    let phase = 3 * (TICK_MS / TICK_SLOTS);
+    for opened_at in [0, 7, 1_234] {
+        let mut r = Rig::new(true);
+        r.link = Link::new(true).with_tick_slot(TICK_SLOTS + 3);
+        r.advance_to(opened_at);
+        assert!(r.link.is_open());
+        r.advance(1_000);
+        r.message(dump());
+        let from = r.now;
+        r.advance(2_000);
+        let ticks: Vec<Millis> = r
+            .log
+            .session
+            .iter()
+            .filter(|(t, i)| *t > from && *i == Input::Tick)
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(ticks.len() as u64, 2_000 / TICK_MS, "{ticks:?}");
+        assert!(ticks.iter().all(|t| t % TICK_MS == phase), "{ticks:?}");
+        assert!(
+            ticks.windows(2).all(|w| w[1] - w[0] == TICK_MS),
+            "{ticks:?}"
+        );
+    }
 }
 
 #[test]

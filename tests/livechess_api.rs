@@ -77,6 +77,15 @@ async fn websocket_calls_feeds_and_errors_follow_the_contract() {
         let message = err["param"]["message"].as_str().unwrap();
         assert!(message.contains(words), "{text}: {message}");
     }
+    // A request longer than one read of the socket (4 KiB) is still read whole.
+    let long = format!(
+        r#"{{"id":34,"call":"dance","param":"{}"}}"#,
+        "x".repeat(20_000)
+    );
+    let err = ws.request(&long, &json!(34)).await;
+    assert_eq!(err["response"], "error", "{err}");
+    let message = err["param"]["message"].as_str().unwrap();
+    assert!(message.contains("unknown call"), "{message}");
 
     // subscribe as the lichess connector does: null, then at once the whole state.
     let sub = ws.subscribe(3, 1, &serial).await;

@@ -73,7 +73,8 @@ impl Hall {
             .build()
             .await
             .context("cannot connect to the private bus")?;
-        let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
+        let binary =
+            harness::binary_under_test("EBOARDD_BENCH_DAEMON", env!("CARGO_BIN_EXE_eboardd"));
         let mut daemon = match rounds {
             None => Daemon::spawn(&binary, &bus, dir, &ports)?,
             Some(on) => {

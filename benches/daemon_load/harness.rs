@@ -57,6 +57,13 @@ pub fn smoke_run() -> bool {
     args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench")
 }
 
+/// The binary under test: `built` (the one cargo built with this bench), or the one named by
+/// the environment variable `var` — to run the same bench, seed and machine against another
+/// build of the program (e.g. the commit before a change) for a side-by-side comparison.
+pub fn binary_under_test(var: &str, built: &str) -> std::path::PathBuf {
+    std::env::var_os(var).map_or_else(|| built.into(), Into::into)
+}
+
 /// The number in environment variable `name`, or `default` when it is not set.
 pub fn env_num(name: &str, default: u64) -> anyhow::Result<u64> {
     match std::env::var(name) {

@@ -18,6 +18,12 @@
 //! Settings (environment): `EBOARDD_BENCH_BOARDS` (comma-separated board counts, default
 //! `50,200`), `EBOARDD_BENCH_SECS` (playing time per configuration, default 90),
 //! `EBOARDD_BENCH_THINK_MS` (thinking time per move, `lo-hi` ms, default `1000-8000`),
+//! `EBOARDD_BENCH_HAND_MS` and `EBOARDD_BENCH_PRESS_MS` (each hand movement, default
+//! `150-450`, and the press after the move, default `200-600`: `0-200`, `50-150` and `50-150`
+//! make a blitz hall, about a move a second per board), `EBOARDD_BENCH_DAEMON` (the daemon
+//! binary to run instead of the one built with the bench: another build, for a side-by-side
+//! comparison), `EBOARDD_BENCH_NOISE` (`noisy`, the default, or `clean`: the minimal lift and
+//! place, without the noisy hands' slides, adjustments and hesitation),
 //! `EBOARDD_BENCH_DIR` (where the daemon's state directory is made, default the system's
 //! temporary directory; a tmpfs such as `/dev/shm` takes the disk's sync latency out),
 //! `EBOARDD_BENCH_ROUNDS` (`on`, `off` or `both`: the boards get `Round` tags from a
@@ -36,7 +42,7 @@ mod hall;
 mod harness;
 mod procs;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -88,12 +94,17 @@ impl Config {
         );
         let secs = harness::env_num("EBOARDD_BENCH_SECS", 90)?;
         let mut pace = Pace::human();
-        if let Ok(v) = std::env::var("EBOARDD_BENCH_THINK_MS") {
-            let (lo, hi) = v
-                .split_once('-')
-                .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
-                .with_context(|| format!("EBOARDD_BENCH_THINK_MS={v:?}: want lo-hi"))?;
-            pace.think_ms = (lo, hi);
+        for (name, range) in [
+            ("EBOARDD_BENCH_THINK_MS", &mut pace.think_ms),
+            ("EBOARDD_BENCH_HAND_MS", &mut pace.hand_ms),
+            ("EBOARDD_BENCH_PRESS_MS", &mut pace.press_ms),
+        ] {
+            if let Ok(v) = std::env::var(name) {
+                *range = v
+                    .split_once('-')
+                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+                    .with_context(|| format!("{name}={v:?}: want lo-hi"))?;
+            }
         }
         let rounds = match std::env::var("EBOARDD_BENCH_ROUNDS").as_deref() {
             Err(_) => vec![None],
@@ -102,11 +113,17 @@ impl Config {
             Ok("both") => vec![Some(false), Some(true)],
             Ok(v) => anyhow::bail!("EBOARDD_BENCH_ROUNDS={v:?}: want on, off or both"),
         };
+        let mut style = Style::bench(pace);
+        match std::env::var("EBOARDD_BENCH_NOISE").as_deref() {
+            Err(_) | Ok("noisy") => {}
+            Ok("clean") => style.noise = eboardd::sim::Noise::Clean,
+            Ok(v) => anyhow::bail!("EBOARDD_BENCH_NOISE={v:?}: want noisy or clean"),
+        }
         Ok(Config {
             boards,
             rounds,
             secs,
-            style: Style::bench(pace),
+            style,
             smoke: false,
         })
     }
@@ -119,14 +136,16 @@ fn main() {
 async fn run(config: Config) -> anyhow::Result<()> {
     let games = Arc::new(harness::corpus_games()?);
     println!(
-        "daemon_load: {} corpus games; {} mode; {} s per configuration; think {:?} ms; {:?} handling",
+        "daemon_load: {} corpus games; {} mode; {} s per configuration; think {:?} ms, hand {:?} ms, press {:?} ms; {:?} handling",
         games.len(),
         if config.smoke { "smoke" } else { "bench" },
         config.secs,
         config.style.pace.think_ms,
+        config.style.pace.hand_ms,
+        config.style.pace.press_ms,
         config.style.noise,
     );
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_eboardd"));
+    let binary = harness::binary_under_test("EBOARDD_BENCH_DAEMON", env!("CARGO_BIN_EXE_eboardd"));
     println!("daemon_load: daemon under test {}", binary.display());
     for &boards in &config.boards {
         for &rounds in &config.rounds {

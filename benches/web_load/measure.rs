@@ -90,7 +90,10 @@ pub struct Bridge {
 
 impl Bridge {
     pub async fn start(bus: &Bus, args: &[&str], marker: &str) -> anyhow::Result<Bridge> {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_eboardctl"));
+        let mut cmd = Command::new(
+            std::env::var_os("EBOARDD_BENCH_EBOARDCTL")
+                .unwrap_or_else(|| env!("CARGO_BIN_EXE_eboardctl").into()),
+        );
         cmd.args(["--bus", &bus.address])
             .args(args)
             .stdin(Stdio::null())

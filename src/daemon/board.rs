@@ -88,7 +88,7 @@ impl BoardTask {
         let bluetooth = std::fs::canonicalize(&self.spec.port)
             .ok()
             .is_some_and(|p| crate::identity::Identity::is_bluetooth_port(&p.to_string_lossy()));
-        let mut link = Link::new(self.spec.listen_only);
+        let mut link = Link::new(self.spec.listen_only).with_tick_slot(tick_slot(&self.spec.id));
         if bluetooth {
             link.set_bluetooth_port(true);
             self.session.set_bluetooth_port(true);
@@ -150,6 +150,13 @@ impl BoardTask {
     /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
     /// configuration names one: the pure session has no calendar, the shell does.
     fn date_new_game(&mut self, events: &mut Vec<Event>) {
+        // Most batches start no game: no clock read, no date formatted for them.
+        if !events
+            .iter()
+            .any(|e| matches!(e, Event::GameStarted { .. }))
+        {
+            return;
+        }
         let today = super::pgn_files::utc_date(std::time::SystemTime::now());
         let Some(command) =
             super::pgn_files::date_new_game(events, &self.spec.session.tags, &today)
@@ -396,6 +403,15 @@ async fn write(stream: &mut SerialStream, bytes: &[u8]) -> std::io::Result<()> {
             "write timed out",
         )),
     }
+}
+
+/// The board's tick slot ([`Link::with_tick_slot`]): from its id, so boards spread over the
+/// slots evenly and a board keeps its slot across restarts.
+fn tick_slot(id: &str) -> u64 {
+    // FNV-1a: stable across builds, unlike the standard library's hasher.
+    id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The session's facts go to the daemon's log at their own level (the core only reports them).

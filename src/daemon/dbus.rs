@@ -74,18 +74,30 @@ impl BridgeError {
 }
 
 /// The board's properties as last published (the session's view), shared between the board
-/// object, which serves them, and the board task, which publishes them.
+/// object, which serves them, and the board task, which publishes them. Each publication
+/// replaces the whole value, which is never changed in place: the publisher keeps the same
+/// value as its base for the next `PropertiesChanged`, without a copy of its own.
 #[derive(Debug, Clone, Default)]
-pub struct Shared(Arc<Mutex<BoardProps>>);
+pub struct Shared(Arc<Mutex<Arc<BoardProps>>>);
 
 impl Shared {
     pub fn new(snapshot: BoardProps) -> Self {
-        Shared(Arc::new(Mutex::new(sendable(&snapshot).into_owned())))
+        Shared(Arc::new(Mutex::new(Arc::new(
+            sendable(&snapshot).into_owned(),
+        ))))
     }
 
     /// The snapshot; a poisoned lock still holds a consistent value (every write is a
     /// single assignment), so it is used as is.
-    pub fn lock(&self) -> MutexGuard<'_, BoardProps> {
+    pub fn get(&self) -> Arc<BoardProps> {
+        self.lock().clone()
+    }
+
+    fn set(&self, props: Arc<BoardProps>) {
+        *self.lock() = props;
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Arc<BoardProps>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -122,7 +134,7 @@ impl BoardObject {
     }
 
     fn view<T>(&self, f: impl FnOnce(&BoardProps) -> T) -> T {
-        f(&self.shared.lock())
+        f(&self.shared.get())
     }
 }
 
@@ -352,13 +364,14 @@ impl BoardObject {
 pub struct Publisher {
     emitter: SignalEmitter<'static>,
     shared: Shared,
-    /// What was last announced; the base of the next `PropertiesChanged`.
-    last: BoardProps,
+    /// What was last announced (the value [`Shared`] serves); the base of the next
+    /// `PropertiesChanged`.
+    last: Arc<BoardProps>,
 }
 
 impl Publisher {
     pub fn new(emitter: SignalEmitter<'static>, shared: Shared) -> Self {
-        let last = shared.lock().clone();
+        let last = shared.get();
         Publisher {
             emitter,
             shared,
@@ -369,18 +382,19 @@ impl Publisher {
     /// Update the snapshot, emit the events as signals (in order), then one
     /// `PropertiesChanged` naming exactly the properties that differ from the last one.
     pub async fn publish(&mut self, events: &[Event], view: &BoardProps) {
-        let view = &*sendable(view);
-        let next = {
-            let mut snap = self.shared.lock();
-            let same = *snap == *view;
-            if same && events.is_empty() {
-                // The common tick: nothing to say.
-                return;
-            }
-            if !same {
-                *snap = view.clone();
-            }
-            snap.clone()
+        // The common tick: nothing happened and nothing changed, so there is nothing to copy,
+        // check or say. (A view holding a NUL never equals what was sent, which had it
+        // replaced: it goes the long way, and finds nothing changed.)
+        let same = *self.last == *view;
+        if same && events.is_empty() {
+            return;
+        }
+        let next = if same {
+            self.last.clone()
+        } else {
+            let next = Arc::new(sendable(view).into_owned());
+            self.shared.set(next.clone());
+            next
         };
         for event in events {
             if let Err(e) = self.signal(event).await {
@@ -557,11 +571,48 @@ pub fn changed_properties<'a>(
     }
     crate::contract::BOARD_PROPERTIES
         .iter()
-        .filter_map(|p| {
-            let now = property_value(new, p.name)?;
-            (property_value(old, p.name).as_ref() != Some(&now)).then_some((p.name, now))
-        })
+        .filter(|p| !same_property(old, new, p.name))
+        .filter_map(|p| Some((p.name, property_value(new, p.name)?)))
         .collect()
+}
+
+/// Whether the property `name` has the same value in `old` and `new`, compared on the fields:
+/// a D-Bus value ([`property_value`]) is a copy of the text (the whole PGN, the move list),
+/// and a clock's second changes one number. A property not listed here is compared on its
+/// D-Bus values: slower, never wrong.
+fn same_property(old: &BoardProps, new: &BoardProps, name: &str) -> bool {
+    match name {
+        "Name" => old.name == new.name,
+        "Number" => old.number == new.number,
+        "Variant" => old.variant == new.variant,
+        "Port" => old.port == new.port,
+        "Connected" => old.connected == new.connected,
+        "SerialNumber" => old.serial_number == new.serial_number,
+        "FirmwareVersion" => old.firmware_version == new.firmware_version,
+        "BoardModel" => old.board_model == new.board_model,
+        "ClockModel" => old.clock_model == new.clock_model,
+        "Battery" => old.battery == new.battery,
+        "Rules" => old.rules == new.rules,
+        "Edition" => old.edition == new.edition,
+        "State" => old.state == new.state,
+        "Fen" => old.fen == new.fen,
+        "Placement" => old.placement == new.placement,
+        "InSync" => old.in_sync == new.in_sync,
+        "Turn" => old.turn == new.turn,
+        "Moves" => old.moves == new.moves,
+        "Pgn" => old.pgn == new.pgn,
+        "ClockConnected" => old.clock_connected == new.clock_connected,
+        "WhiteTimeMs" => old.white_time_ms == new.white_time_ms,
+        "BlackTimeMs" => old.black_time_ms == new.black_time_ms,
+        "ClockRunning" => old.clock_running == new.clock_running,
+        "Claims" => old.claims == new.claims,
+        "PendingIllegal" => old.pending_illegal == new.pending_illegal,
+        "Gap" => old.gap == new.gap,
+        "IllegalMoves" => old.illegal_moves == new.illegal_moves,
+        "Result" => old.result == new.result,
+        "Termination" => old.termination == new.termination,
+        _ => property_value(old, name) == property_value(new, name),
+    }
 }
 
 #[cfg(test)]
@@ -582,6 +633,55 @@ mod tests {
             .map(|(n, _)| n)
             .collect();
         assert_eq!(names, ["Connected", "Fen", "Claims", "IllegalMoves"]);
+    }
+
+    /// The fast comparison says what comparing the D-Bus values says, for every property.
+    #[test]
+    #[allow(clippy::field_reassign_with_default)] // see below: fields a later change adds
+    fn same_property_agrees_with_the_dbus_values() {
+        let old = BoardProps::default();
+        // Field by field, so that a property added later keeps the test compiling (it is
+        // then compared on its D-Bus values, which agree with themselves).
+        let mut new = BoardProps::default();
+        new.name = "n".into();
+        new.number = 1;
+        new.variant = "v".into();
+        new.port = "p".into();
+        new.connected = true;
+        new.serial_number = "s".into();
+        new.firmware_version = "f".into();
+        new.board_model = "dgt-bluetooth".into();
+        new.clock_model = "dgt-xl".into();
+        new.battery = (42, true).into();
+        new.rules = "r".into();
+        new.edition = "e".into();
+        new.state = "st".into();
+        new.fen = "fen".into();
+        new.placement = "pl".into();
+        new.in_sync = true;
+        new.turn = "t".into();
+        new.moves = vec!["e4".into()];
+        new.pgn = "pgn".into();
+        new.clock_connected = true;
+        new.white_time_ms = 1;
+        new.black_time_ms = 2;
+        new.clock_running = "c".into();
+        new.claims = vec![("a".into(), "b".into(), "c".into()).into()];
+        new.pending_illegal = "pi".into();
+        new.gap = "g".into();
+        new.illegal_moves = (1, 2).into();
+        new.result = "res".into();
+        new.termination = "term".into();
+        let mut differing = 0;
+        for p in crate::contract::BOARD_PROPERTIES {
+            let by_value = property_value(&old, p.name) == property_value(&new, p.name);
+            differing += usize::from(!by_value);
+            assert_eq!(same_property(&old, &new, p.name), by_value, "{}", p.name);
+            assert!(same_property(&new, &new.clone(), p.name), "{}", p.name);
+        }
+        assert!(differing >= 26, "only {differing} properties were changed");
+        new = old.clone();
+        assert!(changed_properties(&old, &new).is_empty());
     }
 
     #[test]

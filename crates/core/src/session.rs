@@ -71,6 +71,9 @@ pub struct Session {
     journalled_game: Option<Game>,
     /// The record the view's PGN text and move list were rendered from.
     view_text: Option<TextSignature>,
+    /// The view's FEN and placement texts with what they were written from (see
+    /// `session/view.rs`): most inputs change neither.
+    view_texts: view::TextCache,
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
     /// only then can its silence mean a flag fell.
     clock_live: bool,
@@ -132,6 +135,7 @@ impl Session {
             journalled: RecordSignature::default(),
             journalled_game: None,
             view_text: None,
+            view_texts: view::TextCache::default(),
             clock_live: true,
             gap: gap::GapState::default(),
             gesture: None,

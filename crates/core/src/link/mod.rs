@@ -17,7 +17,7 @@ mod reader;
 
 pub use machine::{
     BACKOFF_MAX_MS, BACKOFF_MIN_MS, BATTERY_POLL_MS, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS,
-    Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, TICK_MS,
+    Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
 };
 pub use output::{ClockRefusal, Fact, Lost, Output};
 pub use reader::{Reader, handshake, probe};

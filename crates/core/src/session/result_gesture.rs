@@ -34,6 +34,10 @@ impl Session {
     /// pending until a press (see [`Session::on_clock`]), a later move, or the other king
     /// standing away from the centre for the gesture window.
     pub(super) fn watch_gesture_first(&mut self, now: Millis) {
+        // Nothing to watch on almost every input: no board copied for it.
+        if self.gesture_first.is_none() {
+            return;
+        }
         let ply = self.arbiter.game().ply_count();
         let other = self.arbiter.position().turn();
         let sensed = self.tracker.placement().to_board();

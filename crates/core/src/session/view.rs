@@ -92,11 +92,12 @@ impl Session {
                 self.arbiter.game().san_moves(),
             )
         };
+        let placement = match self.gap_placement() {
+            Some(sensed) => sensed,
+            None => self.view_texts.placement(self.tracker.placement()),
+        };
+        let fen = self.view_texts.fen(self.arbiter.position());
         let arbiter = &self.arbiter;
-        let placement = self
-            .gap_placement()
-            .unwrap_or_else(|| self.tracker.placement().board_fen());
-        let fen = arbiter.fen();
         let in_sync = fen.split_whitespace().next() == Some(placement.as_str());
         let state = if !self.started {
             "waiting"
@@ -154,6 +155,44 @@ impl Session {
             placement,
             in_sync,
         };
+    }
+}
+
+/// The FEN of the record's position and the placement text, each kept with what it was
+/// written from and written again only when that changed: the view is rebuilt after every
+/// input (ten ticks a second per board), and most inputs move nothing. The keys are the
+/// whole values the texts are made of (the position's setup with its counters, the
+/// placement), compared exactly, so a text is never stale.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TextCache {
+    fen: Option<(shakmaty::Setup, String)>,
+    placement: Option<(crate::board::Placement, String)>,
+}
+
+impl TextCache {
+    /// The FEN of `position` as the `Fen` property shows it ([`crate::arbiter::fen_of`]).
+    pub(super) fn fen(&mut self, position: &Chess) -> String {
+        let setup = position.to_setup(shakmaty::EnPassantMode::Legal);
+        match &self.fen {
+            Some((key, text)) if *key == setup => text.clone(),
+            _ => {
+                let text = crate::arbiter::fen_of(position);
+                self.fen = Some((setup, text.clone()));
+                text
+            }
+        }
+    }
+
+    /// The placement's board FEN.
+    pub(super) fn placement(&mut self, placement: crate::board::Placement) -> String {
+        match &self.placement {
+            Some((key, text)) if *key == placement => text.clone(),
+            _ => {
+                let text = placement.board_fen();
+                self.placement = Some((placement, text.clone()));
+                text
+            }
+        }
     }
 }
 
