@@ -20,22 +20,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
 use tokio_serial::SerialPort as _;
 
-use common::{Bus, Daemon, proxies, record_file};
+use common::{Bus, Daemon, proxies, record_file, record_without_clock_tags};
 
 /// Every `*.inbytes` capture of the shared captures, in name order.
-/// The daemon's `Pgn` as a record: without the clock tags (`WhiteClock`, `BlackClock`,
-/// `ReferenceTime`), which say how the clock stands now; a decoded capture has no "now".
-fn record_of(pgn: &str) -> String {
-    pgn.lines()
-        .filter(|l| {
-            !["[WhiteClock ", "[BlackClock ", "[ReferenceTime "]
-                .iter()
-                .any(|t| l.starts_with(t))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
 fn shared_captures() -> Vec<PathBuf> {
     let dir = PathBuf::from(captures::DIR);
     let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -129,18 +116,18 @@ async fn daemon_matches_decode(path: PathBuf) {
 
     let master = play(master, chunks.clone()).await;
     // The daemon's final record: the PGN once every move is final and nothing changes.
-    let mut last = record_of(&board.pgn().await.unwrap_or_default());
+    let mut last = record_without_clock_tags(&board.pgn().await.unwrap_or_default());
     let settled = tokio::time::timeout(Duration::from_secs(30), async {
         while last != want {
             let Some(changed) = common::next(&mut pgn_changes).await else {
                 break;
             };
-            last = record_of(&changed.get().await.unwrap_or_default());
+            last = record_without_clock_tags(&changed.get().await.unwrap_or_default());
         }
     })
     .await;
     if settled.is_err() {
-        last = record_of(&board.pgn().await.unwrap_or_default());
+        last = record_without_clock_tags(&board.pgn().await.unwrap_or_default());
     }
     assert_eq!(
         last,

@@ -11,7 +11,7 @@ use common::events::{Ev, Event, Events};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
-use common::{Daemon, Setup, record_file, wait_property};
+use common::{Daemon, Setup, record_file, record_without_clock_tags, wait_property};
 use ctl_support::ctl;
 use eboardd::capture;
 use eboardd::cli::decode;
@@ -99,19 +99,6 @@ async fn killed_while(gap: usize, seed: u64) {
     all.extend(next);
     wait_moves(&after, &all).await;
     assert!(accusations(&after.all()).is_empty());
-}
-
-/// The daemon's `Pgn` as a record: without the clock tags (`WhiteClock`, `BlackClock`,
-/// `ReferenceTime`), which say how the clock stands now; a decoded capture has no "now".
-fn record_of(pgn: &str) -> String {
-    pgn.lines()
-        .filter(|l| {
-            !["[WhiteClock ", "[BlackClock ", "[ReferenceTime "]
-                .iter()
-                .any(|t| l.starts_with(t))
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -248,14 +235,14 @@ async fn record_decodes_to_the_daemons_pgn(s: &Setup, id: &str, port: &std::path
         let out = decode::decode(&reads, &notes, config, &decode::today());
         out.games.last().map(|g| g.pgn.clone()).unwrap_or_default()
     };
-    let mut daemon = record_of(&b.pgn().await.unwrap());
+    let mut daemon = record_without_clock_tags(&b.pgn().await.unwrap());
     let mut printed = decoded();
     let _ = tokio::time::timeout(Duration::from_secs(30), async {
         while printed != daemon {
             let Some(changed) = common::next(&mut changes).await else {
                 break;
             };
-            daemon = record_of(&changed.get().await.unwrap_or_default());
+            daemon = record_without_clock_tags(&changed.get().await.unwrap_or_default());
             printed = decoded();
         }
     })

@@ -270,3 +270,16 @@ pub fn record_file(dir: &Path) -> PathBuf {
     assert_eq!(files.len(), 1, "one record file: {files:?}");
     files.into_iter().next().unwrap()
 }
+
+/// The daemon's `Pgn` as a record: without the clock tags (`WhiteClock`, `BlackClock`,
+/// `ReferenceTime`), which say how the clock stands now; a decoded capture has no "now".
+pub fn record_without_clock_tags(pgn: &str) -> String {
+    pgn.lines()
+        .filter(|l| {
+            !["[WhiteClock ", "[BlackClock ", "[ReferenceTime "]
+                .iter()
+                .any(|t| l.starts_with(t))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
