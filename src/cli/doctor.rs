@@ -249,26 +249,29 @@ fn udev_facts(args: &DoctorArgs) -> Udev {
     let links = args
         .links_dir
         .clone()
-        .unwrap_or_else(|| PathBuf::from(LINKS_DIR))
-        .join("by-path");
-    let mut seen: Vec<(PathBuf, PathBuf)> = std::fs::read_dir(&links)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| {
-                    let link = e.path();
-                    let dev = std::fs::canonicalize(&link).unwrap_or_else(|_| link.clone());
-                    (link, dev)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .unwrap_or_else(|| PathBuf::from(LINKS_DIR));
+    let mut seen = seen_links(&links);
     seen.sort();
     Udev {
         rule,
         searched,
         seen,
     }
+}
+
+/// The rule's links below `links` — USB boards under `by-path`, bound Bluetooth links under
+/// `by-bluetooth` — each with the device it points to.
+fn seen_links(links: &Path) -> Vec<(PathBuf, PathBuf)> {
+    ["by-path", "by-bluetooth"]
+        .iter()
+        .flat_map(|kind| std::fs::read_dir(links.join(kind)).into_iter().flatten())
+        .flatten()
+        .map(|e| {
+            let link = e.path();
+            let dev = std::fs::canonicalize(&link).unwrap_or_else(|_| link.clone());
+            (link, dev)
+        })
+        .collect()
 }
 
 /// The ports of the daemon's boards and of the boards udev has seen, each once.
@@ -433,4 +436,29 @@ fn systemctl_show(unit: &str, property: &str) -> Option<String> {
         .ok()?;
     let value = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (out.status.success() && !value.is_empty()).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usb_and_bluetooth_links_are_both_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let links = dir.path().join("eboard");
+        for kind in ["by-path", "by-bluetooth"] {
+            std::fs::create_dir_all(links.join(kind)).unwrap();
+        }
+        let (usb, rfcomm) = (dir.path().join("ttyACM0"), dir.path().join("rfcomm0"));
+        std::fs::write(&usb, "").unwrap();
+        std::fs::write(&rfcomm, "").unwrap();
+        let usb_link = links.join("by-path/pci-0000:00:14.0-usb-0:1:1.0");
+        let bt_link = links.join("by-bluetooth/00:1E:C0:12:34:56");
+        std::os::unix::fs::symlink(&usb, &usb_link).unwrap();
+        std::os::unix::fs::symlink(&rfcomm, &bt_link).unwrap();
+        let mut seen = seen_links(&links);
+        seen.sort();
+        assert_eq!(seen, vec![(bt_link, rfcomm), (usb_link, usb)]);
+        assert!(seen_links(&dir.path().join("none")).is_empty());
+    }
 }

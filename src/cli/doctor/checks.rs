@@ -330,9 +330,9 @@ fn udev(facts: &Facts) -> Vec<Check> {
         if served.is_empty() {
             Check::fail(
                 "udev boards",
-                "udev has seen no board (nothing in /dev/eboard/by-path)",
-                "plug a board in; an older board on an FTDI cable needs the opt-in line of the rule \
-                 (see the README's install notes)",
+                "udev has seen no board (nothing in /dev/eboard/by-path or by-bluetooth)",
+                "plug a board in (or bind a Bluetooth board: rfcomm bind); an older board on an \
+                 FTDI cable needs the opt-in line of the rule (see the README's install notes)",
             )
         } else {
             Check::pass(
