@@ -13,6 +13,7 @@
 pub mod arbiter;
 pub mod board;
 pub mod capture;
+pub mod chesslink;
 pub mod clock_tags;
 pub mod contract;
 pub mod event;
