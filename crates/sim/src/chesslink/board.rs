@@ -338,7 +338,9 @@ impl MillenniumBoard {
     fn idle(&self) -> bool {
         let mode = self.auto_report();
         match mode {
-            AutoReport::EveryScan | AutoReport::Interval => false,
+            AutoReport::EveryScan => false,
+            // An interval of 0 sends nothing (see the module documentation).
+            AutoReport::Interval => self.option_byte(REPORT_INTERVAL) == 0,
             AutoReport::Off => true,
             _ => self.settling.is_none() && self.reported == Some(self.scan()),
         }

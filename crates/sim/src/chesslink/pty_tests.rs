@@ -218,3 +218,37 @@ async fn leds_are_reflected_and_an_unplug_keeps_the_options() {
     sim.shutdown().await;
     assert!(!link.exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_on_scaled_time_reports_a_lifted_piece() {
+    let sim = ChessLinkSim::spawn(ChessLinkSimOptions {
+        speed: 10.0,
+        board: MillenniumOptions {
+            reply_delay_ms: 30,
+            ..MillenniumOptions::default()
+        },
+        ..ChessLinkSimOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut host = Host::open(&sim.path());
+    let asked = sim.now();
+    host.ask(
+        &sim,
+        &Command::Write {
+            address: AUTO_REPORT,
+            value: AutoReport::OnChange.code(),
+        },
+    )
+    .await;
+    // The echo took the reply delay of board time at least.
+    assert!(sim.now() >= asked + 30);
+    sim.act(ChessLinkAction::Lift(Square::E2)).await.unwrap();
+    let got = host
+        .until(&sim, |r| {
+            matches!(r, Reply::Status(s) if s.board(WireOrder::H1First).piece_at(Square::E2).is_none())
+        })
+        .await;
+    assert!(matches!(got.last(), Some(Reply::Status(_))));
+    sim.shutdown().await;
+}
