@@ -375,8 +375,11 @@ fn write_with_properties(
     level: usize,
     properties: &[crate::contract::Property],
 ) {
-    let close = format!("{:level$}</interface>\n", "");
-    let head = members.strip_suffix(close.as_str()).unwrap_or(members);
+    // Before the line that closes the interface (the end, if zbus ever wrote none).
+    let close = members.rfind("</interface>").map_or(members.len(), |at| {
+        members[..at].rfind('\n').map_or(0, |n| n + 1)
+    });
+    let (head, tail) = members.split_at(close);
     let mut properties: Vec<_> = properties.iter().collect();
     properties.sort_unstable_by_key(|p| p.name);
     let mut out = String::from(head);
@@ -390,10 +393,9 @@ fn write_with_properties(
             indent = level + 2
         );
     }
-    if head.len() < members.len() {
-        out.push_str(&close);
-    }
-    // The trait gives no way to report a failed write; neither does zbus's own code.
+    out.push_str(tail);
+    // `Interface` gives no way to report a failed write (zbus's own writer unwraps); the
+    // object server writes into a `String`, which cannot fail.
     let _ = writer.write_str(&out);
 }
 

@@ -353,6 +353,33 @@ mod tests {
         }
     }
 
+    /// Each property's value has its table signature, and `changes` names exactly the
+    /// properties set to another value, in the table's order, with their new values.
+    #[test]
+    fn wire_values_and_changes_follow_the_table() {
+        let old = BoardProps::default();
+        for p in BOARD_PROPERTIES {
+            let value = old.wire_value(p.name).expect("a value");
+            assert_eq!(value.signature(), p.signature, "{}", p.name);
+        }
+        assert_eq!(old.wire_value("Version"), None);
+        assert!(old.changes(&old.clone()).is_empty());
+        // Every other property set, from the end of the table backwards.
+        let mut new = old.clone();
+        let picked: Vec<_> = BOARD_PROPERTIES.iter().rev().step_by(2).collect();
+        for p in &picked {
+            assert!(new.apply(p.name, &sample(p.signature)), "{}", p.name);
+        }
+        let changed = old.changes(&new);
+        let names: Vec<&str> = changed.iter().map(|(n, _)| *n).collect();
+        let mut want: Vec<&str> = picked.iter().map(|p| p.name).collect();
+        want.reverse();
+        assert_eq!(names, want);
+        for (name, value) in changed {
+            assert_eq!(Some(value), new.wire_value(name), "{name}");
+        }
+    }
+
     /// Every property that holds text is among [`BoardProps::texts`] (and `texts_mut`), so a
     /// check on outgoing text cannot miss one added later.
     #[test]
