@@ -10,15 +10,19 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{mpsc, oneshot};
 use zbus::Variant as Value;
-use zbus::object_server::SignalEmitter;
+use zbus::message::Header;
+use zbus::names::MemberName;
+use zbus::object_server::{DispatchResult, Interface, SignalEmitter};
 use zbus::wire::StructureBuilder;
+use zbus::{BoxDBusError, Connection, Message, ObjectServer, OwnedVariant, fdo};
 use zbus::{Structure, interface, names::InterfaceName};
 
-use crate::contract::{BoardProps, Claim, ErrorName};
+use crate::contract::{BOARD_PROPERTIES, BoardProps, ErrorName, WireValue};
 use crate::session::{Command, Event};
 
 use crate::vocab::CommandError;
@@ -108,17 +112,38 @@ pub struct CommandRequest {
     pub reply: oneshot::Sender<Result<(), CommandError>>,
 }
 
-/// `org.eboardd.Bridge1.Board` on `/org/eboardd/Bridge1/Board/<id>`.
+/// `org.eboardd.Bridge1.Board` on `/org/eboardd/Bridge1/Board/<id>`: the methods and signals
+/// of [`BoardMethods`], and the properties served from the contract's table
+/// ([`BOARD_PROPERTIES`]) over the snapshot the board task publishes.
+///
+/// The properties are not `#[zbus(property)]` getters: zbus's `#[interface]` needs one
+/// written-out method per property, which would be a second list of them. This type answers
+/// `Get`, `GetAll` and the introspection of the properties from the table (the values through
+/// [`property_value`]) and hands everything else to the `#[interface]` of [`BoardMethods`],
+/// so adding a property to the table is all the daemon needs. The introspection is written
+/// in zbus's own form (each property on one line, sorted by name, after the methods and
+/// signals), so it is the same XML, byte for byte, as zbus's getters wrote.
 pub struct BoardObject {
     shared: Shared,
-    commands: mpsc::Sender<CommandRequest>,
+    methods: BoardMethods,
 }
 
 impl BoardObject {
     pub fn new(shared: Shared, commands: mpsc::Sender<CommandRequest>) -> Self {
-        BoardObject { shared, commands }
+        BoardObject {
+            shared,
+            methods: BoardMethods { commands },
+        }
     }
+}
 
+/// The methods of the board interface, forwarded to the board task, and its signals (declared
+/// here for the introspection; emitted by [`Publisher`]).
+pub struct BoardMethods {
+    commands: mpsc::Sender<CommandRequest>,
+}
+
+impl BoardMethods {
     async fn run(&self, command: Command) -> Result<(), BridgeError> {
         let (reply, answer) = oneshot::channel();
         let gone = || {
@@ -132,14 +157,10 @@ impl BoardObject {
             .map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?.map_err(BridgeError::from)
     }
-
-    fn view<T>(&self, f: impl FnOnce(&BoardProps) -> T) -> T {
-        f(&self.shared.get())
-    }
 }
 
 #[interface(name = "org.eboardd.Bridge1.Board", introspection_docs = false)]
-impl BoardObject {
+impl BoardMethods {
     async fn new_game(&self) -> Result<(), BridgeError> {
         self.run(Command::NewGame).await
     }
@@ -195,123 +216,6 @@ impl BoardObject {
             .await
     }
 
-    #[zbus(property)]
-    fn name(&self) -> String {
-        self.view(|s| s.name.clone())
-    }
-    #[zbus(property)]
-    fn number(&self) -> u32 {
-        self.view(|s| s.number)
-    }
-    #[zbus(property)]
-    fn variant(&self) -> String {
-        self.view(|s| s.variant.clone())
-    }
-    #[zbus(property)]
-    fn port(&self) -> String {
-        self.view(|s| s.port.clone())
-    }
-    #[zbus(property)]
-    fn connected(&self) -> bool {
-        self.view(|s| s.connected)
-    }
-    #[zbus(property)]
-    fn serial_number(&self) -> String {
-        self.view(|s| s.serial_number.clone())
-    }
-    #[zbus(property)]
-    fn firmware_version(&self) -> String {
-        self.view(|s| s.firmware_version.clone())
-    }
-    #[zbus(property)]
-    fn board_model(&self) -> String {
-        self.view(|s| s.board_model.clone())
-    }
-    #[zbus(property)]
-    fn clock_model(&self) -> String {
-        self.view(|s| s.clock_model.clone())
-    }
-    #[zbus(property)]
-    fn battery(&self) -> (i32, bool) {
-        self.view(|s| s.battery.into())
-    }
-    #[zbus(property)]
-    fn rules(&self) -> String {
-        self.view(|s| s.rules.clone())
-    }
-    #[zbus(property)]
-    fn edition(&self) -> String {
-        self.view(|s| s.edition.clone())
-    }
-    #[zbus(property)]
-    fn state(&self) -> String {
-        self.view(|s| s.state.clone())
-    }
-    #[zbus(property)]
-    fn fen(&self) -> String {
-        self.view(|s| s.fen.clone())
-    }
-    #[zbus(property)]
-    fn placement(&self) -> String {
-        self.view(|s| s.placement.clone())
-    }
-    #[zbus(property)]
-    fn in_sync(&self) -> bool {
-        self.view(|s| s.in_sync)
-    }
-    #[zbus(property)]
-    fn turn(&self) -> String {
-        self.view(|s| s.turn.clone())
-    }
-    #[zbus(property)]
-    fn moves(&self) -> Vec<String> {
-        self.view(|s| s.moves.clone())
-    }
-    #[zbus(property)]
-    fn pgn(&self) -> String {
-        self.view(|s| s.pgn.clone())
-    }
-    #[zbus(property)]
-    fn clock_connected(&self) -> bool {
-        self.view(|s| s.clock_connected)
-    }
-    #[zbus(property)]
-    fn white_time_ms(&self) -> u64 {
-        self.view(|s| s.white_time_ms)
-    }
-    #[zbus(property)]
-    fn black_time_ms(&self) -> u64 {
-        self.view(|s| s.black_time_ms)
-    }
-    #[zbus(property)]
-    fn clock_running(&self) -> String {
-        self.view(|s| s.clock_running.clone())
-    }
-    #[zbus(property)]
-    fn claims(&self) -> Vec<(String, String, String)> {
-        self.view(|s| s.claims.iter().map(Claim::to_tuple).collect())
-    }
-    #[zbus(property)]
-    fn pending_illegal(&self) -> String {
-        self.view(|s| s.pending_illegal.clone())
-    }
-    #[zbus(property)]
-    fn gap(&self) -> String {
-        self.view(|s| s.gap.clone())
-    }
-    #[zbus(property)]
-    fn illegal_moves(&self) -> (u32, u32) {
-        self.view(|s| s.illegal_moves.into())
-    }
-    #[zbus(property)]
-    fn result(&self) -> String {
-        self.view(|s| s.result.clone())
-    }
-    #[zbus(property)]
-    fn termination(&self) -> String {
-        self.view(|s| s.termination.clone())
-    }
-
     // The signals, declared for the interface's introspection (checked against
     // `dbus/*.xml` by `daemon_introspection`). They are emitted by `Publisher::signal` from
     // the contract's table ([`signal_body`]), which writes the same bytes these would.
@@ -358,6 +262,141 @@ impl BoardObject {
         result: &str,
         termination: &str,
     ) -> zbus::Result<()>;
+}
+
+#[async_trait::async_trait]
+impl Interface for BoardObject {
+    fn name() -> InterfaceName<'static> {
+        BoardMethods::name()
+    }
+
+    fn spawn_tasks_for_methods(&self) -> bool {
+        self.methods.spawn_tasks_for_methods()
+    }
+
+    async fn get(
+        &self,
+        property_name: &str,
+        _server: &ObjectServer,
+        _connection: &Connection,
+        _header: Option<&Header<'_>>,
+        _emitter: &SignalEmitter<'_>,
+    ) -> Option<Result<OwnedVariant, BoxDBusError>> {
+        let props = self.shared.get();
+        let value = property_value(&props, property_name)?;
+        Some(value.try_to_owned().map_err(|e| {
+            let error: BoxDBusError = Box::new(fdo::Error::Failed(e.to_string()));
+            error
+        }))
+    }
+
+    async fn get_all(
+        &self,
+        _server: &ObjectServer,
+        _connection: &Connection,
+        _header: Option<&Header<'_>>,
+        _emitter: &SignalEmitter<'_>,
+    ) -> fdo::Result<HashMap<String, OwnedVariant>> {
+        let props = self.shared.get();
+        BOARD_PROPERTIES
+            .iter()
+            .filter_map(|p| Some((p.name, property_value(&props, p.name)?)))
+            .map(|(name, value)| {
+                let value = value
+                    .try_to_owned()
+                    .map_err(|e| fdo::Error::Failed(format!("{name}: {e}")))?;
+                Ok((name.to_owned(), value))
+            })
+            .collect()
+    }
+
+    // Every property is read-only: `Set` is the methods' interface's, which has no property
+    // and so refuses each one as zbus refuses a read-only property (`UnknownProperty`).
+    fn set<'call>(
+        &'call self,
+        property_name: &'call str,
+        value: &'call Value<'_>,
+        server: &'call ObjectServer,
+        connection: &'call Connection,
+        header: Option<&'call Header<'_>>,
+        emitter: &'call SignalEmitter<'_>,
+    ) -> DispatchResult<'call> {
+        self.methods
+            .set(property_name, value, server, connection, header, emitter)
+    }
+
+    async fn set_mut(
+        &mut self,
+        property_name: &str,
+        value: &Value<'_>,
+        server: &ObjectServer,
+        connection: &Connection,
+        header: Option<&Header<'_>>,
+        emitter: &SignalEmitter<'_>,
+    ) -> Option<Result<(), BoxDBusError>> {
+        self.methods
+            .set_mut(property_name, value, server, connection, header, emitter)
+            .await
+    }
+
+    fn call<'call>(
+        &'call self,
+        server: &'call ObjectServer,
+        connection: &'call Connection,
+        msg: &'call Message,
+        name: MemberName<'call>,
+    ) -> DispatchResult<'call> {
+        self.methods.call(server, connection, msg, name)
+    }
+
+    fn call_mut<'call>(
+        &'call mut self,
+        server: &'call ObjectServer,
+        connection: &'call Connection,
+        msg: &'call Message,
+        name: MemberName<'call>,
+    ) -> DispatchResult<'call> {
+        self.methods.call_mut(server, connection, msg, name)
+    }
+
+    fn introspect_to_writer(&self, writer: &mut dyn Write, level: usize) {
+        let mut members = String::new();
+        self.methods.introspect_to_writer(&mut members, level);
+        write_with_properties(writer, &members, level, BOARD_PROPERTIES);
+    }
+}
+
+/// The introspection `members` (an `<interface>` element as zbus wrote it at `level`) with
+/// `properties` added as zbus writes read-only properties: one line each, sorted by name,
+/// after the methods and signals, just before `</interface>`.
+fn write_with_properties(
+    writer: &mut dyn Write,
+    members: &str,
+    level: usize,
+    properties: &[crate::contract::Property],
+) {
+    // Before the line that closes the interface (the end, if zbus ever wrote none).
+    let close = members.rfind("</interface>").map_or(members.len(), |at| {
+        members[..at].rfind('\n').map_or(0, |n| n + 1)
+    });
+    let (head, tail) = members.split_at(close);
+    let mut properties: Vec<_> = properties.iter().collect();
+    properties.sort_unstable_by_key(|p| p.name);
+    let mut out = String::from(head);
+    for p in properties {
+        let _ = writeln!(
+            out,
+            "{:indent$}<property name=\"{}\" type=\"{}\" access=\"read\"/>",
+            "",
+            p.name,
+            p.signature,
+            indent = level + 2
+        );
+    }
+    out.push_str(tail);
+    // `Interface` gives no way to report a failed write (zbus's own writer unwraps); the
+    // object server writes into a `String`, which cannot fail.
+    let _ = writer.write_str(&out);
 }
 
 /// Publishes one board's events and property changes on its object.
@@ -434,31 +473,27 @@ impl Publisher {
     }
 }
 
-/// The body of the signal `event` is published as: its arguments (by the contract's names,
-/// `session::Event::signal_args`) in the order and with the D-Bus types of
-/// `contract::SIGNALS`. The one mapping from events to signals; its inverse is
-/// `client::event::board_signal`. `None` for an event that is not a signal.
+/// The body of the signal `event` is published as: its arguments, taken straight from the
+/// event (`session::Event::signal_values`, no JSON in between), with the order and D-Bus types
+/// of `contract::SIGNALS`, every string made sendable ([`dbus_text`]). The one mapping from
+/// events to signals; its inverse is `client::event::board_signal`. `None` for an event that
+/// is not a signal.
 pub fn signal_body(event: &Event) -> Option<Structure<'static>> {
     let signal = event.signal()?;
-    let (_, args) = event.signal_args()?;
+    let values = event.signal_values()?;
+    if values.len() != signal.args.len() {
+        return None;
+    }
     let mut body = StructureBuilder::new();
-    for (name, signature) in signal.args {
-        let field = match args.get(*name)? {
-            serde_json::Value::String(s) => Value::from(dbus_text(s).into_owned()),
-            // The contract's numbers are unsigned: `u` (32 bits) or `t` (64 bits).
-            serde_json::Value::Number(n) if *signature == "u" => {
-                Value::from(u32::try_from(n.as_u64()?).ok()?)
-            }
-            serde_json::Value::Number(n) => Value::from(n.as_u64()?),
-            serde_json::Value::Null
-            | serde_json::Value::Bool(_)
-            | serde_json::Value::Array(_)
-            | serde_json::Value::Object(_) => return None,
-        };
+    for ((_, signature), value) in signal.args.iter().zip(values) {
         // An argument of a type the contract does not give it is never sent.
-        if field.value_signature().to_string() != *signature {
+        if value.signature() != *signature {
             return None;
         }
+        let field = match value {
+            WireValue::Text(s) => Value::from(dbus_text(s).into_owned()),
+            other => variant(other).try_to_owned().ok()?.into(),
+        };
         body = body.append_field(field);
     }
     body.build().ok()
@@ -522,97 +557,44 @@ pub fn holds_only_dbus_text(value: &Value<'_>) -> bool {
     }
 }
 
+/// A contract value as zbus sends it. Strings are borrowed, not copied: a property's value
+/// is built for every `PropertiesChanged` that names it.
+pub fn variant(value: WireValue<'_>) -> Value<'_> {
+    match value {
+        WireValue::Text(s) => Value::from(s),
+        WireValue::U32(n) => Value::from(n),
+        WireValue::U64(n) => Value::from(n),
+        WireValue::Bool(b) => Value::from(b),
+        WireValue::Texts(list) => Value::from(list.iter().map(String::as_str).collect::<Vec<_>>()),
+        WireValue::Claims(claims) => Value::from(
+            claims
+                .iter()
+                .map(|c| (c.player.as_str(), c.kind.as_str(), c.detail.as_str()))
+                .collect::<Vec<_>>(),
+        ),
+        WireValue::Counts(counts) => Value::from(<(u32, u32)>::from(counts)),
+        WireValue::Battery(battery) => Value::from(<(i32, bool)>::from(battery)),
+    }
+}
+
 /// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
-/// in `snap`, with the contract's D-Bus type; `None` for a name that is not a board property.
+/// in `v`, with the contract's D-Bus type; `None` for a name that is not a board property.
 pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
-    Some(match name {
-        "Name" => Value::from(&v.name),
-        "Number" => Value::from(v.number),
-        "Variant" => Value::from(&v.variant),
-        "Port" => Value::from(&v.port),
-        "Connected" => Value::from(v.connected),
-        "SerialNumber" => Value::from(&v.serial_number),
-        "FirmwareVersion" => Value::from(&v.firmware_version),
-        "BoardModel" => Value::from(&v.board_model),
-        "ClockModel" => Value::from(&v.clock_model),
-        "Battery" => Value::from(<(i32, bool)>::from(v.battery)),
-        "Rules" => Value::from(&v.rules),
-        "Edition" => Value::from(&v.edition),
-        "State" => Value::from(&v.state),
-        "Fen" => Value::from(&v.fen),
-        "Placement" => Value::from(&v.placement),
-        "InSync" => Value::from(v.in_sync),
-        "Turn" => Value::from(&v.turn),
-        "Moves" => Value::from(v.moves.clone()),
-        "Pgn" => Value::from(&v.pgn),
-        "ClockConnected" => Value::from(v.clock_connected),
-        "WhiteTimeMs" => Value::from(v.white_time_ms),
-        "BlackTimeMs" => Value::from(v.black_time_ms),
-        "ClockRunning" => Value::from(&v.clock_running),
-        "Claims" => Value::from(v.claims.iter().map(Claim::to_tuple).collect::<Vec<_>>()),
-        "PendingIllegal" => Value::from(&v.pending_illegal),
-        "Gap" => Value::from(&v.gap),
-        "IllegalMoves" => Value::from(<(u32, u32)>::from(v.illegal_moves)),
-        "Result" => Value::from(&v.result),
-        "Termination" => Value::from(&v.termination),
-        _ => return None,
-    })
+    v.wire_value(name).map(variant)
 }
 
 /// The board properties whose values differ between `old` and `new`, with their new values,
-/// in the contract's table order.
+/// in the contract's table order: each field compared with its own `==`
+/// ([`BoardProps::changes`]), never through its D-Bus value (a copy of the whole PGN on
+/// every clock tick).
 pub fn changed_properties<'a>(
     old: &BoardProps,
     new: &'a BoardProps,
 ) -> Vec<(&'static str, Value<'a>)> {
-    if old == new {
-        // Signals without a property change: nothing to build or compare.
-        return Vec::new();
-    }
-    crate::contract::BOARD_PROPERTIES
-        .iter()
-        .filter(|p| !same_property(old, new, p.name))
-        .filter_map(|p| Some((p.name, property_value(new, p.name)?)))
+    old.changes(new)
+        .into_iter()
+        .map(|(name, value)| (name, variant(value)))
         .collect()
-}
-
-/// Whether the property `name` has the same value in `old` and `new`, compared on the fields:
-/// a D-Bus value ([`property_value`]) is a copy of the text (the whole PGN, the move list),
-/// and a clock's second changes one number. A property not listed here is compared on its
-/// D-Bus values: slower, never wrong.
-fn same_property(old: &BoardProps, new: &BoardProps, name: &str) -> bool {
-    match name {
-        "Name" => old.name == new.name,
-        "Number" => old.number == new.number,
-        "Variant" => old.variant == new.variant,
-        "Port" => old.port == new.port,
-        "Connected" => old.connected == new.connected,
-        "SerialNumber" => old.serial_number == new.serial_number,
-        "FirmwareVersion" => old.firmware_version == new.firmware_version,
-        "BoardModel" => old.board_model == new.board_model,
-        "ClockModel" => old.clock_model == new.clock_model,
-        "Battery" => old.battery == new.battery,
-        "Rules" => old.rules == new.rules,
-        "Edition" => old.edition == new.edition,
-        "State" => old.state == new.state,
-        "Fen" => old.fen == new.fen,
-        "Placement" => old.placement == new.placement,
-        "InSync" => old.in_sync == new.in_sync,
-        "Turn" => old.turn == new.turn,
-        "Moves" => old.moves == new.moves,
-        "Pgn" => old.pgn == new.pgn,
-        "ClockConnected" => old.clock_connected == new.clock_connected,
-        "WhiteTimeMs" => old.white_time_ms == new.white_time_ms,
-        "BlackTimeMs" => old.black_time_ms == new.black_time_ms,
-        "ClockRunning" => old.clock_running == new.clock_running,
-        "Claims" => old.claims == new.claims,
-        "PendingIllegal" => old.pending_illegal == new.pending_illegal,
-        "Gap" => old.gap == new.gap,
-        "IllegalMoves" => old.illegal_moves == new.illegal_moves,
-        "Result" => old.result == new.result,
-        "Termination" => old.termination == new.termination,
-        _ => property_value(old, name) == property_value(new, name),
-    }
 }
 
 #[cfg(test)]
@@ -635,7 +617,8 @@ mod tests {
         assert_eq!(names, ["Connected", "Fen", "Claims", "IllegalMoves"]);
     }
 
-    /// The fast comparison says what comparing the D-Bus values says, for every property.
+    /// The fast comparison (each field's `==`) says what comparing the D-Bus values says, for
+    /// every property.
     #[test]
     #[allow(clippy::field_reassign_with_default)] // see below: fields a later change adds
     fn same_property_agrees_with_the_dbus_values() {
@@ -672,6 +655,9 @@ mod tests {
         new.illegal_moves = (1, 2).into();
         new.result = "res".into();
         new.termination = "term".into();
+        let same_property = |old: &BoardProps, new: &BoardProps, name: &str| {
+            !changed_properties(old, new).iter().any(|(n, _)| *n == name)
+        };
         let mut differing = 0;
         for p in crate::contract::BOARD_PROPERTIES {
             let by_value = property_value(&old, p.name) == property_value(&new, p.name);
@@ -680,6 +666,14 @@ mod tests {
             assert!(same_property(&new, &new.clone(), p.name), "{}", p.name);
         }
         assert!(differing >= 26, "only {differing} properties were changed");
+        // The changed values are the D-Bus values, in the table's order.
+        let changed = changed_properties(&old, &new);
+        let table: Vec<_> = crate::contract::BOARD_PROPERTIES
+            .iter()
+            .filter(|p| property_value(&old, p.name) != property_value(&new, p.name))
+            .map(|p| (p.name, property_value(&new, p.name).unwrap()))
+            .collect();
+        assert_eq!(changed, table);
         new = old.clone();
         assert!(changed_properties(&old, &new).is_empty());
     }
@@ -768,6 +762,70 @@ mod tests {
         };
         let body = signal_body(&event).expect("a body");
         assert!(body.fields().iter().all(holds_only_dbus_text));
+    }
+
+    /// The properties are written into the introspection exactly as zbus writes the getters of
+    /// an `#[interface]`: the same XML, byte for byte.
+    #[test]
+    fn properties_are_introspected_as_zbus_writes_getters() {
+        struct WithGetters;
+        #[interface(name = "org.example.Same", introspection_docs = false)]
+        impl WithGetters {
+            fn take_back(&self) {}
+            #[zbus(signal)]
+            async fn flag_fell(emitter: &SignalEmitter<'_>, player: &str) -> zbus::Result<()>;
+            #[zbus(property)]
+            fn white_time_ms(&self) -> u64 {
+                0
+            }
+            #[zbus(property)]
+            fn claims(&self) -> Vec<(String, String, String)> {
+                Vec::new()
+            }
+            #[zbus(property)]
+            fn name(&self) -> String {
+                String::new()
+            }
+        }
+        struct WithoutGetters;
+        #[interface(name = "org.example.Same", introspection_docs = false)]
+        impl WithoutGetters {
+            fn take_back(&self) {}
+            #[zbus(signal)]
+            async fn flag_fell(emitter: &SignalEmitter<'_>, player: &str) -> zbus::Result<()>;
+        }
+        let table: Vec<crate::contract::Property> =
+            [("WhiteTimeMs", "t"), ("Claims", "a(sss)"), ("Name", "s")]
+                .into_iter()
+                .map(|(name, signature)| crate::contract::Property {
+                    interface: "org.example.Same",
+                    name,
+                    signature,
+                    constant: false,
+                })
+                .collect();
+        for level in [0, 2] {
+            let mut zbus_xml = String::new();
+            WithGetters.introspect_to_writer(&mut zbus_xml, level);
+            let mut members = String::new();
+            WithoutGetters.introspect_to_writer(&mut members, level);
+            let mut ours = String::new();
+            write_with_properties(&mut ours, &members, level, &table);
+            assert_eq!(ours, zbus_xml);
+        }
+
+        // The board object: every table property once, after its methods and signals.
+        let (commands, _) = mpsc::channel(1);
+        let board = BoardObject::new(Shared::default(), commands);
+        let mut xml = String::new();
+        board.introspect_to_writer(&mut xml, 0);
+        let properties: Vec<&str> = xml
+            .lines()
+            .filter(|l| l.trim_start().starts_with("<property "))
+            .collect();
+        assert_eq!(properties.len(), crate::contract::BOARD_PROPERTIES.len());
+        assert!(xml.find("<property ") > xml.rfind("<signal "), "{xml}");
+        assert!(xml.ends_with("</interface>\n"), "{xml}");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The external D-Bus contract (section 2 of the contract) written down once: the bus name,
 //! the object paths, the interface names, every error name, and the tables of properties,
-//! methods and signals with their D-Bus signatures — and, in [`props`], the board's properties
-//! as one struct that the daemon serves and every client reads.
+//! methods and signals with their D-Bus signatures — and, in [`props`], the board's properties:
+//! their table [`BOARD_PROPERTIES`] and the struct [`BoardProps`] that the daemon serves and
+//! every client reads, both generated from one list.
 //!
 //! A leaf module — plain constants, tables and values, no zbus, no tokio — so the daemon
 //! (`daemon::dbus`), the command-line client (`cli`), the bridges' client model (`client`)
@@ -9,9 +10,13 @@
 //! shipped introspection XML (`dbus/*.xml`) by a test, the same way the running daemon is.
 
 pub mod limits;
+#[macro_use]
+mod property_table;
 pub mod props;
 
-pub use props::{Battery, BoardProps, Claim, IllegalCounts};
+pub use props::{
+    BOARD_PROPERTIES, Battery, BoardProps, Claim, IllegalCounts, PropertyType, WireValue,
+};
 
 /// The well-known bus name the daemon owns.
 pub const BUS_NAME: &str = "org.eboardd.Bridge1";
@@ -151,15 +156,6 @@ pub struct Property {
     pub constant: bool,
 }
 
-const fn board_prop(name: &'static str, signature: &'static str) -> Property {
-    Property {
-        interface: BOARD_INTERFACE,
-        name,
-        signature,
-        constant: false,
-    }
-}
-
 /// The manager's properties.
 pub const MANAGER_PROPERTIES: &[Property] = &[
     Property {
@@ -174,40 +170,6 @@ pub const MANAGER_PROPERTIES: &[Property] = &[
         signature: "s",
         constant: false,
     },
-];
-
-/// Every board property, in the contract's order (which is also the order in which a
-/// `PropertiesChanged` names them).
-pub const BOARD_PROPERTIES: &[Property] = &[
-    board_prop("Name", "s"),
-    board_prop("Number", "u"),
-    board_prop("Variant", "s"),
-    board_prop("Port", "s"),
-    board_prop("Connected", "b"),
-    board_prop("SerialNumber", "s"),
-    board_prop("FirmwareVersion", "s"),
-    board_prop("BoardModel", "s"),
-    board_prop("ClockModel", "s"),
-    board_prop("Battery", "(ib)"),
-    board_prop("Rules", "s"),
-    board_prop("Edition", "s"),
-    board_prop("State", "s"),
-    board_prop("Fen", "s"),
-    board_prop("Placement", "s"),
-    board_prop("InSync", "b"),
-    board_prop("Turn", "s"),
-    board_prop("Moves", "as"),
-    board_prop("Pgn", "s"),
-    board_prop("ClockConnected", "b"),
-    board_prop("WhiteTimeMs", "t"),
-    board_prop("BlackTimeMs", "t"),
-    board_prop("ClockRunning", "s"),
-    board_prop("Claims", "a(sss)"),
-    board_prop("PendingIllegal", "s"),
-    board_prop("Gap", "s"),
-    board_prop("IllegalMoves", "(uu)"),
-    board_prop("Result", "s"),
-    board_prop("Termination", "s"),
 ];
 
 /// The board property called `name`, if there is one.

@@ -1,16 +1,19 @@
-//! The properties of one board (`org.eboardd.Bridge1.Board`) as one plain value, written down
-//! once for both sides of the bus: the daemon's session renders its state into a
-//! [`BoardProps`] and the D-Bus layer serves its fields, and every client (eboardctl, the web
-//! bridge, the relay) reads the same struct back from what the bus hands over.
+//! The properties of one board (`org.eboardd.Bridge1.Board`): the contract's table of them,
+//! declared once below with `board_properties!` (name, D-Bus type, field and Rust type), and
+//! the plain value [`BoardProps`] generated from it for both sides of the bus: the daemon's
+//! session renders its state into a [`BoardProps`] and the D-Bus layer serves its fields
+//! ([`BoardProps::wire_value`], [`BoardProps::changes`]), and every client (eboardctl, the web
+//! bridge, the relay) reads the same struct back from what the bus hands over
+//! ([`BoardProps::apply`]).
 //!
-//! The names are the contract table's ([`BOARD_PROPERTIES`](super::BOARD_PROPERTIES), checked
-//! by a test against the fields); the contract's words (rules, state, player, result, …) stay
-//! their wire text here, so a client keeps a word a newer daemon added instead of dropping the
-//! board. Reading a value from its JSON form is [`BoardProps::apply`], by the field's type, so a
-//! property's name, type and parsing exist once.
+//! Adding a property is one line in the list below (and its `<property>` in the shipped XML,
+//! and its value in the session's view, which the compiler asks for). The contract's words
+//! (rules, state, player, result, …) stay their wire text here, so a client keeps a word a
+//! newer daemon added instead of dropping the board.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+
 use serde_json::{Map, Value};
 
 /// A claim available right now: `(player, kind, detail)` in the contract's `Claims` property.
@@ -96,120 +99,55 @@ impl From<Battery> for (i32, bool) {
     }
 }
 
-/// Every property of one board. Serialises with the D-Bus property names as keys, so the JSON
-/// of `eboardctl status --json` reads like the contract's table.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct BoardProps {
+board_properties! {
+    /// Every property of one board. Serialises with the D-Bus property names as keys, so the
+    /// JSON of `eboardctl status --json` reads like the contract's table.
+    pub struct BoardProps;
+
     /// The board's name (configuration, `--port`, `AddBoard`).
-    pub name: String,
+    "Name": "s" => name: String,
     /// The table number, 0 when none.
-    pub number: u32,
+    "Number": "u" => number: u32,
     /// `standard` or `chess960`.
-    pub variant: String,
+    "Variant": "s" => variant: String,
     /// Where the board is plugged in.
-    pub port: String,
+    "Port": "s" => port: String,
     /// The serial link is up.
-    pub connected: bool,
-    pub serial_number: String,
-    pub firmware_version: String,
+    "Connected": "b" => connected: bool,
+    "SerialNumber": "s" => serial_number: String,
+    "FirmwareVersion": "s" => firmware_version: String,
     /// `dgt`, `dgt-bluetooth`, `dgt-revelation2`, `chesslink`; empty until known.
-    pub board_model: String,
+    "BoardModel": "s" => board_model: String,
     /// The clock on the board's cable: `dgt3000`, `dgt-xl`, empty until known.
-    pub clock_model: String,
+    "ClockModel": "s" => clock_model: String,
     /// (percent, charging) as the board last reported it.
-    pub battery: Battery,
-    pub rules: String,
-    pub edition: String,
+    "Battery": "(ib)" => battery: Battery,
+    "Rules": "s" => rules: String,
+    "Edition": "s" => edition: String,
     /// `waiting`, `playing` or `finished`.
-    pub state: String,
-    pub fen: String,
-    pub placement: String,
-    pub in_sync: bool,
+    "State": "s" => state: String,
+    "Fen": "s" => fen: String,
+    "Placement": "s" => placement: String,
+    "InSync": "b" => in_sync: bool,
     /// `white` or `black`.
-    pub turn: String,
-    pub moves: Vec<String>,
-    pub pgn: String,
-    pub clock_connected: bool,
-    pub white_time_ms: u64,
-    pub black_time_ms: u64,
+    "Turn": "s" => turn: String,
+    "Moves": "as" => moves: Vec<String>,
+    "Pgn": "s" => pgn: String,
+    "ClockConnected": "b" => clock_connected: bool,
+    "WhiteTimeMs": "t" => white_time_ms: u64,
+    "BlackTimeMs": "t" => black_time_ms: u64,
     /// `white`, `black` or `none`.
-    pub clock_running: String,
-    pub claims: Vec<Claim>,
-    pub pending_illegal: String,
+    "ClockRunning": "s" => clock_running: String,
+    "Claims": "a(sss)" => claims: Vec<Claim>,
+    "PendingIllegal": "s" => pending_illegal: String,
     /// What is being done about moves made while nothing was read (empty: nothing).
-    pub gap: String,
-    pub illegal_moves: IllegalCounts,
-    pub result: String,
-    pub termination: String,
+    "Gap": "s" => gap: String,
+    "IllegalMoves": "(uu)" => illegal_moves: IllegalCounts,
+    "Result": "s" => result: String,
+    "Termination": "s" => termination: String,
 }
 
 impl BoardProps {
-    /// Every string the properties hold (the `s` properties, each move, each claim's three
-    /// fields), for checks on text that leaves the daemon (see `daemon::dbus::sendable`).
-    pub fn texts(&self) -> impl Iterator<Item = &String> {
-        [
-            &self.name,
-            &self.variant,
-            &self.port,
-            &self.serial_number,
-            &self.firmware_version,
-            &self.board_model,
-            &self.clock_model,
-            &self.rules,
-            &self.edition,
-            &self.state,
-            &self.fen,
-            &self.placement,
-            &self.turn,
-            &self.pgn,
-            &self.clock_running,
-            &self.pending_illegal,
-            &self.gap,
-            &self.result,
-            &self.termination,
-        ]
-        .into_iter()
-        .chain(&self.moves)
-        .chain(
-            self.claims
-                .iter()
-                .flat_map(|c| [&c.player, &c.kind, &c.detail]),
-        )
-    }
-
-    /// [`BoardProps::texts`], to change them in place.
-    pub fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
-        [
-            &mut self.name,
-            &mut self.variant,
-            &mut self.port,
-            &mut self.serial_number,
-            &mut self.firmware_version,
-            &mut self.board_model,
-            &mut self.clock_model,
-            &mut self.rules,
-            &mut self.edition,
-            &mut self.state,
-            &mut self.fen,
-            &mut self.placement,
-            &mut self.turn,
-            &mut self.pgn,
-            &mut self.clock_running,
-            &mut self.pending_illegal,
-            &mut self.gap,
-            &mut self.result,
-            &mut self.termination,
-        ]
-        .into_iter()
-        .chain(&mut self.moves)
-        .chain(
-            self.claims
-                .iter_mut()
-                .flat_map(|c| [&mut c.player, &mut c.kind, &mut c.detail]),
-        )
-    }
-
     /// Properties from a `a{sv}` dictionary already converted to JSON (by the client's
     /// `dict_to_json`). Unknown names are ignored (a newer daemon may add properties); missing
     /// ones keep their defaults.
@@ -220,55 +158,152 @@ impl BoardProps {
         }
         props
     }
+}
 
-    /// Sets one property from its JSON form. Returns false when the name is unknown or the
-    /// value does not have the field's type (the property is then left as it was).
-    pub fn apply(&mut self, name: &str, value: &Value) -> bool {
-        /// The value read as the slot's type (u32 refuses what does not fit, u64 negatives).
-        fn set<T: DeserializeOwned>(slot: &mut T, value: &Value) -> bool {
-            match T::deserialize(value) {
-                Ok(v) => {
-                    *slot = v;
-                    true
-                }
-                Err(_) => false,
-            }
-        }
-        match name {
-            "Name" => set(&mut self.name, value),
-            "Number" => set(&mut self.number, value),
-            "Variant" => set(&mut self.variant, value),
-            "Port" => set(&mut self.port, value),
-            "Connected" => set(&mut self.connected, value),
-            "SerialNumber" => set(&mut self.serial_number, value),
-            "FirmwareVersion" => set(&mut self.firmware_version, value),
-            "BoardModel" => set(&mut self.board_model, value),
-            "ClockModel" => set(&mut self.clock_model, value),
-            "Battery" => set(&mut self.battery, value),
-            "Rules" => set(&mut self.rules, value),
-            "Edition" => set(&mut self.edition, value),
-            "State" => set(&mut self.state, value),
-            "Fen" => set(&mut self.fen, value),
-            "Placement" => set(&mut self.placement, value),
-            "InSync" => set(&mut self.in_sync, value),
-            "Turn" => set(&mut self.turn, value),
-            "Moves" => set(&mut self.moves, value),
-            "Pgn" => set(&mut self.pgn, value),
-            "ClockConnected" => set(&mut self.clock_connected, value),
-            "WhiteTimeMs" => set(&mut self.white_time_ms, value),
-            "BlackTimeMs" => set(&mut self.black_time_ms, value),
-            "ClockRunning" => set(&mut self.clock_running, value),
-            "Claims" => set(&mut self.claims, value),
-            "PendingIllegal" => set(&mut self.pending_illegal, value),
-            "Gap" => set(&mut self.gap, value),
-            "IllegalMoves" => set(&mut self.illegal_moves, value),
-            "Result" => set(&mut self.result, value),
-            "Termination" => set(&mut self.termination, value),
-            // Outside text from the bus: a newer daemon may have more; the hall keeps them as
-            // JSON, this struct does not.
-            _ => false,
+/// A value of one of the contract's D-Bus types, borrowed from where it lives (a property of
+/// [`BoardProps`], an argument of a signal event): what the daemon turns into a D-Bus value
+/// with one exhaustive match, so a type added here is a compile error there until the daemon
+/// knows how to send it. The core names no D-Bus library.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WireValue<'a> {
+    /// `s`
+    Text(&'a str),
+    /// `u`
+    U32(u32),
+    /// `t`
+    U64(u64),
+    /// `b`
+    Bool(bool),
+    /// `as`
+    Texts(&'a [String]),
+    /// `a(sss)`
+    Claims(&'a [Claim]),
+    /// `(uu)`
+    Counts(IllegalCounts),
+    /// `(ib)`
+    Battery(Battery),
+}
+
+impl WireValue<'_> {
+    /// The value's D-Bus type signature.
+    pub const fn signature(&self) -> &'static str {
+        match self {
+            WireValue::Text(_) => "s",
+            WireValue::U32(_) => "u",
+            WireValue::U64(_) => "t",
+            WireValue::Bool(_) => "b",
+            WireValue::Texts(_) => "as",
+            WireValue::Claims(_) => "a(sss)",
+            WireValue::Counts(_) => "(uu)",
+            WireValue::Battery(_) => "(ib)",
         }
     }
+}
+
+/// What the Rust type of a property's field is on the bus: its D-Bus signature, its value,
+/// and the strings it holds. One implementation per type; `board_properties!` checks that a
+/// property's declared signature is its type's.
+pub trait PropertyType: PartialEq + DeserializeOwned {
+    /// The D-Bus type signature of every value of the type.
+    const SIGNATURE: &'static str;
+    /// The value as the contract types it.
+    fn wire(&self) -> WireValue<'_>;
+    /// Every string the value holds (none for numbers and flags).
+    fn texts(&self) -> impl Iterator<Item = &String>;
+    /// [`PropertyType::texts`], to change them in place.
+    fn texts_mut(&mut self) -> impl Iterator<Item = &mut String>;
+}
+
+/// A type that holds no text.
+macro_rules! plain_property_type {
+    ($ty:ty, $signature:literal, $variant:ident) => {
+        impl PropertyType for $ty {
+            const SIGNATURE: &'static str = $signature;
+            fn wire(&self) -> WireValue<'_> {
+                WireValue::$variant(*self)
+            }
+            fn texts(&self) -> impl Iterator<Item = &String> {
+                std::iter::empty()
+            }
+            fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+                std::iter::empty()
+            }
+        }
+    };
+}
+
+plain_property_type!(u32, "u", U32);
+plain_property_type!(u64, "t", U64);
+plain_property_type!(bool, "b", Bool);
+plain_property_type!(IllegalCounts, "(uu)", Counts);
+plain_property_type!(Battery, "(ib)", Battery);
+
+impl PropertyType for String {
+    const SIGNATURE: &'static str = "s";
+    fn wire(&self) -> WireValue<'_> {
+        WireValue::Text(self)
+    }
+    fn texts(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(self)
+    }
+    fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        std::iter::once(self)
+    }
+}
+
+impl PropertyType for Vec<String> {
+    const SIGNATURE: &'static str = "as";
+    fn wire(&self) -> WireValue<'_> {
+        WireValue::Texts(self)
+    }
+    fn texts(&self) -> impl Iterator<Item = &String> {
+        self.iter()
+    }
+    fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.iter_mut()
+    }
+}
+
+impl PropertyType for Vec<Claim> {
+    const SIGNATURE: &'static str = "a(sss)";
+    fn wire(&self) -> WireValue<'_> {
+        WireValue::Claims(self)
+    }
+    fn texts(&self) -> impl Iterator<Item = &String> {
+        self.iter().flat_map(|c| [&c.player, &c.kind, &c.detail])
+    }
+    fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.iter_mut()
+            .flat_map(|c| [&mut c.player, &mut c.kind, &mut c.detail])
+    }
+}
+
+/// Sets `slot` from its JSON form, read as the slot's type (u32 refuses what does not fit,
+/// u64 negatives); false, leaving the slot as it was, when the value is not of that type.
+pub(crate) fn set_from_json<T: DeserializeOwned>(slot: &mut T, value: &Value) -> bool {
+    match T::deserialize(value) {
+        Ok(v) => {
+            *slot = v;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// `a == b`, usable in a constant (the signature check of `board_properties!`).
+pub(crate) const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -315,6 +350,33 @@ mod tests {
                 json!("x")
             };
             assert!(!props.apply(p.name, &wrong), "{} refuses {wrong}", p.name);
+        }
+    }
+
+    /// Each property's value has its table signature, and `changes` names exactly the
+    /// properties set to another value, in the table's order, with their new values.
+    #[test]
+    fn wire_values_and_changes_follow_the_table() {
+        let old = BoardProps::default();
+        for p in BOARD_PROPERTIES {
+            let value = old.wire_value(p.name).expect("a value");
+            assert_eq!(value.signature(), p.signature, "{}", p.name);
+        }
+        assert_eq!(old.wire_value("Version"), None);
+        assert!(old.changes(&old.clone()).is_empty());
+        // Every other property set, from the end of the table backwards.
+        let mut new = old.clone();
+        let picked: Vec<_> = BOARD_PROPERTIES.iter().rev().step_by(2).collect();
+        for p in &picked {
+            assert!(new.apply(p.name, &sample(p.signature)), "{}", p.name);
+        }
+        let changed = old.changes(&new);
+        let names: Vec<&str> = changed.iter().map(|(n, _)| *n).collect();
+        let mut want: Vec<&str> = picked.iter().map(|p| p.name).collect();
+        want.reverse();
+        assert_eq!(names, want);
+        for (name, value) in changed {
+            assert_eq!(Some(value), new.wire_value(name), "{name}");
         }
     }
 

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::Event;
-use crate::contract::{self, Signal};
+use crate::contract::{self, Signal, WireValue};
 use crate::vocab::{GameResult, Player, Termination};
 
 /// The key under which the journal's serde form names the variant.
@@ -38,6 +38,49 @@ impl Event {
     /// The contract's entry for the signal this event is (`None`: not a signal).
     pub fn signal(&self) -> Option<&'static Signal> {
         contract::board_signal_named(self.member()?)
+    }
+
+    /// The signal's arguments in the contract's order and types, borrowed from the event:
+    /// the body the daemon sends, built without going through JSON. `None` for the
+    /// journal-only [`Event::Record`]. (A test checks them against [`Event::signal_args`] and
+    /// the table's signatures for every signal.)
+    pub fn signal_values(&self) -> Option<Vec<WireValue<'_>>> {
+        use WireValue::{Text, U32, U64};
+        Some(match self {
+            Event::GameStarted { fen } => vec![Text(fen)],
+            Event::MovePlayed {
+                ply,
+                san,
+                uci,
+                fen,
+                white_ms,
+                black_ms,
+            } => vec![
+                U32(*ply),
+                Text(san),
+                Text(uci),
+                Text(fen),
+                U64(*white_ms),
+                U64(*black_ms),
+            ],
+            Event::MoveRetracted { ply, fen } => vec![U32(*ply), Text(fen)],
+            Event::IllegalPlacement {
+                player,
+                description,
+                placement,
+            } => vec![Text(player.as_str()), Text(description), Text(placement)],
+            Event::IllegalMoveCompleted {
+                player,
+                count,
+                description,
+            } => vec![Text(player.as_str()), U32(*count), Text(description)],
+            Event::FlagFell { player } => vec![Text(player.as_str())],
+            Event::GameEnded {
+                result,
+                termination,
+            } => vec![Text(result.as_str()), Text(termination.as_str())],
+            Event::Record(_) => return None,
+        })
     }
 
     /// The member and the arguments by the contract's names, for a signal event.
@@ -138,6 +181,42 @@ mod tests {
         let record = Event::Record(RecordFact::Comment { text: "x".into() });
         assert_eq!(record.member(), None);
         assert_eq!(record.signal_args(), None);
+    }
+
+    /// The values the daemon sends are the JSON arguments, in the table's order and types,
+    /// for every signal and every word a signal carries.
+    #[test]
+    fn signal_values_are_the_arguments_in_the_table_order() {
+        let mut events = every_signal();
+        for player in Player::ALL {
+            events.push(Event::FlagFell { player: *player });
+        }
+        for result in GameResult::ALL {
+            for termination in Termination::ALL {
+                events.push(Event::GameEnded {
+                    result: *result,
+                    termination: *termination,
+                });
+            }
+        }
+        for e in &events {
+            let signal = e.signal().expect("a signal");
+            let (_, args) = e.signal_args().expect("arguments");
+            let values = e.signal_values().expect("values");
+            assert_eq!(values.len(), signal.args.len(), "{}", signal.name);
+            for ((name, signature), value) in signal.args.iter().zip(values) {
+                assert_eq!(value.signature(), *signature, "{}.{name}", signal.name);
+                let json = match value {
+                    WireValue::Text(s) => json!(s),
+                    WireValue::U32(n) => json!(n),
+                    WireValue::U64(n) => json!(n),
+                    other => panic!("{}.{name}: {other:?} is no signal argument", signal.name),
+                };
+                assert_eq!(args[*name], json, "{}.{name}", signal.name);
+            }
+        }
+        let record = Event::Record(RecordFact::Comment { text: "x".into() });
+        assert_eq!(record.signal_values(), None);
     }
 
     #[test]
