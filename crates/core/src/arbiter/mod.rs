@@ -66,6 +66,7 @@ mod counter;
 mod ends;
 mod fen;
 mod gesture;
+pub mod laws;
 mod lifecycle;
 mod rejected;
 pub mod timecontrol;
@@ -112,6 +113,16 @@ pub struct ArbiterConfig {
     /// counter (see `counter.rs`).
     #[serde(default)]
     pub clock_periods: ClockPeriods,
+}
+
+impl ArbiterConfig {
+    /// The edition and rule set the game is played under (where they decide: [`laws`]).
+    pub fn laws(&self) -> laws::Laws {
+        laws::Laws {
+            edition: self.edition,
+            rules: self.rules,
+        }
+    }
 }
 
 /// What the arbiter rules, in the one event vocabulary: events the session publishes as
@@ -228,9 +239,7 @@ pub struct Arbiter {
 impl Arbiter {
     /// A new game from `start` with the given tags.
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
-        let mut clock = ClockModel::new(cfg.white_display);
-        clock.set_control(cfg.time_control.clone());
-        clock.set_periods_by_counter(cfg.clock_periods == ClockPeriods::Moves);
+        let clock = ClockModel::new(cfg.white_display);
         let mut a = Arbiter {
             cfg,
             positions: Vec::new(),
@@ -269,7 +278,7 @@ impl Arbiter {
         self.game = Game::new(&fen, tags);
         self.history = History::new(&start);
         self.positions = vec![start];
-        self.clock.new_game();
+        self.clock.new_game(&self.cfg);
         self.illegal = [0, 0];
         self.pending = None;
         self.window = None;
@@ -422,7 +431,7 @@ impl Arbiter {
                 w.description.clone(),
             ));
         }
-        if self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard {
+        if self.cfg.laws().flag_fall_is_claimed() {
             for c in [Color::White, Color::Black] {
                 if self.flag_down(c.other()) && !self.flag_down(c) {
                     out.push((c.into(), ClaimKind::WinOnTime, String::new()));
@@ -445,11 +454,11 @@ impl Arbiter {
     }
 
     fn quickplay_available(&self) -> bool {
-        let allowed = match self.cfg.edition {
-            Edition::Fide2005 => true,
-            Edition::Fide2023 => self.cfg.guidelines_iii,
-        };
-        if !allowed || self.cfg.rules == Rules::Blitz || self.has_increment() {
+        let allowed = self
+            .cfg
+            .laws()
+            .quickplay_finish_allowed(self.cfg.guidelines_iii);
+        if !allowed || self.has_increment() {
             return false;
         }
         let stm = self.position().turn();
