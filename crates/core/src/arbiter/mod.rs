@@ -61,6 +61,7 @@
 pub mod claims;
 pub mod clock;
 mod commands;
+mod config;
 mod control;
 mod counter;
 mod ends;
@@ -72,22 +73,18 @@ mod rejected;
 pub mod timecontrol;
 pub mod unwinnable;
 
+pub use config::ArbiterConfig;
 pub use ends::{automatic_end_of, unexchanged_promotion};
 
-use serde::{Deserialize, Serialize};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
-use crate::vocab::{
-    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination,
-    WhiteDisplay,
-};
+use crate::vocab::{ClaimKind, CommandError, GameResult, Millis, Player, Termination};
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
 pub use fen::{FEN_MAX, FEN_NUMBER_MAX, fen_of, parse_fen, parse_fen_in};
-use timecontrol::TimeControl;
 
 /// How long a clock press may wait for the tracker's late report of the move it completes.
 pub const PRESS_GRACE_MS: Millis = 2_000;
@@ -99,31 +96,6 @@ pub const OVERTAKEN_MS: Millis = 250;
 /// (it then waits for the board to dwell, and a press may run a scan ahead of the board): a
 /// move reported this soon after a fresh clock reading may have its press in that reading.
 pub const UNSEEN_PRESS_REPORT_MS: Millis = crate::tracker::DWELL_MS + crate::tracker::SCAN_LAG_MS;
-
-/// Everything the arbiter needs from the configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ArbiterConfig {
-    pub rules: Rules,
-    pub edition: Edition,
-    pub guidelines_iii: bool,
-    pub white_display: WhiteDisplay,
-    /// Parsed where it came in (the configuration); see [`timecontrol`].
-    pub time_control: Option<TimeControl>,
-    /// How the clock moves to the next period: by time (steady flag) or by its own move
-    /// counter (see `counter.rs`).
-    #[serde(default)]
-    pub clock_periods: ClockPeriods,
-}
-
-impl ArbiterConfig {
-    /// The edition and rule set the game is played under (where they decide: [`laws`]).
-    pub fn laws(&self) -> laws::Laws {
-        laws::Laws {
-            edition: self.edition,
-            rules: self.rules,
-        }
-    }
-}
 
 /// What the arbiter rules, in the one event vocabulary: events the session publishes as
 /// they are, and the one ruling it must act on first.
