@@ -50,7 +50,7 @@
 //! | tracker `IllegalPlacementCleared` | [`Arbiter::on_illegal_cleared`] |
 //! | `Message::ClockTimes` | [`Arbiter::on_clock`] (`ClockEmpty`: ignore) |
 //! | `Input::Tick` | [`Arbiter::tick`] |
-//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules_str`], [`Arbiter::set_tags`] |
+//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules`], [`Arbiter::set_tags`] |
 //! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |
 //!
 //! Each returns [`Ruling`]s in the one event vocabulary ([`crate::event::Event`]): the
