@@ -16,6 +16,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use eboardd::arbiter::ArbiterConfig;
 use eboardd::arbiter::timecontrol::TimeControl;
 use eboardd::clock_tags::{ClockReading, ClockTagger};
 use eboardd::session::SessionConfig;
@@ -69,7 +70,10 @@ fn run(plan: &Plan, tags: bool, seed: u64) -> Run {
         },
         SessionConfig {
             name: "bench".into(),
-            time_control: control,
+            arbiter: ArbiterConfig {
+                time_control: control,
+                ..ArbiterConfig::default()
+            },
             ..SessionConfig::default()
         },
         seed,

@@ -52,10 +52,11 @@ fn the_shipped_example_is_valid() {
     assert_eq!(setups[0].id, "board_1");
     assert_eq!(c.boards[0].display_name(), "board-1");
     assert_eq!(setups[0].session.name, "board-1");
-    assert_eq!(setups[0].session.rules, Rules::Blitz);
+    assert_eq!(setups[0].session.arbiter.rules, Rules::Blitz);
     assert_eq!(
         setups[0]
             .session
+            .arbiter
             .time_control
             .as_ref()
             .map(ToString::to_string)
@@ -72,9 +73,9 @@ fn the_shipped_example_is_valid() {
     assert_eq!(setups[0].session.tags[0].1, "City Open");
     assert_eq!(setups[1].id, "ttyACM1");
     assert_eq!(setups[1].port, Path::new("/dev/ttyACM1"));
-    assert_eq!(setups[1].session.rules, Rules::Standard);
-    assert_eq!(setups[1].session.edition, Edition::Fide2023);
-    assert_eq!(setups[1].session.white_display, WhiteDisplay::Auto);
+    assert_eq!(setups[1].session.arbiter.rules, Rules::Standard);
+    assert_eq!(setups[1].session.arbiter.edition, Edition::Fide2023);
+    assert_eq!(setups[1].session.arbiter.white_display, WhiteDisplay::Auto);
     assert_eq!(setups[1].session.orientation, OrientationSetting::Auto);
     assert!(!setups[1].listen_only);
 }
@@ -139,14 +140,20 @@ fn bad_values() {
 fn clock_periods_are_carried_to_the_arbiter_and_unknown_ones_refused() {
     use eboardd::vocab::ClockPeriods;
     let c = parse(EXAMPLE).unwrap();
-    assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
+    assert_eq!(
+        c.board_specs()[0].session.arbiter.clock_periods,
+        ClockPeriods::Time
+    );
     let c = parse("[[board]]\nport = \"/dev/a\"\nclock_periods = \"moves\"\n").unwrap();
     assert_eq!(
-        c.board_specs()[0].session.clock_periods,
+        c.board_specs()[0].session.arbiter.clock_periods,
         ClockPeriods::Moves
     );
     let c = parse("[[board]]\nport = \"/dev/a\"\n").unwrap();
-    assert_eq!(c.board_specs()[0].session.clock_periods, ClockPeriods::Time);
+    assert_eq!(
+        c.board_specs()[0].session.arbiter.clock_periods,
+        ClockPeriods::Time
+    );
     let e = rejected(
         "[[board]]\nport = \"/dev/a\"\n\nclock_periods = \"counter\"\n",
         4,
@@ -256,9 +263,9 @@ fn overrides_from_the_command_line() {
     let setups = c.board_specs();
     let ids: Vec<_> = setups.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["board_1", "ttyACM1", "ttyUSB0", "7"]);
-    assert_eq!(setups[0].session.rules, Rules::Blitz);
-    assert_eq!(setups[1].session.rules, Rules::Rapid);
-    assert_eq!(setups[3].session.rules, Rules::Rapid);
+    assert_eq!(setups[0].session.arbiter.rules, Rules::Blitz);
+    assert_eq!(setups[1].session.arbiter.rules, Rules::Rapid);
+    assert_eq!(setups[3].session.arbiter.rules, Rules::Rapid);
 
     let e = parse(EXAMPLE)
         .unwrap()

@@ -7,6 +7,7 @@
 //! Pure and byte for byte: the simulated board and clock and the session wired in memory
 //! ([`eboardd::sim::rig::Rig`]), stepped time; the noise enters the session's decoder as bytes.
 
+use eboardd::arbiter::ArbiterConfig;
 use eboardd::arbiter::timecontrol::TimeControl;
 use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::handling::SensorStep;
@@ -219,7 +220,10 @@ fn run_timed(
         },
         SessionConfig {
             name: "noise".into(),
-            time_control: control,
+            arbiter: ArbiterConfig {
+                time_control: control,
+                ..ArbiterConfig::default()
+            },
             ..SessionConfig::default()
         },
         1,

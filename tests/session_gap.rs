@@ -5,6 +5,7 @@
 
 mod session_support;
 
+use eboardd::arbiter::ArbiterConfig;
 use eboardd::contract::{BoardProps, IllegalCounts};
 use eboardd::session::{Command, Event, SessionConfig};
 use eboardd::sim::rig::Rig;
@@ -32,7 +33,10 @@ fn rig_with_control(seed: u64) -> Rig {
         BoardOptions::default(),
         SessionConfig {
             name: "gap".into(),
-            time_control: Some("180+2".parse().expect("3+2")),
+            arbiter: ArbiterConfig {
+                time_control: Some("180+2".parse().expect("3+2")),
+                ..ArbiterConfig::default()
+            },
             ..SessionConfig::default()
         },
         seed,

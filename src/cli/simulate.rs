@@ -202,7 +202,7 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
             },
             time_control: args.time_control.clone(),
             clock_kind: args.clock.kind(),
-            clock_by_counter: args.clock_periods == crate::vocab::ClockPeriods::Moves,
+            clock_by_counter: args.clock_periods.by_counter(),
             ..model_options(&args)
         },
         link: args.link.clone(),

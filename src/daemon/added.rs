@@ -382,7 +382,7 @@ mod tests {
         let mut list = AddedBoards::load(dir.path());
         let specs = list.specs();
         assert_eq!(
-            specs[0].session.time_control,
+            specs[0].session.arbiter.time_control,
             Some("40/5400+30:1800+30".parse().unwrap())
         );
         list.add(&specs[0]);

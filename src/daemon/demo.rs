@@ -20,6 +20,7 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 use tokio::sync::mpsc;
 use zbus::{Connection, MatchRule, MessageStream, Proxy};
 
+use crate::arbiter::ArbiterConfig;
 use crate::session::SessionConfig;
 
 use crate::sim::{
@@ -131,7 +132,10 @@ fn demo_settings(work: &Path, link: &Path, record_dir: Option<PathBuf>) -> Setti
     };
     let session = SessionConfig {
         name: BOARD.into(),
-        rules: Rules::Rapid,
+        arbiter: ArbiterConfig {
+            rules: Rules::Rapid,
+            ..ArbiterConfig::default()
+        },
         tags: vec![("Event".into(), "eboardd demo".into())],
         ..SessionConfig::default()
     };

@@ -105,7 +105,10 @@ mod tests {
         let ids: Vec<_> = s.boards.iter().map(|b| b.id.as_str()).collect();
         assert_eq!(ids, ["board_1", "ttyACM0"]);
         assert!(s.boards[0].listen_only);
-        assert_eq!(s.boards[1].session.rules, crate::vocab::Rules::Rapid);
+        assert_eq!(
+            s.boards[1].session.arbiter.rules,
+            crate::vocab::Rules::Rapid
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

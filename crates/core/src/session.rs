@@ -21,9 +21,8 @@ mod view;
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::arbiter::{
-    Arbiter, ArbiterConfig, Ruling, color_name, fen_of, parse_fen_in, unexchanged_promotion,
-};
+use crate::arbiter::timecontrol::TimeControl;
+use crate::arbiter::{Arbiter, Ruling, color_name, fen_of, parse_fen_in, unexchanged_promotion};
 use crate::contract::{BoardProps, Claim};
 use crate::game::Game;
 use crate::patch;
@@ -46,7 +45,8 @@ use view::{RecordSignature, TextSignature};
 /// One board's game state machine (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct Session {
-    config: SessionConfig,
+    /// The board's settings but the arbiter's, which its arbiter holds (each held once).
+    config: SessionConfig<()>,
     tracker: Tracker,
     arbiter: Arbiter,
     /// A game has begun on this board (start position seen, or an operator command).
@@ -110,13 +110,11 @@ pub struct Session {
 impl Session {
     /// A session for a board with no game yet.
     pub fn new(config: SessionConfig) -> Self {
+        let tags = game_tags(&config, config.arbiter.time_control.as_ref());
+        let (config, arbiter_config) = config.split();
         let mut tracker = Tracker::new(Chess::default(), config.orientation);
         tracker.set_variant(config.variant);
-        let arbiter = Arbiter::new(
-            arbiter_config(&config),
-            Chess::default(),
-            game_tags(&config),
-        );
+        let arbiter = Arbiter::new(arbiter_config, Chess::default(), tags);
         let identity = crate::identity::Identity::new(
             crate::identity::Identity::is_bluetooth_port(&config.port),
         );
@@ -158,9 +156,16 @@ impl Session {
     /// with the patches after it, and the last rules change win. Events that cannot be
     /// applied are skipped (a patch that does not fit, and the patches after it until the
     /// next snapshot).
-    pub fn restore(config: SessionConfig, journal: &[Event]) -> Self {
+    pub fn restore(mut config: SessionConfig, journal: &[Event]) -> Self {
+        // The last rules change is the session's configuration from the start.
+        if let Some((rules, edition)) = journal.iter().rev().find_map(|e| match e {
+            Event::Record(RecordFact::Rules { rules, edition }) => Some((*rules, *edition)),
+            _ => None,
+        }) {
+            config.arbiter.rules = rules;
+            config.arbiter.edition = edition;
+        }
         let mut s = Session::new(config);
-        let mut cfg = arbiter_config(&s.config);
         let mut game = None;
         // A patch did not fit: the record is as of the patch before, until a snapshot.
         let mut patch_failed = false;
@@ -170,7 +175,12 @@ impl Session {
                     s.started = true;
                     game = parse_fen_in(fen, s.config.variant == Variant::Chess960)
                         .ok()
-                        .map(|pos| Game::new(&fen_of(&pos), game_tags(&s.config)));
+                        .map(|pos| {
+                            Game::new(
+                                &fen_of(&pos),
+                                game_tags(&s.config, s.arbiter.config().time_control.as_ref()),
+                            )
+                        });
                 }
                 Event::Record(RecordFact::Snapshot { game: g }) => {
                     s.started = true;
@@ -193,17 +203,11 @@ impl Session {
                         g.tags = tags.clone();
                     }
                 }
-                Event::Record(RecordFact::Rules { rules, edition }) => {
-                    cfg.rules = *rules;
-                    cfg.edition = *edition;
-                }
                 _ => {}
             }
         }
-        s.config.rules = cfg.rules;
-        s.config.edition = cfg.edition;
         if let Some(game) = game {
-            match Arbiter::restore(cfg.clone(), game) {
+            match Arbiter::restore(s.arbiter.config().clone(), game) {
                 Ok(arbiter) => {
                     s.tracker = Tracker::new(arbiter.position().clone(), s.config.orientation);
                     if s.identity.turns_itself() {
@@ -346,9 +350,10 @@ impl Session {
         self.arbiter.game()
     }
 
-    /// The configuration this session runs with (rules and edition as last set).
-    pub fn config(&self) -> &SessionConfig {
-        &self.config
+    /// The configuration this session runs with (rules and edition as last set): its own
+    /// settings with its arbiter's.
+    pub fn config(&self) -> SessionConfig {
+        self.config.with_arbiter(self.arbiter.config().clone())
     }
 
     /// The board orientation the tracker detected (`None`: not known yet).
@@ -632,7 +637,10 @@ impl Session {
     fn start_game(&mut self, start: Chess, out: &mut Vec<Event>) {
         self.started = true;
         self.standing_illegal = None;
-        let ruled = self.arbiter.new_game(start, game_tags(&self.config));
+        let ruled = self.arbiter.new_game(
+            start,
+            game_tags(&self.config, self.arbiter.config().time_control.as_ref()),
+        );
         out.push(Event::GameStarted {
             fen: self.arbiter.fen(),
         });
@@ -650,22 +658,14 @@ fn without_game_start(events: Vec<TrackerEvent>) -> Vec<TrackerEvent> {
         .collect()
 }
 
-fn arbiter_config(config: &SessionConfig) -> ArbiterConfig {
-    ArbiterConfig {
-        rules: config.rules,
-        edition: config.edition,
-        guidelines_iii: config.guidelines_iii,
-        white_display: config.white_display,
-        time_control: config.time_control.clone(),
-        clock_periods: config.clock_periods,
-    }
-}
-
 /// The configured tags plus the board's name as the PGN `Board` tag. The record's own tags
 /// (`game::RECORD_TAGS`: `PlyCount`, `Termination`, `Variant`…) are never taken from the
 /// configuration, whatever let one through (the configuration reader refuses them): the game
 /// writes them, `Variant` from the board's own setting.
-fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
+fn game_tags<A>(
+    config: &SessionConfig<A>,
+    time_control: Option<&TimeControl>,
+) -> Vec<(String, String)> {
     let mut tags: Vec<(String, String)> = config
         .tags
         .iter()
@@ -678,7 +678,7 @@ fn game_tags(config: &SessionConfig) -> Vec<(String, String)> {
     if config.variant == Variant::Chess960 && !tags.iter().any(|(n, _)| n == "Variant") {
         tags.push(("Variant".into(), "Chess960".into()));
     }
-    if let Some(tc) = &config.time_control
+    if let Some(tc) = time_control
         && !tags.iter().any(|(n, _)| n == "TimeControl")
     {
         tags.push(("TimeControl".into(), tc.to_string()));

@@ -6,6 +6,7 @@ use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
+use crate::arbiter::ArbiterConfig;
 use crate::arbiter::timecontrol::TimeControl;
 use crate::session::SessionConfig;
 use crate::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
@@ -176,13 +177,15 @@ impl BoardConfig {
         SessionConfig {
             name: self.display_name(),
             port: self.port.clone(),
-            rules: self.rules.unwrap_or(daemon.rules),
-            edition: self.edition.unwrap_or(daemon.edition),
-            guidelines_iii: daemon.guidelines_iii,
-            white_display: self.white_display,
+            arbiter: ArbiterConfig {
+                rules: self.rules.unwrap_or(daemon.rules),
+                edition: self.edition.unwrap_or(daemon.edition),
+                guidelines_iii: daemon.guidelines_iii,
+                white_display: self.white_display,
+                time_control: self.time_control.clone(),
+                clock_periods: self.clock_periods,
+            },
             orientation: self.orientation,
-            time_control: self.time_control.clone(),
-            clock_periods: self.clock_periods,
             tags: self.tags.clone(),
             number: self.number.unwrap_or(0),
             variant: self.variant.unwrap_or(daemon.variant),

@@ -424,7 +424,7 @@ mod tests {
         let setups = c.board_specs();
         assert_eq!(setups.len(), 2);
         assert_eq!(setups[1].id, "b");
-        assert_eq!(setups[1].session.rules, Rules::Blitz);
+        assert_eq!(setups[1].session.arbiter.rules, Rules::Blitz);
 
         let e = Config::default()
             .with_overrides(&Overrides {

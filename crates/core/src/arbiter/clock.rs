@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::timecontrol::TimeControl;
+use super::ArbiterConfig;
 use crate::protocol::message::{ClockTimes, DisplayFlags, DisplayTime};
 use crate::vocab::{Millis, WhiteDisplay};
 use shakmaty::Color;
@@ -91,8 +91,10 @@ pub struct ClockUpdate {
 
 /// The clock model (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The settings it follows (White's display, the time control, how the clock changes period)
+/// are the arbiter's: each method that needs one is given the [`ArbiterConfig`].
 pub struct ClockModel {
-    setting: WhiteDisplay,
     /// White's display once known (configured or learned).
     white: Option<Display>,
     connected: bool,
@@ -105,23 +107,30 @@ pub struct ClockModel {
     observed_increment_ms: Option<u64>,
     /// The presser's time just before the last press, to measure the increment.
     before_press: [Option<u64>; 2],
-    /// The configured time control: in a period but the last, a display at zero is about
-    /// to get the next period's time, so only the final period's zero is a fall.
-    #[serde(default)]
-    control: Option<TimeControl>,
     /// The clock's current period (0-based): both sides change period together.
     #[serde(default)]
     period: usize,
     /// The steady (non-final) flag as the last reading showed it, per display.
     #[serde(default)]
     steady: [bool; 2],
-    /// The clock moves to the next period by its own move counter, each side on its own
-    /// (`clock_periods = "moves"`): no steady flag, and every zero is a flag.
-    #[serde(default)]
-    by_counter: bool,
     /// In that mode, the periods the clock has added to each display (0: still the first).
     #[serde(default)]
     side_period: [usize; 2],
+}
+
+/// The clock moves to the next period by its own move counter (see
+/// [`crate::vocab::ClockPeriods::by_counter`]): no steady flag, and every zero is a flag.
+fn by_counter(cfg: &ArbiterConfig) -> bool {
+    cfg.clock_periods.by_counter()
+}
+
+/// White's display as configured (`None`: `auto`, learned from the first press).
+fn configured_white(setting: WhiteDisplay) -> Option<Display> {
+    match setting {
+        WhiteDisplay::Left => Some(Display::Left),
+        WhiteDisplay::Right => Some(Display::Right),
+        WhiteDisplay::Auto => None,
+    }
 }
 
 fn plausible(t: DisplayTime) -> bool {
@@ -130,14 +139,8 @@ fn plausible(t: DisplayTime) -> bool {
 
 impl ClockModel {
     pub fn new(setting: WhiteDisplay) -> Self {
-        let white = match setting {
-            WhiteDisplay::Left => Some(Display::Left),
-            WhiteDisplay::Right => Some(Display::Right),
-            WhiteDisplay::Auto => None,
-        };
         ClockModel {
-            setting,
-            white,
+            white: configured_white(setting),
             connected: false,
             times: [None, None],
             fallen: [false, false],
@@ -146,18 +149,10 @@ impl ClockModel {
             last_reading_at: None,
             observed_increment_ms: None,
             before_press: [None, None],
-            control: None,
             period: 0,
             steady: [false, false],
-            by_counter: false,
             side_period: [0, 0],
         }
-    }
-
-    /// The clock adds each side's next period at the press its move counter counts as the
-    /// period's last (a DGT XL in option 13 or 00), not when a time runs out.
-    pub fn set_periods_by_counter(&mut self, by_counter: bool) {
-        self.by_counter = by_counter;
     }
 
     /// Take the clock's periods of `c` as `j` (a game restored: the record says where it is).
@@ -170,36 +165,31 @@ impl ClockModel {
         self.side_period[self.display_of(c).idx()]
     }
 
-    /// The configured time control (see the `control` field).
-    pub fn set_control(&mut self, control: Option<TimeControl>) {
-        self.control = control;
-    }
-
     /// The clock's current period, 0-based (both sides change period together).
     pub fn period(&self) -> usize {
         self.period
     }
 
     /// True while the clock is in the game's last period (or no control is configured): a
-    /// display reaching zero is then a flag fall.
-    pub fn final_period(&self) -> bool {
+    /// display reaching zero is then a flag fall. In a period but the last, a display at zero
+    /// is about to get the next period's time.
+    pub fn final_period(&self, cfg: &ArbiterConfig) -> bool {
         // By its move counter the clock adds nothing at zero: every zero is a flag.
-        self.by_counter
-            || self
-                .control
+        by_counter(cfg)
+            || cfg
+                .time_control
                 .as_ref()
                 .is_none_or(|c| c.is_final(self.period))
     }
 
     /// Forget per-game state (flags, period, learned side in `auto` mode) for a new game.
-    pub fn new_game(&mut self) {
+    pub fn new_game(&mut self, cfg: &ArbiterConfig) {
         self.fallen = [false, false];
         self.period = 0;
         self.side_period = [0, 0];
         self.steady = [false, false];
-        if self.setting == WhiteDisplay::Auto {
-            self.white = None;
-        }
+        // A configured side stays; `auto` learns again.
+        self.white = configured_white(cfg.white_display);
     }
 
     /// Forget the lever and the running side: the next reading is a fresh start, not a press
@@ -283,7 +273,7 @@ impl ClockModel {
     }
 
     /// Feed one clock reading taken at `now`.
-    pub fn update(&mut self, ct: &ClockTimes, now: Millis) -> ClockUpdate {
+    pub fn update(&mut self, cfg: &ArbiterConfig, ct: &ClockTimes, now: Millis) -> ClockUpdate {
         let mut out = ClockUpdate::default();
         if !ct.status.connected {
             self.connected = false;
@@ -312,9 +302,9 @@ impl ClockModel {
         let new_times = [ct.left.as_millis(), ct.right.as_millis()];
         let flag_bits = [ct.left_flags, ct.right_flags];
         let elapsed = self.last_reading_at.map_or(0, |at| now.saturating_sub(at));
-        let final_before = self.final_period();
-        out.period_end = self.period_end(flag_bits, new_times, elapsed);
-        out.period_added = self.periods_added(new_times, elapsed);
+        let final_before = self.final_period(cfg);
+        out.period_end = self.period_end(cfg, flag_bits, new_times, elapsed);
+        out.period_added = self.periods_added(cfg, new_times, elapsed);
         let running = if !ct.status.running {
             None
         } else if ct.status.left_running != ct.status.right_running {
@@ -364,8 +354,8 @@ impl ClockModel {
         if let Some(end) = out.period_end.as_mut() {
             // Pressed first, he would have stopped short of zero: his display shows the next
             // period only if it ran out before the press.
-            let next_ms = self
-                .control
+            let next_ms = cfg
+                .time_control
                 .as_ref()
                 .map_or(0, |c| c.period(end.period + 1).base_ms());
             end.before_press = press == Some(end.display)
@@ -416,12 +406,13 @@ impl ClockModel {
     /// the period changed is not a new end.
     fn period_end(
         &self,
+        cfg: &ArbiterConfig,
         flag_bits: [DisplayFlags; 2],
         new_times: [u64; 2],
         elapsed: u64,
     ) -> Option<PeriodEnd> {
-        let control = self.control.as_ref()?;
-        if self.by_counter || control.is_final(self.period) {
+        let control = cfg.time_control.as_ref()?;
+        if by_counter(cfg) || control.is_final(self.period) {
             return None;
         }
         let next_ms = control.period(self.period + 1).base_ms();
@@ -454,8 +445,13 @@ impl ClockModel {
     /// By the move counter: the displays whose time jumped up by at least their next
     /// period's time with this reading (the clock added it at a press; an arbiter's
     /// correction of a counter that was behind adds it too). Never an increment.
-    fn periods_added(&mut self, new_times: [u64; 2], elapsed: u64) -> Vec<Display> {
-        let Some(control) = self.control.as_ref().filter(|_| self.by_counter) else {
+    fn periods_added(
+        &mut self,
+        cfg: &ArbiterConfig,
+        new_times: [u64; 2],
+        elapsed: u64,
+    ) -> Vec<Display> {
+        let Some(control) = cfg.time_control.as_ref().filter(|_| by_counter(cfg)) else {
             return Vec::new();
         };
         let mut added = Vec::new();
@@ -484,16 +480,16 @@ impl ClockModel {
     /// zero by extrapolation, plus a US delay: such a clock stands still at the start of each
     /// turn) counts as a flag fall — in the final period only; before it, the clock goes on
     /// into the next period and keeps reporting.
-    pub fn tick(&mut self, now: Millis) -> Option<Display> {
+    pub fn tick(&mut self, cfg: &ArbiterConfig, now: Millis) -> Option<Display> {
         let d = self.running?;
         let at = self.last_reading_at?;
         let t = self.times[d.idx()]?;
         let silent = now.saturating_sub(at);
-        if !self.connected || self.fallen[d.idx()] || silent < 3_000 || !self.final_period() {
+        if !self.connected || self.fallen[d.idx()] || silent < 3_000 || !self.final_period(cfg) {
             return None;
         }
-        let delay = self
-            .control
+        let delay = cfg
+            .time_control
             .as_ref()
             .map_or(0, |c| c.period(self.period).us_delay_ms());
         if silent >= t.saturating_add(1_000).saturating_add(delay) {
@@ -509,6 +505,40 @@ impl ClockModel {
 mod tests {
     use super::*;
     use crate::protocol::message::{ClockStatus, DisplayFlags};
+
+    /// A clock model with the settings it is given (the arbiter's, in a game).
+    struct Clock {
+        model: ClockModel,
+        cfg: ArbiterConfig,
+    }
+
+    impl Clock {
+        fn new(white_display: WhiteDisplay) -> Clock {
+            Clock {
+                model: ClockModel::new(white_display),
+                cfg: ArbiterConfig {
+                    white_display,
+                    ..ArbiterConfig::default()
+                },
+            }
+        }
+        fn update(&mut self, ct: &ClockTimes, now: Millis) -> ClockUpdate {
+            self.model.update(&self.cfg, ct, now)
+        }
+        fn tick(&mut self, now: Millis) -> Option<Display> {
+            self.model.tick(&self.cfg, now)
+        }
+        fn final_period(&self) -> bool {
+            self.model.final_period(&self.cfg)
+        }
+    }
+
+    impl std::ops::Deref for Clock {
+        type Target = ClockModel;
+        fn deref(&self) -> &ClockModel {
+            &self.model
+        }
+    }
 
     fn dt(ms: u64) -> DisplayTime {
         let s = ms / 1000;
@@ -538,7 +568,7 @@ mod tests {
 
     #[test]
     fn press_detected_from_lever_and_increment_observed() {
-        let mut c = ClockModel::new(WhiteDisplay::Auto);
+        let mut c = Clock::new(WhiteDisplay::Auto);
         let u = c.update(&reading(180_000, 180_000, Some(Display::Left), false), 0);
         assert!(u.accepted && u.press.is_none());
         let u = c.update(
@@ -556,7 +586,7 @@ mod tests {
 
     #[test]
     fn noise_is_ignored() {
-        let mut c = ClockModel::new(WhiteDisplay::Left);
+        let mut c = Clock::new(WhiteDisplay::Left);
         c.update(&reading(60_000, 50_000, Some(Display::Left), false), 0);
         let u = c.update(&ClockTimes::default_connected(), 10);
         assert!(!u.accepted);
@@ -574,8 +604,8 @@ mod tests {
 
     #[test]
     fn multi_period_zero_without_flag_bit_is_not_a_fall() {
-        let mut c = ClockModel::new(WhiteDisplay::Left);
-        c.set_control(Some("40/5400:1800".parse().unwrap()));
+        let mut c = Clock::new(WhiteDisplay::Left);
+        c.cfg.time_control = Some("40/5400:1800".parse().unwrap());
         c.update(&reading(1_000, 60_000, Some(Display::Left), false), 0);
         assert!(
             c.update(&reading(0, 60_000, Some(Display::Left), false), 1_000)
@@ -605,9 +635,9 @@ mod tests {
         r
     }
 
-    fn fide(control: &str) -> ClockModel {
-        let mut c = ClockModel::new(WhiteDisplay::Left);
-        c.set_control(Some(control.parse().unwrap()));
+    fn fide(control: &str) -> Clock {
+        let mut c = Clock::new(WhiteDisplay::Left);
+        c.cfg.time_control = Some(control.parse().unwrap());
         c
     }
 
@@ -681,13 +711,13 @@ mod tests {
 
     #[test]
     fn flag_from_running_to_zero_and_from_silence() {
-        let mut c = ClockModel::new(WhiteDisplay::Right);
+        let mut c = Clock::new(WhiteDisplay::Right);
         c.update(&reading(5_000, 1_000, Some(Display::Right), true), 0);
         let u = c.update(&reading(5_000, 0, Some(Display::Right), true), 1_000);
         assert_eq!(u.flags, vec![Display::Right]);
         assert!(c.fallen(Color::White));
 
-        let mut c = ClockModel::new(WhiteDisplay::Right);
+        let mut c = Clock::new(WhiteDisplay::Right);
         c.update(&reading(5_000, 1_000, Some(Display::Left), false), 0);
         assert_eq!(c.tick(2_000), None);
         assert_eq!(c.tick(6_500), Some(Display::Left));

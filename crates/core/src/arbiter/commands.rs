@@ -6,7 +6,7 @@ use shakmaty::Color;
 use super::{Arbiter, Ruling, color_name, ordinal, unwinnable, win_for};
 use crate::event::{Event, RecordFact};
 use crate::game::Penalty;
-use crate::vocab::{ClaimKind, CommandError, Edition, GameResult, Player, Rules, Termination};
+use crate::vocab::{ClaimKind, CommandError, GameResult, Player, Rules, Termination};
 
 impl Arbiter {
     // ----- commands ---------------------------------------------------------------------
@@ -65,16 +65,8 @@ impl Arbiter {
         let Some(w) = self.window.take() else {
             return;
         };
-        let standard_penalty = 120_000;
-        let loses = match (self.cfg.edition, self.cfg.rules) {
-            (Edition::Fide2023, _) => w.count >= 2,
-            (Edition::Fide2005, Rules::Standard) => w.count >= 3,
-            (Edition::Fide2005, Rules::Blitz) => true,
-            (Edition::Fide2005, Rules::Rapid) => {
-                w.times.is_some_and(|(wt, bt)| wt < 300_000 || bt < 300_000)
-            }
-        };
-        if loses {
+        let laws = self.cfg.laws();
+        if laws.illegal_move_loses(w.count, w.times) {
             if unwinnable::cannot_mate(self.position(), claimant) {
                 self.end(GameResult::Draw, Termination::IllegalMove, ev);
             } else {
@@ -82,10 +74,7 @@ impl Arbiter {
             }
             return;
         }
-        let ms = match (self.cfg.edition, self.cfg.rules) {
-            (Edition::Fide2023, Rules::Standard) | (Edition::Fide2005, _) => standard_penalty,
-            (Edition::Fide2023, _) => 60_000,
-        };
+        let ms = laws.illegal_move_bonus_ms();
         let reason = format!(
             "{} illegal move by {} (7.5.5)",
             ordinal(w.count),
@@ -128,7 +117,7 @@ impl Arbiter {
         let resignation = reason.to_ascii_lowercase().contains("resign");
         if let Some(w) = winner
             && resignation
-            && self.cfg.edition == Edition::Fide2023
+            && self.cfg.edition.resignation_needs_a_mate()
             && unwinnable::cannot_mate(self.position(), w.into())
         {
             result = GameResult::Draw;

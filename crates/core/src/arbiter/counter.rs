@@ -29,7 +29,7 @@ use shakmaty::{Color, Position};
 use super::clock::Display;
 use super::timecontrol::TimeControl;
 use super::{Arbiter, PRESS_GRACE_MS, Ruling, UNSEEN_PRESS_REPORT_MS, idx};
-use crate::vocab::{ClockPeriods, Millis, Player};
+use crate::vocab::{Millis, Player};
 
 /// What the arbiter keeps about the clock's move counter (see the module documentation).
 #[derive(Debug, Clone, Default)]
@@ -83,7 +83,9 @@ impl CounterWatch {
 
 impl Arbiter {
     fn by_counter(&self) -> Option<&TimeControl> {
-        (self.cfg.clock_periods == ClockPeriods::Moves)
+        self.cfg
+            .clock_periods
+            .by_counter()
             .then_some(self.cfg.time_control.as_ref())
             .flatten()
     }

@@ -53,7 +53,7 @@ pub fn automatic_end_of(
     if unwinnable::is_dead_fast(pos) {
         return Some((GameResult::Draw, Termination::DeadPosition));
     }
-    if edition == Edition::Fide2023 {
+    if edition.ends_by_seventyfive_and_fivefold() {
         if pos.halfmoves() >= 150 {
             return Some((GameResult::Draw, Termination::SeventyfiveMoves));
         }

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::event::Event;
 use crate::protocol::message::ClockTimes;
-use crate::vocab::{Edition, GameResult, Millis, Player, Rules, Termination};
+use crate::vocab::{GameResult, Millis, Player, Termination};
 
 impl Arbiter {
     // ----- clock ------------------------------------------------------------------------
@@ -19,7 +19,7 @@ impl Arbiter {
     /// One clock reading (`ClockTimes`). `ClockEmpty` messages carry nothing: don't pass them.
     pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
-        let upd = self.clock.update(ct, now);
+        let upd = self.clock.update(&self.cfg, ct, now);
         if upd.fresh {
             self.on_fresh_reading(now, &mut ev);
             self.counter_fresh(now);
@@ -65,7 +65,7 @@ impl Arbiter {
         let mut ev = Vec::new();
         self.check_unexplained_press(now, &mut ev);
         self.settle_control_check(now, &mut ev);
-        if let Some(d) = self.clock.tick(now) {
+        if let Some(d) = self.clock.tick(&self.cfg, now) {
             let c = self.clock.color_of(d);
             if !self.overstepped[idx(c)] && !self.counter_excuses_flag(c) {
                 self.on_flags(&[c], &mut ev);
@@ -188,7 +188,7 @@ impl Arbiter {
         if self.is_finished() || p != self.position().turn() {
             return;
         }
-        if self.cfg.edition == Edition::Fide2023 {
+        if self.cfg.edition.press_without_move_is_illegal() {
             self.complete_illegal(p, "clock pressed without making a move (7.5.3)".into(), ev);
         }
     }
@@ -197,7 +197,10 @@ impl Arbiter {
         let Some(p) = self.pending.take() else {
             return;
         };
-        if let (Some(m), Edition::Fide2023) = (p.queen_move, self.cfg.edition) {
+        if let Some(m) = p
+            .queen_move
+            .filter(|_| self.cfg.edition.unexchanged_promotion_stands())
+        {
             // 7.5.2: the move stands with a queen, and it is still an illegal move.
             self.record_move(m);
             self.game
@@ -276,8 +279,7 @@ impl Arbiter {
                 .comment(format!("{} flag fell", Player::from(c).capitalised()));
         }
         let both_now = self.flag_down(Color::White) && self.flag_down(Color::Black);
-        let claimed_fall =
-            self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard;
+        let claimed_fall = self.cfg.laws().flag_fall_is_claimed();
         if both_now && (fallen.len() == 2 || claimed_fall) {
             // 2005 10.4/B8: draw. 2023: the first fall decides, but a reading showing both
             // at once does not tell which was first (Guidelines III.3.1: draw).

@@ -50,7 +50,7 @@
 //! | tracker `IllegalPlacementCleared` | [`Arbiter::on_illegal_cleared`] |
 //! | `Message::ClockTimes` | [`Arbiter::on_clock`] (`ClockEmpty`: ignore) |
 //! | `Input::Tick` | [`Arbiter::tick`] |
-//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules_str`], [`Arbiter::set_tags`] |
+//! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules`], [`Arbiter::set_tags`] |
 //! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |
 //!
 //! Each returns [`Ruling`]s in the one event vocabulary ([`crate::event::Event`]): the
@@ -61,32 +61,30 @@
 pub mod claims;
 pub mod clock;
 mod commands;
+mod config;
 mod control;
 mod counter;
 mod ends;
 mod fen;
 mod gesture;
+pub mod laws;
 mod lifecycle;
 mod rejected;
 pub mod timecontrol;
 pub mod unwinnable;
 
+pub use config::ArbiterConfig;
 pub use ends::{automatic_end_of, unexchanged_promotion};
 
-use serde::{Deserialize, Serialize};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
-use crate::vocab::{
-    ClaimKind, ClockPeriods, CommandError, Edition, GameResult, Millis, Player, Rules, Termination,
-    WhiteDisplay,
-};
+use crate::vocab::{ClaimKind, CommandError, GameResult, Millis, Player, Termination};
 use claims::{History, PositionClaims, position_claims, uci_in};
 use clock::ClockModel;
 pub use fen::{FEN_MAX, FEN_NUMBER_MAX, fen_of, parse_fen, parse_fen_in};
-use timecontrol::TimeControl;
 
 /// How long a clock press may wait for the tracker's late report of the move it completes.
 pub const PRESS_GRACE_MS: Millis = 2_000;
@@ -98,21 +96,6 @@ pub const OVERTAKEN_MS: Millis = 250;
 /// (it then waits for the board to dwell, and a press may run a scan ahead of the board): a
 /// move reported this soon after a fresh clock reading may have its press in that reading.
 pub const UNSEEN_PRESS_REPORT_MS: Millis = crate::tracker::DWELL_MS + crate::tracker::SCAN_LAG_MS;
-
-/// Everything the arbiter needs from the configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ArbiterConfig {
-    pub rules: Rules,
-    pub edition: Edition,
-    pub guidelines_iii: bool,
-    pub white_display: WhiteDisplay,
-    /// Parsed where it came in (the configuration); see [`timecontrol`].
-    pub time_control: Option<TimeControl>,
-    /// How the clock moves to the next period: by time (steady flag) or by its own move
-    /// counter (see `counter.rs`).
-    #[serde(default)]
-    pub clock_periods: ClockPeriods,
-}
 
 /// What the arbiter rules, in the one event vocabulary: events the session publishes as
 /// they are, and the one ruling it must act on first.
@@ -228,9 +211,7 @@ pub struct Arbiter {
 impl Arbiter {
     /// A new game from `start` with the given tags.
     pub fn new(cfg: ArbiterConfig, start: Chess, tags: Vec<(String, String)>) -> Self {
-        let mut clock = ClockModel::new(cfg.white_display);
-        clock.set_control(cfg.time_control.clone());
-        clock.set_periods_by_counter(cfg.clock_periods == ClockPeriods::Moves);
+        let clock = ClockModel::new(cfg.white_display);
         let mut a = Arbiter {
             cfg,
             positions: Vec::new(),
@@ -269,7 +250,7 @@ impl Arbiter {
         self.game = Game::new(&fen, tags);
         self.history = History::new(&start);
         self.positions = vec![start];
-        self.clock.new_game();
+        self.clock.new_game(&self.cfg);
         self.illegal = [0, 0];
         self.pending = None;
         self.window = None;
@@ -422,7 +403,7 @@ impl Arbiter {
                 w.description.clone(),
             ));
         }
-        if self.cfg.edition == Edition::Fide2005 && self.cfg.rules != Rules::Standard {
+        if self.cfg.laws().flag_fall_is_claimed() {
             for c in [Color::White, Color::Black] {
                 if self.flag_down(c.other()) && !self.flag_down(c) {
                     out.push((c.into(), ClaimKind::WinOnTime, String::new()));
@@ -445,11 +426,11 @@ impl Arbiter {
     }
 
     fn quickplay_available(&self) -> bool {
-        let allowed = match self.cfg.edition {
-            Edition::Fide2005 => true,
-            Edition::Fide2023 => self.cfg.guidelines_iii,
-        };
-        if !allowed || self.cfg.rules == Rules::Blitz || self.has_increment() {
+        let allowed = self
+            .cfg
+            .laws()
+            .quickplay_finish_allowed(self.cfg.guidelines_iii);
+        if !allowed || self.has_increment() {
             return false;
         }
         let stm = self.position().turn();

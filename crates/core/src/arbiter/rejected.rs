@@ -19,7 +19,7 @@ use shakmaty::{Color, Move, Position};
 use super::claims::uci_in;
 use super::{Arbiter, Ruling};
 use crate::game::Penalty;
-use crate::vocab::{ClaimKind, CommandError, Edition, Player, Rules};
+use crate::vocab::{ClaimKind, CommandError, Player};
 
 /// The move a claimant must make after an incorrect claim, and whether he has made another.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,11 +86,7 @@ impl Arbiter {
             kind.spoken(),
             with_move(detail)
         ));
-        let (bonus, article) = match (self.cfg.edition, self.cfg.rules) {
-            (Edition::Fide2023, Rules::Standard) => (120_000, "9.5.3.2"),
-            (Edition::Fide2023, _) => (60_000, "9.5.3.2, A.3"),
-            (Edition::Fide2005, _) => (180_000, "9.5b"),
-        };
+        let (bonus, article) = self.cfg.laws().incorrect_claim_bonus();
         let reason = format!("incorrect {} claim by {player} ({article})", kind.spoken());
         self.game.add_penalty(Penalty {
             beneficiary: opponent.into(),
@@ -98,7 +94,7 @@ impl Arbiter {
             reason: reason.clone(),
         });
         ev.push(Ruling::penalty(opponent.into(), bonus, &reason));
-        if self.cfg.edition == Edition::Fide2005 {
+        if self.cfg.edition.incorrect_claim_costs_the_claimant() {
             let note = match self.clock.known_time_ms(claimant) {
                 Some(t) => match deduction_2005(t) {
                     0 => format!("{player} keeps his time (under one minute, 9.5b)"),

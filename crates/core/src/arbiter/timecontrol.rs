@@ -4,7 +4,7 @@
 //!
 //! This is the one type and the one grammar for it. It is parsed once, where the text comes in
 //! (the configuration's `time_control`, a remembered board in `boards.json`), with a named
-//! [`TimeControlError`], and travels typed from there (`SessionConfig`, `ArbiterConfig`).
+//! [`TimeControlError`], and travels typed from there, held once in the `ArbiterConfig` (a part of the `SessionConfig`).
 //! Serialised it is the same string again, so files written before it was a type still load;
 //! for Fischer and plain periods that string is the PGN standard's spelling, which has none for
 //! delays.

@@ -43,10 +43,9 @@ impl Session {
             }
             Command::SetRules(rules) => {
                 self.arbiter.set_rules(rules);
-                self.config.rules = rules;
                 out.push(Event::Record(RecordFact::Rules {
-                    rules: self.config.rules,
-                    edition: self.config.edition,
+                    rules,
+                    edition: self.arbiter.config().edition,
                 }));
             }
             Command::TakeBack => {

@@ -3,31 +3,32 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::arbiter::ArbiterConfig;
 use crate::protocol::Message;
 use crate::vocab::{
-    ClaimKind, CommandError, Edition, GameResult, OrientationSetting, Player, Rules, Variant,
-    WhiteDisplay,
+    ClaimKind, CommandError, GameResult, OrientationSetting, Player, Rules, Variant,
 };
 
 /// Everything a session needs to know about its board, from the configuration.
+///
+/// Each setting is held once. The Laws' and the clock's settings (rules, edition, guidelines
+/// III, White's display, time control, clock periods) are the arbiter's [`ArbiterConfig`],
+/// held here as the field `arbiter` (serialized flat, as the settings always were); a running
+/// session hands that part to its arbiter and keeps the rest as a `SessionConfig<()>` (see
+/// [`SessionConfig::split`]), so `SetRules` changes the one place the rules are.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct SessionConfig {
+pub struct SessionConfig<A = ArbiterConfig> {
     /// The board's name (PGN "Board" tag, the `Name` property).
     pub name: String,
     /// Where the board is plugged in (the `Port` property). The session never opens it: it
     /// only shows it, like the name.
     #[serde(default)]
     pub port: String,
-    pub rules: Rules,
-    pub edition: Edition,
-    pub guidelines_iii: bool,
-    pub white_display: WhiteDisplay,
+    /// The arbiter's settings: rules, edition, guidelines III, White's display, time control
+    /// and clock periods (`()` in a running session: its arbiter holds them).
+    #[serde(flatten)]
+    pub arbiter: A,
     pub orientation: OrientationSetting,
-    /// PGN TimeControl-style periods, e.g. `40/5400+30:1800+30` (stored as that string).
-    pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
-    /// How the clock moves to the next period (`clock_periods`).
-    #[serde(default)]
-    pub clock_periods: crate::vocab::ClockPeriods,
     /// Tags for every game on this board (Event, Round, White, Black, ...).
     pub tags: Vec<(String, String)>,
     /// The table number (`number` in the configuration; 0: none).
@@ -40,6 +41,49 @@ pub struct SessionConfig {
     /// set from a configuration file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gap_without_clock_witness: bool,
+}
+
+impl<A> SessionConfig<A> {
+    /// The arbiter's part and the rest: the session keeps the rest, its arbiter the part.
+    pub fn split(self) -> (SessionConfig<()>, A) {
+        let SessionConfig {
+            name,
+            port,
+            arbiter,
+            orientation,
+            tags,
+            number,
+            variant,
+            gap_without_clock_witness,
+        } = self;
+        let rest = SessionConfig {
+            name,
+            port,
+            arbiter: (),
+            orientation,
+            tags,
+            number,
+            variant,
+            gap_without_clock_witness,
+        };
+        (rest, arbiter)
+    }
+}
+
+impl SessionConfig<()> {
+    /// The whole configuration again, with the arbiter's part `arbiter`.
+    pub fn with_arbiter(&self, arbiter: ArbiterConfig) -> SessionConfig {
+        SessionConfig {
+            name: self.name.clone(),
+            port: self.port.clone(),
+            arbiter,
+            orientation: self.orientation,
+            tags: self.tags.clone(),
+            number: self.number,
+            variant: self.variant,
+            gap_without_clock_witness: self.gap_without_clock_witness,
+        }
+    }
 }
 
 /// What the session is fed.

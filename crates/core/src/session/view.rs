@@ -125,8 +125,8 @@ impl Session {
             } else {
                 String::new()
             },
-            rules: self.config.rules.to_string(),
-            edition: self.config.edition.to_string(),
+            rules: self.arbiter.config().rules.to_string(),
+            edition: self.arbiter.config().edition.to_string(),
             state: state.into(),
             turn: color_name(arbiter.position().turn()).into(),
             moves,

@@ -56,6 +56,17 @@ words! {
     }
 }
 
+impl ClockPeriods {
+    /// The clock adds each side's next period at the press its move counter counts as the
+    /// period's last, each side on its own, not when a time runs out.
+    pub fn by_counter(self) -> bool {
+        match self {
+            ClockPeriods::Time => false,
+            ClockPeriods::Moves => true,
+        }
+    }
+}
+
 words! {
     /// Board orientation setting.
     #[derive(Default)]
