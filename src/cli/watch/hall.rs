@@ -10,7 +10,6 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::client::error::CtlError;
 use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
