@@ -309,7 +309,7 @@ impl Recovery {
     }
 
     /// After every input while no gap is open: the tracker's open stories become a question
-    /// for the arbiter once the board has stood still [`STILL_ASK_MS`], and the question
+    /// for the arbiter once the board has stood still [`super::STILL_ASK_MS`], and the question
     /// goes as soon as the tracker has settled them (or holds others).
     pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis) {
         if self.is_open() {
