@@ -227,7 +227,7 @@ fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Fi
 
 /// How long the gap search takes on typical boards (median of a few runs, ms).
 fn search_times() {
-    use eboardd::gap::search::explain;
+    use eboardd::tracker::sequences::explain;
     use shakmaty::san::San;
     use shakmaty::{Chess, Position};
     let play = |pos: &Chess, sans: &str| {
@@ -263,10 +263,10 @@ fn search_times() {
                 let outcome = explain(&from, target.board(), None);
                 let ms = t.elapsed().as_secs_f64() * 1000.0;
                 kind = match outcome {
-                    eboardd::gap::search::Outcome::Several { total, .. } => {
+                    eboardd::tracker::sequences::Outcome::Several { total, .. } => {
                         format!("{total} sequences")
                     }
-                    eboardd::gap::search::Outcome::Unique(_) => "unique".into(),
+                    eboardd::tracker::sequences::Outcome::Unique(_) => "unique".into(),
                     other => format!("{other:?}"),
                 };
                 ms

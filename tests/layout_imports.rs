@@ -7,8 +7,10 @@
 //!   logging crate, not even through another crate, and names no file system, network or
 //!   OS clock;
 //! * the daemon's production build (no `sim` feature) does not link the simulator;
-//! * no module of either crate is in an import cycle, the vocabulary is a leaf, and no bridge
-//!   uses daemon code.
+//! * no module of either crate is in an import cycle, nor any file with another file (inside a
+//!   module too: `super::`, `self::` and `crate::a::b` paths resolved to the files they name;
+//!   a module declaring its own children and re-exporting their items, `mod x; pub use x::Y;`,
+//!   is its structure, not an import), the vocabulary is a leaf, and no bridge uses daemon code.
 //!
 //! The modules are whatever each `src/` holds (`x.rs` or `x/`), so the test follows
 //! modules that are added, moved or split.
@@ -19,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 /// The pure core's modules, all in `crates/core/src`.
 const CORE: [&str; 13] = [
-    "vocab", "protocol", "board", "tracker", "arbiter", "gap", "game", "patch", "pgn", "session",
-    "link", "capture", "contract",
+    "vocab", "protocol", "board", "tracker", "arbiter", "recovery", "game", "patch", "pgn",
+    "session", "link", "capture", "contract",
 ];
 
 /// The shells, in the daemon's crate (`src/`).
@@ -510,4 +512,279 @@ fn production_lines_stop_at_the_unit_tests() {
     assert_eq!(production_lines(&path), 2);
     fs::write(&path, "fn a() {}\n#[cfg(test)]\nfn helper() {}\n").unwrap();
     assert_eq!(production_lines(&path), 3);
+}
+
+/// Every source file of the crate rooted at `src` by its module path: `lib.rs` is the root
+/// (`[]`), `a.rs` and `a/mod.rs` are `[a]`, `a/b.rs` is `[a, b]`. The binaries (`main.rs`,
+/// `bin/`) are crates of their own.
+fn module_files(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut files = Vec::new();
+    collect_rs(src, &mut files);
+    let mut out = BTreeMap::new();
+    for f in files {
+        let rel = f.strip_prefix(src).unwrap();
+        let mut path: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if path.first().is_some_and(|p| p == "bin") || path == ["main"] {
+            continue;
+        }
+        if path.last().is_some_and(|l| l == "mod" || l == "lib") {
+            path.pop();
+        }
+        out.insert(path, f);
+    }
+    out
+}
+
+/// The paths `code` names from `crate::`, `super::` or `self::`, each as its segments with
+/// the keyword first, grouped imports expanded (`use super::{a::B, c}` names `super::a::B`
+/// and `super::c`; a glob names the module itself).
+fn rooted_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < code.len() {
+        let Some(k) = ["crate::", "super::", "self::"]
+            .into_iter()
+            .find(|k| code[i..].starts_with(k))
+        else {
+            i += code[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let before = i.checked_sub(1).map(|j| bytes[j]);
+        let start = i;
+        i += k.len();
+        // Inside another path (`a::self::`, `$crate::`, `my_crate::`), or its own tail.
+        if before.is_some_and(|b| word(b) || b == b'$' || b == b':') {
+            continue;
+        }
+        let keyword = k.trim_end_matches("::").to_string();
+        let mut rest = &code[start + k.len()..];
+        use_tree(&mut rest, vec![keyword], &mut out);
+        i = code.len() - rest.len();
+    }
+    out
+}
+
+/// One use tree after `prefix::`: a name (and its own tail), a group, or a glob.
+fn use_tree(rest: &mut &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+    *rest = rest.trim_start();
+    if let Some(r) = rest.strip_prefix('{') {
+        *rest = r;
+        loop {
+            use_tree(rest, prefix.clone(), out);
+            *rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix(',') {
+                *rest = r;
+                if rest.trim_start().starts_with('}') {
+                    *rest = rest.trim_start();
+                }
+            }
+            *rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix('}') {
+                *rest = r;
+                return;
+            }
+            if rest.is_empty()
+                || !rest
+                    .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '{' || c == '*')
+            {
+                return;
+            }
+        }
+    }
+    if let Some(r) = rest.strip_prefix('*') {
+        *rest = r;
+        out.push(prefix);
+        return;
+    }
+    let len = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if len == 0 {
+        out.push(prefix);
+        return;
+    }
+    let name = &rest[..len];
+    *rest = &rest[len..];
+    let mut path = prefix;
+    if name != "self" {
+        path.push(name.to_string());
+    }
+    if let Some(r) = rest.strip_prefix("::") {
+        *rest = r;
+        use_tree(rest, path, out);
+        return;
+    }
+    // `a as b`: the alias names nothing more.
+    let after = rest.trim_start();
+    if let Some(r) = after.strip_prefix("as ") {
+        let r = r.trim_start();
+        let alias = r
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(r.len());
+        *rest = &r[alias..];
+    }
+    out.push(path);
+}
+
+/// The module a rooted path (`crate::a::b::C`, `super::x`, `self::y`) names from module
+/// `at`: the deepest module with a file of its own along it.
+fn resolve(path: &[String], at: &[String], files: &BTreeMap<Vec<String>, PathBuf>) -> Vec<String> {
+    let mut module: Vec<String> = match path[0].as_str() {
+        "crate" => Vec::new(),
+        "self" => at.to_vec(),
+        _ => at[..at.len().saturating_sub(1)].to_vec(),
+    };
+    let mut segments = path[1..].iter().peekable();
+    while segments.peek().is_some_and(|s| *s == "super") {
+        segments.next();
+        module.pop();
+    }
+    for s in segments {
+        module.push(s.clone());
+        if !files.contains_key(&module) {
+            module.pop();
+            break;
+        }
+    }
+    while !files.contains_key(&module) && module.pop().is_some() {}
+    module
+}
+
+/// File → the other files of its crate it imports from (paths relative to `src`).
+fn file_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = module_files(src);
+    let name = |m: &Vec<String>| {
+        files[m]
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    files
+        .iter()
+        .map(|(at, f)| {
+            let uses = rooted_paths(&code(f))
+                .iter()
+                .map(|p| resolve(p, at, &files))
+                .filter(|m| m != at && files.contains_key(m))
+                .map(|m| name(&m))
+                .collect();
+            (name(at), uses)
+        })
+        .collect()
+}
+
+#[test]
+fn the_file_scanner_finds_cycles_inside_a_module() {
+    let paths = rooted_paths(
+        "use super::{gap::{A, B as C}, Event};\nuse self::x::*;\nlet v = crate::a::b::f();\n\
+         pub(super) fn g() {}\nmy_crate::y::z(); $crate::q::r!();\nuse crate::{m, n::{self, o}};",
+    );
+    let p = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        paths,
+        vec![
+            p("super::gap::A"),
+            p("super::gap::B"),
+            p("super::Event"),
+            p("self::x"),
+            p("crate::a::b::f"),
+            p("crate::m"),
+            p("crate::n"),
+            p("crate::n::o"),
+        ]
+    );
+    // Two files of one module import each other: `a/b.rs` through `super::`, `a/c.rs`
+    // through `crate::`; `a.rs` re-exporting its children is its structure, not an import.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir(root.join("a")).unwrap();
+    fs::create_dir(root.join("d")).unwrap();
+    for (file, text) in [
+        ("lib.rs", "pub mod a;\npub mod d;\n"),
+        ("a.rs", "mod b;\nmod c;\npub use b::B;\npub struct A;\n"),
+        ("a/b.rs", "use super::c::C;\nuse super::A;\npub struct B;\n"),
+        ("a/c.rs", "use crate::a::b::B;\npub struct C;\n"),
+        ("d/mod.rs", "mod e;\nuse crate::a::A;\n"),
+        ("d/e.rs", "use super::super::a::B;\n"),
+    ] {
+        fs::write(root.join(file), text).unwrap();
+    }
+    let g = file_graph(root);
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(g["a/b.rs"], set(&["a.rs", "a/c.rs"]));
+    assert_eq!(g["d/e.rs"], set(&["a.rs"]));
+    assert_eq!(g["d/mod.rs"], set(&["a.rs"]));
+    assert_eq!(cycles(&g), vec![vec!["a/b.rs", "a/c.rs"]]);
+    // The top-level view sees no cycle there at all.
+    assert!(cycles(&graph(root)).is_empty());
+}
+
+#[test]
+fn no_file_is_in_an_import_cycle() {
+    for src in [core_src(), src(), root().join("crates/sim/src")] {
+        let g = file_graph(&src);
+        assert!(g.len() > 5, "{}: {g:?}", src.display());
+        let found = cycles(&g);
+        assert!(
+            found.is_empty(),
+            "import cycles between files of {}: {found:?}",
+            src.display()
+        );
+    }
+}
+
+/// The recovery's transitions are all made in one file, and ARCHITECTURE.md's table of them
+/// ("Recovery") is that file's own.
+#[test]
+fn the_recovery_table_in_the_architecture_is_its_machine_file() {
+    let machine = fs::read_to_string(core_src().join("recovery/machine.rs")).unwrap();
+    let doc: Vec<&str> = machine
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            l.strip_prefix("//! ")
+                .unwrap_or(l.trim_start_matches("//!"))
+        })
+        .collect();
+    let table = |lines: &[&str]| -> String {
+        let start = lines
+            .iter()
+            .position(|l| *l == "```text")
+            .expect("a text table");
+        let len = lines[start + 1..]
+            .iter()
+            .position(|l| *l == "```")
+            .expect("the table ends");
+        lines[start + 1..start + 1 + len].join("\n")
+    };
+    let in_code = table(&doc);
+    assert!(in_code.contains("Gap(Search) ──"), "{in_code}");
+    let architecture = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let section: Vec<&str> = architecture
+        .lines()
+        .skip_while(|l| !l.starts_with("### Recovery"))
+        .collect();
+    assert_eq!(table(&section), in_code);
+    // No other file of the recovery assigns its state or a gap's stage.
+    let mut others = Vec::new();
+    for (m, f) in module_files(&core_src()) {
+        let code = code(&f);
+        if m.first().is_some_and(|s| s == "recovery")
+            && m.last().is_some_and(|s| s != "machine")
+            && (code.contains(".state =") || code.contains(".stage ="))
+        {
+            others.push(f.display().to_string());
+        }
+    }
+    assert!(
+        others.is_empty(),
+        "recovery transitions outside machine.rs: {others:?}"
+    );
 }

@@ -103,7 +103,7 @@ fn on_bus(globals: &Globals, command: BusCommand) -> Result<(), CtlError> {
         if let BusCommand::Watch(args) = &command
             && let Some(source) = args.hall.source()?
         {
-            return cli::watch::hall::run(source, globals.json, args.boards.clone()).await;
+            return cli::watch::run_hall(source, globals.json, args.boards.clone()).await;
         }
         let client = cli::client(globals).await?;
         match &command {

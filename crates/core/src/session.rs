@@ -9,12 +9,9 @@
 mod clock_confirm;
 mod command;
 mod fact;
-mod gap;
-mod gap_resolve;
-mod gap_search;
 mod illegal;
 mod input;
-mod recovery;
+mod recovery_host;
 mod result_gesture;
 pub mod signal;
 mod view;
@@ -28,18 +25,19 @@ use crate::game::Game;
 use crate::patch;
 use crate::protocol::clock_channel::ClockModel;
 use crate::protocol::{ClockTimes, Message};
+use crate::recovery::{Cause, Recovery};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::{CommandError, GameResult, Millis, Termination, Variant};
 
 pub use crate::event::{Event, RecordFact, is_journalled};
-pub use clock_confirm::{FLAG_WAIT_MS, HOLD_LIMIT_MS, STOP_WAIT_MS};
-pub use fact::{Fact, Level};
-pub use gap::{
-    BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
+pub use crate::fact::{Fact, Level};
+pub use crate::recovery::{
+    BoardRequest, FEWER_PIECES_SETTLED_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, STILL_ASK_MS,
+    UNREACHABLE_SETTLE_MS,
 };
+pub use clock_confirm::{FLAG_WAIT_MS, HOLD_LIMIT_MS, STOP_WAIT_MS};
 pub use input::{Command, Input, SessionConfig};
-pub use recovery::STILL_ASK_MS;
 use view::{RecordSignature, TextSignature};
 
 /// One board's game state machine (see the module documentation).
@@ -77,8 +75,8 @@ pub struct Session {
     /// The clock has been heard since the serial link last came up (see [`Input::Link`]):
     /// only then can its silence mean a flag fell.
     clock_live: bool,
-    /// Moves made while nothing was read (see `session/gap.rs`).
-    gap: gap::GapState,
+    /// The way back when the record and the board part (see `crate::recovery`).
+    recovery: Recovery,
     /// Both kings on the centre squares since then, showing this result (the result
     /// gesture, decided after [`gesture::GESTURE_HOLD_MS`]).
     gesture: Option<(Millis, GameResult)>,
@@ -135,7 +133,7 @@ impl Session {
             view_text: None,
             view_texts: view::TextCache::default(),
             clock_live: true,
-            gap: gap::GapState::default(),
+            recovery: Recovery::default(),
             gesture: None,
             gesture_first: None,
             link_up: false,
@@ -226,7 +224,7 @@ impl Session {
         }
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         // Whatever was played while eboardd was not running is a gap until the board is read.
-        s.gap_unread(recovery::Cause::NotRunning, None);
+        s.with_recovery(|r, s| r.handle_unread(s, Cause::NotRunning, None));
         s.refresh_view();
         s
     }
@@ -278,14 +276,17 @@ impl Session {
                 if self.identity.on_message(&message) && self.identity.turns_itself() {
                     self.tracker.board_turns_itself();
                 }
-                if !self.gap_message(&message, now, out) {
+                if !self.with_recovery(|r, s| r.handle_message(s, &message, now, out)) {
                     self.on_message(message, now, out)
                 }
             }
             Input::Command(command) => self.on_command(command, now, out)?,
-            Input::Tick if self.gap.is_open() => self.gap_tick(now, out),
-            Input::LineLoss => self.gap_line_loss(now),
-            Input::MemoryUnavailable => self.gap_no_memory(now, out),
+            // While a gap is open, time is the recovery's.
+            Input::Tick if self.recovery.is_open() => {
+                self.with_recovery(|r, s| r.handle_tick(s, now, out));
+            }
+            Input::LineLoss => self.with_recovery(|r, s| r.handle_line_loss(s, now)),
+            Input::MemoryUnavailable => self.with_recovery(|r, s| r.handle_no_memory(s, now, out)),
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, out);
@@ -303,16 +304,16 @@ impl Session {
                 self.link_up = up;
                 if up {
                     self.identity.link_up();
-                    self.gap_link_up(now);
+                    self.recovery.handle_link_up(now);
                 } else {
                     // Another clock may be on the cable when the link is back: the next
                     // handshake asks its version again.
                     self.clock_model.clear();
-                    self.gap_unread(recovery::Cause::Disconnected, Some(now));
+                    self.with_recovery(|r, s| r.handle_unread(s, Cause::Disconnected, Some(now)));
                 }
             }
         }
-        self.follow_live_stories(now);
+        self.with_recovery(|r, s| r.poll_live_stories(s, now));
         self.watch_gesture_first(now);
         self.check_gesture(now, out);
         self.journal_snapshot(out);
@@ -338,6 +339,11 @@ impl Session {
     /// What the board has said about itself (model, battery).
     pub fn identity(&self) -> &crate::identity::Identity {
         &self.identity
+    }
+
+    /// The next thing the shell should send to the board for the recovery, if any.
+    pub fn poll_request(&mut self) -> Option<BoardRequest> {
+        self.recovery.poll_request()
     }
 
     /// The current state as the board's D-Bus properties show it.
@@ -387,7 +393,7 @@ impl Session {
             .into_iter()
             .flatten()
             .chain(self.tracker.next_wakeup())
-            .chain(self.recovery_wakeup())
+            .chain(self.recovery.next_wakeup(self))
             .min()
     }
 
@@ -441,7 +447,7 @@ impl Session {
                 }
             }
             // Identification and battery carry nothing for the game; an EEPROM log
-            // matters only to an open gap, which took it before this (see `session/gap.rs`).
+            // matters only to an open gap, which took it before this (see `crate::recovery`).
             Message::ClockEmpty
             | Message::BusAddress(_)
             | Message::Trademark(_)
@@ -536,7 +542,7 @@ impl Session {
     /// the game position to the board, it is played. Returns whether it was; otherwise the
     /// placement is what the tracker says it is.
     fn catch_up(&mut self, now: Millis, out: &mut Vec<Event>) -> bool {
-        use crate::gap::search::{Outcome, explain};
+        use crate::tracker::sequences::{Outcome, explain};
         let board = self.tracker.placement().to_board();
         let Outcome::Unique(moves) = explain(self.tracker.position(), &board, None) else {
             return false;

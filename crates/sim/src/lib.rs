@@ -75,6 +75,7 @@ pub mod clock_models;
 pub mod eeprom;
 pub mod feed;
 pub mod handling;
+pub mod kinds;
 pub mod models;
 pub use eboard_core::pgn;
 pub mod pty;

@@ -21,7 +21,7 @@ use shakmaty::{Board, Piece, Square};
 use super::clock::{ClockSetup, ClockSide, VirtualClock};
 use super::clock_models::{ClockKind, ClockPresence, segments_as_text};
 use super::eeprom::Eeprom;
-use super::models::{Reporting, Revelation, SimBattery};
+use super::kinds::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::{
@@ -596,14 +596,14 @@ impl VirtualBoard {
             // unanswered, as some real boards do.
             Command::SerialNumber | Command::LongSerialNumber if self.opts.serial.is_empty() => {}
             Command::SerialNumber => {
-                let serial = super::models::digits(&self.opts.serial, 5);
+                let serial = super::kinds::digits(&self.opts.serial, 5);
                 self.answer(now, &Message::SerialNumber(serial));
             }
             Command::LongSerialNumber => {
                 // A Revelation II's begins with its firmware ("3.25…"), not only digits.
                 let serial = match self.opts.revelation {
                     Some(_) => self.opts.long_serial.chars().take(10).collect(),
-                    None => super::models::digits(&self.opts.long_serial, 10),
+                    None => super::kinds::digits(&self.opts.long_serial, 10),
                 };
                 self.answer(now, &Message::LongSerialNumber(serial));
             }

@@ -1,11 +1,11 @@
-//! The gap's memory reader (`eboard_core::gap::memory`) on what the simulated board's memory
+//! The gap's memory reader (`eboard_core::recovery::memory`) on what the simulated board's memory
 //! writes: the moves after the last known position, in order and with their presses, and
 //! the logs that must give nothing.
 
 use eboard_core::board::{Orientation, Placement};
-use eboard_core::gap::memory::{Unusable, recover};
 use eboard_core::protocol::DisplayTime;
 use eboard_core::protocol::{EeEvent, FieldContent};
+use eboard_core::recovery::memory::{Unusable, recover};
 use eboard_core::tracker::Tracker;
 use eboard_core::vocab::OrientationSetting;
 use eboard_sim::eeprom::Eeprom;

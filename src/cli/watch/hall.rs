@@ -4,15 +4,12 @@
 //! [`Adapter`] (pure) remembers which boards the view has. On the bus a board's "path" is its
 //! object path and its name its `Name`; in a hall its "path" is its hall id `<rig>/<board id>`
 //! and its name `<rig>/<Name>`, since two rigs may well both have a `board-1`. The loop in
-//! [`super::follow`] then feeds the same [`Model`](super::model::Model), screen and lines.
+//! `watch`'s loop (`follow`) then feeds the same [`Model`](super::model::Model), screen and lines.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::cli::relay::HallSource;
-use crate::cli::watch::{View, follow};
-use crate::client::error::CtlError;
 use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
@@ -148,22 +145,6 @@ impl Adapter {
             }
         }
     }
-}
-
-/// Runs `watch --mqtt` until interrupted: the same loop as on the bus, fed by the broker.
-pub async fn run(source: HallSource, json: bool, boards: Vec<String>) -> Result<(), CtlError> {
-    let stop = crate::cli::relay::stop_signal()?;
-    let view = View {
-        label: format!("broker {}", source.broker.url),
-        json,
-        boards,
-        local: false,
-    };
-    let (tx, rx) = tokio::sync::mpsc::channel(1024);
-    let feed = tokio::spawn(source.follow(None, tx));
-    let result = follow(view, Adapter::new(Naming::Hall), rx, stop).await;
-    feed.abort();
-    result
 }
 
 #[cfg(test)]

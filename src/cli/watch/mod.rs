@@ -22,6 +22,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::cli::client::{Client, resolve};
+use crate::cli::relay::HallSource;
 use crate::cli::watch::hall::{Adapter, Naming};
 use crate::cli::watch::model::Model;
 use crate::client::HallUpdate;
@@ -66,6 +67,22 @@ pub async fn run(
         local: true,
     };
     let result = follow(view, Adapter::new(Naming::Bus), rx, stop).await;
+    feed.abort();
+    result
+}
+
+/// Runs `watch --mqtt` until interrupted: the same loop as on the bus, fed by the broker.
+pub async fn run_hall(source: HallSource, json: bool, boards: Vec<String>) -> Result<(), CtlError> {
+    let stop = crate::cli::relay::stop_signal()?;
+    let view = View {
+        label: format!("broker {}", source.broker.url),
+        json,
+        boards,
+        local: false,
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel(1024);
+    let feed = tokio::spawn(source.follow(None, tx));
+    let result = follow(view, Adapter::new(Naming::Hall), rx, stop).await;
     feed.abort();
     result
 }

@@ -14,7 +14,7 @@ impl Session {
                 let tracked = self.tracker.new_game();
                 self.start_game(Chess::default(), out);
                 self.apply_tracker(without_game_start(tracked), now, out);
-                self.recovery_new_root(now, out);
+                self.with_recovery(|r, s| r.handle_new_root(s, now, out));
             }
             Command::SetPosition(fen) => {
                 let chess960 = self.config.variant == Variant::Chess960;
@@ -24,7 +24,7 @@ impl Session {
                 let tracked = self.tracker.set_position(position.clone());
                 self.start_game(position, out);
                 self.apply_tracker(without_game_start(tracked), now, out);
-                self.recovery_new_root(now, out);
+                self.with_recovery(|r, s| r.handle_new_root(s, now, out));
             }
             Command::SetTags(tags) => {
                 // Never one of the record's own tags (PlyCount, Termination, FEN…).
@@ -63,7 +63,7 @@ impl Session {
                     fen: self.arbiter.fen(),
                 });
                 self.apply_arbiter(ruled, out);
-                self.recovery_took_back(now, out);
+                self.with_recovery(|r, s| r.handle_took_back(s, now, out));
             }
             Command::AcceptClaim {
                 player,
@@ -80,7 +80,9 @@ impl Session {
                 let ruled = self.arbiter.adjudicate(result, &reason)?;
                 self.apply_arbiter(ruled, out);
             }
-            Command::ResolveGap(moves) => self.resolve_gap(moves, now, out)?,
+            Command::ResolveGap(moves) => {
+                self.with_recovery(|r, s| r.handle_resolve(s, &moves, now, out))?
+            }
             Command::ShowClockMessage(_) => {
                 return Err(CommandError::NoClock(
                     "this board has no serial link to show a clock message on".into(),

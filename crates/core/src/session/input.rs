@@ -98,7 +98,7 @@ pub enum Input {
     Tick,
     /// The serial link came up (`true`) or was lost (`false`). While it is down, a silent
     /// clock says nothing about the players' time, so no flag can fall by silence; and what
-    /// happens on the board meanwhile is a gap (see `session/gap.rs`), never an illegal move.
+    /// happens on the board meanwhile is a gap (see `crate::recovery`), never an illegal move.
     Link(bool),
     /// A frame was lost on the line (bytes that could not be decoded cut a message): the
     /// next whole board decides whether anything was missed. The session asks for one

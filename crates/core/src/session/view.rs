@@ -53,7 +53,7 @@ impl Session {
     /// the clock model holds meanwhile is from before it).
     fn clock_reading(&self) -> Option<ClockReading> {
         let clock = self.arbiter.clock();
-        if !self.link_up || !self.clock_live || self.gap.is_open() || !clock.has_times() {
+        if !self.link_up || !self.clock_live || self.recovery.is_open() || !clock.has_times() {
             return None;
         }
         Some(ClockReading {
@@ -92,7 +92,7 @@ impl Session {
                 self.arbiter.game().san_moves(),
             )
         };
-        let placement = match self.gap_placement() {
+        let placement = match self.recovery.placement(self) {
             Some(sensed) => sensed,
             None => self.view_texts.placement(self.tracker.placement()),
         };
@@ -146,7 +146,7 @@ impl Session {
                 .collect(),
             pending_illegal: arbiter.pending_illegal().into(),
             illegal_moves: arbiter.illegal_counts().into(),
-            gap: self.gap.text(),
+            gap: self.recovery.text(),
             result: arbiter.result().to_string(),
             termination: arbiter
                 .termination()

@@ -51,7 +51,7 @@ pub fn explain(from: &Chess, target: &Board, to_move: Option<Color>) -> Outcome 
 }
 
 /// [`explain`] with only the sequence lengths `fits` allows (what the clock's times say, see
-/// [`crate::gap::clock`]). When no allowed length reaches the board, the clock is not
+/// [`crate::recovery::clock`]). When no allowed length reaches the board, the clock is not
 /// believed and every length is searched: a witness never makes the search worse.
 pub fn explain_within(
     from: &Chess,

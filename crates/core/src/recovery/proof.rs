@@ -1,6 +1,6 @@
 //! When the search's single sequence is the gap's story, and when it is only the shortest.
 //!
-//! The search finds the shortest legal sequences to the board (see [`super::search`]). One
+//! The search finds the shortest legal sequences to the board (see [`crate::tracker::sequences`]). One
 //! sequence of that length proves nothing by itself: a gap that held more plies can reach
 //! the same placement too — a piece that moved twice reads as one move, a piece that went
 //! and came back reads as none (a dozen bullet plies while the daemon was down can leave a
@@ -18,7 +18,7 @@
 
 use shakmaty::{Board, Chess, Move};
 
-use super::search::{self, MAX_PLIES, Outcome};
+use crate::tracker::sequences::{self as search, MAX_PLIES, Outcome};
 
 /// What the evidence says of a single sequence found to the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,57 +1,20 @@
-//! The recovery machine: one board's way back from "the record and the board part" to a
-//! record that explains the board. Pure data — the states, what each knows, what the
-//! `Gap` property says in each and when each needs time to pass; the session drives the
-//! transitions (`session/gap.rs`).
-//!
-//! Whatever parted the record from the board, recovery explains the board from the last
-//! position the record is sure of, through what was read since, and asks the arbiter only
-//! when that leaves several answers:
-//!
-//! - nothing was read (link down, daemon not running, a frame lost): [`Recovery::Gap`], the
-//!   board held back from the tracker, searched when read, the memory asked for;
-//! - the board was read all along but its still board is explained by several stories the
-//!   readings cannot tell apart: [`Recovery::Asking`], the tracker still fed (the next move
-//!   usually settles it), the stories listed for `ResolveGap` meanwhile.
-//!
-//! ```text
-//! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
-//! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
-//! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
-//! Gap(Unread) ── first whole board: the known position, a start
-//!                position, a move in progress, no game ──────────────▶ Closed
-//! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
-//! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
-//! Gap(Search) ── one sequence, on a position (press, settled), proven
-//!                (the clock bounds the plies, no other count reaches it) ▶ Closed, published
-//! Gap(Search) ── one sequence not proven, the memory answered or late ▶ Gap(Choose), one story
-//! Gap(Search) ── the memory replayed and the board follows ───────────▶ Closed, or Search on
-//! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
-//! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
-//! Gap(Choose) ── ResolveGap ──────────────────────────────────────────▶ Closed, or Search on
-//! Gap(*), Asking ── NewGame, SetPosition ─────────────────────────────▶ Closed (the board is
-//!                                                                       read against the new root)
-//! Gap(Search|Choose) ── TakeBack ─────────────────────────────────────▶ Gap(Search) from the
-//!                                                                       position before
-//! Asking ── TakeBack ─────────────────────────────────────────────────▶ Closed
-//! ```
+//! The recovery's states: what each knows, what the `Gap` property says in each and when
+//! each needs time to pass. Pure data; the transitions between them are `machine.rs`'s.
 
 use shakmaty::{Chess, Color, Move};
 
-use super::gap::{
-    DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS,
+use super::{
+    DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS, clock,
+    proof,
 };
-use crate::gap::{clock, proof, search};
 use crate::protocol::{ClockTimes, FieldContent};
 use crate::tracker::Tracker;
+use crate::tracker::sequences as search;
 use crate::vocab::Millis;
-
-/// How long a board the tracker holds several stories for must stand still before `Gap`
-/// says so and lists them for the arbiter.
-pub const STILL_ASK_MS: Millis = 2_000;
 
 /// Why nothing was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Cause {
+pub enum Cause {
     Disconnected,
     NotRunning,
     LineLoss,
@@ -69,7 +32,7 @@ impl Cause {
 
 /// One board's recovery state (see the module documentation).
 #[derive(Debug, Clone, Default)]
-pub(super) enum Recovery {
+pub(super) enum State {
     #[default]
     Closed,
     /// Nothing was read for a while: the board is held back until it is explained.
@@ -183,17 +146,17 @@ pub(super) struct Asking {
     pub(super) stories: Vec<Vec<Move>>,
 }
 
-impl Recovery {
+impl State {
     pub(super) fn gap(&self) -> Option<&Gap> {
         match self {
-            Recovery::Gap(g) => Some(g),
+            State::Gap(g) => Some(g),
             _ => None,
         }
     }
 
     pub(super) fn gap_mut(&mut self) -> Option<&mut Gap> {
         match self {
-            Recovery::Gap(g) => Some(g),
+            State::Gap(g) => Some(g),
             _ => None,
         }
     }
@@ -201,9 +164,9 @@ impl Recovery {
     /// The `Gap` property: derived from the state alone.
     pub(super) fn text(&self) -> String {
         match self {
-            Recovery::Closed => String::new(),
-            Recovery::Gap(g) => g.text(),
-            Recovery::Asking(a) => a.text(),
+            State::Closed => String::new(),
+            State::Gap(g) => g.text(),
+            State::Asking(a) => a.text(),
         }
     }
 }
@@ -294,7 +257,7 @@ impl Gap {
         }
     }
 
-    /// When the gap next needs time to pass (the session's [`super::Session::next_wakeup`]);
+    /// When the gap next needs time to pass (part of [`super::Recovery::next_wakeup`]);
     /// `settle_ms`: how long the board as sensed must stand to count as a position.
     pub(super) fn deadline(&self, settle_ms: Millis) -> Option<Millis> {
         let memory_due = match self.memory {

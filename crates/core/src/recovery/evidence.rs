@@ -1,0 +1,177 @@
+//! What the clock and the board's memory witness about a gap, read through the arbiter's
+//! clock (which display is whose, the increment in force): the clock's readings around the
+//! gap, the side whose clock runs now, the memory's press times as each side's.
+
+use shakmaty::{Chess, Color, Position};
+
+use super::state::Gap;
+use super::{FEWER_PIECES_SETTLED_MS, Host, SETTLED_MS, clock, memory, proof, reading};
+use crate::arbiter::clock::Display;
+use crate::protocol::FieldContent;
+use crate::tracker::sequences as search;
+use crate::vocab::Millis;
+
+/// The search on the board the gap holds (`fields`) from the tracker's position (`from`),
+/// cut by the clock's witness and the first board read after the gap; and, for a single
+/// sequence found on a `position` (a press, a settled reading), why it is not proven.
+pub(super) fn explain(
+    h: &dyn Host,
+    g: &Gap,
+    from: &Chess,
+    fields: &[FieldContent; 64],
+    position: bool,
+) -> (search::Outcome, Option<proof::Verdict>) {
+    let (start_ply, first) = g.start;
+    let board = reading::board_of(h, fields);
+    let witness = clock_witness(h, g);
+    // The clock counts the plies since the gap began: those published since (from the
+    // board's memory, by the arbiter) count too.
+    let done = h.tracker().moves().len().checked_sub(start_ply);
+    let fits = |n: usize| match (witness, done) {
+        (Some(w), Some(done)) => w.allows(first, done + n),
+        (Some(_), None) => true,
+        (None, _) => true,
+    };
+    let most = witness
+        .and_then(|w| w.most_plies(first))
+        .zip(done)
+        .map(|(most, done)| most.saturating_sub(done));
+    let mut outcome = search::explain_within(from, &board, clock_side(h, Some(g)), &fits);
+    let first_board = g.first_read.map(|f| reading::board_of(h, &f));
+    if outcome == search::Outcome::Same
+        && let Some(first) = &first_board
+    {
+        // Back to the known position, but the first reading after the gap was another:
+        // moves were made and came back (a repetition), not none.
+        outcome = search::explain_through(from, first, &board);
+    }
+    if let Some(first) = &first_board {
+        outcome = reading::through_first_read(from, first, &board, outcome);
+    }
+    // A single sequence is published only when the evidence proves it (see `proof.rs`): a
+    // gap may have held more plies than the shortest story.
+    let doubt = match &outcome {
+        search::Outcome::Unique(moves) if position => {
+            match proof::judge(from, &board, moves, most, &fits) {
+                proof::Verdict::Proven => None,
+                doubt => Some(doubt),
+            }
+        }
+        _ => None,
+    };
+    (outcome, doubt)
+}
+
+/// How long the board as sensed must stand still to count as a position (see
+/// [`FEWER_PIECES_SETTLED_MS`]).
+pub(super) fn settle_ms(h: &dyn Host, gap: Option<&Gap>) -> Millis {
+    let fewer = gap.and_then(|g| g.sensed).is_some_and(|f| {
+        reading::board_of(h, &f).occupied().count()
+            < h.tracker().position().board().occupied().count()
+    });
+    if fewer {
+        FEWER_PIECES_SETTLED_MS
+    } else {
+        SETTLED_MS
+    }
+}
+
+/// The clock's readings around the gap, when both are known (see [`clock::Witness`]).
+pub(super) fn clock_witness(h: &dyn Host, g: &Gap) -> Option<clock::Witness> {
+    if h.without_clock_witness() {
+        return None;
+    }
+    let before = g.clock_before?;
+    let (t, clock_at) = g.clock.as_ref()?;
+    if !t.status.connected || *clock_at <= before.at {
+        return None;
+    }
+    let mut times = [0, 0];
+    for (display, time) in [(Display::Left, t.left), (Display::Right, t.right)] {
+        let color = h.arbiter().clock().color_of(display);
+        times[usize::from(color == Color::Black)] = time.as_millis();
+    }
+    let completed = (h.tracker().moves().len() / 2) as u32;
+    let increment_ms = h
+        .arbiter()
+        .config()
+        .time_control
+        .as_ref()
+        .map(|tc| tc.increment_after(completed))
+        .or(h.arbiter().clock().observed_increment_ms())
+        .unwrap_or(0);
+    Some(clock::Witness {
+        before,
+        after: clock::Reading {
+            times,
+            running: t.status.running,
+            at: *clock_at,
+        },
+        increment_ms,
+    })
+}
+
+/// The side whose clock runs, from the reading the gap holds.
+pub(super) fn clock_side(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
+    let (t, _) = g?.clock.as_ref()?;
+    if !t.status.connected || !t.status.running {
+        return None;
+    }
+    let display = if t.status.left_running != t.status.right_running {
+        if t.status.left_running {
+            Display::Left
+        } else {
+            Display::Right
+        }
+    } else if t.status.lever_left_down {
+        Display::Right
+    } else {
+        Display::Left
+    };
+    Some(h.arbiter().clock().color_of(display))
+}
+
+/// The clock at the gap's start, when the arbiter knows both times and the clock is
+/// connected: what the witness counts from.
+pub(super) fn clock_before(h: &dyn Host, now: Option<Millis>) -> Option<clock::Reading> {
+    let c = h.arbiter().clock();
+    match (
+        now,
+        c.known_time_ms(Color::White),
+        c.known_time_ms(Color::Black),
+    ) {
+        (Some(at), Some(w), Some(b)) if c.connected() => Some(clock::Reading {
+            times: [w, b],
+            running: c.running().is_some(),
+            at,
+        }),
+        _ => None,
+    }
+}
+
+/// The memory's press times as the mover's clock time after each recovered move (`None`:
+/// no press logged, or one on the other side's display), and each side's last time the
+/// memory logged before the gap.
+pub(super) type Stamps = (Vec<Option<(Color, u64)>>, [Option<u64>; 2]);
+
+pub(super) fn memory_stamps(h: &dyn Host, found: &memory::Recovered) -> Stamps {
+    let first = h.tracker().position().turn();
+    let stamps = found
+        .presses
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            p.and_then(|(left, ms)| {
+                let display = if left { Display::Left } else { Display::Right };
+                let color = h.arbiter().clock().color_of(display);
+                (color == memory::mover(first, k)).then_some((color, ms))
+            })
+        })
+        .collect();
+    let mut earlier = [None, None];
+    for (i, display) in [Display::Left, Display::Right].into_iter().enumerate() {
+        let color = h.arbiter().clock().color_of(display);
+        earlier[usize::from(color == Color::Black)] = found.before[i];
+    }
+    (stamps, earlier)
+}

@@ -1,0 +1,695 @@
+//! The recovery machine's transitions: every change of state is made in this file, and the
+//! table below (ARCHITECTURE.md, "Recovery", has the same) lists them all. The states are
+//! `state.rs`'s; the session calls `handle_*` with what it reads and is told, `poll_*` for
+//! what the recovery has for it, and [`Recovery::next_wakeup`] for its deadlines.
+//!
+//! ```text
+//! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
+//! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
+//! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
+//! Gap(Unread) ── first whole board: the known position, a start
+//!                position, a move in progress, no game ──────────────▶ Closed
+//! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
+//! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
+//! Gap(Search) ── one sequence, on a position (press, settled), proven
+//!                (the clock bounds the plies, no other count reaches it) ▶ Closed, published
+//! Gap(Search) ── one sequence not proven, the memory answered or late ▶ Gap(Choose), one story
+//! Gap(Search) ── the memory replayed and the board follows ───────────▶ Closed, or Search on
+//! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
+//! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
+//! Gap(Choose) ── ResolveGap ──────────────────────────────────────────▶ Closed, or Search on
+//! Gap(*), Asking ── NewGame, SetPosition ─────────────────────────────▶ Closed (the board is
+//!                                                                       read against the new root)
+//! Gap(Search|Choose) ── TakeBack ─────────────────────────────────────▶ Gap(Search) from the
+//!                                                                       position before
+//! Asking ── TakeBack ─────────────────────────────────────────────────▶ Closed
+//! ```
+
+use shakmaty::{Chess, Move, Position};
+
+use super::state::{Candidate, Cause, Finding, Gap, Memory, Stage, State, listed, plies};
+use super::{
+    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, Host, MEMORY_GRACE_MS, MEMORY_WAIT_MS,
+    UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
+};
+use crate::board::Placement;
+use crate::event::Event;
+use crate::fact::Fact;
+use crate::protocol::{EeEvent, FieldContent, Message};
+use crate::tracker::sequences as search;
+use crate::vocab::{CommandError, Millis};
+
+/// One board's recovery: its state and the requests it has for the board.
+#[derive(Debug, Clone, Default)]
+pub struct Recovery {
+    state: State,
+    requests: Vec<BoardRequest>,
+}
+
+impl Recovery {
+    // ----- what the session reads ------------------------------------------------------
+
+    /// A gap is open: the board is held back from the tracker.
+    pub fn is_open(&self) -> bool {
+        self.state.gap().is_some()
+    }
+
+    /// The `Gap` property.
+    pub fn text(&self) -> String {
+        self.state.text()
+    }
+
+    /// The next thing the shell should send to the board, if any.
+    pub fn poll_request(&mut self) -> Option<BoardRequest> {
+        (!self.requests.is_empty()).then(|| self.requests.remove(0))
+    }
+
+    /// The placement the view shows while a gap holds the board back.
+    pub fn placement(&self, h: &dyn Host) -> Option<String> {
+        self.sensed()
+            .map(|f| Placement::from_wire(&f, reading::orientation(h)).board_fen())
+    }
+
+    /// When the recovery next needs a tick (part of the session's `next_wakeup`): the
+    /// memory awaited, a board settling in a gap, a still board to ask about.
+    pub fn next_wakeup(&self, h: &dyn Host) -> Option<Millis> {
+        match &self.state {
+            State::Gap(g) => g.deadline(evidence::settle_ms(h, Some(g))),
+            State::Asking(_) => None,
+            State::Closed => resolve::ask_due(h),
+        }
+    }
+
+    fn sensed(&self) -> Option<[FieldContent; 64]> {
+        self.state.gap().and_then(|g| g.sensed)
+    }
+
+    fn cause(&self) -> &'static str {
+        self.state.gap().map_or("", |g| g.cause.text())
+    }
+
+    fn stage_mut(&mut self) -> Option<&mut Stage> {
+        self.state.gap_mut().map(|g| &mut g.stage)
+    }
+
+    fn memory_mut(&mut self) -> Option<&mut Memory> {
+        self.state.gap_mut().map(|g| &mut g.memory)
+    }
+
+    /// Record what a search found (while searching).
+    fn found(&mut self, what: Finding) {
+        if let Some(Stage::Search { finding, .. }) = self.stage_mut() {
+            *finding = what;
+        }
+    }
+
+    // ----- what the session tells it -----------------------------------------------------
+
+    /// Nothing will be read for a while (`cause`, from `now` when known): from now on the
+    /// board is held back (no game on: nothing is).
+    pub fn handle_unread(&mut self, h: &mut dyn Host, cause: Cause, now: Option<Millis>) {
+        if !h.game_on() {
+            return;
+        }
+        match self.state.gap_mut() {
+            // Already open: what is read next is still the gap's.
+            Some(g) => {
+                g.stage = Stage::Unread { link_up: None };
+                g.memory = Memory::Settled;
+                g.sensed = None;
+                g.first_read = None;
+            }
+            None => {
+                let clock_before = evidence::clock_before(h, now);
+                let start = (h.tracker().moves().len(), h.tracker().position().turn());
+                self.state = State::Gap(Box::new(Gap::new(cause, clock_before, start)));
+            }
+        }
+        h.hold_back();
+    }
+
+    /// The link is back: a whole board is awaited from now.
+    pub fn handle_link_up(&mut self, now: Millis) {
+        if let Some(Stage::Unread { link_up }) = self.stage_mut() {
+            *link_up = Some((now, false));
+        }
+    }
+
+    /// A frame was lost on the line: what the board reports next may not follow from what
+    /// was read, so a whole board is asked for and decides.
+    pub fn handle_line_loss(&mut self, h: &mut dyn Host, now: Millis) {
+        if h.game_on() && !self.is_open() {
+            self.handle_unread(h, Cause::LineLoss, Some(now));
+            self.handle_link_up(now);
+            self.requests.push(BoardRequest::SendBoard);
+        }
+    }
+
+    /// A board message while a gap is open. Returns false when the message is not the
+    /// gap's business (no gap, identification and the like: the session takes it).
+    pub fn handle_message(
+        &mut self,
+        h: &mut dyn Host,
+        message: &Message,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        let Some(g) = self.state.gap_mut() else {
+            return false;
+        };
+        match message {
+            Message::ClockTimes(times) => {
+                let pressed = times.status.connected
+                    && g.clock.as_ref().is_some_and(|(c, _)| {
+                        c.status.connected
+                            && c.status.lever_left_down != times.status.lever_left_down
+                    });
+                g.clock = Some((*times, now));
+                match &mut g.stage {
+                    Stage::Choose { candidates, .. } if pressed => {
+                        for c in candidates {
+                            let _ = c.shadow.on_clock_press(now);
+                        }
+                    }
+                    // A press: the mover says the move is done; the board is a position.
+                    Stage::Search { tried, .. } if pressed => {
+                        *tried = Some(g.last_change);
+                        self.search(h, now, out, true);
+                    }
+                    _ => {}
+                }
+            }
+            Message::FieldUpdate { field, content } => {
+                let Some(sensed) = g.sensed.as_mut() else {
+                    // Before a whole board: the next dump supersedes it.
+                    return true;
+                };
+                if let Some(slot) = sensed.get_mut(usize::from(*field))
+                    && *slot != *content
+                {
+                    *slot = *content;
+                    g.last_change = now;
+                    if let Stage::Choose { candidates, .. } = &mut g.stage {
+                        for c in candidates {
+                            let _ = c.shadow.on_field_update(*field, *content, now);
+                        }
+                    }
+                }
+            }
+            Message::BoardDump(fields) => {
+                let first = g.sensed.is_none();
+                if g.sensed.as_ref() != Some(fields) {
+                    g.last_change = now;
+                }
+                g.sensed = Some(**fields);
+                if let Stage::Choose { candidates, .. } = &mut g.stage {
+                    for c in candidates {
+                        let _ = c.shadow.on_board_dump(fields, now);
+                    }
+                }
+                if first && matches!(g.stage, Stage::Unread { .. }) {
+                    self.board_read(h, now, out);
+                }
+            }
+            Message::EeMoves(log) => {
+                if let Some(memory) = self.memory_mut()
+                    && let Memory::Asked { held_unique, .. } = *memory
+                {
+                    *memory = Memory::Settled;
+                    self.memory_answered(h, log, held_unique, now, out);
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Time passes while a gap is open: the memory's time-out, the search on a still
+    /// board, the whole board awaited. Returns false when no gap is open (the session's
+    /// own tick then).
+    pub fn handle_tick(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) -> bool {
+        if !self.is_open() {
+            return false;
+        }
+        if let Some(memory) = self.memory_mut()
+            && let Memory::Asked { at, held_unique } = *memory
+        {
+            let waited = now.saturating_sub(at);
+            if waited >= MEMORY_WAIT_MS {
+                *memory = Memory::Settled;
+                h.report(Fact::MemoryNotCome);
+                // A sequence the evidence does not prove waited for the memory: the search
+                // runs again, and asks the arbiter.
+                if matches!(
+                    self.state.gap().map(|g| &g.stage),
+                    Some(Stage::Search {
+                        finding: Finding::Unproven { .. },
+                        ..
+                    })
+                ) {
+                    self.search_again(h, false, now, out);
+                }
+            }
+            if held_unique && waited >= MEMORY_GRACE_MS {
+                // The single sequence found has waited for the memory long enough.
+                self.search_again(h, true, now, out);
+                return true;
+            }
+        }
+        let settle = evidence::settle_ms(h, self.state.gap());
+        let Some(g) = self.state.gap_mut() else {
+            return true;
+        };
+        let last_change = g.last_change;
+        let memory = g.memory;
+        match &mut g.stage {
+            Stage::Search { tried, .. } => {
+                let still = now.saturating_sub(last_change);
+                if still >= settle && *tried != Some(last_change) {
+                    *tried = Some(last_change);
+                    self.search(h, now, out, true);
+                } else if still >= UNREACHABLE_SETTLE_MS
+                    && *tried == Some(last_change)
+                    && memory == Memory::Settled
+                {
+                    // Searched, unreachable, and still standing: play continues from it.
+                    self.unreachable(h, now, out);
+                }
+            }
+            Stage::Choose { candidates, .. } => {
+                for c in candidates {
+                    let _ = c.shadow.on_tick(now);
+                }
+            }
+            Stage::Unread {
+                link_up: Some((up, asked_again)),
+            } => {
+                let waited = now.saturating_sub(*up);
+                if waited >= DUMP_GIVE_UP_MS {
+                    h.report(Fact::NoWholeBoard);
+                    self.close(h, now, out);
+                } else if waited >= DUMP_AGAIN_MS && !*asked_again {
+                    *asked_again = true;
+                    self.requests.push(BoardRequest::SendBoard);
+                }
+            }
+            Stage::Unread { link_up: None } => {}
+        }
+        true
+    }
+
+    /// The shell cannot ask the board (listen-only): the search alone decides.
+    pub fn handle_no_memory(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        if let Some(memory) = self.memory_mut()
+            && let Memory::Asked { held_unique, .. } = *memory
+        {
+            *memory = Memory::Settled;
+            self.search_again(h, held_unique, now, out);
+        }
+    }
+
+    /// After every input while no gap is open: the tracker's open stories become a question
+    /// for the arbiter once the board has stood still [`super::STILL_ASK_MS`], and the question
+    /// goes as soon as the tracker has settled them (or holds others).
+    pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis) {
+        if self.is_open() {
+            return;
+        }
+        let asking = resolve::ask_due(h)
+            .filter(|&due| now >= due)
+            .and_then(|_| resolve::live_stories(h));
+        match (&self.state, asking) {
+            (State::Asking(a), Some(b)) if a.base == b.base && a.stories == b.stories => {}
+            (_, Some(b)) => {
+                self.state = State::Asking(b);
+                h.report(Fact::StillBoardAsks { gap: self.text() });
+            }
+            (State::Asking(_), None) => self.state = State::Closed,
+            (_, None) => {}
+        }
+    }
+
+    // ----- operator commands -------------------------------------------------------------
+
+    /// `NewGame` or `SetPosition` was given: the record has a new root, the gap's moves
+    /// belong to the game left behind. Recovery ends; the board as read is the tracker's
+    /// (judged against the new position) and the held clock reading the arbiter's.
+    pub fn handle_new_root(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        match &self.state {
+            State::Gap(_) => self.close(h, now, out),
+            State::Asking(_) => self.state = State::Closed,
+            State::Closed => {}
+        }
+    }
+
+    /// `TakeBack` was given: the record's last known position moved one ply back. A gap
+    /// searches again from there (its candidates and memory were of the position taken
+    /// back: the memory is not asked again); a gap still unread stays so; the tracker's
+    /// live stories went with the move.
+    pub fn handle_took_back(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        match &self.state {
+            State::Gap(g) if matches!(g.stage, Stage::Unread { .. }) => {}
+            State::Gap(_) => self.close_or_search_on(h, now, out),
+            State::Asking(_) => self.state = State::Closed,
+            State::Closed => {}
+        }
+    }
+
+    /// `ResolveGap`: the arbiter says which moves were made during the gap (none: continue
+    /// from the board), or which of the stories the tracker holds open is the game.
+    pub fn handle_resolve(
+        &mut self,
+        h: &mut dyn Host,
+        moves: &[String],
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) -> Result<(), CommandError> {
+        let g = match &self.state {
+            State::Closed => {
+                return Err(CommandError::InvalidArgument(
+                    "no gap is open on this board: there is nothing to resolve".into(),
+                ));
+            }
+            State::Asking(asking) => {
+                let Some(line) = resolve::asked_line(h, asking, moves) else {
+                    return Err(CommandError::InvalidArgument(format!(
+                        "`{}` is none of the move orders that explain the board; {}",
+                        moves.join(" "),
+                        self.text()
+                    )));
+                };
+                let tracked = h.tracker_mut().take_story(&line);
+                h.apply_tracker(tracked, now, out);
+                self.state = State::Closed;
+                return Ok(());
+            }
+            State::Gap(g) => g,
+        };
+        let target = resolve::target(g)?;
+        if moves.is_empty() {
+            let note = format!(
+                "moves were made {}; the arbiter continued from the board",
+                self.cause()
+            );
+            if !play::continue_from_board(h, self.state.gap(), &note, now, out) {
+                return Err(CommandError::InvalidArgument(
+                    "the board shows no playable position (pieces in hand, a king missing): set the pieces, then resolve again".into(),
+                ));
+            }
+            self.close(h, now, out);
+            return Ok(());
+        }
+        let from = h.tracker().position().clone();
+        let (all, gap_len) = resolve::gap_line(h, g, &target, moves)?;
+        let note = format!(
+            "{} made {}, as the arbiter resolved them",
+            plies(gap_len),
+            self.cause()
+        );
+        h.report(Fact::ResolvedByArbiter {
+            line: search::san_line(&from, &all),
+        });
+        play::replay_moves(h, &all[..gap_len], &[], [None, None], now, out);
+        h.arbiter_mut().note(note);
+        play::replay_moves(h, &all[gap_len..], &[], [None, None], now, out);
+        self.close_or_search_on(h, now, out);
+        Ok(())
+    }
+
+    // ----- the gap's own transitions -----------------------------------------------------
+
+    /// The first whole board after the gap.
+    fn board_read(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        let Some(fields) = self.sensed() else {
+            return;
+        };
+        if let Some(g) = self.state.gap_mut() {
+            g.first_read = Some(fields);
+        }
+        let read = reading::board_of(h, &fields);
+        let board = reading::learn_orientation(h, read);
+        // Only pieces lifted from the known position: a move in progress, the tracker's job
+        // (unless moves reach it: an exchange of captures on one square also leaves only
+        // pieces missing).
+        if !h.game_on()
+            || reading::is_start(&board)
+            || reading::move_in_progress(h.tracker().position(), &board)
+        {
+            self.close(h, now, out);
+            return;
+        }
+        h.report(Fact::ReadingMemory {
+            cause: self.cause(),
+        });
+        self.requests.push(BoardRequest::ReadMemory);
+        self.enter_search(
+            None,
+            Memory::Asked {
+                at: now,
+                held_unique: false,
+            },
+        );
+        // Search at once: the first whole board may already tell (published once the board
+        // proves a position: a press or a settled reading).
+        self.search(h, now, out, false);
+    }
+
+    /// The gap (open) searches from now: `tried`, the board change already searched.
+    fn enter_search(&mut self, tried: Option<Millis>, memory: Memory) {
+        if let Some(g) = self.state.gap_mut() {
+            g.memory = memory;
+            g.stage = Stage::Search {
+                tried,
+                trusted_at: None,
+                finding: Finding::Nothing,
+            };
+        }
+    }
+
+    fn enter_choose(
+        &mut self,
+        target: [FieldContent; 64],
+        candidates: Vec<Candidate>,
+        total: Option<u64>,
+        listed: Vec<String>,
+        doubt: Option<proof::Verdict>,
+    ) {
+        if let Some(g) = self.state.gap_mut() {
+            g.stage = Stage::Choose {
+                target,
+                candidates,
+                total,
+                listed,
+                doubt,
+            };
+        }
+    }
+
+    /// The board's memory came (asked while `held_unique`: a sequence found waits for it).
+    fn memory_answered(
+        &mut self,
+        h: &mut dyn Host,
+        log: &[EeEvent],
+        held_unique: bool,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(fields) = self.sensed() else {
+            return;
+        };
+        match memory::recover(h.tracker(), log, &fields, now) {
+            Ok(found) if !found.moves.is_empty() => {
+                let note = format!(
+                    "{} made {}, read from the board's memory",
+                    plies(found.moves.len()),
+                    self.cause()
+                );
+                if play::memory_moves(h, &found, &fields, note, now, out) {
+                    self.close_or_search_on(h, now, out);
+                } else {
+                    self.search_again(h, held_unique, now, out);
+                }
+            }
+            Ok(_) => self.search_again(h, held_unique, now, out),
+            Err(why) => {
+                h.report(Fact::MemoryEmpty {
+                    why: why.to_string(),
+                });
+                self.search_again(h, held_unique, now, out);
+            }
+        }
+    }
+
+    /// The memory is not used: the search decides, now if it `held` a sequence for it on the
+    /// board as it still stands, else at the next press or settled reading.
+    fn search_again(&mut self, h: &mut dyn Host, held: bool, now: Millis, out: &mut Vec<Event>) {
+        let Some(g) = self.state.gap_mut() else {
+            return;
+        };
+        let last_change = g.last_change;
+        if let Memory::Asked { held_unique, .. } = &mut g.memory {
+            *held_unique = false;
+        }
+        if let Stage::Search {
+            tried, trusted_at, ..
+        } = &mut g.stage
+        {
+            if held && *trusted_at == Some(last_change) {
+                self.search(h, now, out, true);
+            } else {
+                *tried = None;
+            }
+        }
+    }
+
+    /// Moves were published up to the tracker's position: closed when the board now shows
+    /// it (or the next move begun), else the gap goes on from there (plies made while the
+    /// memory or the arbiter was awaited), searched at once. Pieces in hand that no one move
+    /// takes up are plies on from there in the middle of a capture (Bc2 Bxc2 with Qxc2 under
+    /// way), not a move the tracker could follow.
+    fn close_or_search_on(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        let on_board = self.sensed().map(|f| reading::board_of(h, &f));
+        let done = on_board
+            .as_ref()
+            .is_none_or(|b| reading::one_move_begun(h.tracker().position(), b));
+        if done {
+            self.close(h, now, out);
+        } else {
+            let last_change = self.state.gap().map_or(0, |g| g.last_change);
+            let settled =
+                now.saturating_sub(last_change) >= evidence::settle_ms(h, self.state.gap());
+            self.enter_search(settled.then_some(last_change), Memory::Settled);
+            self.search(h, now, out, settled);
+        }
+    }
+
+    /// Search the board as sensed; `position`: the reading is known to be a position (a
+    /// press, a settled reading), so what is found may be acted on.
+    fn search(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>, position: bool) {
+        let Some(g) = self.state.gap_mut() else {
+            return;
+        };
+        let Some(fields) = g.sensed else {
+            return;
+        };
+        let last_change = g.last_change;
+        if position && let Stage::Search { trusted_at, .. } = &mut g.stage {
+            *trusted_at = Some(last_change);
+        }
+        let Some(g) = self.state.gap() else {
+            return;
+        };
+        let from = h.tracker().position().clone();
+        let (outcome, doubt) = evidence::explain(h, g, &from, &fields, position);
+        // The memory, if it comes at once, has the press times too.
+        let wait_for_memory = matches!(
+            g.memory,
+            Memory::Asked { at, .. } if now.saturating_sub(at) < MEMORY_GRACE_MS
+        );
+        match outcome {
+            search::Outcome::Same => self.close(h, now, out),
+            search::Outcome::Unique(moves) if !position => {
+                self.found(Finding::Unique {
+                    plies: moves.len(),
+                    line: search::san_line(&from, &moves),
+                });
+            }
+            _ if !position => {}
+            search::Outcome::Unique(moves) if let Some(doubt) = doubt => {
+                self.unproven(h, &from, moves, doubt, fields, now);
+            }
+            search::Outcome::Unique(_) if wait_for_memory => {
+                if let Some(Memory::Asked { held_unique, .. }) = self.memory_mut() {
+                    *held_unique = true;
+                }
+            }
+            search::Outcome::Unique(moves) => {
+                h.report(Fact::RecoveredUnique {
+                    line: search::san_line(&from, &moves),
+                });
+                let note = format!(
+                    "{} made {}, recovered: the only legal sequence to the board",
+                    plies(moves.len()),
+                    self.cause()
+                );
+                play::replay_moves(h, &moves, &[], [None, None], now, out);
+                h.arbiter_mut().note(note);
+                self.close(h, now, out);
+            }
+            search::Outcome::Several { sequences, total } => {
+                let listed = listed(&from, &sequences);
+                let candidates = sequences
+                    .into_iter()
+                    .map(|moves| Candidate {
+                        shadow: play::shadow_after(h, &moves, &fields, now),
+                        moves,
+                    })
+                    .collect();
+                self.enter_choose(fields, candidates, Some(total), listed, None);
+                h.report(Fact::Ambiguous { gap: self.text() });
+            }
+            search::Outcome::GaveUp => {
+                self.enter_choose(fields, Vec::new(), None, Vec::new(), None);
+                h.report(Fact::SearchGaveUp { gap: self.text() });
+            }
+            // Only a still board or the scoresheets can tell now: in a scramble the board
+            // never stands still, so the arbiter is asked at once, clearly.
+            search::Outcome::Unreachable => self.found(Finding::Unreachable),
+        }
+    }
+
+    /// One sequence reaches the board but the evidence does not prove it (`doubt`): the
+    /// board's memory, when it may still come, has every change; else the arbiter is asked
+    /// with the sequence listed (play going on meanwhile is followed from it).
+    fn unproven(
+        &mut self,
+        h: &mut dyn Host,
+        from: &Chess,
+        moves: Vec<Move>,
+        doubt: proof::Verdict,
+        fields: [FieldContent; 64],
+        now: Millis,
+    ) {
+        let line = search::san_line(from, &moves);
+        if matches!(self.memory_mut(), Some(Memory::Asked { .. })) {
+            self.found(Finding::Unproven {
+                plies: moves.len(),
+                line,
+            });
+            return;
+        }
+        let listed = listed(from, std::slice::from_ref(&moves));
+        let candidates = vec![Candidate {
+            shadow: play::shadow_after(h, &moves, &fields, now),
+            moves,
+        }];
+        self.enter_choose(fields, candidates, Some(1), listed, Some(doubt));
+        h.report(Fact::Unproven { gap: self.text() });
+    }
+
+    /// No legal sequence reaches the board and it stands still: continue from it.
+    fn unreachable(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        let note = format!(
+            "moves were made {} that no legal sequence of up to {} plies explains",
+            self.cause(),
+            search::MAX_PLIES
+        );
+        if play::continue_from_board(h, self.state.gap(), &note, now, out) {
+            self.close(h, now, out);
+        } else {
+            self.found(Finding::NoPosition);
+        }
+    }
+
+    /// The gap is over: the tracker reads the board as it stands, the arbiter the clock.
+    fn close(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        if !self.is_open() {
+            return;
+        }
+        let State::Gap(g) = std::mem::take(&mut self.state) else {
+            return;
+        };
+        let clock = g.clock.as_ref().map(|(times, _)| times);
+        play::hand_back(h, g.sensed.as_ref(), clock, now, out);
+    }
+}
