@@ -8,6 +8,7 @@
 
 mod clock_confirm;
 mod command;
+mod dating;
 mod fact;
 mod gap;
 mod gap_resolve;
@@ -105,6 +106,8 @@ pub struct Session {
     wall_offset_ms: Option<i64>,
     /// The time of the input being handled (for what the view waits on).
     last_now: Millis,
+    /// The day new games are dated with (see `session/dating.rs`).
+    dating: dating::Dating,
 }
 
 impl Session {
@@ -120,6 +123,7 @@ impl Session {
         let identity = crate::identity::Identity::new(
             crate::identity::Identity::is_bluetooth_port(&config.port),
         );
+        let dating = dating::Dating::for_config(&config);
         let mut s = Session {
             config,
             tracker,
@@ -148,6 +152,7 @@ impl Session {
             clock_tags: Default::default(),
             wall_offset_ms: None,
             last_now: 0,
+            dating,
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -556,6 +561,7 @@ impl Session {
             out.push(Event::GameStarted {
                 fen: self.arbiter.fen(),
             });
+            self.date_new_game(out);
         }
         let before = self.arbiter.game().ply_count();
         let ruled = self.arbiter.on_move(mv, now);
@@ -636,6 +642,7 @@ impl Session {
         out.push(Event::GameStarted {
             fen: self.arbiter.fen(),
         });
+        self.date_new_game(out);
         self.apply_arbiter(ruled, out);
     }
 
