@@ -24,7 +24,7 @@ use common::{Bus, Daemon, proxies, record_file, record_without_clock_tags};
 
 /// Every `*.inbytes` capture of the shared captures, in name order.
 fn shared_captures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(captures::DIR);
+    let dir = captures::dir();
     let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())

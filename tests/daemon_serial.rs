@@ -1,8 +1,8 @@
 //! End-to-end: the serial side — handshake, junk on the line, unplug/replug, a silent board,
 //! and boards failing independently. Fake boards on ptys, the real binary, a private bus.
 //! The link's timing (probe and loss deadlines, backoff steps, handshake pacing) is proved
-//! exactly, with time as an argument, by `tests/link_machine.rs`; here every wait is on an
-//! event (a property, a byte written to the board), never on the clock.
+//! exactly, with time as an argument, by `crates/core/tests/link_machine.rs`; here every wait
+//! is on an event (a property, a byte written to the board), never on the clock.
 
 mod common;
 
@@ -141,7 +141,7 @@ async fn silent_board_counts_as_lost_until_it_answers() {
     *board.answering.lock().unwrap() = false;
     wait_connected(&b, false).await;
     // Probes first, gives up later: the daemon asked the silent board for its version
-    // before declaring it lost (when, exactly: tests/link_machine.rs).
+    // before declaring it lost (when, exactly: crates/core/tests/link_machine.rs).
     let probes = board.received.lock().unwrap().len();
     let asked = board.received.lock().unwrap()[before..].to_vec();
     assert!(

@@ -19,6 +19,7 @@ use crate::board::Orientation;
 use crate::capture::{self, Chunk, LinkChange, LinkNote};
 use crate::daemon::config::{BoardConfig, DaemonConfig};
 use crate::daemon::pgn_files;
+use crate::game::PgnDate;
 use crate::link;
 use crate::protocol::{Decoder, Message};
 use crate::session::{Event, Input, Session, SessionConfig};
@@ -92,7 +93,7 @@ pub fn session_config_for(port: &Path) -> SessionConfig {
 /// Run a capture through a fresh session as eboardd's board task would. `link` are the
 /// record's notes of the link's ups and downs ([`capture::link_notes`]; none for the shared
 /// captures, whose port stays open throughout). `today` is the `Date` (as `YYYY-MM-DD`) a
-/// game that begins gets, like the daemon dates it.
+/// game that begins gets, like the daemon dates it (anything but a date leaves it undated).
 pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today: &str) -> Decoded {
     let mut run = Run::new(config, today);
     let mut byte: u64 = 0;
@@ -169,11 +170,8 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
 }
 
 /// The session and what has been collected so far.
-struct Run<'a> {
+struct Run {
     session: Session,
-    /// The board's configured tags (a configured `Date` is never replaced).
-    configured_tags: Vec<(String, String)>,
-    today: &'a str,
     out: Decoded,
     current: GameRecord,
     /// The last game that ended, as written then.
@@ -192,12 +190,14 @@ struct Run<'a> {
     earlier: (u64, u64),
 }
 
-impl<'a> Run<'a> {
-    fn new(config: SessionConfig, today: &'a str) -> Self {
+impl Run {
+    fn new(config: SessionConfig, today: &str) -> Self {
+        let mut session = Session::new(config);
+        if let Some(today) = PgnDate::parse_iso(today) {
+            session.set_date(today);
+        }
         Run {
-            configured_tags: config.tags.clone(),
-            session: Session::new(config),
-            today,
+            session,
             out: Decoded::default(),
             current: GameRecord::default(),
             finished: None,
@@ -243,18 +243,13 @@ impl<'a> Run<'a> {
     }
 
     /// Feed one input, then what the board task does after it: answer the session's
-    /// requests (here nothing answers: a capture cannot be asked) and date a new game.
+    /// requests (here nothing answers: a capture cannot be asked).
     fn input(&mut self, input: Input, pos: StreamPos) {
         self.now = self.now.max(pos.now);
-        let Ok(mut events) = self.session.handle(input, pos.now) else {
+        let Ok(events) = self.session.handle(input, pos.now) else {
             return;
         };
         while self.session.poll_request().is_some() {}
-        if let Some(command) = pgn_files::date_new_game(&events, &self.configured_tags, self.today)
-            && let Ok(more) = self.session.handle(Input::Command(command), pos.now)
-        {
-            events.extend(more);
-        }
         for event in events {
             self.record(&event);
             self.out.events.push(Located { pos, event });

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::capture;
+use crate::game::PgnDate;
 use crate::link::{ClockRefusal, Fact, Link, Output};
 use crate::protocol::clock_channel::MessageError;
 use crate::session::{Command, Event, Input, Session};
@@ -66,12 +67,14 @@ impl BoardTask {
     }
 
     /// Tell the session the wall clock before an input at `now`: the broadcast PGN's
-    /// `ReferenceTime` is the instant a clock reading came in.
+    /// `ReferenceTime` is the instant a clock reading came in, and a game that begins is
+    /// dated with the UTC day (the pure session has no calendar, the shell does).
     fn wall_clock_at(&mut self, now: Millis) {
         let unix_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         self.session.set_wall_clock(unix_ms, now);
+        self.session.set_date(PgnDate::of_unix_ms(unix_ms));
     }
 
     /// Serve the board until `stop` fires or the command channel closes.
@@ -147,31 +150,8 @@ impl BoardTask {
         tracing::info!("board stopped");
     }
 
-    /// A game that begins gets today's date (UTC) as its PGN `Date` tag, unless the
-    /// configuration names one: the pure session has no calendar, the shell does.
-    fn date_new_game(&mut self, events: &mut Vec<Event>) {
-        // Most batches start no game: no clock read, no date formatted for them.
-        if !events
-            .iter()
-            .any(|e| matches!(e, Event::GameStarted { .. }))
-        {
-            return;
-        }
-        let today = super::pgn_files::utc_date(std::time::SystemTime::now());
-        let Some(command) =
-            super::pgn_files::date_new_game(events, &self.spec.session.tags, &today)
-        else {
-            return;
-        };
-        match self.session.handle(Input::Command(command), self.now()) {
-            Ok(mut more) => events.append(&mut more),
-            Err(e) => tracing::warn!("cannot date the new game: {e}"),
-        }
-    }
-
     /// Journal the events, then publish them and the property changes.
-    async fn commit(&mut self, mut events: Vec<Event>) {
-        self.date_new_game(&mut events);
+    async fn commit(&mut self, events: Vec<Event>) {
         if !events.is_empty() {
             for e in &events {
                 // Journal records carry whole game snapshots: too much for the log.

@@ -196,50 +196,13 @@ pub fn pgn_date(pgn: &str) -> Option<String> {
     ok.then(|| parts.join("-"))
 }
 
-/// The command that gives a game that just began (a `GameStarted` among `events`) the PGN
-/// `Date` tag `today` (`YYYY-MM-DD`), unless the board's configured `tags` name a date. Pure,
-/// so the board task and `eboardctl decode` date games alike.
-pub fn date_new_game(
-    events: &[crate::session::Event],
-    tags: &[(String, String)],
-    today: &str,
-) -> Option<crate::session::Command> {
-    let began = events
-        .iter()
-        .any(|e| matches!(e, crate::session::Event::GameStarted { .. }));
-    if !began || tags.iter().any(|(name, _)| name == "Date") {
-        return None;
-    }
-    let date = today.replace('-', ".");
-    Some(crate::session::Command::SetTags(vec![(
-        "Date".into(),
-        date,
-    )]))
-}
-
-/// The UTC calendar date of `time` as `YYYY-MM-DD`.
+/// The UTC calendar date of `time` as `YYYY-MM-DD` (the session dates games with the same
+/// day: `game::PgnDate`).
 pub fn utc_date(time: SystemTime) -> String {
-    let secs = time
+    let ms = time
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Howard Hinnant's algorithm: shift to eras of 400 years starting on March 1st.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    crate::game::PgnDate::of_unix_ms(ms).iso()
 }
 
 /// Board ids become file names: only the contract's id alphabet is allowed.

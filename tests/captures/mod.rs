@@ -3,22 +3,31 @@
 
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
+
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
-/// Where the captures are.
-pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures");
+/// Where the captures are: the workspace's `tests/data/captures`, found from the crate whose
+/// tests include this file (the root crate, or the core's `crates/core/tests`).
+pub fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|folder| folder.join("tests/data/captures"))
+        .find(|captures| captures.is_dir())
+        .expect("tests/data/captures in the workspace")
+}
 
 /// The path of capture `n`'s file with `extension`.
 pub fn path(n: u32, extension: &str) -> String {
-    format!("{DIR}/{n}.{extension}")
+    format!("{}/{n}.{extension}", dir().display())
 }
 
 /// Capture `n` as the reads it was recorded in.
-pub fn chunks(n: u32) -> Vec<eboardd::capture::Chunk> {
+pub fn chunks(n: u32) -> Vec<eboard_core::capture::Chunk> {
     let path = path(n, "inbytes");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    eboardd::capture::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    eboard_core::capture::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Capture `n`'s bytes, in order.

@@ -2,7 +2,7 @@
 //! the arbiter's robustness test: a whole reading (flags and status any) from a strategy for
 //! its displays (the protocol tests draw valid displays, the arbiter's test garbage ones too).
 
-use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboard_core::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 use proptest::prelude::*;
 
 fn display_flags() -> impl Strategy<Value = DisplayFlags> {

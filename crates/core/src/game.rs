@@ -14,7 +14,11 @@
 //! earlier ones have result `*` and a closing comment `{Game continues in the next record
 //! ...}`; the last one carries the real result. All segments share the tags.
 
+mod date;
+
 use serde::{Deserialize, Serialize};
+
+pub use date::PgnDate;
 
 use crate::clock_tags::ClockTags;
 use crate::vocab::{GameResult, Player, Termination};

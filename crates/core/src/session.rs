@@ -8,6 +8,7 @@
 
 mod clock_confirm;
 mod command;
+mod dating;
 mod fact;
 mod illegal;
 mod input;
@@ -103,6 +104,8 @@ pub struct Session {
     wall_offset_ms: Option<i64>,
     /// The time of the input being handled (for what the view waits on).
     last_now: Millis,
+    /// The day new games are dated with (see `session/dating.rs`).
+    dating: dating::Dating,
 }
 
 impl Session {
@@ -116,6 +119,7 @@ impl Session {
         let identity = crate::identity::Identity::new(
             crate::identity::Identity::is_bluetooth_port(&config.port),
         );
+        let dating = dating::Dating::for_config(&config);
         let mut s = Session {
             config,
             tracker,
@@ -144,6 +148,7 @@ impl Session {
             clock_tags: Default::default(),
             wall_offset_ms: None,
             last_now: 0,
+            dating,
         };
         s.journalled = RecordSignature::of(s.arbiter.game(), s.arbiter.position());
         s.refresh_view();
@@ -567,6 +572,7 @@ impl Session {
             out.push(Event::GameStarted {
                 fen: self.arbiter.fen(),
             });
+            self.date_new_game(out);
         }
         let before = self.arbiter.game().ply_count();
         let ruled = self.arbiter.on_move(mv, now);
@@ -650,6 +656,7 @@ impl Session {
         out.push(Event::GameStarted {
             fen: self.arbiter.fen(),
         });
+        self.date_new_game(out);
         self.apply_arbiter(ruled, out);
     }
 

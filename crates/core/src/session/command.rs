@@ -26,21 +26,7 @@ impl Session {
                 self.apply_tracker(without_game_start(tracked), now, out);
                 self.with_recovery(|r, s| r.handle_new_root(s, now, out));
             }
-            Command::SetTags(tags) => {
-                // Never one of the record's own tags (PlyCount, Termination, FEN…).
-                crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
-                // New values replace old ones of the same name; other tags stay.
-                let mut merged = self.arbiter.game().tags.clone();
-                for (name, value) in tags {
-                    match merged.iter_mut().find(|(n, _)| *n == name) {
-                        Some(slot) => slot.1 = value,
-                        None => merged.push((name, value)),
-                    }
-                }
-                self.arbiter.set_tags(merged.clone())?;
-                self.config.tags = merged.clone();
-                out.push(Event::Record(RecordFact::Tags { tags: merged }));
-            }
+            Command::SetTags(tags) => self.merge_tags(tags, out)?,
             Command::SetRules(rules) => {
                 self.arbiter.set_rules(rules);
                 out.push(Event::Record(RecordFact::Rules {
@@ -97,6 +83,28 @@ impl Session {
                 self.apply_arbiter(ruled, out);
             }
         }
+        Ok(())
+    }
+
+    /// `SetTags`, and the date of a game that begins: new values replace old ones of the same
+    /// name, other tags stay; the merged tags are the game's and the next game's, journalled.
+    pub(super) fn merge_tags(
+        &mut self,
+        tags: Vec<(String, String)>,
+        out: &mut Vec<Event>,
+    ) -> Result<(), CommandError> {
+        // Never one of the record's own tags (PlyCount, Termination, FEN…).
+        crate::game::validate_tags(&tags).map_err(CommandError::InvalidArgument)?;
+        let mut merged = self.arbiter.game().tags.clone();
+        for (name, value) in tags {
+            match merged.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 = value,
+                None => merged.push((name, value)),
+            }
+        }
+        self.arbiter.set_tags(merged.clone())?;
+        self.config.tags = merged.clone();
+        out.push(Event::Record(RecordFact::Tags { tags: merged }));
         Ok(())
     }
 }

@@ -11,17 +11,17 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use eboardd::arbiter::unwinnable::{Verdict, cannot_mate_fast, is_dead_fast, winnability};
+use eboard_core::arbiter::unwinnable::{Verdict, cannot_mate_fast, is_dead_fast, winnability};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color};
 
 const CHA_VECTOR: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/oracle/cha-test-vector.txt"
+    "/../../tests/data/oracle/cha-test-vector.txt"
 ));
 const CHASOLVER_POSITIONS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/oracle/chasolver-positions.txt"
+    "/../../tests/data/oracle/chasolver-positions.txt"
 ));
 
 fn position(fen: &str) -> Option<Chess> {

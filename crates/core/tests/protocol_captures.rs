@@ -1,9 +1,10 @@
 //! The real board + DGT 3000 captures decode completely, whatever the read sizes, and agree
 //! with the figures in the captures' README.
 
+#[path = "../../../tests/captures/mod.rs"]
 mod captures;
 
-use eboardd::protocol::{ClockTimes, Decoder, DecoderStats, DisplayTime, Message};
+use eboard_core::protocol::{ClockTimes, Decoder, DecoderStats, DisplayTime, Message};
 
 fn decode_in_chunks(bytes: &[u8], size: usize) -> (Vec<Message>, DecoderStats, usize) {
     let mut decoder = Decoder::new();

@@ -3,12 +3,12 @@
 //! without mating material, both flags, increments, a paused clock, quickplay finish and the
 //! automatic draws.
 
-use eboardd::arbiter::clock::Display;
-use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen, unexchanged_promotion};
-use eboardd::event::{Event, RecordFact};
-use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
-use eboardd::session::Command;
-use eboardd::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
+use eboard_core::arbiter::clock::Display;
+use eboard_core::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen, unexchanged_promotion};
+use eboard_core::event::{Event, RecordFact};
+use eboard_core::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboard_core::session::Command;
+use eboard_core::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 

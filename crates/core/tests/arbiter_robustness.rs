@@ -2,13 +2,14 @@
 //! readings (including garbage values), ticks, legal moves, illegal placements, claims,
 //! adjudications, takebacks and rule changes, in any order, under both editions.
 
+#[path = "../../../tests/clock_strategies/mod.rs"]
 mod clock_strategies;
 
 use clock_strategies::clock_times;
-use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
-use eboardd::protocol::message::{ClockTimes, DisplayTime};
-use eboardd::session::Command;
-use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
+use eboard_core::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
+use eboard_core::protocol::message::{ClockTimes, DisplayTime};
+use eboard_core::session::Command;
+use eboard_core::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};

@@ -6,16 +6,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use eboardd::arbiter::claims::{History, key, position_claims, uci};
-use eboardd::arbiter::{automatic_end_of, parse_fen, unwinnable};
-use eboardd::vocab::{Edition, GameResult, Termination};
+use eboard_core::arbiter::claims::{History, key, position_claims, uci};
+use eboard_core::arbiter::{automatic_end_of, parse_fen, unwinnable};
+use eboard_core::vocab::{Edition, GameResult, Termination};
 use serde_json::Value;
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
 const CLAIMS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/oracle/claims.jsonl"
+    "/../../tests/data/oracle/claims.jsonl"
 ));
 
 /// One game of `claims.jsonl`: its name, start, moves (UCI) and the oracle's verdicts at the
@@ -276,7 +276,7 @@ fn repetition_key_is_fide_identity() {
 /// `fide-2005` so that fivefold/75 moves do not end the games the oracle goes on with.
 #[test]
 fn claims_property_matches_the_oracle_on_edge_cases() {
-    use eboardd::arbiter::{Arbiter, ArbiterConfig};
+    use eboard_core::arbiter::{Arbiter, ArbiterConfig};
     let mut compared = 0;
     for OracleGame {
         name,
