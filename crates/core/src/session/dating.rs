@@ -17,7 +17,7 @@ pub(super) struct Dating {
 }
 
 impl Dating {
-    pub(super) fn for_config(config: &SessionConfig) -> Self {
+    pub(super) fn for_config<A>(config: &SessionConfig<A>) -> Self {
         Dating {
             today: None,
             configured: config.tags.iter().any(|(name, _)| name == "Date"),
