@@ -3,9 +3,9 @@
 //! one place the rules are, and a restored session runs with the last journalled rules from
 //! its first input, whether or not the journal holds a game.
 
-use eboardd::arbiter::ArbiterConfig;
-use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
-use eboardd::vocab::{ClockPeriods, Edition, Rules, WhiteDisplay};
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
+use eboard_core::vocab::{ClockPeriods, Edition, Rules, WhiteDisplay};
 
 /// A board's settings as the added-boards file of an earlier daemon holds them: one flat
 /// object, the Laws' and clock's settings beside the name.
