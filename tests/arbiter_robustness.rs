@@ -6,7 +6,7 @@ mod clock_strategies;
 
 use clock_strategies::clock_times;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
-use eboardd::protocol::message::{ClockTimes, DisplayTime};
+use eboardd::protocol::message::{ClockReading, DisplayTime};
 use eboardd::session::Command;
 use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;
@@ -15,7 +15,7 @@ use shakmaty::{Chess, Position};
 
 #[derive(Debug, Clone)]
 enum Op {
-    Clock(ClockTimes),
+    Clock(ClockReading),
     Tick(u64),
     Move(usize),
     Illegal(String),

@@ -6,6 +6,7 @@
 
 use std::io;
 
+use eboardd::board_input::BoardInput;
 use eboardd::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
     Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
@@ -156,6 +157,13 @@ impl Rig {
     }
 }
 
+/// What the session is told of a board message (its driver's translation).
+fn told(message: Message) -> BoardInput {
+    message
+        .into_board_input()
+        .expect("a message the session is told")
+}
+
 fn version() -> Message {
     Message::Version {
         major: 3,
@@ -232,9 +240,9 @@ fn the_whole_board_connects_and_is_fed_to_the_session_after_the_link() {
     assert_eq!(
         r.session_since(0),
         [
-            &Input::Board(Message::SerialNumber("13116".into())),
+            &Input::Board(told(Message::SerialNumber("13116".into()))),
             &Input::Link(true),
-            &Input::Board(dump()),
+            &Input::Board(told(dump())),
         ]
     );
     // Answering does not stop the rest of the handshake.
@@ -242,7 +250,7 @@ fn the_whole_board_connects_and_is_fed_to_the_session_after_the_link() {
     assert_eq!(r.writes_between(0, 1_000), handshake_at(OPEN_SETTLE_MS));
     // A second whole board is only a message.
     r.message(dump());
-    assert_eq!(r.session_since(1_000), [&Input::Board(dump())]);
+    assert_eq!(r.session_since(1_000), [&Input::Board(told(dump()))]);
 }
 
 #[test]
@@ -450,7 +458,7 @@ fn end_of_file_closes_and_reconnects_after_the_backoff_with_a_new_handshake() {
     assert!(r.link.is_connected());
     assert_eq!(
         r.session_since(3_000),
-        [&Input::Link(true), &Input::Board(dump())]
+        [&Input::Link(true), &Input::Board(told(dump()))]
     );
 }
 
@@ -510,7 +518,7 @@ fn listen_only_never_writes_and_silence_is_not_a_lost_board() {
         r.session_since(3_000),
         [
             &Input::Link(true),
-            &Input::Board(version()),
+            &Input::Board(told(version())),
             &Input::MemoryUnavailable
         ]
     );
@@ -554,9 +562,9 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
     assert_eq!(
         r.session_since(0),
         [
-            &Input::Board(version()),
+            &Input::Board(told(version())),
             &Input::Link(true),
-            &Input::Board(dump())
+            &Input::Board(told(dump()))
         ]
     );
     // Garbage of every kind: stray data bytes, ids with absurd lengths, an EEPROM-dump
@@ -580,10 +588,10 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
         .collect();
     assert_eq!(
         fed.last(),
-        Some(&&Input::Board(Message::Version {
+        Some(&&Input::Board(told(Message::Version {
             major: 3,
             minor: 11
-        })),
+        }))),
         "a real message after the junk is understood: {fed:?}"
     );
     assert!(fed.contains(&&Input::LineLoss), "{fed:?}");
@@ -626,7 +634,7 @@ fn a_long_frame_arriving_slowly_is_a_live_line() {
     assert!(r.lost().is_empty(), "{:?}", r.lost());
     assert!(matches!(
         r.session_since(start).last(),
-        Some(Input::Board(Message::EeMoves(_)))
+        Some(Input::Board(BoardInput::Memory(_)))
     ));
 }
 

@@ -156,7 +156,9 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
             run.input(Input::LineLoss, first);
         }
         for (message, pos) in messages {
-            run.input(Input::Board(message), pos);
+            if let Some(input) = message.into_board_input() {
+                run.input(Input::Board(input), pos);
+            }
         }
     }
     for note in notes {

@@ -1,5 +1,5 @@
 //! What board is on the other end of a link, read from what it says about itself: the
-//! `BoardModel` and `Battery` properties, and the per-model choices of the link (whether the
+//! `SerialNumber`, `FirmwareVersion`, `BoardModel`, `ClockModel` and `Battery` properties, and the per-model choices of the link (whether the
 //! battery is asked for, which command puts text on a Revelation II's display).
 //!
 //! - **Revelation II**: its long serial number (0x55) begins with its firmware number
@@ -14,7 +14,7 @@
 //! The identity is rebuilt from the board's own answers after every reconnection; a battery
 //! reading stays until the next one (the property says "as the board last reported it").
 
-use crate::protocol::{BatteryStatus, Message};
+use crate::board_input::{BatteryStatus, BoardInput, IdentityReport};
 
 /// What the board is (contract: the `BoardModel` property).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +44,33 @@ impl std::fmt::Display for BoardModel {
     }
 }
 
+/// Which clock is behind the board, as it names itself (contract: the `ClockModel` property).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClockModel {
+    /// DGT 3000: 8 ASCII characters on its display.
+    Dgt3000,
+    /// DGT XL: six 7-segment digits.
+    Xl,
+}
+
+impl ClockModel {
+    /// The contract's word for it (the `ClockModel` property).
+    pub fn contract_name(self) -> &'static str {
+        match self {
+            ClockModel::Dgt3000 => "dgt3000",
+            ClockModel::Xl => "dgt-xl",
+        }
+    }
+
+    /// How many characters its display shows.
+    pub fn width(self) -> usize {
+        match self {
+            ClockModel::Dgt3000 => 8,
+            ClockModel::Xl => 6,
+        }
+    }
+}
+
 /// The first Revelation II firmware that takes text for its own display (0x0D); picochess
 /// enables it from 3.25 (its notes say 3.24H, the board reports whole hundredths).
 pub const REVELATION_TEXT_FIRMWARE: (u8, u8) = (3, 25);
@@ -69,6 +96,12 @@ pub struct Identity {
     battery: Option<BatteryStatus>,
     /// The board answered a battery question since the link came up.
     answered_battery: bool,
+    /// The serial number published (the short one; the long one while no short one came).
+    serial_number: String,
+    /// The firmware version as published (`3.10`).
+    firmware_version: String,
+    /// The clock behind the board since the link came up.
+    clock_model: Option<ClockModel>,
 }
 
 impl Identity {
@@ -105,19 +138,62 @@ impl Identity {
         self.answered_battery = false;
     }
 
-    /// Learn from one message; returns whether anything changed.
-    pub fn on_message(&mut self, message: &Message) -> bool {
+    /// The link is down: another clock may be on the cable when it is back, and the next
+    /// handshake asks its version again.
+    pub fn link_down(&mut self) {
+        self.clock_model = None;
+    }
+
+    /// Learn from one board input; returns whether anything changed.
+    pub fn on_input(&mut self, input: &BoardInput) -> bool {
         let before = self.clone();
-        match message {
-            Message::Version { .. } => self.answered_version = true,
-            Message::LongSerialNumber(s) => self.long_serial = Some(s.clone()),
-            Message::BatteryStatus(b) => {
+        match input {
+            BoardInput::Identity(report) => self.on_report(report),
+            BoardInput::Battery(b) => {
                 self.answered_battery = true;
                 self.battery = Some(*b);
             }
-            _ => {}
+            BoardInput::Scan(_)
+            | BoardInput::Square { .. }
+            | BoardInput::Clock(_)
+            | BoardInput::Memory(_) => {}
         }
         *self != before
+    }
+
+    fn on_report(&mut self, report: &IdentityReport) {
+        match report {
+            // The short serial number is the one eboardd has always published (connectors
+            // keep boards by it); the long one stands in for a board that reports no short
+            // one, and tells a Revelation II.
+            IdentityReport::SerialNumber(s) => self.serial_number.clone_from(s),
+            IdentityReport::LongSerialNumber(s) => {
+                if self.serial_number.is_empty() {
+                    self.serial_number.clone_from(s);
+                }
+                self.long_serial = Some(s.clone());
+            }
+            IdentityReport::Firmware { major, minor } => {
+                self.answered_version = true;
+                self.firmware_version = format!("{major}.{minor:02}");
+            }
+            IdentityReport::Clock(model) => self.clock_model = Some(*model),
+        }
+    }
+
+    /// The `SerialNumber` property (empty until the board tells it).
+    pub fn serial_number(&self) -> &str {
+        &self.serial_number
+    }
+
+    /// The `FirmwareVersion` property (empty until the board tells it).
+    pub fn firmware_version(&self) -> &str {
+        &self.firmware_version
+    }
+
+    /// The clock behind the board, once it named itself on this connection.
+    pub fn clock_model(&self) -> Option<ClockModel> {
+        self.clock_model
     }
 
     /// The board's model, once known.
@@ -185,12 +261,20 @@ impl Identity {
 mod tests {
     use super::*;
 
-    fn battery(percent: u8, charging: bool) -> Message {
-        Message::BatteryStatus(BatteryStatus {
+    fn battery(percent: u8, charging: bool) -> BoardInput {
+        BoardInput::Battery(BatteryStatus {
             percent,
             charging,
             ..BatteryStatus::default()
         })
+    }
+
+    fn firmware(major: u8, minor: u8) -> BoardInput {
+        BoardInput::Identity(IdentityReport::Firmware { major, minor })
+    }
+
+    fn long_serial(s: String) -> BoardInput {
+        BoardInput::Identity(IdentityReport::LongSerialNumber(s))
     }
 
     #[test]
@@ -208,11 +292,8 @@ mod tests {
         let mut id = Identity::new(false);
         assert_eq!(id.model(), None);
         assert_eq!(id.battery(), NO_BATTERY);
-        assert!(id.on_message(&Message::Version {
-            major: 3,
-            minor: 10
-        }));
-        assert!(id.on_message(&Message::LongSerialNumber("3000147740".into())));
+        assert!(id.on_input(&firmware(3, 10)));
+        assert!(id.on_input(&long_serial("3000147740".into())));
         assert_eq!(id.model(), Some(BoardModel::Dgt));
         assert!(!id.has_battery());
         assert!(!id.revelation_text());
@@ -222,21 +303,18 @@ mod tests {
     #[test]
     fn a_board_answering_the_battery_question_is_bluetooth() {
         let mut id = Identity::new(false);
-        id.on_message(&Message::Version {
-            major: 3,
-            minor: 10,
-        });
-        assert!(id.on_message(&battery(87, false)));
+        id.on_input(&firmware(3, 10));
+        assert!(id.on_input(&battery(87, false)));
         assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
         assert_eq!(id.battery(), (87, false));
-        assert!(!id.on_message(&battery(87, false)), "nothing new");
-        assert!(id.on_message(&battery(86, true)));
+        assert!(!id.on_input(&battery(87, false)), "nothing new");
+        assert!(id.on_input(&battery(86, true)));
         assert_eq!(id.battery(), (86, true));
         // A reconnection keeps the last reading until the next one.
         id.link_up();
         assert_eq!(id.battery(), (86, true));
         // An impossible percentage is capped, not passed on.
-        id.on_message(&battery(127, false));
+        id.on_input(&battery(127, false));
         assert_eq!(id.battery(), (100, false));
     }
 
@@ -251,25 +329,25 @@ mod tests {
     #[test]
     fn a_revelation_is_known_by_its_long_serial_number() {
         let mut id = Identity::new(false);
-        id.on_message(&Message::LongSerialNumber("3.25001000".into()));
+        id.on_input(&long_serial("3.25001000".into()));
         assert_eq!(id.model(), Some(BoardModel::DgtRevelation2));
         assert_eq!(id.revelation_firmware(), Some((3, 25)));
         assert!(id.revelation_text());
-        id.on_message(&Message::LongSerialNumber("3.21001000".into()));
+        id.on_input(&long_serial("3.21001000".into()));
         assert_eq!(id.revelation_firmware(), Some((3, 21)));
         assert!(!id.revelation_text(), "3.21 has no text command");
         assert!(!id.turns_itself(), "3.21 does not turn its reporting");
-        id.on_message(&Message::LongSerialNumber("3.22001000".into()));
+        id.on_input(&long_serial("3.22001000".into()));
         assert!(id.turns_itself());
         // On Bluetooth it is a Revelation II showing itself as a DGT 3000.
         let mut bt = Identity::new(true);
-        bt.on_message(&Message::LongSerialNumber("3.30000001".into()));
+        bt.on_input(&long_serial("3.30000001".into()));
         assert_eq!(bt.model(), Some(BoardModel::DgtRevelation2));
         assert!(!bt.revelation_text());
         // Not a firmware number: not a Revelation.
         for s in ["3000147740", "3.2", "x.25", "", "3,25001000"] {
             let mut id = Identity::new(false);
-            id.on_message(&Message::LongSerialNumber(s.into()));
+            id.on_input(&long_serial(s.into()));
             assert_eq!(id.revelation_firmware(), None, "{s:?}");
         }
     }

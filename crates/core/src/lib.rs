@@ -12,6 +12,7 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod board_input;
 pub mod capture;
 pub mod clock_tags;
 pub mod contract;

@@ -420,8 +420,8 @@ impl Rig {
             self.lost_frames += 1;
             self.input(Input::LineLoss);
         }
-        for m in messages {
-            self.input(Input::Board(m));
+        for input in messages.into_iter().filter_map(Message::into_board_input) {
+            self.input(Input::Board(input));
         }
         self.serve_requests();
     }

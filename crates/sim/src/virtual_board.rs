@@ -25,7 +25,7 @@ use super::models::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
 use eboard_core::protocol::{
-    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
+    ClockAck, ClockCommand, ClockReading, ClockStatus, Command, CommandDecoder, Message, RunSide,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -158,7 +158,7 @@ pub struct VirtualBoard {
     commands: CommandDecoder,
     queue: VecDeque<Pending>,
     /// Last clock reading sent in an update mode, and when.
-    last_clock: Option<(ClockTimes, u64)>,
+    last_clock: Option<(ClockReading, u64)>,
     /// Text the host put on the clock display, until END.
     display_text: Option<String>,
     noise_rng: SmallRng,
@@ -491,14 +491,14 @@ impl VirtualBoard {
     }
 
     /// The clock data the board would report right now.
-    pub fn clock_reading(&mut self, now: u64) -> ClockTimes {
+    pub fn clock_reading(&mut self, now: u64) -> ClockReading {
         match self.opts.clock {
-            ClockPresence::Absent => ClockTimes {
+            ClockPresence::Absent => ClockReading {
                 status: ClockStatus {
                     connected: false,
                     ..ClockStatus::default()
                 },
-                ..ClockTimes::default()
+                ..ClockReading::default()
             },
             _ => self.clock.reading(now),
         }

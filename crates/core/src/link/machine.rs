@@ -367,22 +367,31 @@ impl Link {
             // Not connected yet: the cut frame may have been the whole board asked for.
             o.ask_board();
         }
-        for message in &messages {
-            o.clock.on_message(message, now);
-            self.identity.on_message(message);
+        let mut inputs = Vec::with_capacity(messages.len());
+        for message in messages {
+            o.clock.on_message(&message, now);
+            let whole_board = matches!(message, Message::BoardDump(_));
+            let input = message.into_board_input();
+            if let Some(input) = &input {
+                self.identity.on_input(input);
+            }
+            inputs.push((whole_board, input));
         }
         o.clock
             .set_revelation_display(self.identity.revelation_text());
         o.drain_clock(out);
-        for message in messages {
-            if !o.connected && (self.listen_only || matches!(message, Message::BoardDump(_))) {
+        for (whole_board, input) in inputs {
+            if !o.connected && (self.listen_only || whole_board) {
                 // `Connected` turns true with the whole board: only now is the clock's
                 // silence meaningful again, and what the board shows known.
                 o.connected = true;
                 o.board_asked = None;
                 out.push_back(Output::Session(Input::Link(true)));
             }
-            out.push_back(Output::Session(Input::Board(message)));
+            // Acks and empty clock frames are the line's business: the session gets the rest.
+            if let Some(input) = input {
+                out.push_back(Output::Session(Input::Board(input)));
+            }
         }
         if o.connected && o.battery_due.is_none() && self.identity.has_battery() {
             o.battery_due = Some(now + BATTERY_POLL_MS);

@@ -23,39 +23,15 @@ pub const MESSAGE_HOLD_MS: u64 = 3_000;
 /// Sends of one command at most: the first and one retry.
 const MAX_SENDS: u8 = 2;
 
-/// Which clock is behind the board, as its version ack tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockModel {
-    /// DGT 3000 (version 2.x): 8 ASCII characters.
-    Dgt3000,
-    /// DGT XL (version 1.x): six 7-segment digits.
-    Xl,
-}
+pub use crate::identity::ClockModel;
 
-impl ClockModel {
-    /// The model of a clock reporting version `major`.
-    pub fn from_version(major: u8) -> Self {
-        if major >= 2 {
-            ClockModel::Dgt3000
-        } else {
-            ClockModel::Xl
-        }
-    }
-
-    /// The contract's word for it (the `ClockModel` property).
-    pub fn contract_name(self) -> &'static str {
-        match self {
-            ClockModel::Dgt3000 => "dgt3000",
-            ClockModel::Xl => "dgt-xl",
-        }
-    }
-
-    /// How many characters its display shows.
-    pub fn width(self) -> usize {
-        match self {
-            ClockModel::Dgt3000 => 8,
-            ClockModel::Xl => 6,
-        }
+/// The model of a clock reporting version `major` in its version ack (2.x a DGT 3000, 1.x
+/// an XL).
+pub fn clock_model_of_version(major: u8) -> ClockModel {
+    if major >= 2 {
+        ClockModel::Dgt3000
+    } else {
+        ClockModel::Xl
     }
 }
 
@@ -245,7 +221,7 @@ impl ClockChannel {
             return;
         };
         if let Some((major, _)) = ack.version() {
-            self.model = Some(ClockModel::from_version(major));
+            self.model = Some(clock_model_of_version(major));
         }
         let Some(flight) = self.in_flight.as_ref() else {
             return;

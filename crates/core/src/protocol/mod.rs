@@ -16,6 +16,7 @@ pub mod codec;
 pub mod command;
 pub mod decoder;
 pub mod ee_moves;
+pub mod input;
 pub mod message;
 mod stats;
 pub mod wire;

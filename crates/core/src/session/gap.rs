@@ -36,8 +36,8 @@ use super::recovery::{Cause, Finding, Gap, Memory, Recovery, Stage, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::{Orientation, Placement};
+use crate::board_input::{BoardInput, MemoryEvent, SquareContent};
 use crate::gap::{clock, memory};
-use crate::protocol::{EeEvent, FieldContent, Message};
 use crate::tracker::ILLEGAL_SETTLE_MS;
 use crate::vocab::Millis;
 
@@ -97,7 +97,7 @@ impl GapState {
         (!self.requests.is_empty()).then(|| self.requests.remove(0))
     }
 
-    pub(super) fn sensed(&self) -> Option<[FieldContent; 64]> {
+    pub(super) fn sensed(&self) -> Option<[SquareContent; 64]> {
         self.state.gap().and_then(|g| g.sensed)
     }
 
@@ -146,7 +146,7 @@ impl Session {
         self.tracker.orientation().unwrap_or(Orientation::Normal)
     }
 
-    pub(super) fn board_of(&self, fields: &[FieldContent; 64]) -> Board {
+    pub(super) fn board_of(&self, fields: &[SquareContent; 64]) -> Board {
         Placement::from_wire(fields, self.orientation()).to_board()
     }
 
@@ -213,7 +213,7 @@ impl Session {
     /// gap's business (identification and the like: the normal path takes it).
     pub(super) fn gap_message(
         &mut self,
-        message: &Message,
+        message: &BoardInput,
         now: Millis,
         out: &mut Vec<Event>,
     ) -> bool {
@@ -221,7 +221,7 @@ impl Session {
             return false;
         };
         match message {
-            Message::ClockTimes(times) => {
+            BoardInput::Clock(times) => {
                 let pressed = times.status.connected
                     && g.clock.as_ref().is_some_and(|(c, _)| {
                         c.status.connected
@@ -242,7 +242,10 @@ impl Session {
                     _ => {}
                 }
             }
-            Message::FieldUpdate { field, content } => {
+            BoardInput::Square {
+                index: field,
+                content,
+            } => {
                 let Some(sensed) = g.sensed.as_mut() else {
                     // Before a whole board: the next dump supersedes it.
                     return true;
@@ -259,7 +262,7 @@ impl Session {
                     }
                 }
             }
-            Message::BoardDump(fields) => {
+            BoardInput::Scan(fields) => {
                 let first = g.sensed.is_none();
                 if g.sensed.as_ref() != Some(fields) {
                     g.last_change = now;
@@ -274,7 +277,7 @@ impl Session {
                     self.gap_board_read(now, out);
                 }
             }
-            Message::EeMoves(log) => {
+            BoardInput::Memory(log) => {
                 if let Some(memory) = self.gap.memory_mut()
                     && let Memory::Asked { held_unique, .. } = *memory
                 {
@@ -442,7 +445,7 @@ impl Session {
 
     fn gap_memory(
         &mut self,
-        log: &[EeEvent],
+        log: &[MemoryEvent],
         held_unique: bool,
         now: Millis,
         out: &mut Vec<Event>,

@@ -8,8 +8,8 @@ use super::gap::*;
 use super::recovery::{Asking, Recovery, STILL_ASK_MS, Stage, plies};
 use super::{Event, Fact, Session};
 use crate::board::{Orientation, Placement};
+use crate::board_input::SquareContent;
 use crate::gap::search;
-use crate::protocol::FieldContent;
 use crate::vocab::{CommandError, Millis};
 
 impl Session {
@@ -154,11 +154,11 @@ impl Session {
         &self,
         from: &Chess,
         line: &[Move],
-        target: &[FieldContent; 64],
+        target: &[SquareContent; 64],
         orientation: Orientation,
     ) -> Option<usize> {
         let read =
-            |fields: &[FieldContent; 64]| Placement::from_wire(fields, orientation).to_board();
+            |fields: &[SquareContent; 64]| Placement::from_wire(fields, orientation).to_board();
         let target_board = read(target);
         let mut pos = from.clone();
         let mut through = None;

@@ -9,8 +9,8 @@ use super::recovery::{Candidate, Finding, Memory, Stage, listed, plies};
 use super::{Event, Fact, Session};
 use crate::arbiter::clock::Display;
 use crate::board::Placement;
+use crate::board_input::SquareContent;
 use crate::gap::{clock, proof, search};
-use crate::protocol::FieldContent;
 use crate::tracker::Tracker;
 use crate::vocab::Millis;
 
@@ -246,7 +246,7 @@ impl Session {
 
     pub(super) fn enter_choose(
         &mut self,
-        target: [FieldContent; 64],
+        target: [SquareContent; 64],
         candidates: Vec<Candidate>,
         total: Option<u64>,
         listed: Vec<String>,
@@ -271,7 +271,7 @@ impl Session {
         from: &Chess,
         moves: Vec<Move>,
         doubt: proof::Verdict,
-        fields: [FieldContent; 64],
+        fields: [SquareContent; 64],
         now: Millis,
     ) {
         let line = search::san_line(from, &moves);
@@ -297,7 +297,7 @@ impl Session {
     pub(super) fn shadow_after(
         &self,
         moves: &[Move],
-        fields: &[FieldContent; 64],
+        fields: &[SquareContent; 64],
         now: Millis,
     ) -> Tracker {
         let mut shadow = self.tracker.clone();

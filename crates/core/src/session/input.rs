@@ -1,9 +1,9 @@
-//! What a session is given: its board's configuration, its inputs (serial messages, ticks,
+//! What a session is given: its board's configuration, its inputs (board inputs, ticks,
 //! the link, operator commands) and the operator's commands, parsed once at the edge.
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::Message;
+use crate::board_input::BoardInput;
 use crate::vocab::{
     ClaimKind, CommandError, Edition, GameResult, OrientationSetting, Player, Rules, Variant,
     WhiteDisplay,
@@ -45,8 +45,8 @@ pub struct SessionConfig {
 /// What the session is fed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
-    /// A decoded message from the board (or the clock behind it).
-    Board(Message),
+    /// What the board (or the clock behind it) reported, as its driver translated it.
+    Board(BoardInput),
     /// An operator command (a D-Bus method call).
     Command(Command),
     /// Nothing happened; lets time-based logic (a settled illegal placement, flag fall while
