@@ -11,7 +11,7 @@ use eboardd::contract::{BOARD_PROPERTIES, BoardProps};
 use eboardd::daemon::dbus::{
     holds_only_dbus_text, is_dbus_text, property_value, sendable, signal_body,
 };
-use eboardd::protocol::{CommandDecoder, Decoder, Message, parse_command};
+use eboardd::dgt::{CommandDecoder, Decoder, Message, parse_command};
 use eboardd::session::{Event, Input, Session, SessionConfig};
 use eboardd::sim::{BoardOptions, ClockSetup, Noise};
 

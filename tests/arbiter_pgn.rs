@@ -3,7 +3,7 @@
 //! every move, the seven-tag roster and the result.
 
 use eboardd::arbiter::{Arbiter, ArbiterConfig};
-use eboardd::protocol::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
+use eboardd::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use eboardd::vocab::WhiteDisplay;
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Move, Position};

@@ -6,7 +6,7 @@ mod clock_strategies;
 
 use clock_strategies::clock_times;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
-use eboardd::protocol::message::{ClockReading, DisplayTime};
+use eboardd::dgt::message::{ClockReading, DisplayTime};
 use eboardd::session::Command;
 use eboardd::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;

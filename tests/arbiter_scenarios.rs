@@ -5,8 +5,8 @@
 
 use eboardd::arbiter::clock::Display;
 use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen, unexchanged_promotion};
+use eboardd::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use eboardd::event::{Event, RecordFact};
-use eboardd::protocol::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use eboardd::session::Command;
 use eboardd::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
 use shakmaty::uci::UciMove;

@@ -7,13 +7,13 @@
 use std::io;
 
 use eboardd::board_input::BoardInput;
+use eboardd::dgt::clock_channel::{ACK_TIMEOUT_MS, MESSAGE_HOLD_MS, MessageError};
+use eboardd::dgt::message::ClockAck;
+use eboardd::dgt::{Command, Message};
 use eboardd::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
     Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
 };
-use eboardd::protocol::clock_channel::{ACK_TIMEOUT_MS, MESSAGE_HOLD_MS, MessageError};
-use eboardd::protocol::message::ClockAck;
-use eboardd::protocol::{Command, Message};
 use eboardd::session::{BoardRequest, Input};
 use eboardd::vocab::Millis;
 
@@ -197,7 +197,7 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
     assert_eq!(r.writes_between(0, 1_000), handshake_at(OPEN_SETTLE_MS));
     let sent: Vec<Command> = link::handshake()
         .iter()
-        .map(|b| eboardd::protocol::parse_command(b).unwrap().0)
+        .map(|b| eboardd::dgt::parse_command(b).unwrap().0)
         .collect();
     assert_eq!(
         sent,
@@ -208,7 +208,7 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
             Command::LongSerialNumber,
             Command::Version,
             Command::BatteryStatus,
-            Command::Clock(eboardd::protocol::ClockCommand::Version),
+            Command::Clock(eboardd::dgt::ClockCommand::Version),
         ]
     );
     assert!(
@@ -622,7 +622,7 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
 fn a_long_frame_arriving_slowly_is_a_live_line() {
     let mut r = Rig::connected(false);
     // An EEPROM dump at 9600 baud takes seconds; its bytes trickle in.
-    let events = vec![eboardd::protocol::EeEvent::PowerUp; 1_200];
+    let events = vec![eboardd::dgt::EeEvent::PowerUp; 1_200];
     let dump = Message::EeMoves(events).to_bytes();
     assert!(dump.len() > 1_000);
     let start = r.now;
@@ -1023,8 +1023,8 @@ fn clock_request_ids_stay_unique_across_reconnections() {
 /// a board that did not (a USB board) never again; an rfcomm port's board from the start.
 #[test]
 fn a_battery_board_is_asked_for_its_battery_once_a_minute() {
+    use eboardd::dgt::BatteryStatus;
     use eboardd::link::BATTERY_POLL_MS;
-    use eboardd::protocol::BatteryStatus;
     let battery = [0x4C_u8].to_vec();
     let asks = |r: &Rig, from: Millis, to: Millis| {
         r.writes_between(from, to)

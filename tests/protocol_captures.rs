@@ -3,7 +3,7 @@
 
 mod captures;
 
-use eboardd::protocol::{ClockReading, Decoder, DecoderStats, DisplayTime, Message};
+use eboardd::dgt::{ClockReading, Decoder, DecoderStats, DisplayTime, Message};
 
 fn decode_in_chunks(bytes: &[u8], size: usize) -> (Vec<Message>, DecoderStats, usize) {
     let mut decoder = Decoder::new();

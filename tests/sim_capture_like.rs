@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockReading, Decoder, Message};
+use eboardd::dgt::{ClockReading, Decoder, Message};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
 use shakmaty::{Chess, Position};
 use sim_support::attach;
@@ -71,7 +71,7 @@ fn summarise(bytes: &[u8]) -> Summary {
     }
 }
 
-fn secs(t: eboardd::protocol::DisplayTime) -> i64 {
+fn secs(t: eboardd::dgt::DisplayTime) -> i64 {
     (t.as_millis() / 1000) as i64
 }
 

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use eboardd::board::Orientation;
-use eboardd::protocol::{ClockCommand, ClockReading, Command, Decoder, Message};
+use eboardd::dgt::{ClockCommand, ClockReading, Command, Decoder, Message};
 use eboardd::sim::{
     BoardOptions, ClockKind, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard,
     SimOptions, parse_games, play_game,

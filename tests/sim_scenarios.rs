@@ -8,7 +8,7 @@ mod sim_support;
 use std::time::Duration;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockReading, Decoder, Message};
+use eboardd::dgt::{ClockReading, Decoder, Message};
 use eboardd::sim::{
     BoardOptions, ClockPresence, ClockSetup, Noise, NoiseOptions, Pace, Scenario, ScenarioOptions,
     SimBoard, SimHandle, SimOptions, Step,

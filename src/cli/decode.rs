@@ -19,8 +19,8 @@ use crate::board::Orientation;
 use crate::capture::{self, Chunk, LinkChange, LinkNote};
 use crate::daemon::config::{BoardConfig, DaemonConfig};
 use crate::daemon::pgn_files;
+use crate::dgt::{Decoder, Message};
 use crate::link;
-use crate::protocol::{Decoder, Message};
 use crate::session::{Event, Input, Session, SessionConfig};
 use crate::vocab::Millis;
 

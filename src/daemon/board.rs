@@ -16,8 +16,8 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::capture;
+use crate::dgt::clock_channel::MessageError;
 use crate::link::{ClockRefusal, Fact, Link, Output};
-use crate::protocol::clock_channel::MessageError;
 use crate::session::{Command, Event, Input, Session};
 use crate::vocab::{CommandError, Millis};
 

@@ -2,7 +2,7 @@
 //! the arbiter's robustness test: a whole reading (flags and status any) from a strategy for
 //! its displays (the protocol tests draw valid displays, the arbiter's test garbage ones too).
 
-use eboardd::protocol::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
+use eboardd::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use proptest::prelude::*;
 
 fn display_flags() -> impl Strategy<Value = DisplayFlags> {

@@ -16,8 +16,6 @@
 
 use shakmaty::Piece;
 
-use crate::identity::ClockModel;
-
 /// What one square holds as the board senses it (`None` = empty, or nothing the board can
 /// name as a chess piece).
 pub type SquareContent = Option<Piece>;
@@ -55,6 +53,33 @@ pub enum IdentityReport {
     Firmware { major: u8, minor: u8 },
     /// The clock behind it, as the clock names itself.
     Clock(ClockModel),
+}
+
+/// Which clock is behind the board, as it names itself (contract: the `ClockModel` property).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClockModel {
+    /// DGT 3000: 8 ASCII characters on its display.
+    Dgt3000,
+    /// DGT XL: six 7-segment digits.
+    Xl,
+}
+
+impl ClockModel {
+    /// The contract's word for it (the `ClockModel` property).
+    pub fn contract_name(self) -> &'static str {
+        match self {
+            ClockModel::Dgt3000 => "dgt3000",
+            ClockModel::Xl => "dgt-xl",
+        }
+    }
+
+    /// How many characters its display shows.
+    pub fn width(self) -> usize {
+        match self {
+            ClockModel::Dgt3000 => 8,
+            ClockModel::Xl => 6,
+        }
+    }
 }
 
 /// One entry of a board's move memory, in the order the board wrote them.

@@ -14,7 +14,7 @@
 //! The identity is rebuilt from the board's own answers after every reconnection; a battery
 //! reading stays until the next one (the property says "as the board last reported it").
 
-use crate::board_input::{BatteryStatus, BoardInput, IdentityReport};
+use crate::board_input::{BatteryStatus, BoardInput, ClockModel, IdentityReport};
 
 /// What the board is (contract: the `BoardModel` property).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,33 +41,6 @@ impl BoardModel {
 impl std::fmt::Display for BoardModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// Which clock is behind the board, as it names itself (contract: the `ClockModel` property).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ClockModel {
-    /// DGT 3000: 8 ASCII characters on its display.
-    Dgt3000,
-    /// DGT XL: six 7-segment digits.
-    Xl,
-}
-
-impl ClockModel {
-    /// The contract's word for it (the `ClockModel` property).
-    pub fn contract_name(self) -> &'static str {
-        match self {
-            ClockModel::Dgt3000 => "dgt3000",
-            ClockModel::Xl => "dgt-xl",
-        }
-    }
-
-    /// How many characters its display shows.
-    pub fn width(self) -> usize {
-        match self {
-            ClockModel::Dgt3000 => 8,
-            ClockModel::Xl => 6,
-        }
     }
 }
 

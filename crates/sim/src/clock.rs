@@ -21,7 +21,7 @@
 //! blocks the display. The counter counts presses, not moves: a press without a move counts.
 
 use eboard_core::arbiter::timecontrol::{Bonus, TimeControl};
-use eboard_core::protocol::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
+use eboard_core::dgt::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 
 /// A physical half of the clock, seen from its front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

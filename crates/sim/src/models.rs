@@ -7,7 +7,7 @@
 //! A board without a battery ([`BoardOptions::battery`] `None`, the USB board) leaves the
 //! battery question unanswered.
 
-use eboard_core::protocol::BatteryStatus;
+use eboard_core::dgt::BatteryStatus;
 use shakmaty::{Color, Piece};
 
 use super::virtual_board::BoardOptions;

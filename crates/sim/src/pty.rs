@@ -26,7 +26,7 @@ use tokio_serial::{SerialPort as _, SerialStream};
 
 use super::clock::{ClockSetup, ClockSide};
 use super::virtual_board::{BoardOptions, BoardStats, UpdateMode, VirtualBoard};
-use eboard_core::protocol::ClockReading;
+use eboard_core::dgt::ClockReading;
 
 /// Output chunks queued for a host that reads slowly before bytes are dropped (a whole game
 /// at stepped speed fits many times over).

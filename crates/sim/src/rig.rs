@@ -17,7 +17,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
 use super::virtual_board::{BoardOptions, VirtualBoard};
-use eboard_core::protocol::{ClockCommand, Command, Decoder, Message};
+use eboard_core::dgt::{ClockCommand, Command, Decoder, Message};
 use eboard_core::session::{
     BoardRequest, Command as SessionCommand, Event, Input, Session, SessionConfig,
 };

@@ -4,10 +4,10 @@
 
 use eboard_core::board::{Orientation, Placement};
 use eboard_core::board_input::MemoryEvent;
+use eboard_core::dgt::DisplayTime;
+use eboard_core::dgt::FieldContent;
+use eboard_core::dgt::input::memory_events;
 use eboard_core::gap::memory::{Unusable, recover};
-use eboard_core::protocol::DisplayTime;
-use eboard_core::protocol::FieldContent;
-use eboard_core::protocol::input::memory_events;
 use eboard_core::tracker::Tracker;
 use eboard_core::vocab::OrientationSetting;
 use eboard_sim::eeprom::Eeprom;
@@ -54,11 +54,8 @@ fn log_move(log: &mut Eeprom, pos: &mut Chess, san: &str, t: &mut u64) {
 
 /// The memory as the driver hands it to the recovery.
 fn parsed(log: &Eeprom) -> Vec<MemoryEvent> {
-    let mut stats = eboard_core::protocol::DecoderStats::default();
-    memory_events(&eboard_core::protocol::ee_moves::parse(
-        &log.dump(),
-        &mut stats,
-    ))
+    let mut stats = eboard_core::dgt::DecoderStats::default();
+    memory_events(&eboard_core::dgt::ee_moves::parse(&log.dump(), &mut stats))
 }
 
 fn tracker_at_start() -> Tracker {

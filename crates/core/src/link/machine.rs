@@ -12,9 +12,9 @@
 use std::collections::VecDeque;
 use std::io;
 
+use crate::dgt::clock_channel::{ClockChannel, Outcome};
+use crate::dgt::{Command as BoardCommand, Message};
 use crate::identity::Identity;
-use crate::protocol::clock_channel::{ClockChannel, Outcome};
-use crate::protocol::{Command as BoardCommand, Message};
 use crate::session::{BoardRequest, Input};
 use crate::vocab::Millis;
 

@@ -2,7 +2,7 @@
 //! (which commands, in what order), and the [`Reader`] that turns received bytes into
 //! [`Message`]s while counting what it had to skip.
 
-use crate::protocol::{ClockCommand, Command, Decoder, Message};
+use crate::dgt::{ClockCommand, Command, Decoder, Message};
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
 /// update-nice mode, a full board dump, serial number, firmware version, clock version.

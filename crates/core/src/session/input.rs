@@ -86,7 +86,7 @@ pub enum Command {
     /// the board in a new segment.
     ResolveGap(Vec<String>),
     /// Show a text on the board's clock for a few seconds. The serial link writes it (the
-    /// board task handles it before the session; see `protocol::clock_channel`).
+    /// board task handles it before the session; see `dgt::clock_channel`).
     ShowClockMessage(String),
     /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
     RejectClaim {

@@ -23,7 +23,7 @@ pub const MESSAGE_HOLD_MS: u64 = 3_000;
 /// Sends of one command at most: the first and one retry.
 const MAX_SENDS: u8 = 2;
 
-pub use crate::identity::ClockModel;
+pub use crate::board_input::ClockModel;
 
 /// The model of a clock reporting version `major` in its version ack (2.x a DGT 3000, 1.x
 /// an XL).
@@ -320,7 +320,7 @@ impl ClockChannel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::message::ClockAck;
+    use crate::dgt::message::ClockAck;
 
     fn ack(sub: u8) -> Message {
         Message::ClockAck(ClockAck::ok(sub))
@@ -408,7 +408,7 @@ mod tests {
         assert_eq!(&bytes[..4], &[0x2B, 0x0F, 0x03, 0x0D]);
         assert_eq!(&bytes[4..15], b"TABLE 12 OK");
         assert_eq!(&bytes[15..], &[0, 0]);
-        let (parsed, len) = crate::protocol::parse_command(&bytes).unwrap();
+        let (parsed, len) = crate::dgt::parse_command(&bytes).unwrap();
         assert_eq!(len, bytes.len());
         assert!(
             matches!(parsed, Command::Clock(ClockCommand::RevelationText { text }) if text.as_str() == "TABLE 12 OK")
@@ -464,7 +464,7 @@ mod tests {
         c.poll_transmit(0).unwrap();
         c.on_message(&ack(0x09), 10);
         c.on_message(
-            &Message::ClockAck(ClockAck::button_press(crate::protocol::ClockButton::Ok)),
+            &Message::ClockAck(ClockAck::button_press(crate::dgt::ClockButton::Ok)),
             20,
         );
         assert_eq!(c.poll_outcome(), None);

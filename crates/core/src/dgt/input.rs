@@ -82,8 +82,8 @@ pub fn memory_events(log: &[EeEvent]) -> Vec<MemoryEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::identity::ClockModel;
-    use crate::protocol::ClockAck;
+    use crate::dgt::ClockAck;
+    use crate::board_input::ClockModel;
 
     #[test]
     fn a_version_ack_names_the_clock_and_other_acks_stay_on_the_line() {
