@@ -253,7 +253,7 @@ impl Running {
                 break;
             };
             match output {
-                Output::Open => match super::link::open(&self.task.spec.port) {
+                Output::Open => match super::link::open(&self.task.spec.port, self.link.line()) {
                     Ok(port) => {
                         self.port = Some(port);
                         self.link.on_opened(now);

@@ -82,8 +82,8 @@ pub fn memory_events(log: &[EeEvent]) -> Vec<MemoryEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dgt::ClockAck;
     use crate::board_input::ClockModel;
+    use crate::dgt::ClockAck;
 
     #[test]
     fn a_version_ack_names_the_clock_and_other_acks_stay_on_the_line() {

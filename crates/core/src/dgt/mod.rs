@@ -15,6 +15,7 @@ pub mod clock_channel;
 pub mod codec;
 pub mod command;
 pub mod decoder;
+pub mod driver;
 pub mod ee_moves;
 pub mod input;
 pub mod message;
