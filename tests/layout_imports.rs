@@ -391,6 +391,40 @@ fn the_core_is_in_no_import_cycle() {
     );
 }
 
+/// The game side of the core, which must follow a game from any board protocol.
+const PROTOCOL_NEUTRAL: [&str; 5] = ["session", "tracker", "gap", "arbiter", "board_input"];
+
+/// The session, the tracker, the recovery and the arbiter take the protocol-neutral board
+/// input (`board_input`): they name no board protocol's wire types, not even through a
+/// module they use, so a second board protocol is a driver beside `dgt` and nothing here.
+#[test]
+fn the_game_side_names_no_board_protocol() {
+    let g = graph(&core_src());
+    assert!(g.contains_key("dgt"), "the DGT driver is read: {g:?}");
+    for start in PROTOCOL_NEUTRAL {
+        assert!(g.contains_key(start), "crates/core/src/{start} is read");
+        // Every module `start` reaches through its imports.
+        let mut seen = BTreeSet::from([start.to_owned()]);
+        let mut todo = vec![start.to_owned()];
+        let mut path = BTreeMap::new();
+        while let Some(m) = todo.pop() {
+            for next in g.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    path.insert(next.clone(), m.clone());
+                    todo.push(next.clone());
+                }
+            }
+        }
+        for driver in ["dgt", "link"] {
+            assert!(
+                !seen.contains(driver),
+                "{start} reaches {driver} (through {:?})",
+                path.get(driver)
+            );
+        }
+    }
+}
+
 #[test]
 fn the_vocabulary_is_a_leaf() {
     let g = graph(&core_src());

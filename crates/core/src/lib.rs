@@ -1,8 +1,8 @@
 //! eboardd's pure core: everything between the serial bytes and the events, with no I/O.
 //!
 //! ```text
-//! serial bytes ─► protocol::Decoder ─► Message ─► Session ─► Event ─► (the shells: D-Bus, journal, PGN, bridges)
-//!                 (framing, resync)              tracker + clock + arbiter + game + recovery
+//! serial bytes ─► link::Driver (dgt) ─► BoardInput ─► Session ─► Event ─► (the shells: D-Bus, journal, PGN, bridges)
+//!                 (framing, resync)     (chess terms)  tracker + clock + arbiter + game + recovery
 //! ```
 //!
 //! Nothing here reads a file, a socket or the OS clock, spawns a task or logs: time is always
