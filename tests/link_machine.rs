@@ -1058,3 +1058,43 @@ fn a_battery_board_is_asked_for_its_battery_once_a_minute() {
     assert_eq!(asks(&bt, start, bt.now + 1), 3);
     assert_eq!(bt.log.opens.len(), 1);
 }
+
+/// One reading is not a fact: a clock that named its model once is asked its version again at
+/// once, and a board that answered the battery question once (not on an rfcomm port) is asked
+/// again a second later, not a minute later.
+#[test]
+fn what_a_board_said_once_is_asked_again() {
+    use eboardd::dgt::{BatteryStatus, ClockCommand};
+    use eboardd::link::CONFIRM_ASK_MS;
+    let clock_version = Command::Clock(ClockCommand::Version).to_bytes();
+    let battery = Command::BatteryStatus.to_bytes();
+    let count = |r: &Rig, from: Millis, bytes: &[u8]| {
+        r.writes_between(from, Millis::MAX)
+            .into_iter()
+            .filter(|(_, b)| b == bytes)
+            .count()
+    };
+    let mut r = Rig::connected(false);
+    let start = r.now;
+    r.message(Message::ClockAck(ClockAck::version_reply(1, 0)));
+    r.advance_to(start + 500);
+    assert_eq!(count(&r, start, &clock_version), 1, "asked again once");
+    r.message(Message::ClockAck(ClockAck::version_reply(1, 0)));
+    r.advance_to(start + 1_000);
+    assert_eq!(
+        count(&r, start, &clock_version),
+        1,
+        "the same answer twice settles it"
+    );
+
+    let start = r.now;
+    r.message(Message::BatteryStatus(BatteryStatus {
+        percent: 50,
+        ..BatteryStatus::default()
+    }));
+    r.advance_to(start + CONFIRM_ASK_MS - 1);
+    r.message(version());
+    assert_eq!(count(&r, start, &battery), 0);
+    r.advance_to(start + CONFIRM_ASK_MS + 10);
+    assert_eq!(count(&r, start, &battery), 1, "asked again after a second");
+}

@@ -13,6 +13,13 @@
 //!
 //! The identity is rebuilt from the board's own answers after every reconnection; a battery
 //! reading stays until the next one (the property says "as the board last reported it").
+//!
+//! One reading is not a fact: a frame the line garbled into another valid one must not
+//! rename a board or its clock. The clock's model is published once it named the same model
+//! twice in a row ([`Identity::clock_model`]), and a board on a port that is not an rfcomm
+//! device is named a Bluetooth board once it answered the battery question twice
+//! ([`Identity::model`]); the link asks again soon after a first answer
+//! ([`Identity::to_confirm`]).
 
 use crate::board_input::{BatteryStatus, BoardInput, ClockModel, IdentityReport};
 
@@ -67,14 +74,28 @@ pub struct Identity {
     long_serial: Option<String>,
     /// The last battery report (kept over reconnections).
     battery: Option<BatteryStatus>,
-    /// The board answered a battery question since the link came up.
-    answered_battery: bool,
+    /// Battery answers since the link came up (counted up to two).
+    battery_answers: u32,
+    /// The board answered the battery question twice on one connection: on a later one, its
+    /// first answer names it again.
+    battery_proven: bool,
     /// The serial number published (the short one; the long one while no short one came).
     serial_number: String,
     /// The firmware version as published (`3.10`).
     firmware_version: String,
-    /// The clock behind the board since the link came up.
+    /// The clock behind the board since the link came up, once it said so twice in a row.
     clock_model: Option<ClockModel>,
+    /// The model the clock named last (the next answer confirms or replaces it).
+    clock_heard: Option<ClockModel>,
+}
+
+/// What a board said once and should be asked again before it is believed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToConfirm {
+    /// The battery answered once: ask again soon (not in a minute).
+    pub battery: bool,
+    /// The clock named a model not yet confirmed: ask its version again.
+    pub clock: bool,
 }
 
 impl Identity {
@@ -108,13 +129,15 @@ impl Identity {
     pub fn link_up(&mut self) {
         self.answered_version = false;
         self.long_serial = None;
-        self.answered_battery = false;
+        self.battery_answers = 0;
+        self.clock_heard = None;
     }
 
     /// The link is down: another clock may be on the cable when it is back, and the next
     /// handshake asks its version again.
     pub fn link_down(&mut self) {
         self.clock_model = None;
+        self.clock_heard = None;
     }
 
     /// Learn from one board input; returns whether anything changed.
@@ -123,7 +146,9 @@ impl Identity {
         match input {
             BoardInput::Identity(report) => self.on_report(report),
             BoardInput::Battery(b) => {
-                self.answered_battery = true;
+                // Two answers settle it: more change nothing.
+                self.battery_answers = (self.battery_answers + 1).min(2);
+                self.battery_proven |= self.battery_answers >= 2;
                 self.battery = Some(*b);
             }
             BoardInput::Scan(_)
@@ -150,7 +175,14 @@ impl Identity {
                 self.answered_version = true;
                 self.firmware_version = format!("{major}.{minor:02}");
             }
-            IdentityReport::Clock(model) => self.clock_model = Some(*model),
+            // The same model twice in a row is the clock's; a different one waits for its
+            // own second answer, and the published model stays until then.
+            IdentityReport::Clock(model) => {
+                if self.clock_heard == Some(*model) {
+                    self.clock_model = Some(*model);
+                }
+                self.clock_heard = Some(*model);
+            }
         }
     }
 
@@ -164,7 +196,15 @@ impl Identity {
         &self.firmware_version
     }
 
-    /// The clock behind the board, once it named itself on this connection.
+    /// What was said once and waits for a second answer (see the module documentation).
+    pub fn to_confirm(&self) -> ToConfirm {
+        ToConfirm {
+            battery: !self.bluetooth_port && !self.battery_proven && self.battery_answers == 1,
+            clock: self.clock_heard.is_some() && self.clock_heard != self.clock_model,
+        }
+    }
+
+    /// The clock behind the board, once it named itself twice on this connection.
     pub fn clock_model(&self) -> Option<ClockModel> {
         self.clock_model
     }
@@ -173,7 +213,8 @@ impl Identity {
     pub fn model(&self) -> Option<BoardModel> {
         if self.revelation_firmware().is_some() {
             Some(BoardModel::DgtRevelation2)
-        } else if self.bluetooth_port || self.answered_battery {
+        } else if self.bluetooth_port || self.battery_answers >= 2 - u32::from(self.battery_proven)
+        {
             Some(BoardModel::DgtBluetooth)
         } else if self.answered_version {
             Some(BoardModel::Dgt)
@@ -215,7 +256,7 @@ impl Identity {
     /// The board has a battery worth asking about again (it answered, or it is on
     /// Bluetooth, where a board runs on its battery).
     pub fn has_battery(&self) -> bool {
-        self.answered_battery || self.bluetooth_port
+        self.battery_answers > 0 || self.bluetooth_port
     }
 
     /// The last battery report.
@@ -278,11 +319,21 @@ mod tests {
         let mut id = Identity::new(false);
         id.on_input(&firmware(3, 10));
         assert!(id.on_input(&battery(87, false)));
+        // One answer may be a garbled frame: asked again, not named yet.
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        assert!(id.has_battery() && id.to_confirm().battery);
+        assert!(id.on_input(&battery(87, false)));
         assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert!(!id.to_confirm().battery);
         assert_eq!(id.battery(), (87, false));
         assert!(!id.on_input(&battery(87, false)), "nothing new");
         assert!(id.on_input(&battery(86, true)));
         assert_eq!(id.battery(), (86, true));
+        // Proven once: after a reconnection its first answer names it again.
+        id.link_up();
+        id.on_input(&battery(86, true));
+        assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert!(!id.to_confirm().battery);
         // A reconnection keeps the last reading until the next one.
         id.link_up();
         assert_eq!(id.battery(), (86, true));
@@ -323,5 +374,48 @@ mod tests {
             id.on_input(&long_serial(s.into()));
             assert_eq!(id.revelation_firmware(), None, "{s:?}");
         }
+    }
+
+    fn clock(model: ClockModel) -> BoardInput {
+        BoardInput::Identity(IdentityReport::Clock(model))
+    }
+
+    #[test]
+    fn one_stray_battery_frame_does_not_name_a_usb_board_bluetooth() {
+        let mut id = Identity::new(false);
+        id.on_input(&firmware(3, 10));
+        id.on_input(&battery(50, false));
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        // A new connection starts the count again.
+        id.link_up();
+        id.on_input(&firmware(3, 10));
+        id.on_input(&battery(50, false));
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        assert!(id.to_confirm().battery, "asked again to make sure");
+    }
+
+    #[test]
+    fn the_clock_is_named_by_the_same_answer_twice() {
+        let mut id = Identity::new(false);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), None);
+        assert!(id.to_confirm().clock);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        assert!(!id.to_confirm().clock);
+        // A garbled ack naming another model does not rename it; the same model twice does.
+        id.on_input(&clock(ClockModel::Dgt3000));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        assert!(id.to_confirm().clock);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        id.on_input(&clock(ClockModel::Dgt3000));
+        id.on_input(&clock(ClockModel::Dgt3000));
+        assert_eq!(id.clock_model(), Some(ClockModel::Dgt3000));
+        // Another clock may be on the cable after a reconnection: asked again.
+        id.link_down();
+        assert_eq!(id.clock_model(), None);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), None);
     }
 }

@@ -43,6 +43,11 @@ impl Dgt {
             .then(|| Command::BatteryStatus.to_bytes())
     }
 
+    /// The clock's version question (its answer names its model).
+    pub fn clock_model_request() -> Vec<u8> {
+        Command::Clock(ClockCommand::Version).to_bytes()
+    }
+
     /// Feed one read's worth of bytes: one entry per complete message, the core's input or
     /// `None` for what only concerns the line (the clock channel takes the acks).
     pub fn push(&mut self, bytes: &[u8], now: Millis) -> Vec<Option<BoardInput>> {

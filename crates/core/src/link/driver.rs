@@ -110,6 +110,13 @@ impl Driver {
         }
     }
 
+    /// The question that makes the clock name its model again (`None`: no clock to ask).
+    pub fn clock_model_request(&self) -> Option<Vec<u8>> {
+        match self {
+            Driver::Dgt(_) => Some(Dgt::clock_model_request()),
+        }
+    }
+
     /// Feed one read's worth of bytes: one entry per complete message heard, the core's
     /// input or `None` for what only concerns the line.
     pub fn push(&mut self, bytes: &[u8], now: Millis) -> Vec<Option<BoardInput>> {

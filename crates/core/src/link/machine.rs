@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::io;
 
-use crate::board_input::BoardInput;
+use crate::board_input::{BoardInput, IdentityReport};
 use crate::dgt::clock_channel::Outcome;
 use crate::identity::Identity;
 use crate::session::{BoardRequest, Input};
@@ -47,6 +47,10 @@ pub const OPEN_SETTLE_MS: Millis = 300;
 /// line that carries a clock message a second, and never crowds the clock commands (a
 /// Bluetooth board polls its clock only two or three times a second, DGT's header says).
 pub const BATTERY_POLL_MS: Millis = 60_000;
+/// After a first battery answer on a port that is not an rfcomm device, the battery is asked
+/// again this soon: the second answer names the board a Bluetooth one (see `identity`), and
+/// the minute's polling goes on from there.
+pub const CONFIRM_ASK_MS: Millis = 1_000;
 /// Gap between two commands: at power-up a board is in bus mode and buffers a single
 /// command; picochess gives it 100 ms per command.
 pub const HANDSHAKE_GAP_MS: Millis = 100;
@@ -380,10 +384,23 @@ impl Link {
             // Not connected yet: the cut frame may have been the whole board asked for.
             o.ask_board();
         }
+        let mut answered_battery = false;
+        let mut named_clock = false;
         for input in heard.iter().flatten() {
             self.identity.on_input(input);
+            answered_battery |= matches!(input, BoardInput::Battery(_));
+            named_clock |= matches!(input, BoardInput::Identity(IdentityReport::Clock(_)));
         }
         o.driver.learn(&self.identity);
+        // One answer is not a fact (see `identity`): what was said once is asked again.
+        let confirm = self.identity.to_confirm();
+        if named_clock
+            && confirm.clock
+            && let Some(ask) = o.driver.clock_model_request()
+            && !o.outbox.contains(&ask)
+        {
+            o.outbox.push_back(ask);
+        }
         o.drain_clock(out);
         for input in heard {
             let whole_board = matches!(input, Some(BoardInput::Scan(_)));
@@ -399,8 +416,12 @@ impl Link {
                 out.push_back(Output::Session(Input::Board(input)));
             }
         }
-        if o.connected && o.battery_due.is_none() && self.identity.has_battery() {
-            o.battery_due = Some(now + BATTERY_POLL_MS);
+        if o.connected && self.identity.has_battery() {
+            if answered_battery && confirm.battery {
+                o.battery_due = Some(now + CONFIRM_ASK_MS);
+            } else if o.battery_due.is_none() {
+                o.battery_due = Some(now + BATTERY_POLL_MS);
+            }
         }
         // An ack frees the clock channel for its next command.
         self.pump(now);
