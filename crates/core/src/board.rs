@@ -1,7 +1,7 @@
 //! Sensed placement (64 squares, as the board reports them) and board orientation.
 //!
-//! The DGT board numbers its fields 0..=63 in reading order from its own point of view and
-//! never renumbers itself: in the normal orientation (White with the connector on the left)
+//! A board numbers its squares 0..=63 in reading order from its own point of view and never
+//! renumbers itself (the DGT field numbering, and the frame of every `board_input::Scan`): in the normal orientation (White with the connector on the left)
 //! field `i` is the square on rank `8 - i / 8`, file `i % 8`; a board turned round (Black on
 //! the connector side) reports square `63 - i` as field `i`. [`Placement`] is always in chess
 //! squares, orientation already applied.

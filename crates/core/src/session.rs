@@ -1,6 +1,7 @@
 //! The pure per-board state machine: tracker + clock + arbiter + game, time passed in.
 //!
-//! The daemon feeds every decoded serial message and every operator command into
+//! The daemon feeds every board input (what the board's driver read, in chess terms: see
+//! `board_input`) and every operator command into
 //! [`Session::handle`] with the current time in milliseconds, publishes the returned
 //! [`Event`]s (after journalling them) and re-reads [`Session::view`] to announce property
 //! changes. A session rebuilt with [`Session::restore`] from the journalled events is
