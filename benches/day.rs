@@ -7,8 +7,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use eboardd::cli::pairings;
-use eboardd::protocol::clock_channel::ClockChannel;
-use eboardd::protocol::message::{ClockAck, Message};
+use eboardd::dgt::clock_channel::ClockChannel;
+use eboardd::dgt::message::{ClockAck, Message};
 use eboardd::tracker::{chess960, gesture};
 use shakmaty::Board;
 

@@ -2,7 +2,7 @@
 //! criterion as bytes per second), fed as recorded (one chunk per read()) and as one block.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use eboardd::protocol::Decoder;
+use eboardd::dgt::Decoder;
 use std::hint::black_box;
 
 fn capture(name: &str) -> Vec<Vec<u8>> {

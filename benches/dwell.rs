@@ -18,7 +18,7 @@ mod tracker_common;
 use std::collections::HashMap;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{Decoder, Message};
+use eboardd::dgt::{Decoder, Message};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use eboardd::tracker::{Tracker, TrackerEvent};
 use eboardd::vocab::OrientationSetting;

@@ -11,7 +11,7 @@ use eboardd::contract::{BOARD_PROPERTIES, BoardProps};
 use eboardd::daemon::dbus::{
     holds_only_dbus_text, is_dbus_text, property_value, sendable, signal_body,
 };
-use eboardd::protocol::{CommandDecoder, Decoder, Message, parse_command};
+use eboardd::dgt::{CommandDecoder, Decoder, Message, parse_command};
 use eboardd::session::{Event, Input, Session, SessionConfig};
 use eboardd::sim::{BoardOptions, ClockSetup, Noise};
 
@@ -116,8 +116,8 @@ pub fn session(data: &[u8]) {
         if decoder.stats().lost_frames() > dropped {
             feed(&mut session, Input::LineLoss, now);
         }
-        for message in messages {
-            feed(&mut session, Input::Board(message), now);
+        for input in messages.into_iter().filter_map(Message::into_board_input) {
+            feed(&mut session, Input::Board(input), now);
         }
         feed(&mut session, Input::Tick, now);
     }
@@ -236,8 +236,8 @@ fn outcome_of(reads: &[(u64, Vec<u8>)]) -> Outcome {
             if decoder.stats().lost_frames() > dropped {
                 feed(&mut session, Input::LineLoss, *at);
             }
-            for message in messages {
-                feed(&mut session, Input::Board(message), *at);
+            for input in messages.into_iter().filter_map(Message::into_board_input) {
+                feed(&mut session, Input::Board(input), *at);
             }
         }
         feed(&mut session, Input::Tick, tick);

@@ -3,7 +3,7 @@
 //! The pipeline, pure in the middle:
 //!
 //! ```text
-//! serial bytes ─► protocol::Decoder ─► Message ─► Session (pure) ─► Event ─► D-Bus / journal / PGN
+//! serial bytes ─► dgt driver ─► BoardInput ─► Session (pure) ─► Event ─► D-Bus / journal / PGN
 //!                 (framing, resync)               tracker + clock           (async shell, thin)
 //!                                                 + arbiter + game
 //! ```
@@ -15,8 +15,8 @@
 //! `ARCHITECTURE.md` for the codemap and invariants.
 
 pub use eboard_core::{
-    arbiter, board, capture, clock_tags, contract, event, fact, game, identity, link, patch, pgn,
-    protocol, recovery, session, tracker, vocab,
+    arbiter, board, board_input, capture, clock_tags, contract, dgt, event, fact, game, identity,
+    link, patch, pgn, recovery, session, tracker, vocab,
 };
 /// The simulated board (`crates/sim`), in builds with the `sim` feature (the default).
 #[cfg(feature = "sim")]

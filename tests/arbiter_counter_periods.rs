@@ -21,7 +21,7 @@ struct Table {
     a: Arbiter,
     clock: VirtualClock,
     now: u64,
-    last_sent: Option<eboardd::protocol::message::ClockTimes>,
+    last_sent: Option<eboardd::dgt::message::ClockReading>,
     events: Vec<Ruling>,
 }
 

@@ -20,7 +20,7 @@ struct Table {
     now: u64,
     /// Readings are sent: off while the link is down.
     link_up: bool,
-    last_sent: Option<eboardd::protocol::message::ClockTimes>,
+    last_sent: Option<eboardd::dgt::message::ClockReading>,
     events: Vec<Ruling>,
 }
 

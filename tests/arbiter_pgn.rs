@@ -3,7 +3,7 @@
 //! every move, the seven-tag roster and the result.
 
 use eboardd::arbiter::{Arbiter, ArbiterConfig};
-use eboardd::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboardd::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use eboardd::vocab::WhiteDisplay;
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Move, Position};
@@ -74,8 +74,8 @@ fn dt(ms: u64) -> DisplayTime {
 }
 
 /// A clock reading with White on the left, `run` = the colour whose time runs.
-fn reading(w: u64, b: u64, run: Color) -> ClockTimes {
-    ClockTimes {
+fn reading(w: u64, b: u64, run: Color) -> ClockReading {
+    ClockReading {
         left: dt(w),
         right: dt(b),
         left_flags: DisplayFlags::default(),

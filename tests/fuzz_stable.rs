@@ -15,7 +15,7 @@ mod properties;
 
 use std::path::PathBuf;
 
-use eboardd::protocol::{
+use eboardd::dgt::{
     AsciiBeep, ClockCommand, ClockText, Command, DisplayTime, RunSide, SetAndRun, XlDisplay,
     parse_command,
 };

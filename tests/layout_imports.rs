@@ -20,9 +20,21 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The pure core's modules, all in `crates/core/src`.
-const CORE: [&str; 13] = [
-    "vocab", "protocol", "board", "tracker", "arbiter", "recovery", "game", "patch", "pgn",
-    "session", "link", "capture", "contract",
+const CORE: [&str; 14] = [
+    "vocab",
+    "board_input",
+    "dgt",
+    "board",
+    "tracker",
+    "arbiter",
+    "recovery",
+    "game",
+    "patch",
+    "pgn",
+    "session",
+    "link",
+    "capture",
+    "contract",
 ];
 
 /// The shells, in the daemon's crate (`src/`).
@@ -381,6 +393,40 @@ fn the_core_is_in_no_import_cycle() {
     );
 }
 
+/// The game side of the core, which must follow a game from any board protocol.
+const PROTOCOL_NEUTRAL: [&str; 5] = ["session", "tracker", "recovery", "arbiter", "board_input"];
+
+/// The session, the tracker, the recovery and the arbiter take the protocol-neutral board
+/// input (`board_input`): they name no board protocol's wire types, not even through a
+/// module they use, so a second board protocol is a driver beside `dgt` and nothing here.
+#[test]
+fn the_game_side_names_no_board_protocol() {
+    let g = graph(&core_src());
+    assert!(g.contains_key("dgt"), "the DGT driver is read: {g:?}");
+    for start in PROTOCOL_NEUTRAL {
+        assert!(g.contains_key(start), "crates/core/src/{start} is read");
+        // Every module `start` reaches through its imports.
+        let mut seen = BTreeSet::from([start.to_owned()]);
+        let mut todo = vec![start.to_owned()];
+        let mut path = BTreeMap::new();
+        while let Some(m) = todo.pop() {
+            for next in g.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    path.insert(next.clone(), m.clone());
+                    todo.push(next.clone());
+                }
+            }
+        }
+        for driver in ["dgt", "chesslink", "link"] {
+            assert!(
+                !seen.contains(driver),
+                "{start} reaches {driver} (through {:?})",
+                path.get(driver)
+            );
+        }
+    }
+}
+
 #[test]
 fn the_vocabulary_is_a_leaf() {
     let g = graph(&core_src());
@@ -432,13 +478,13 @@ fn no_bridge_uses_daemon_code() {
     );
 }
 
-/// Inside the protocol, the framer and the payload parsers do not import each other both
+/// Inside the DGT driver, the framer and the payload parsers do not import each other both
 /// ways (their counters are a module of their own).
 #[test]
 fn the_protocol_files_are_in_no_cycle() {
-    let dir = core_src().join("protocol");
+    let dir = core_src().join("dgt");
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("crates/core/src/protocol") {
+    for entry in std::fs::read_dir(&dir).expect("crates/core/src/dgt") {
         let path = entry.expect("entry").path();
         let Some(name) = path.file_stem().and_then(|n| n.to_str()) else {
             continue;
@@ -464,7 +510,7 @@ fn the_protocol_files_are_in_no_cycle() {
     let found = cycles(&g);
     assert!(
         found.is_empty(),
-        "cycles inside crates/core/src/protocol: {found:?}"
+        "cycles inside crates/core/src/dgt: {found:?}"
     );
 }
 

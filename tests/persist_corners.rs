@@ -343,7 +343,7 @@ async fn the_clock_message_queue_is_bounded_with_a_named_error() {
     let mut clock = proxy.receive_clock_connected_changed().await;
     common::wait_property(&mut clock, "the clock reports", |c| *c).await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    for n in 0..eboardd::protocol::clock_channel::MAX_QUEUED + 4 {
+    for n in 0..eboardd::dgt::clock_channel::MAX_QUEUED + 4 {
         let proxy = proxies::board(&conn, "mute").await;
         let tx = tx.clone();
         tokio::spawn(async move {

@@ -5,7 +5,7 @@
 #[path = "../fuzz/properties.rs"]
 mod properties;
 
-use eboardd::protocol::*;
+use eboardd::dgt::*;
 use shakmaty::{Color, Piece, Role};
 
 fn decode(bytes: &[u8]) -> (Vec<Message>, DecoderStats) {
@@ -117,7 +117,7 @@ fn clock_times() {
     let message = one(&[0x8D, 0x00, 0x0A, 0x11, 0x02, 0x03, 0x60, 0x59, 0x30, 0x17]);
     assert_eq!(
         message,
-        Message::ClockTimes(ClockTimes {
+        Message::ClockTimes(ClockReading {
             right: t(1, 2, 3),
             right_flags: DisplayFlags {
                 flag_fallen: true,
@@ -191,12 +191,12 @@ fn disconnected_clock_keeps_the_news_and_zeroes_invalid_times() {
     let (messages, stats) = decode(&[0x8D, 0x00, 0x0A, 0x0F, 0x7F, 0x7F, 0x0F, 0x7F, 0x7F, 0x20]);
     assert_eq!(
         messages,
-        vec![Message::ClockTimes(ClockTimes {
+        vec![Message::ClockTimes(ClockReading {
             status: ClockStatus {
                 connected: false,
                 ..ClockStatus::default()
             },
-            ..ClockTimes::default()
+            ..ClockReading::default()
         })]
     );
     assert_eq!(stats.zeroed_clock_times, 1);
@@ -477,9 +477,9 @@ fn every_byte_is_accounted_for() {
 
 #[test]
 fn encode_keeps_framing_for_out_of_range_values() {
-    let message = Message::ClockTimes(ClockTimes {
+    let message = Message::ClockTimes(ClockReading {
         right: t(12, 75, 99),
-        ..ClockTimes::default()
+        ..ClockReading::default()
     });
     let bytes = message.to_bytes();
     // (The derived default status says "no clock connected": bit 5.)

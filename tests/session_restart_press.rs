@@ -9,7 +9,7 @@
 
 mod session_support;
 
-use eboardd::protocol::{Decoder, Message};
+use eboardd::dgt::{Decoder, Message};
 use eboardd::session::SessionConfig;
 use eboardd::sim::rig::Rig;
 use eboardd::sim::scramble::{Pace, play_game};

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockTimes, Decoder, Message};
+use eboardd::dgt::{ClockReading, Decoder, Message};
 use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
 use shakmaty::{Chess, Position};
 use sim_support::attach;
@@ -21,7 +21,7 @@ struct Summary {
     skipped: u64,
     dumps: usize,
     orientation: Option<Orientation>,
-    clocks: Vec<ClockTimes>,
+    clocks: Vec<ClockReading>,
     final_placement: Placement,
 }
 
@@ -71,12 +71,12 @@ fn summarise(bytes: &[u8]) -> Summary {
     }
 }
 
-fn secs(t: eboardd::protocol::DisplayTime) -> i64 {
+fn secs(t: eboardd::dgt::DisplayTime) -> i64 {
     (t.as_millis() / 1000) as i64
 }
 
 /// The bit meanings the real DGT 3000 shows, checked message by message.
-fn check_clock_semantics(clocks: &[ClockTimes], what: &str) -> usize {
+fn check_clock_semantics(clocks: &[ClockReading], what: &str) -> usize {
     let mut presses = 0;
     for t in clocks {
         let s = t.status;

@@ -7,7 +7,7 @@ mod sim_support;
 use std::time::Duration;
 
 use eboardd::cli::simulate::{SimulateArgs, run};
-use eboardd::protocol::Message;
+use eboardd::dgt::Message;
 use shakmaty::Position;
 use sim_support::{Collector, decode_clean, open_port, reconstruct};
 use tokio::io::AsyncWriteExt;
@@ -119,12 +119,11 @@ async fn simulate_offers_the_dgt_xl() {
     let mut port = open_port(&link);
     // Update nice (acks are delivered only in an update mode), the clock's version, then
     // "CABLE" on its six digits.
-    let display = eboardd::protocol::Command::Clock(eboardd::protocol::ClockCommand::Display(
-        eboardd::protocol::XlDisplay::from_text("CABLE"),
+    let display = eboardd::dgt::Command::Clock(eboardd::dgt::ClockCommand::Display(
+        eboardd::dgt::XlDisplay::from_text("CABLE"),
     ))
     .to_bytes();
-    let version =
-        eboardd::protocol::Command::Clock(eboardd::protocol::ClockCommand::Version).to_bytes();
+    let version = eboardd::dgt::Command::Clock(eboardd::dgt::ClockCommand::Version).to_bytes();
     port.write_all(&[0x42, 0x4B]).await.unwrap();
     port.write_all(&version).await.unwrap();
     port.write_all(&display).await.unwrap();

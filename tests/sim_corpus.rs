@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use eboardd::board::Orientation;
-use eboardd::protocol::{ClockCommand, ClockTimes, Command, Decoder, Message};
+use eboardd::dgt::{ClockCommand, ClockReading, Command, Decoder, Message};
 use eboardd::sim::{
     BoardOptions, ClockKind, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard,
     SimOptions, parse_games, play_game,
@@ -208,7 +208,7 @@ async fn run_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> Outcome {
     }
     let mut decoder = Decoder::new();
     let mut events = Vec::new();
-    let mut last_clock: Option<ClockTimes> = None;
+    let mut last_clock: Option<ClockReading> = None;
     let mut clock_version = None;
     // With EBOARDD_SIM_ONLY set, the tracker's events are printed with their board time.
     let trace = std::env::var_os("EBOARDD_SIM_ONLY").is_some();

@@ -9,7 +9,7 @@ mod captures;
 use std::collections::BTreeMap;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{Decoder, Message};
+use eboardd::dgt::{Decoder, Message};
 use eboardd::sim::handling::{Handling, Noise, SensorStep};
 use shakmaty::{Board, Chess, Move, Piece, Position, Square};
 

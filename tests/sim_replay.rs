@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use eboardd::capture::{self, Chunk, RECORD_HEADER, format_record_line};
 use eboardd::cli::replay::{ReplayOptions, replay};
-use eboardd::protocol::Decoder;
+use eboardd::dgt::Decoder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::{Instant, timeout};
 use tokio_serial::SerialPortBuilderExt;

@@ -8,7 +8,7 @@ mod sim_support;
 use std::time::Duration;
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::{ClockTimes, Decoder, Message};
+use eboardd::dgt::{ClockReading, Decoder, Message};
 use eboardd::sim::{
     BoardOptions, ClockPresence, ClockSetup, Noise, NoiseOptions, Pace, Scenario, ScenarioOptions,
     SimBoard, SimHandle, SimOptions, Step,
@@ -42,7 +42,7 @@ fn moves(sans: &[&str]) -> Step {
     Step::Moves(sans.iter().map(|s| s.to_string()).collect())
 }
 
-fn clocks(messages: &[Message]) -> Vec<ClockTimes> {
+fn clocks(messages: &[Message]) -> Vec<ClockReading> {
     messages
         .iter()
         .filter_map(|m| match m {

@@ -19,9 +19,9 @@ use crate::board::Orientation;
 use crate::capture::{self, Chunk, LinkChange, LinkNote};
 use crate::daemon::config::{BoardConfig, DaemonConfig};
 use crate::daemon::pgn_files;
+use crate::dgt::{Decoder, Message};
 use crate::game::PgnDate;
 use crate::link;
-use crate::protocol::{Decoder, Message};
 use crate::session::{Event, Input, Session, SessionConfig};
 use crate::vocab::Millis;
 
@@ -157,7 +157,9 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
             run.input(Input::LineLoss, first);
         }
         for (message, pos) in messages {
-            run.input(Input::Board(message), pos);
+            if let Some(input) = message.into_board_input() {
+                run.input(Input::Board(input), pos);
+            }
         }
     }
     for note in notes {

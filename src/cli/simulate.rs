@@ -9,7 +9,7 @@ use shakmaty::san::San;
 use shakmaty::{Color, Position as _};
 
 use crate::board::Orientation;
-use crate::protocol::DisplayTime;
+use crate::dgt::DisplayTime;
 use crate::sim::{
     BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario,
     ScenarioOptions, SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,

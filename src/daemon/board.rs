@@ -16,9 +16,9 @@ use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
 use crate::capture;
+use crate::dgt::clock_channel::MessageError;
 use crate::game::PgnDate;
 use crate::link::{ClockRefusal, Fact, Link, Output};
-use crate::protocol::clock_channel::MessageError;
 use crate::session::{Command, Event, Input, Session};
 use crate::vocab::{CommandError, Millis};
 
@@ -233,7 +233,7 @@ impl Running {
                 break;
             };
             match output {
-                Output::Open => match super::link::open(&self.task.spec.port) {
+                Output::Open => match super::link::open(&self.task.spec.port, self.link.line()) {
                     Ok(port) => {
                         self.port = Some(port);
                         self.link.on_opened(now);

@@ -2,7 +2,7 @@
 //! the arbiter's robustness test: a whole reading (flags and status any) from a strategy for
 //! its displays (the protocol tests draw valid displays, the arbiter's test garbage ones too).
 
-use eboard_core::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboard_core::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use proptest::prelude::*;
 
 fn display_flags() -> impl Strategy<Value = DisplayFlags> {
@@ -25,7 +25,7 @@ fn clock_status() -> impl Strategy<Value = ClockStatus> {
 }
 
 /// A reading whose two displays are drawn from `display`.
-pub fn clock_times<D>(display: impl Fn() -> D) -> impl Strategy<Value = ClockTimes>
+pub fn clock_times<D>(display: impl Fn() -> D) -> impl Strategy<Value = ClockReading>
 where
     D: Strategy<Value = DisplayTime>,
 {
@@ -37,7 +37,7 @@ where
         clock_status(),
     )
         .prop_map(
-            |(right, right_flags, left, left_flags, status)| ClockTimes {
+            |(right, right_flags, left, left_flags, status)| ClockReading {
                 right,
                 right_flags,
                 left,

@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use eboardd::board::{Orientation, Placement};
-use eboardd::protocol::Message;
+use eboardd::board_input::BoardInput;
 use eboardd::session::Command;
 use eboardd::session::{Event, Input, Session, SessionConfig};
 use eboardd::sim::feed::clock_reading;
@@ -64,7 +64,7 @@ impl Clocked {
     /// The clock's current reading.
     pub fn clock(&mut self) -> Vec<Event> {
         let times = clock_reading(self.left_ms, self.right_ms, self.lever_left_down);
-        self.feed(Input::Board(Message::ClockTimes(times)))
+        self.feed(Input::Board(BoardInput::Clock(times)))
     }
 
     /// The running side loses a second, then the lever flips and the clock reports.
@@ -81,13 +81,16 @@ impl Clocked {
     /// A board dump of `placement`.
     pub fn dump(&mut self, placement: &Placement) -> Vec<Event> {
         let wire = placement.to_wire(self.orientation);
-        self.feed(Input::Board(Message::BoardDump(Box::new(wire))))
+        self.feed(Input::Board(BoardInput::Scan(Box::new(wire))))
     }
 
     /// A field update: `content` now stands on `square` (None: lifted).
     pub fn field(&mut self, square: Square, content: Option<Piece>) -> Vec<Event> {
         let field = self.orientation.field_of_square(square);
-        self.feed(Input::Board(Message::FieldUpdate { field, content }))
+        self.feed(Input::Board(BoardInput::Square {
+            index: field,
+            content,
+        }))
     }
 
     /// `ms` pass, then a tick.

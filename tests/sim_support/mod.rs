@@ -98,17 +98,17 @@ impl Collector {
 }
 
 /// Decode everything, asserting nothing was skipped.
-pub fn decode_clean(bytes: &[u8]) -> Vec<eboardd::protocol::Message> {
-    let (messages, stats) = eboardd::protocol::Decoder::decode_all(bytes);
+pub fn decode_clean(bytes: &[u8]) -> Vec<eboardd::dgt::Message> {
+    let (messages, stats) = eboardd::dgt::Decoder::decode_all(bytes);
     assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
     messages
 }
 
 /// The placement a host reconstructs from a dump followed by field updates (the first dump
 /// decides the orientation).
-pub fn reconstruct(messages: &[eboardd::protocol::Message]) -> eboardd::board::Placement {
+pub fn reconstruct(messages: &[eboardd::dgt::Message]) -> eboardd::board::Placement {
     use eboardd::board::Placement;
-    use eboardd::protocol::Message;
+    use eboardd::dgt::Message;
     let mut orientation = eboardd::board::Orientation::Normal;
     let mut placement = Placement::empty();
     let mut seen_dump = false;

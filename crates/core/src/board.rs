@@ -1,7 +1,7 @@
 //! Sensed placement (64 squares, as the board reports them) and board orientation.
 //!
-//! The DGT board numbers its fields 0..=63 in reading order from its own point of view and
-//! never renumbers itself: in the normal orientation (White with the connector on the left)
+//! A board numbers its squares 0..=63 in reading order from its own point of view and never
+//! renumbers itself (the DGT field numbering, and the frame of every `board_input::Scan`): in the normal orientation (White with the connector on the left)
 //! field `i` is the square on rank `8 - i / 8`, file `i % 8`; a board turned round (Black on
 //! the connector side) reports square `63 - i` as field `i`. [`Placement`] is always in chess
 //! squares, orientation already applied.
@@ -10,7 +10,7 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, Color, Piece, Role, Square};
 
-use crate::protocol::FieldContent;
+use crate::board_input::SquareContent;
 
 /// How the board lies relative to the players.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -91,7 +91,7 @@ impl Placement {
     }
 
     /// A placement from 64 fields in wire order, read with the given orientation.
-    pub fn from_wire(fields: &[FieldContent; 64], orientation: Orientation) -> Placement {
+    pub fn from_wire(fields: &[SquareContent; 64], orientation: Orientation) -> Placement {
         let mut p = Placement::empty();
         for (field, content) in (0u8..).zip(fields.iter()) {
             if let Some(sq) = orientation.square_of_field(field) {
@@ -102,7 +102,7 @@ impl Placement {
     }
 
     /// The 64 fields in wire order as a board in this orientation would report them.
-    pub fn to_wire(&self, orientation: Orientation) -> [FieldContent; 64] {
+    pub fn to_wire(&self, orientation: Orientation) -> [SquareContent; 64] {
         let mut out = [None; 64];
         for sq in Square::ALL {
             out[usize::from(orientation.field_of_square(sq))] = self.squares[sq as usize];
@@ -189,7 +189,7 @@ impl Placement {
     }
 
     /// If the wire fields show the standard start position in either orientation, which one.
-    pub fn start_orientation(fields: &[FieldContent; 64]) -> Option<Orientation> {
+    pub fn start_orientation(fields: &[SquareContent; 64]) -> Option<Orientation> {
         [Orientation::Normal, Orientation::Reversed]
             .into_iter()
             .find(|&o| Placement::from_wire(fields, o).is_start())

@@ -1,5 +1,5 @@
 //! What board is on the other end of a link, read from what it says about itself: the
-//! `BoardModel` and `Battery` properties, and the per-model choices of the link (whether the
+//! `SerialNumber`, `FirmwareVersion`, `BoardModel`, `ClockModel` and `Battery` properties, and the per-model choices of the link (whether the
 //! battery is asked for, which command puts text on a Revelation II's display).
 //!
 //! - **Revelation II**: its long serial number (0x55) begins with its firmware number
@@ -13,8 +13,15 @@
 //!
 //! The identity is rebuilt from the board's own answers after every reconnection; a battery
 //! reading stays until the next one (the property says "as the board last reported it").
+//!
+//! One reading is not a fact: a frame the line garbled into another valid one must not
+//! rename a board or its clock. The clock's model is published once it named the same model
+//! twice in a row ([`Identity::clock_model`]), and a board on a port that is not an rfcomm
+//! device is named a Bluetooth board once it answered the battery question twice
+//! ([`Identity::model`]); the link asks again soon after a first answer
+//! ([`Identity::to_confirm`]).
 
-use crate::protocol::{BatteryStatus, Message};
+use crate::board_input::{BatteryStatus, BoardInput, ClockModel, IdentityReport};
 
 /// What the board is (contract: the `BoardModel` property).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -67,8 +74,28 @@ pub struct Identity {
     long_serial: Option<String>,
     /// The last battery report (kept over reconnections).
     battery: Option<BatteryStatus>,
-    /// The board answered a battery question since the link came up.
-    answered_battery: bool,
+    /// Battery answers since the link came up (counted up to two).
+    battery_answers: u32,
+    /// The board answered the battery question twice on one connection: on a later one, its
+    /// first answer names it again.
+    battery_proven: bool,
+    /// The serial number published (the short one; the long one while no short one came).
+    serial_number: String,
+    /// The firmware version as published (`3.10`).
+    firmware_version: String,
+    /// The clock behind the board since the link came up, once it said so twice in a row.
+    clock_model: Option<ClockModel>,
+    /// The model the clock named last (the next answer confirms or replaces it).
+    clock_heard: Option<ClockModel>,
+}
+
+/// What a board said once and should be asked again before it is believed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToConfirm {
+    /// The battery answered once: ask again soon (not in a minute).
+    pub battery: bool,
+    /// The clock named a model not yet confirmed: ask its version again.
+    pub clock: bool,
 }
 
 impl Identity {
@@ -102,29 +129,92 @@ impl Identity {
     pub fn link_up(&mut self) {
         self.answered_version = false;
         self.long_serial = None;
-        self.answered_battery = false;
+        self.battery_answers = 0;
+        self.clock_heard = None;
     }
 
-    /// Learn from one message; returns whether anything changed.
-    pub fn on_message(&mut self, message: &Message) -> bool {
+    /// The link is down: another clock may be on the cable when it is back, and the next
+    /// handshake asks its version again.
+    pub fn link_down(&mut self) {
+        self.clock_model = None;
+        self.clock_heard = None;
+    }
+
+    /// Learn from one board input; returns whether anything changed.
+    pub fn on_input(&mut self, input: &BoardInput) -> bool {
         let before = self.clone();
-        match message {
-            Message::Version { .. } => self.answered_version = true,
-            Message::LongSerialNumber(s) => self.long_serial = Some(s.clone()),
-            Message::BatteryStatus(b) => {
-                self.answered_battery = true;
+        match input {
+            BoardInput::Identity(report) => self.on_report(report),
+            BoardInput::Battery(b) => {
+                // Two answers settle it: more change nothing.
+                self.battery_answers = (self.battery_answers + 1).min(2);
+                self.battery_proven |= self.battery_answers >= 2;
                 self.battery = Some(*b);
             }
-            _ => {}
+            BoardInput::Scan(_)
+            | BoardInput::Square { .. }
+            | BoardInput::Clock(_)
+            | BoardInput::Memory(_) => {}
         }
         *self != before
+    }
+
+    fn on_report(&mut self, report: &IdentityReport) {
+        match report {
+            // The short serial number is the one eboardd has always published (connectors
+            // keep boards by it); the long one stands in for a board that reports no short
+            // one, and tells a Revelation II.
+            IdentityReport::SerialNumber(s) => self.serial_number.clone_from(s),
+            IdentityReport::LongSerialNumber(s) => {
+                if self.serial_number.is_empty() {
+                    self.serial_number.clone_from(s);
+                }
+                self.long_serial = Some(s.clone());
+            }
+            IdentityReport::Firmware { major, minor } => {
+                self.answered_version = true;
+                self.firmware_version = format!("{major}.{minor:02}");
+            }
+            // The same model twice in a row is the clock's; a different one waits for its
+            // own second answer, and the published model stays until then.
+            IdentityReport::Clock(model) => {
+                if self.clock_heard == Some(*model) {
+                    self.clock_model = Some(*model);
+                }
+                self.clock_heard = Some(*model);
+            }
+        }
+    }
+
+    /// The `SerialNumber` property (empty until the board tells it).
+    pub fn serial_number(&self) -> &str {
+        &self.serial_number
+    }
+
+    /// The `FirmwareVersion` property (empty until the board tells it).
+    pub fn firmware_version(&self) -> &str {
+        &self.firmware_version
+    }
+
+    /// What was said once and waits for a second answer (see the module documentation).
+    pub fn to_confirm(&self) -> ToConfirm {
+        ToConfirm {
+            battery: !self.bluetooth_port && !self.battery_proven && self.battery_answers == 1,
+            clock: self.clock_heard.is_some() && self.clock_heard != self.clock_model,
+        }
+    }
+
+    /// The clock behind the board, once it named itself twice on this connection.
+    pub fn clock_model(&self) -> Option<ClockModel> {
+        self.clock_model
     }
 
     /// The board's model, once known.
     pub fn model(&self) -> Option<BoardModel> {
         if self.revelation_firmware().is_some() {
             Some(BoardModel::DgtRevelation2)
-        } else if self.bluetooth_port || self.answered_battery {
+        } else if self.bluetooth_port || self.battery_answers >= 2 - u32::from(self.battery_proven)
+        {
             Some(BoardModel::DgtBluetooth)
         } else if self.answered_version {
             Some(BoardModel::Dgt)
@@ -166,7 +256,7 @@ impl Identity {
     /// The board has a battery worth asking about again (it answered, or it is on
     /// Bluetooth, where a board runs on its battery).
     pub fn has_battery(&self) -> bool {
-        self.answered_battery || self.bluetooth_port
+        self.battery_answers > 0 || self.bluetooth_port
     }
 
     /// The last battery report.
@@ -185,12 +275,20 @@ impl Identity {
 mod tests {
     use super::*;
 
-    fn battery(percent: u8, charging: bool) -> Message {
-        Message::BatteryStatus(BatteryStatus {
+    fn battery(percent: u8, charging: bool) -> BoardInput {
+        BoardInput::Battery(BatteryStatus {
             percent,
             charging,
             ..BatteryStatus::default()
         })
+    }
+
+    fn firmware(major: u8, minor: u8) -> BoardInput {
+        BoardInput::Identity(IdentityReport::Firmware { major, minor })
+    }
+
+    fn long_serial(s: String) -> BoardInput {
+        BoardInput::Identity(IdentityReport::LongSerialNumber(s))
     }
 
     #[test]
@@ -208,11 +306,8 @@ mod tests {
         let mut id = Identity::new(false);
         assert_eq!(id.model(), None);
         assert_eq!(id.battery(), NO_BATTERY);
-        assert!(id.on_message(&Message::Version {
-            major: 3,
-            minor: 10
-        }));
-        assert!(id.on_message(&Message::LongSerialNumber("3000147740".into())));
+        assert!(id.on_input(&firmware(3, 10)));
+        assert!(id.on_input(&long_serial("3000147740".into())));
         assert_eq!(id.model(), Some(BoardModel::Dgt));
         assert!(!id.has_battery());
         assert!(!id.revelation_text());
@@ -222,21 +317,28 @@ mod tests {
     #[test]
     fn a_board_answering_the_battery_question_is_bluetooth() {
         let mut id = Identity::new(false);
-        id.on_message(&Message::Version {
-            major: 3,
-            minor: 10,
-        });
-        assert!(id.on_message(&battery(87, false)));
+        id.on_input(&firmware(3, 10));
+        assert!(id.on_input(&battery(87, false)));
+        // One answer may be a garbled frame: asked again, not named yet.
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        assert!(id.has_battery() && id.to_confirm().battery);
+        assert!(id.on_input(&battery(87, false)));
         assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert!(!id.to_confirm().battery);
         assert_eq!(id.battery(), (87, false));
-        assert!(!id.on_message(&battery(87, false)), "nothing new");
-        assert!(id.on_message(&battery(86, true)));
+        assert!(!id.on_input(&battery(87, false)), "nothing new");
+        assert!(id.on_input(&battery(86, true)));
         assert_eq!(id.battery(), (86, true));
+        // Proven once: after a reconnection its first answer names it again.
+        id.link_up();
+        id.on_input(&battery(86, true));
+        assert_eq!(id.model(), Some(BoardModel::DgtBluetooth));
+        assert!(!id.to_confirm().battery);
         // A reconnection keeps the last reading until the next one.
         id.link_up();
         assert_eq!(id.battery(), (86, true));
         // An impossible percentage is capped, not passed on.
-        id.on_message(&battery(127, false));
+        id.on_input(&battery(127, false));
         assert_eq!(id.battery(), (100, false));
     }
 
@@ -251,26 +353,69 @@ mod tests {
     #[test]
     fn a_revelation_is_known_by_its_long_serial_number() {
         let mut id = Identity::new(false);
-        id.on_message(&Message::LongSerialNumber("3.25001000".into()));
+        id.on_input(&long_serial("3.25001000".into()));
         assert_eq!(id.model(), Some(BoardModel::DgtRevelation2));
         assert_eq!(id.revelation_firmware(), Some((3, 25)));
         assert!(id.revelation_text());
-        id.on_message(&Message::LongSerialNumber("3.21001000".into()));
+        id.on_input(&long_serial("3.21001000".into()));
         assert_eq!(id.revelation_firmware(), Some((3, 21)));
         assert!(!id.revelation_text(), "3.21 has no text command");
         assert!(!id.turns_itself(), "3.21 does not turn its reporting");
-        id.on_message(&Message::LongSerialNumber("3.22001000".into()));
+        id.on_input(&long_serial("3.22001000".into()));
         assert!(id.turns_itself());
         // On Bluetooth it is a Revelation II showing itself as a DGT 3000.
         let mut bt = Identity::new(true);
-        bt.on_message(&Message::LongSerialNumber("3.30000001".into()));
+        bt.on_input(&long_serial("3.30000001".into()));
         assert_eq!(bt.model(), Some(BoardModel::DgtRevelation2));
         assert!(!bt.revelation_text());
         // Not a firmware number: not a Revelation.
         for s in ["3000147740", "3.2", "x.25", "", "3,25001000"] {
             let mut id = Identity::new(false);
-            id.on_message(&Message::LongSerialNumber(s.into()));
+            id.on_input(&long_serial(s.into()));
             assert_eq!(id.revelation_firmware(), None, "{s:?}");
         }
+    }
+
+    fn clock(model: ClockModel) -> BoardInput {
+        BoardInput::Identity(IdentityReport::Clock(model))
+    }
+
+    #[test]
+    fn one_stray_battery_frame_does_not_name_a_usb_board_bluetooth() {
+        let mut id = Identity::new(false);
+        id.on_input(&firmware(3, 10));
+        id.on_input(&battery(50, false));
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        // A new connection starts the count again.
+        id.link_up();
+        id.on_input(&firmware(3, 10));
+        id.on_input(&battery(50, false));
+        assert_eq!(id.model(), Some(BoardModel::Dgt));
+        assert!(id.to_confirm().battery, "asked again to make sure");
+    }
+
+    #[test]
+    fn the_clock_is_named_by_the_same_answer_twice() {
+        let mut id = Identity::new(false);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), None);
+        assert!(id.to_confirm().clock);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        assert!(!id.to_confirm().clock);
+        // A garbled ack naming another model does not rename it; the same model twice does.
+        id.on_input(&clock(ClockModel::Dgt3000));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        assert!(id.to_confirm().clock);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), Some(ClockModel::Xl));
+        id.on_input(&clock(ClockModel::Dgt3000));
+        id.on_input(&clock(ClockModel::Dgt3000));
+        assert_eq!(id.clock_model(), Some(ClockModel::Dgt3000));
+        // Another clock may be on the cable after a reconnection: asked again.
+        id.link_down();
+        assert_eq!(id.clock_model(), None);
+        id.on_input(&clock(ClockModel::Xl));
+        assert_eq!(id.clock_model(), None);
     }
 }

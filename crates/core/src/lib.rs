@@ -1,8 +1,8 @@
 //! eboardd's pure core: everything between the serial bytes and the events, with no I/O.
 //!
 //! ```text
-//! serial bytes ─► protocol::Decoder ─► Message ─► Session ─► Event ─► (the shells: D-Bus, journal, PGN, bridges)
-//!                 (framing, resync)              tracker + clock + arbiter + game + recovery
+//! serial bytes ─► link::Driver (dgt) ─► BoardInput ─► Session ─► Event ─► (the shells: D-Bus, journal, PGN, bridges)
+//!                 (framing, resync)     (chess terms)  tracker + clock + arbiter + game + recovery
 //! ```
 //!
 //! Nothing here reads a file, a socket or the OS clock, spawns a task or logs: time is always
@@ -12,10 +12,12 @@
 
 pub mod arbiter;
 pub mod board;
+pub mod board_input;
 pub mod capture;
 pub mod chesslink;
 pub mod clock_tags;
 pub mod contract;
+pub mod dgt;
 pub mod event;
 pub mod fact;
 pub mod game;
@@ -23,7 +25,6 @@ pub mod identity;
 pub mod link;
 pub mod patch;
 pub mod pgn;
-pub mod protocol;
 pub mod recovery;
 pub mod session;
 pub mod tracker;

@@ -1,6 +1,7 @@
 //! The pure per-board state machine: tracker + clock + arbiter + game, time passed in.
 //!
-//! The daemon feeds every decoded serial message and every operator command into
+//! The daemon feeds every board input (what the board's driver read, in chess terms: see
+//! `board_input`) and every operator command into
 //! [`Session::handle`] with the current time in milliseconds, publishes the returned
 //! [`Event`]s (after journalling them) and re-reads [`Session::view`] to announce property
 //! changes. A session rebuilt with [`Session::restore`] from the journalled events is
@@ -21,11 +22,10 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::arbiter::timecontrol::TimeControl;
 use crate::arbiter::{Arbiter, Ruling, color_name, fen_of, parse_fen_in, unexchanged_promotion};
+use crate::board_input::{BoardInput, ClockReading};
 use crate::contract::{BoardProps, Claim};
 use crate::game::Game;
 use crate::patch;
-use crate::protocol::clock_channel::ClockModel;
-use crate::protocol::{ClockTimes, Message};
 use crate::recovery::{Cause, Recovery};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
@@ -50,12 +50,9 @@ pub struct Session {
     arbiter: Arbiter,
     /// A game has begun on this board (start position seen, or an operator command).
     started: bool,
-    serial_number: String,
-    firmware_version: String,
-    /// What the board says it is: `BoardModel`, `Battery` (see `identity`).
+    /// What the board says it is: `SerialNumber`, `FirmwareVersion`, `BoardModel`,
+    /// `ClockModel`, `Battery` (see `identity`).
     identity: crate::identity::Identity,
-    /// The clock model its version ack named (`dgt3000`, `dgt-xl`; empty until known).
-    clock_model: String,
     /// Lever position of the last valid clock reading: a change is a press.
     lever_left_down: Option<bool>,
     /// A completed illegal move whose position still stands on the board: if the opponent
@@ -125,10 +122,7 @@ impl Session {
             tracker,
             arbiter,
             started: false,
-            serial_number: String::new(),
-            firmware_version: String::new(),
             identity,
-            clock_model: String::new(),
             lever_left_down: None,
             standing_illegal: None,
             illegal_board: None,
@@ -278,7 +272,7 @@ impl Session {
         self.last_now = now;
         match input {
             Input::Board(message) => {
-                if self.identity.on_message(&message) && self.identity.turns_itself() {
+                if self.identity.on_input(&message) && self.identity.turns_itself() {
                     self.tracker.board_turns_itself();
                 }
                 if !self.with_recovery(|r, s| r.handle_message(s, &message, now, out)) {
@@ -313,7 +307,7 @@ impl Session {
                 } else {
                     // Another clock may be on the cable when the link is back: the next
                     // handshake asks its version again.
-                    self.clock_model.clear();
+                    self.identity.link_down();
                     self.with_recovery(|r, s| r.handle_unread(s, Cause::Disconnected, Some(now)));
                 }
             }
@@ -419,49 +413,27 @@ impl Session {
 
     // ----- board input -----------------------------------------------------------------
 
-    fn on_message(&mut self, message: Message, now: Millis, out: &mut Vec<Event>) {
+    fn on_message(&mut self, message: BoardInput, now: Millis, out: &mut Vec<Event>) {
         match message {
-            Message::BoardDump(fields) => {
+            BoardInput::Scan(fields) => {
                 let tracked = self.tracker.on_board_dump(&fields, now);
                 self.apply_tracker(tracked, now, out);
             }
-            Message::FieldUpdate { field, content } => {
-                let tracked = self.tracker.on_field_update(field, content, now);
+            BoardInput::Square { index, content } => {
+                let tracked = self.tracker.on_field_update(index, content, now);
                 self.apply_tracker(tracked, now, out);
             }
-            Message::ClockTimes(times) => {
+            BoardInput::Clock(times) => {
                 self.clock_live = true;
                 self.on_clock(&times, now, out);
             }
-            // The short serial number is the one eboardd has always published (connectors
-            // keep boards by it); the long one stands in for a board that reports no short
-            // one, and tells a Revelation II (see `identity`).
-            Message::SerialNumber(s) => self.serial_number = s,
-            Message::LongSerialNumber(s) => {
-                if self.serial_number.is_empty() {
-                    self.serial_number = s;
-                }
-            }
-            Message::Version { major, minor } => {
-                self.firmware_version = format!("{major}.{minor:02}");
-            }
-            // The clock's version ack names its model (2.x a DGT 3000, 1.x an XL).
-            Message::ClockAck(ack) => {
-                if let Some((major, _)) = ack.version() {
-                    self.clock_model = ClockModel::from_version(major).contract_name().into();
-                }
-            }
-            // Identification and battery carry nothing for the game; an EEPROM log
+            // What the board says about itself went to `identity` (see `step`); a memory
             // matters only to an open gap, which took it before this (see `crate::recovery`).
-            Message::ClockEmpty
-            | Message::BusAddress(_)
-            | Message::Trademark(_)
-            | Message::BatteryStatus(_)
-            | Message::EeMoves(_) => {}
+            BoardInput::Identity(_) | BoardInput::Battery(_) | BoardInput::Memory(_) => {}
         }
     }
 
-    fn on_clock(&mut self, times: &ClockTimes, now: Millis, out: &mut Vec<Event>) {
+    fn on_clock(&mut self, times: &ClockReading, now: Millis, out: &mut Vec<Event>) {
         if times.status.connected {
             let lever = times.status.lever_left_down;
             let pressed = self.lever_left_down.is_some_and(|before| before != lever);

@@ -7,7 +7,7 @@ mod clock_strategies;
 
 use clock_strategies::clock_times;
 use eboard_core::arbiter::{Arbiter, ArbiterConfig, fen_of, parse_fen};
-use eboard_core::protocol::message::{ClockTimes, DisplayTime};
+use eboard_core::dgt::message::{ClockReading, DisplayTime};
 use eboard_core::session::Command;
 use eboard_core::vocab::{CommandError, Edition, Rules, WhiteDisplay};
 use proptest::prelude::*;
@@ -16,7 +16,7 @@ use shakmaty::{Chess, Position};
 
 #[derive(Debug, Clone)]
 enum Op {
-    Clock(ClockTimes),
+    Clock(ClockReading),
     Tick(u64),
     Move(usize),
     Illegal(String),

@@ -5,8 +5,8 @@
 
 use eboard_core::arbiter::clock::Display;
 use eboard_core::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen, unexchanged_promotion};
+use eboard_core::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 use eboard_core::event::{Event, RecordFact};
-use eboard_core::protocol::message::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
 use eboard_core::session::Command;
 use eboard_core::vocab::{CommandError, Edition, Player, Rules, Termination, WhiteDisplay};
 use shakmaty::uci::UciMove;
@@ -84,13 +84,13 @@ impl Sim {
         }
     }
 
-    fn reading(&self) -> ClockTimes {
+    fn reading(&self) -> ClockReading {
         let fl = |k: usize| DisplayFlags {
             flag_fallen: self.flag[k],
             time_per_move: self.inc > 0,
             flag_shown: false,
         };
-        ClockTimes {
+        ClockReading {
             left: dt(self.t[0]),
             right: dt(self.t[1]),
             left_flags: fl(0),
@@ -914,12 +914,12 @@ fn adjudication_and_resignation_draw_5_1_2() {
 fn clock_noise_all_zero_and_impossible_readings_are_ignored() {
     let mut s = opened(Rules::Blitz, Edition::Fide2023, 180_000);
     let before = (s.a.white_ms(), s.a.black_ms());
-    let zero = ClockTimes {
+    let zero = ClockReading {
         status: ClockStatus {
             connected: true,
             ..ClockStatus::default()
         },
-        ..ClockTimes::default()
+        ..ClockReading::default()
     };
     assert!(s.a.on_clock(&zero, s.now).is_empty());
     let mut bad = s.reading();

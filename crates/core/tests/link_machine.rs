@@ -6,13 +6,14 @@
 
 use std::io;
 
+use eboard_core::board_input::BoardInput;
+use eboard_core::dgt::clock_channel::{ACK_TIMEOUT_MS, MESSAGE_HOLD_MS, MessageError};
+use eboard_core::dgt::message::ClockAck;
+use eboard_core::dgt::{Command, Message};
 use eboard_core::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
     Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
 };
-use eboard_core::protocol::clock_channel::{ACK_TIMEOUT_MS, MESSAGE_HOLD_MS, MessageError};
-use eboard_core::protocol::message::ClockAck;
-use eboard_core::protocol::{Command, Message};
 use eboard_core::session::{BoardRequest, Input};
 use eboard_core::vocab::Millis;
 
@@ -156,6 +157,13 @@ impl Rig {
     }
 }
 
+/// What the session is told of a board message (its driver's translation).
+fn told(message: Message) -> BoardInput {
+    message
+        .into_board_input()
+        .expect("a message the session is told")
+}
+
 fn version() -> Message {
     Message::Version {
         major: 3,
@@ -189,7 +197,7 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
     assert_eq!(r.writes_between(0, 1_000), handshake_at(OPEN_SETTLE_MS));
     let sent: Vec<Command> = link::handshake()
         .iter()
-        .map(|b| eboard_core::protocol::parse_command(b).unwrap().0)
+        .map(|b| eboard_core::dgt::parse_command(b).unwrap().0)
         .collect();
     assert_eq!(
         sent,
@@ -200,7 +208,7 @@ fn the_port_opens_at_once_and_the_handshake_goes_out_paced_after_the_settle() {
             Command::LongSerialNumber,
             Command::Version,
             Command::BatteryStatus,
-            Command::Clock(eboard_core::protocol::ClockCommand::Version),
+            Command::Clock(eboard_core::dgt::ClockCommand::Version),
         ]
     );
     assert!(
@@ -232,9 +240,9 @@ fn the_whole_board_connects_and_is_fed_to_the_session_after_the_link() {
     assert_eq!(
         r.session_since(0),
         [
-            &Input::Board(Message::SerialNumber("13116".into())),
+            &Input::Board(told(Message::SerialNumber("13116".into()))),
             &Input::Link(true),
-            &Input::Board(dump()),
+            &Input::Board(told(dump())),
         ]
     );
     // Answering does not stop the rest of the handshake.
@@ -242,7 +250,7 @@ fn the_whole_board_connects_and_is_fed_to_the_session_after_the_link() {
     assert_eq!(r.writes_between(0, 1_000), handshake_at(OPEN_SETTLE_MS));
     // A second whole board is only a message.
     r.message(dump());
-    assert_eq!(r.session_since(1_000), [&Input::Board(dump())]);
+    assert_eq!(r.session_since(1_000), [&Input::Board(told(dump()))]);
 }
 
 #[test]
@@ -450,7 +458,7 @@ fn end_of_file_closes_and_reconnects_after_the_backoff_with_a_new_handshake() {
     assert!(r.link.is_connected());
     assert_eq!(
         r.session_since(3_000),
-        [&Input::Link(true), &Input::Board(dump())]
+        [&Input::Link(true), &Input::Board(told(dump()))]
     );
 }
 
@@ -510,7 +518,7 @@ fn listen_only_never_writes_and_silence_is_not_a_lost_board() {
         r.session_since(3_000),
         [
             &Input::Link(true),
-            &Input::Board(version()),
+            &Input::Board(told(version())),
             &Input::MemoryUnavailable
         ]
     );
@@ -554,9 +562,9 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
     assert_eq!(
         r.session_since(0),
         [
-            &Input::Board(version()),
+            &Input::Board(told(version())),
             &Input::Link(true),
-            &Input::Board(dump())
+            &Input::Board(told(dump()))
         ]
     );
     // Garbage of every kind: stray data bytes, ids with absurd lengths, an EEPROM-dump
@@ -580,10 +588,10 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
         .collect();
     assert_eq!(
         fed.last(),
-        Some(&&Input::Board(Message::Version {
+        Some(&&Input::Board(told(Message::Version {
             major: 3,
             minor: 11
-        })),
+        }))),
         "a real message after the junk is understood: {fed:?}"
     );
     assert!(fed.contains(&&Input::LineLoss), "{fed:?}");
@@ -614,7 +622,7 @@ fn junk_is_skipped_and_a_frame_cut_while_connected_asks_for_the_whole_board() {
 fn a_long_frame_arriving_slowly_is_a_live_line() {
     let mut r = Rig::connected(false);
     // An EEPROM dump at 9600 baud takes seconds; its bytes trickle in.
-    let events = vec![eboard_core::protocol::EeEvent::PowerUp; 1_200];
+    let events = vec![eboard_core::dgt::EeEvent::PowerUp; 1_200];
     let dump = Message::EeMoves(events).to_bytes();
     assert!(dump.len() > 1_000);
     let start = r.now;
@@ -626,7 +634,7 @@ fn a_long_frame_arriving_slowly_is_a_live_line() {
     assert!(r.lost().is_empty(), "{:?}", r.lost());
     assert!(matches!(
         r.session_since(start).last(),
-        Some(Input::Board(Message::EeMoves(_)))
+        Some(Input::Board(BoardInput::Memory(_)))
     ));
 }
 
@@ -1015,8 +1023,8 @@ fn clock_request_ids_stay_unique_across_reconnections() {
 /// a board that did not (a USB board) never again; an rfcomm port's board from the start.
 #[test]
 fn a_battery_board_is_asked_for_its_battery_once_a_minute() {
+    use eboard_core::dgt::BatteryStatus;
     use eboard_core::link::BATTERY_POLL_MS;
-    use eboard_core::protocol::BatteryStatus;
     let battery = [0x4C_u8].to_vec();
     let asks = |r: &Rig, from: Millis, to: Millis| {
         r.writes_between(from, to)
@@ -1049,4 +1057,44 @@ fn a_battery_board_is_asked_for_its_battery_once_a_minute() {
     live(&mut bt, start + 3 * BATTERY_POLL_MS + 500);
     assert_eq!(asks(&bt, start, bt.now + 1), 3);
     assert_eq!(bt.log.opens.len(), 1);
+}
+
+/// One reading is not a fact: a clock that named its model once is asked its version again at
+/// once, and a board that answered the battery question once (not on an rfcomm port) is asked
+/// again a second later, not a minute later.
+#[test]
+fn what_a_board_said_once_is_asked_again() {
+    use eboard_core::dgt::{BatteryStatus, ClockCommand};
+    use eboard_core::link::CONFIRM_ASK_MS;
+    let clock_version = Command::Clock(ClockCommand::Version).to_bytes();
+    let battery = Command::BatteryStatus.to_bytes();
+    let count = |r: &Rig, from: Millis, bytes: &[u8]| {
+        r.writes_between(from, Millis::MAX)
+            .into_iter()
+            .filter(|(_, b)| b == bytes)
+            .count()
+    };
+    let mut r = Rig::connected(false);
+    let start = r.now;
+    r.message(Message::ClockAck(ClockAck::version_reply(1, 0)));
+    r.advance_to(start + 500);
+    assert_eq!(count(&r, start, &clock_version), 1, "asked again once");
+    r.message(Message::ClockAck(ClockAck::version_reply(1, 0)));
+    r.advance_to(start + 1_000);
+    assert_eq!(
+        count(&r, start, &clock_version),
+        1,
+        "the same answer twice settles it"
+    );
+
+    let start = r.now;
+    r.message(Message::BatteryStatus(BatteryStatus {
+        percent: 50,
+        ..BatteryStatus::default()
+    }));
+    r.advance_to(start + CONFIRM_ASK_MS - 1);
+    r.message(version());
+    assert_eq!(count(&r, start, &battery), 0);
+    r.advance_to(start + CONFIRM_ASK_MS + 10);
+    assert_eq!(count(&r, start, &battery), 1, "asked again after a second");
 }

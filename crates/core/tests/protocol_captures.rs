@@ -4,7 +4,7 @@
 #[path = "../../../tests/captures/mod.rs"]
 mod captures;
 
-use eboard_core::protocol::{ClockTimes, Decoder, DecoderStats, DisplayTime, Message};
+use eboard_core::dgt::{ClockReading, Decoder, DecoderStats, DisplayTime, Message};
 
 fn decode_in_chunks(bytes: &[u8], size: usize) -> (Vec<Message>, DecoderStats, usize) {
     let mut decoder = Decoder::new();
@@ -34,7 +34,7 @@ struct Expected {
     one_side_running_pairs: usize,
 }
 
-fn clock_times(messages: &[Message]) -> Vec<ClockTimes> {
+fn clock_times(messages: &[Message]) -> Vec<ClockReading> {
     messages
         .iter()
         .filter_map(|m| match m {
@@ -75,7 +75,7 @@ fn check_capture(name: u32, want: Expected) {
     );
 
     let clocks = clock_times(&reference);
-    let reading = |c: &ClockTimes| (c.right, c.left, c.status.to_byte());
+    let reading = |c: &ClockReading| (c.right, c.left, c.status.to_byte());
     assert_eq!(reading(&clocks[0]), want.first, "first clock of {name}");
     assert_eq!(
         reading(clocks.last().expect("clock messages")),

@@ -1,7 +1,7 @@
 //! Every host → board command against bytes written out by hand from the protocol fact sheet,
 //! and the parser the board simulator uses to read them back.
 
-use eboard_core::protocol::*;
+use eboard_core::dgt::*;
 
 fn t(hours: u8, minutes: u8, seconds: u8) -> DisplayTime {
     DisplayTime {

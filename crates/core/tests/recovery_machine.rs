@@ -4,9 +4,9 @@
 
 use eboard_core::arbiter::{Arbiter, ArbiterConfig, Ruling};
 use eboard_core::board::{Orientation, Placement};
+use eboard_core::board_input::{BoardInput, ClockReading};
 use eboard_core::event::Event;
 use eboard_core::fact::Fact;
-use eboard_core::protocol::{ClockTimes, Message};
 use eboard_core::recovery::{BoardRequest, Cause, Host, MEMORY_WAIT_MS, Recovery};
 use eboard_core::tracker::{Tracker, TrackerEvent};
 use eboard_core::vocab::{Millis, OrientationSetting};
@@ -65,7 +65,7 @@ impl Host for Table {
         }
     }
     fn apply_arbiter(&mut self, _: Vec<Ruling>, _: &mut Vec<Event>) {}
-    fn clock_after_gap(&mut self, _: Option<&ClockTimes>, _: Millis, _: &mut Vec<Event>) {}
+    fn clock_after_gap(&mut self, _: Option<&ClockReading>, _: Millis, _: &mut Vec<Event>) {}
     fn hold_back(&mut self) {
         self.held_back += 1;
     }
@@ -75,7 +75,7 @@ impl Host for Table {
 }
 
 /// The whole board after `uci` moves from the start, as the board sends it.
-fn dump(uci: &[&str]) -> Message {
+fn dump(uci: &[&str]) -> BoardInput {
     let mut pos = Chess::default();
     for m in uci {
         let mv = m
@@ -85,7 +85,7 @@ fn dump(uci: &[&str]) -> Message {
             .unwrap();
         pos.play_unchecked(mv);
     }
-    Message::BoardDump(Box::new(
+    BoardInput::Scan(Box::new(
         Placement::from_board(pos.board()).to_wire(Orientation::Normal),
     ))
 }

@@ -21,7 +21,7 @@
 //! blocks the display. The counter counts presses, not moves: a press without a move counts.
 
 use eboard_core::arbiter::timecontrol::{Bonus, TimeControl};
-use eboard_core::protocol::{ClockStatus, ClockTimes, DisplayFlags, DisplayTime};
+use eboard_core::dgt::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
 
 /// A physical half of the clock, seen from its front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -427,7 +427,7 @@ impl VirtualClock {
     }
 
     /// The reading as a BWTIME clock-times message reports it.
-    pub fn reading(&mut self, now: u64) -> ClockTimes {
+    pub fn reading(&mut self, now: u64) -> ClockReading {
         self.advance(now);
         let period = self.period_of(self.to_run);
         let per_move = period.increment_ms > 0 || period.bronstein_ms > 0;
@@ -436,7 +436,7 @@ impl VirtualClock {
             time_per_move: per_move,
             flag_shown: steady && !fallen,
         };
-        ClockTimes {
+        ClockReading {
             right: display_time(self.right_ms),
             right_flags: flags(self.right_flag, self.steady[1]),
             left: display_time(self.left_ms),

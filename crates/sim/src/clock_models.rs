@@ -2,8 +2,8 @@
 //! (`ClockPresence`), and which model it is (`ClockKind`) — what its version answer says,
 //! which display command it understands and how it acknowledges commands.
 
-use eboard_core::protocol::command::segments_for;
-use eboard_core::protocol::{ClockCommand, XlDisplay};
+use eboard_core::dgt::command::segments_for;
+use eboard_core::dgt::{ClockCommand, XlDisplay};
 
 /// Is there a clock behind the board, and does it answer commands?
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

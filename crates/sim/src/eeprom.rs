@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use eboard_core::protocol::{DisplayTime, EeEvent, FieldContent};
+use eboard_core::dgt::{DisplayTime, EeEvent, FieldContent};
 
 /// Size of the board's circular log (protocol sheet, section 3).
 pub const LOG_BYTES: usize = 0x1F00;
@@ -91,7 +91,7 @@ impl Eeprom {
 
     fn write(&mut self, event: &EeEvent) {
         let mut tag = Vec::with_capacity(3);
-        eboard_core::protocol::ee_moves::encode(std::slice::from_ref(event), &mut tag, 3);
+        eboard_core::dgt::ee_moves::encode(std::slice::from_ref(event), &mut tag, 3);
         self.bytes.extend(tag);
         while self.bytes.len() > LOG_BYTES - 1 {
             self.bytes.pop_front();
@@ -102,8 +102,8 @@ impl Eeprom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eboard_core::protocol::Decoder;
-    use eboard_core::protocol::Message;
+    use eboard_core::dgt::Decoder;
+    use eboard_core::dgt::Message;
 
     fn frame(payload: &[u8]) -> Vec<u8> {
         let total = payload.len() + 3;

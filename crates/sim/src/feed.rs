@@ -5,7 +5,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use eboard_core::board::{Orientation, Placement};
-use eboard_core::protocol::{ClockStatus, ClockTimes, DisplayTime, Message};
+use eboard_core::board_input::{BoardInput, ClockReading, ClockStatus, DisplayTime};
 use eboard_core::session::{Event, Input, Session, SessionConfig};
 use eboard_core::vocab::Millis;
 
@@ -39,7 +39,7 @@ impl Feeder {
     pub fn start(&mut self) -> Vec<Event> {
         let mut out = self.clock();
         let wire = Placement::start().to_wire(Orientation::Normal);
-        out.extend(self.feed(Input::Board(Message::BoardDump(Box::new(wire)))));
+        out.extend(self.feed(Input::Board(BoardInput::Scan(Box::new(wire)))));
         out
     }
 
@@ -73,7 +73,10 @@ impl Feeder {
 
     fn field(&mut self, sq: shakmaty::Square, content: Option<shakmaty::Piece>) -> Vec<Event> {
         let field = Orientation::Normal.field_of_square(sq);
-        self.feed(Input::Board(Message::FieldUpdate { field, content }))
+        self.feed(Input::Board(BoardInput::Square {
+            index: field,
+            content,
+        }))
     }
 
     fn press(&mut self) -> Vec<Event> {
@@ -89,7 +92,7 @@ impl Feeder {
 
     fn clock(&mut self) -> Vec<Event> {
         let times = clock_reading(self.left_ms, self.right_ms, self.lever_left_down);
-        self.feed(Input::Board(Message::ClockTimes(times)))
+        self.feed(Input::Board(BoardInput::Clock(times)))
     }
 }
 
@@ -159,8 +162,8 @@ pub fn display_time(ms: u64) -> DisplayTime {
 }
 
 /// A running clock's report: both displays, and which side the lever makes run.
-pub fn clock_reading(left_ms: u64, right_ms: u64, lever_left_down: bool) -> ClockTimes {
-    ClockTimes {
+pub fn clock_reading(left_ms: u64, right_ms: u64, lever_left_down: bool) -> ClockReading {
+    ClockReading {
         left: display_time(left_ms),
         right: display_time(right_ms),
         status: ClockStatus {
@@ -171,6 +174,6 @@ pub fn clock_reading(left_ms: u64, right_ms: u64, lever_left_down: bool) -> Cloc
             connected: true,
             ..ClockStatus::default()
         },
-        ..ClockTimes::default()
+        ..ClockReading::default()
     }
 }

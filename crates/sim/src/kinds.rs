@@ -2,7 +2,7 @@
 //! board's battery, a Revelation II's firmware and its self-turning reporting. The models
 //! themselves (the options of each) are `models.rs`'s.
 
-use eboard_core::protocol::BatteryStatus;
+use eboard_core::dgt::BatteryStatus;
 use shakmaty::{Color, Piece};
 
 /// A Bluetooth board's battery as it reports it.

@@ -26,7 +26,7 @@ use tokio_serial::{SerialPort as _, SerialStream};
 
 use super::clock::{ClockSetup, ClockSide};
 use super::virtual_board::{BoardOptions, BoardStats, UpdateMode, VirtualBoard};
-use eboard_core::protocol::ClockTimes;
+use eboard_core::dgt::ClockReading;
 
 /// Output chunks queued for a host that reads slowly before bytes are dropped (a whole game
 /// at stepped speed fits many times over).
@@ -95,7 +95,7 @@ pub struct Snapshot {
     pub mode: UpdateMode,
     pub placement: Board,
     /// What the clock shows (what a clock request would return).
-    pub clock: ClockTimes,
+    pub clock: ClockReading,
     pub display_text: Option<String>,
     pub stats: BoardStats,
     /// Output bytes dropped because nobody read the port fast enough.

@@ -17,7 +17,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
 use super::virtual_board::{BoardOptions, VirtualBoard};
-use eboard_core::protocol::{ClockCommand, Command, Decoder, Message};
+use eboard_core::dgt::{ClockCommand, Command, Decoder, Message};
 use eboard_core::session::{
     BoardRequest, Command as SessionCommand, Event, Input, Session, SessionConfig,
 };
@@ -420,8 +420,8 @@ impl Rig {
             self.lost_frames += 1;
             self.input(Input::LineLoss);
         }
-        for m in messages {
-            self.input(Input::Board(m));
+        for input in messages.into_iter().filter_map(Message::into_board_input) {
+            self.input(Input::Board(input));
         }
         self.serve_requests();
     }

@@ -24,8 +24,8 @@ use super::eeprom::Eeprom;
 use super::kinds::{Reporting, Revelation, SimBattery};
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::board::Orientation;
-use eboard_core::protocol::{
-    ClockAck, ClockCommand, ClockStatus, ClockTimes, Command, CommandDecoder, Message, RunSide,
+use eboard_core::dgt::{
+    ClockAck, ClockCommand, ClockReading, ClockStatus, Command, CommandDecoder, Message, RunSide,
 };
 
 /// In UPDATE mode a clock message goes out at least this often.
@@ -158,7 +158,7 @@ pub struct VirtualBoard {
     commands: CommandDecoder,
     queue: VecDeque<Pending>,
     /// Last clock reading sent in an update mode, and when.
-    last_clock: Option<(ClockTimes, u64)>,
+    last_clock: Option<(ClockReading, u64)>,
     /// Text the host put on the clock display, until END.
     display_text: Option<String>,
     noise_rng: SmallRng,
@@ -491,14 +491,14 @@ impl VirtualBoard {
     }
 
     /// The clock data the board would report right now.
-    pub fn clock_reading(&mut self, now: u64) -> ClockTimes {
+    pub fn clock_reading(&mut self, now: u64) -> ClockReading {
         match self.opts.clock {
-            ClockPresence::Absent => ClockTimes {
+            ClockPresence::Absent => ClockReading {
                 status: ClockStatus {
                     connected: false,
                     ..ClockStatus::default()
                 },
-                ..ClockTimes::default()
+                ..ClockReading::default()
             },
             _ => self.clock.reading(now),
         }
@@ -699,15 +699,15 @@ impl VirtualBoard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eboard_core::protocol::EeEvent;
+    use eboard_core::dgt::EeEvent;
     use shakmaty::{Color, Role};
 
     #[test]
     fn eeprom_logs_only_while_powered() {
         let mut b = board();
         let parse = |b: &VirtualBoard| {
-            let mut stats = eboard_core::protocol::DecoderStats::default();
-            eboard_core::protocol::ee_moves::parse(&b.eeprom_dump(), &mut stats)
+            let mut stats = eboard_core::dgt::DecoderStats::default();
+            eboard_core::dgt::ee_moves::parse(&b.eeprom_dump(), &mut stats)
         };
         let fresh = parse(&b);
         assert_eq!(
@@ -909,7 +909,7 @@ mod tests {
 
     #[test]
     fn every_answer_decodes_to_what_the_board_holds() {
-        use eboard_core::protocol::Decoder;
+        use eboard_core::dgt::Decoder;
         let mut b = VirtualBoard::new(
             BoardOptions {
                 battery: Some(SimBattery {
@@ -962,7 +962,7 @@ mod tests {
         assert!(usb.poll(0).is_empty());
         let mut bt = VirtualBoard::new(super::super::models::bluetooth_board(15), 0);
         bt.receive(&[0x4C], 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&bt.poll(0));
         assert!(
             matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 15 && !s.charging)
         );
@@ -974,7 +974,7 @@ mod tests {
             0,
         );
         bt.receive(&[0x4C], 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&bt.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&bt.poll(0));
         assert!(
             matches!(&messages[..], [Message::BatteryStatus(s)] if s.percent == 16 && s.charging)
         );
@@ -989,7 +989,7 @@ mod tests {
         ];
         let mut new = VirtualBoard::new(revelation_board((3, 25)), 0);
         new.receive(&[0x55, 0x4B], 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&new.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&new.poll(0));
         assert_eq!(messages[0], Message::LongSerialNumber("3.25001000".into()));
         new.receive(&text, 0);
         assert_eq!(new.display_text(), Some("BOARD 7"));
@@ -1006,7 +1006,7 @@ mod tests {
         };
         let mut b = VirtualBoard::new(reversed.clone(), 0);
         b.receive(&[0x42], 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&b.poll(0));
         let Message::BoardDump(f) = &messages[0] else {
             panic!()
         };
@@ -1021,7 +1021,7 @@ mod tests {
         };
         let mut o = VirtualBoard::new(old_reversed, 0);
         o.receive(&[0x42], 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&o.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&o.poll(0));
         let Message::BoardDump(f) = &messages[0] else {
             panic!()
         };
@@ -1063,8 +1063,8 @@ mod tests {
                 if let Some(&(sq, code)) = moves.get(i) {
                     let square = Square::ALL[sq];
                     // Codes 1–12 are the pieces in the protocol's own order.
-                    match eboard_core::protocol::wire::piece_from_code(code) {
-                        eboard_core::protocol::wire::PieceCode::Known(Some(piece)) => {
+                    match eboard_core::dgt::wire::piece_from_code(code) {
+                        eboard_core::dgt::wire::PieceCode::Known(Some(piece)) => {
                             b.place(square, piece, now)
                         }
                         _ => b.lift(square, now),
@@ -1074,7 +1074,7 @@ mod tests {
                 out.extend(b.poll(now));
                 proptest::prop_assert!(b.next_deadline(now).is_none_or(|t| t >= now));
             }
-            let (_, stats) = eboard_core::protocol::Decoder::decode_all(&out);
+            let (_, stats) = eboard_core::dgt::Decoder::decode_all(&out);
             proptest::prop_assert_eq!(stats.skipped_bytes, 0);
         }
     }
@@ -1087,7 +1087,7 @@ mod tests {
         b.receive(&[0x4B], 0);
         let _ = b.poll(0);
         b.press_button(0x33, 0);
-        let (messages, _) = eboard_core::protocol::Decoder::decode_all(&b.poll(0));
+        let (messages, _) = eboard_core::dgt::Decoder::decode_all(&b.poll(0));
         assert_eq!(
             messages,
             [Message::ClockAck(ClockAck {

@@ -3,8 +3,10 @@
 //! the logs that must give nothing.
 
 use eboard_core::board::{Orientation, Placement};
-use eboard_core::protocol::DisplayTime;
-use eboard_core::protocol::{EeEvent, FieldContent};
+use eboard_core::board_input::MemoryEvent;
+use eboard_core::dgt::DisplayTime;
+use eboard_core::dgt::FieldContent;
+use eboard_core::dgt::input::memory_events;
 use eboard_core::recovery::memory::{Unusable, recover};
 use eboard_core::tracker::Tracker;
 use eboard_core::vocab::OrientationSetting;
@@ -50,9 +52,10 @@ fn log_move(log: &mut Eeprom, pos: &mut Chess, san: &str, t: &mut u64) {
     );
 }
 
-fn parsed(log: &Eeprom) -> Vec<EeEvent> {
-    let mut stats = eboard_core::protocol::DecoderStats::default();
-    eboard_core::protocol::ee_moves::parse(&log.dump(), &mut stats)
+/// The memory as the driver hands it to the recovery.
+fn parsed(log: &Eeprom) -> Vec<MemoryEvent> {
+    let mut stats = eboard_core::dgt::DecoderStats::default();
+    memory_events(&eboard_core::dgt::ee_moves::parse(&log.dump(), &mut stats))
 }
 
 fn tracker_at_start() -> Tracker {

@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ArbiterConfig;
-use crate::protocol::message::{ClockTimes, DisplayFlags, DisplayTime};
+use crate::board_input::{ClockReading, DisplayFlags, DisplayTime};
 use crate::vocab::{Millis, WhiteDisplay};
 use shakmaty::Color;
 
@@ -273,7 +273,7 @@ impl ClockModel {
     }
 
     /// Feed one clock reading taken at `now`.
-    pub fn update(&mut self, cfg: &ArbiterConfig, ct: &ClockTimes, now: Millis) -> ClockUpdate {
+    pub fn update(&mut self, cfg: &ArbiterConfig, ct: &ClockReading, now: Millis) -> ClockUpdate {
         let mut out = ClockUpdate::default();
         if !ct.status.connected {
             self.connected = false;
@@ -504,7 +504,7 @@ impl ClockModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::message::{ClockStatus, DisplayFlags};
+    use crate::board_input::{ClockStatus, DisplayFlags};
 
     /// A clock model with the settings it is given (the arbiter's, in a game).
     struct Clock {
@@ -522,7 +522,7 @@ mod tests {
                 },
             }
         }
-        fn update(&mut self, ct: &ClockTimes, now: Millis) -> ClockUpdate {
+        fn update(&mut self, ct: &ClockReading, now: Millis) -> ClockUpdate {
             self.model.update(&self.cfg, ct, now)
         }
         fn tick(&mut self, now: Millis) -> Option<Display> {
@@ -549,8 +549,8 @@ mod tests {
         }
     }
 
-    fn reading(left: u64, right: u64, run: Option<Display>, lever_left_down: bool) -> ClockTimes {
-        ClockTimes {
+    fn reading(left: u64, right: u64, run: Option<Display>, lever_left_down: bool) -> ClockReading {
+        ClockReading {
             left: dt(left),
             right: dt(right),
             left_flags: DisplayFlags::default(),
@@ -588,7 +588,7 @@ mod tests {
     fn noise_is_ignored() {
         let mut c = Clock::new(WhiteDisplay::Left);
         c.update(&reading(60_000, 50_000, Some(Display::Left), false), 0);
-        let u = c.update(&ClockTimes::default_connected(), 10);
+        let u = c.update(&ClockReading::default_connected(), 10);
         assert!(!u.accepted);
         assert_eq!(c.time_ms(Color::White), 60_000);
         let mut bad = reading(60_000, 50_000, Some(Display::Left), false);
@@ -627,7 +627,7 @@ mod tests {
         assert_eq!(c.update(&fl, 3_000).flags, vec![Display::Left]);
     }
 
-    fn steady(mut r: ClockTimes, d: Display) -> ClockTimes {
+    fn steady(mut r: ClockReading, d: Display) -> ClockReading {
         match d {
             Display::Left => r.left_flags.flag_shown = true,
             Display::Right => r.right_flags.flag_shown = true,
@@ -724,14 +724,14 @@ mod tests {
         assert!(c.fallen(Color::Black));
     }
 
-    impl ClockTimes {
-        fn default_connected() -> ClockTimes {
-            ClockTimes {
+    impl ClockReading {
+        fn default_connected() -> ClockReading {
+            ClockReading {
                 status: ClockStatus {
                     connected: true,
                     ..ClockStatus::default()
                 },
-                ..ClockTimes::default()
+                ..ClockReading::default()
             }
         }
     }

@@ -9,15 +9,15 @@ use super::{
     Arbiter, OVERTAKEN_MS, PRESS_GRACE_MS, Ruling, Window, color_name, idx, ordinal, unwinnable,
     win_for,
 };
+use crate::board_input::ClockReading;
 use crate::event::Event;
-use crate::protocol::message::ClockTimes;
 use crate::vocab::{GameResult, Millis, Player, Termination};
 
 impl Arbiter {
     // ----- clock ------------------------------------------------------------------------
 
-    /// One clock reading (`ClockTimes`). `ClockEmpty` messages carry nothing: don't pass them.
-    pub fn on_clock(&mut self, ct: &ClockTimes, now: Millis) -> Vec<Ruling> {
+    /// One clock reading (`ClockReading`). `ClockEmpty` messages carry nothing: don't pass them.
+    pub fn on_clock(&mut self, ct: &ClockReading, now: Millis) -> Vec<Ruling> {
         let mut ev = Vec::new();
         let upd = self.clock.update(&self.cfg, ct, now);
         if upd.fresh {

@@ -48,7 +48,7 @@
 //! | tracker `MoveRetracted` | [`Arbiter::on_retract`] |
 //! | tracker `IllegalPlacement{turn, description}` | [`Arbiter::on_illegal_placement`] |
 //! | tracker `IllegalPlacementCleared` | [`Arbiter::on_illegal_cleared`] |
-//! | `Message::ClockTimes` | [`Arbiter::on_clock`] (`ClockEmpty`: ignore) |
+//! | `BoardInput::Clock` | [`Arbiter::on_clock`] |
 //! | `Input::Tick` | [`Arbiter::tick`] |
 //! | `AcceptClaim`, `Adjudicate`, `TakeBack`, `SetRules`, `SetTags` | [`Arbiter::accept_claim`], [`Arbiter::adjudicate`], [`Arbiter::take_back`], [`Arbiter::set_rules`], [`Arbiter::set_tags`] |
 //! | `NewGame`, `SetPosition` | [`Arbiter::new_game`] |

@@ -12,14 +12,14 @@
 use std::collections::VecDeque;
 use std::io;
 
+use crate::board_input::{BoardInput, IdentityReport};
+use crate::dgt::clock_channel::Outcome;
 use crate::identity::Identity;
-use crate::protocol::clock_channel::{ClockChannel, Outcome};
-use crate::protocol::{Command as BoardCommand, Message};
 use crate::session::{BoardRequest, Input};
 use crate::vocab::Millis;
 
+use super::driver::{Driver, LineSettings, Protocol};
 use super::output::{ClockRefusal, Fact, Lost, Output};
-use super::reader::{self, Reader};
 
 /// How often the session gets a `Tick` while the port is open (settling, flag fall on a
 /// silent clock); the watchdog's own deadlines are exact, not on this grid.
@@ -47,6 +47,10 @@ pub const OPEN_SETTLE_MS: Millis = 300;
 /// line that carries a clock message a second, and never crowds the clock commands (a
 /// Bluetooth board polls its clock only two or three times a second, DGT's header says).
 pub const BATTERY_POLL_MS: Millis = 60_000;
+/// After a first battery answer on a port that is not an rfcomm device, the battery is asked
+/// again this soon: the second answer names the board a Bluetooth one (see `identity`), and
+/// the minute's polling goes on from there.
+pub const CONFIRM_ASK_MS: Millis = 1_000;
 /// Gap between two commands: at power-up a board is in bus mode and buffers a single
 /// command; picochess gives it 100 ms per command.
 pub const HANDSHAKE_GAP_MS: Millis = 100;
@@ -71,9 +75,9 @@ struct OpenLink {
     outbox: VecDeque<Vec<u8>>,
     /// When the next command may go out.
     next_write: Millis,
-    reader: Reader,
-    /// Clock commands: one in flight, acknowledged, retried once.
-    clock: ClockChannel,
+    /// The board's protocol: its decoder, its commands, its clock commands (one in flight,
+    /// acknowledged, retried once).
+    driver: Driver,
     /// A complete message has arrived since the port opened: the board is there.
     answered: bool,
     /// The whole board has been read since the port opened (listen-only: a message came):
@@ -89,15 +93,14 @@ struct OpenLink {
 }
 
 impl OpenLink {
-    fn new(now: Millis, clock_ids: u64) -> Self {
+    fn new(now: Millis, clock_ids: u64, protocol: Protocol) -> Self {
         OpenLink {
             opened_at: now,
             last_rx: None,
             last_probe: now,
             outbox: VecDeque::new(),
             next_write: now,
-            reader: Reader::new(),
-            clock: ClockChannel::new(),
+            driver: Driver::new(protocol),
             answered: false,
             connected: false,
             board_asked: None,
@@ -108,7 +111,7 @@ impl OpenLink {
 
     /// Queue the handshake (a board that never answered gets it again on a probe).
     fn queue_handshake(&mut self, not_before: Millis) {
-        self.outbox.extend(reader::handshake());
+        self.outbox.extend(self.driver.handshake());
         self.next_write = self.next_write.max(not_before);
     }
 
@@ -117,7 +120,7 @@ impl OpenLink {
         if !self.outbox.is_empty() {
             return Some(self.next_write);
         }
-        self.clock.poll_timeout().map(|t| t.max(self.next_write))
+        self.driver.poll_timeout().map(|t| t.max(self.next_write))
     }
 
     fn heard(&self) -> Millis {
@@ -144,20 +147,21 @@ impl OpenLink {
 
     /// A request for the whole board waits in the outbox.
     fn board_queued(&self) -> bool {
-        let send_board = BoardCommand::SendBoard.to_bytes();
+        let send_board = self.driver.request(BoardRequest::SendBoard);
         self.outbox.iter().any(|b| *b == send_board)
     }
 
     /// Ask for the whole board (again), unless a request waits to be written.
     fn ask_board(&mut self) {
         if !self.board_queued() {
-            self.outbox.push_back(BoardCommand::SendBoard.to_bytes());
+            let send_board = self.driver.request(BoardRequest::SendBoard);
+            self.outbox.push_back(send_board);
         }
     }
 
     /// Move the clock channel's outcomes to the outputs.
     fn drain_clock(&mut self, outputs: &mut VecDeque<Output>) {
-        while let Some(outcome) = self.clock.poll_outcome() {
+        while let Some(outcome) = self.driver.poll_clock() {
             outputs.push_back(match outcome {
                 Outcome::Shown(id) => Output::Clock {
                     request: self.clock_ids + id,
@@ -192,6 +196,8 @@ pub struct Link {
     outputs: VecDeque<Output>,
     /// What the board says it is: whether it has a battery to ask about, where text goes.
     identity: Identity,
+    /// The protocol the board speaks.
+    protocol: Protocol,
 }
 
 impl Link {
@@ -209,7 +215,19 @@ impl Link {
             opened: 0,
             outputs: VecDeque::new(),
             identity: Identity::default(),
+            protocol: Protocol::default(),
         }
+    }
+
+    /// A link to a board speaking `protocol` (DGT unless told).
+    pub fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// How the shell sets up the serial port for this board's protocol.
+    pub fn line(&self) -> LineSettings {
+        self.protocol.line()
     }
 
     /// The port is a Bluetooth serial link (an rfcomm device): its battery is asked for from
@@ -309,7 +327,7 @@ impl Link {
         if self.is_open() {
             return;
         }
-        let mut o = OpenLink::new(now, self.opened << 32);
+        let mut o = OpenLink::new(now, self.opened << 32, self.protocol);
         self.opened += 1;
         self.identity.link_up();
         if !self.listen_only {
@@ -338,23 +356,22 @@ impl Link {
             return;
         };
         let out = &mut self.outputs;
-        let skipped_before = o.reader.skipped();
-        let dropped_before = o.reader.dropped_frames();
-        let unprintable_before = o.reader.unprintable_text();
-        let messages = o.reader.push(bytes);
-        let skipped = o.reader.skipped() - skipped_before;
+        let before = o.driver.stats();
+        let heard = o.driver.push(bytes, now);
+        let after = o.driver.stats();
+        let skipped = after.skipped - before.skipped;
         if skipped > 0 {
             out.push_back(Output::Fact(Fact::Skipped(skipped)));
         }
-        let unprintable = o.reader.unprintable_text() - unprintable_before;
+        let unprintable = after.unprintable_text - before.unprintable_text;
         if unprintable > 0 {
             out.push_back(Output::Fact(Fact::UnprintableText(unprintable)));
         }
-        let lost_frame = o.reader.dropped_frames() > dropped_before;
-        if !messages.is_empty() || o.reader.in_frame() {
+        let lost_frame = after.lost_frames > before.lost_frames;
+        if !heard.is_empty() || o.driver.in_frame() {
             o.last_rx = Some(now);
         }
-        if !messages.is_empty() && !o.answered {
+        if !heard.is_empty() && !o.answered {
             o.answered = true;
             self.backoff = BACKOFF_MIN_MS;
             self.open_failures = 0;
@@ -367,25 +384,44 @@ impl Link {
             // Not connected yet: the cut frame may have been the whole board asked for.
             o.ask_board();
         }
-        for message in &messages {
-            o.clock.on_message(message, now);
-            self.identity.on_message(message);
+        let mut answered_battery = false;
+        let mut named_clock = false;
+        for input in heard.iter().flatten() {
+            self.identity.on_input(input);
+            answered_battery |= matches!(input, BoardInput::Battery(_));
+            named_clock |= matches!(input, BoardInput::Identity(IdentityReport::Clock(_)));
         }
-        o.clock
-            .set_revelation_display(self.identity.revelation_text());
+        o.driver.learn(&self.identity);
+        // One answer is not a fact (see `identity`): what was said once is asked again.
+        let confirm = self.identity.to_confirm();
+        if named_clock
+            && confirm.clock
+            && let Some(ask) = o.driver.clock_model_request()
+            && !o.outbox.contains(&ask)
+        {
+            o.outbox.push_back(ask);
+        }
         o.drain_clock(out);
-        for message in messages {
-            if !o.connected && (self.listen_only || matches!(message, Message::BoardDump(_))) {
+        for input in heard {
+            let whole_board = matches!(input, Some(BoardInput::Scan(_)));
+            if !o.connected && (self.listen_only || whole_board) {
                 // `Connected` turns true with the whole board: only now is the clock's
                 // silence meaningful again, and what the board shows known.
                 o.connected = true;
                 o.board_asked = None;
                 out.push_back(Output::Session(Input::Link(true)));
             }
-            out.push_back(Output::Session(Input::Board(message)));
+            // Acks and empty clock frames are the line's business: the session gets the rest.
+            if let Some(input) = input {
+                out.push_back(Output::Session(Input::Board(input)));
+            }
         }
-        if o.connected && o.battery_due.is_none() && self.identity.has_battery() {
-            o.battery_due = Some(now + BATTERY_POLL_MS);
+        if o.connected && self.identity.has_battery() {
+            if answered_battery && confirm.battery {
+                o.battery_due = Some(now + CONFIRM_ASK_MS);
+            } else if o.battery_due.is_none() {
+                o.battery_due = Some(now + BATTERY_POLL_MS);
+            }
         }
         // An ack frees the clock channel for its next command.
         self.pump(now);
@@ -412,11 +448,8 @@ impl Link {
     pub fn request(&mut self, request: BoardRequest, now: Millis) {
         match &mut self.port {
             Port::Open(o) if !self.listen_only => {
-                let command = match request {
-                    BoardRequest::ReadMemory => BoardCommand::EeMoves,
-                    BoardRequest::SendBoard => BoardCommand::SendBoard,
-                };
-                o.outbox.push_back(command.to_bytes());
+                let command = o.driver.request(request);
+                o.outbox.push_back(command);
                 self.outputs.push_back(Output::Fact(Fact::Asking(request)));
                 self.pump(now);
             }
@@ -450,7 +483,7 @@ impl Link {
         if !clock_reports {
             return Err(ClockRefusal::NoClock);
         }
-        let id = o.clock_ids + o.clock.show(text, now).map_err(ClockRefusal::Invalid)?;
+        let id = o.clock_ids + o.driver.show(text, now).map_err(ClockRefusal::Invalid)?;
         self.pump(now);
         Ok(id)
     }
@@ -477,15 +510,17 @@ impl Link {
         }
         if o.battery_due.is_some_and(|at| now >= at) {
             o.battery_due = Some(now + BATTERY_POLL_MS);
-            let ask = BoardCommand::BatteryStatus.to_bytes();
-            if !o.outbox.contains(&ask) {
+            if let Some(ask) = o.driver.battery_request(&self.identity)
+                && !o.outbox.contains(&ask)
+            {
                 o.outbox.push_back(ask);
             }
         }
         if silence >= PROBE_AFTER_MS && now.saturating_sub(o.last_probe) >= PROBE_AFTER_MS {
             o.last_probe = now;
             if o.last_rx.is_some() {
-                o.outbox.push_back(reader::probe());
+                let probe = o.driver.probe();
+                o.outbox.push_back(probe);
             } else if o.outbox.is_empty() {
                 // Never heard since opening: the whole handshake again.
                 o.queue_handshake(now);
@@ -504,10 +539,10 @@ impl Link {
         }
         let bytes = match o.outbox.pop_front() {
             Some(bytes) => Some(bytes),
-            None => o.clock.poll_transmit(now),
+            None => o.driver.poll_transmit(now),
         };
         if let Some(bytes) = bytes {
-            if !o.connected && bytes == BoardCommand::SendBoard.to_bytes() {
+            if !o.connected && bytes == o.driver.request(BoardRequest::SendBoard) {
                 o.board_asked = Some(now);
             }
             o.next_write = now + HANDSHAKE_GAP_MS;
@@ -524,7 +559,7 @@ impl Link {
             return;
         };
         self.outputs.push_back(Output::Close);
-        o.clock.reset();
+        o.driver.reset();
         o.drain_clock(&mut self.outputs);
         self.next_attempt = now + self.backoff;
         self.outputs.push_back(Output::Fact(Fact::Lost(lost)));

@@ -9,15 +9,17 @@
 //!
 //! - `machine`: the [`Link`] and its timing constants;
 //! - `output`: what it asks and tells ([`Output`], [`Fact`], [`Lost`], [`ClockRefusal`]);
-//! - `reader`: the handshake and probe commands, and the byte → message [`Reader`].
+//! - `driver`: the board protocols ([`Protocol`], [`Driver`]) and their serial line
+//!   ([`LineSettings`]); the DGT one lives in `crate::dgt::driver`.
 
+mod driver;
 mod machine;
 mod output;
-mod reader;
 
+pub use crate::dgt::driver::{Reader, handshake, probe};
+pub use driver::{Driver, LineSettings, LineStats, Parity, Protocol};
 pub use machine::{
-    BACKOFF_MAX_MS, BACKOFF_MIN_MS, BATTERY_POLL_MS, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS,
-    Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
+    BACKOFF_MAX_MS, BACKOFF_MIN_MS, BATTERY_POLL_MS, CONFIRM_ASK_MS, HANDSHAKE_GAP_MS,
+    IDLE_TICK_MS, LOST_AFTER_MS, Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
 };
 pub use output::{ClockRefusal, Fact, Lost, Output};
-pub use reader::{Reader, handshake, probe};

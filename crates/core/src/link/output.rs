@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io;
 
-use crate::protocol::clock_channel::MessageError;
+use crate::dgt::clock_channel::MessageError;
 use crate::session::{BoardRequest, Input};
 use crate::vocab::Millis;
 
@@ -44,7 +44,7 @@ pub enum Fact {
     /// Bytes that are not part of a board message were skipped.
     Skipped(u64),
     /// The board's text (a serial number, its trademark) held this many bytes that are not
-    /// printable ASCII; they are shown as `?` (see `protocol::DecoderStats`).
+    /// printable ASCII; they are shown as `?` (see `dgt::DecoderStats`).
     UnprintableText(u64),
     /// A frame was cut on the line while connected: the whole board is read again.
     FrameLost,

@@ -7,7 +7,7 @@ use shakmaty::{Chess, Color, Position};
 use super::state::Gap;
 use super::{FEWER_PIECES_SETTLED_MS, Host, SETTLED_MS, clock, memory, proof, reading};
 use crate::arbiter::clock::Display;
-use crate::protocol::FieldContent;
+use crate::board_input::SquareContent;
 use crate::tracker::sequences as search;
 use crate::vocab::Millis;
 
@@ -18,7 +18,7 @@ pub(super) fn explain(
     h: &dyn Host,
     g: &Gap,
     from: &Chess,
-    fields: &[FieldContent; 64],
+    fields: &[SquareContent; 64],
     position: bool,
 ) -> (search::Outcome, Option<proof::Verdict>) {
     let (start_ply, first) = g.start;

@@ -33,9 +33,9 @@ use super::{
     UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
 };
 use crate::board::Placement;
+use crate::board_input::{BoardInput, MemoryEvent, SquareContent};
 use crate::event::Event;
 use crate::fact::Fact;
-use crate::protocol::{EeEvent, FieldContent, Message};
 use crate::tracker::sequences as search;
 use crate::vocab::{CommandError, Millis};
 
@@ -80,7 +80,7 @@ impl Recovery {
         }
     }
 
-    fn sensed(&self) -> Option<[FieldContent; 64]> {
+    fn sensed(&self) -> Option<[SquareContent; 64]> {
         self.state.gap().and_then(|g| g.sensed)
     }
 
@@ -150,7 +150,7 @@ impl Recovery {
     pub fn handle_message(
         &mut self,
         h: &mut dyn Host,
-        message: &Message,
+        message: &BoardInput,
         now: Millis,
         out: &mut Vec<Event>,
     ) -> bool {
@@ -158,7 +158,7 @@ impl Recovery {
             return false;
         };
         match message {
-            Message::ClockTimes(times) => {
+            BoardInput::Clock(times) => {
                 let pressed = times.status.connected
                     && g.clock.as_ref().is_some_and(|(c, _)| {
                         c.status.connected
@@ -179,7 +179,10 @@ impl Recovery {
                     _ => {}
                 }
             }
-            Message::FieldUpdate { field, content } => {
+            BoardInput::Square {
+                index: field,
+                content,
+            } => {
                 let Some(sensed) = g.sensed.as_mut() else {
                     // Before a whole board: the next dump supersedes it.
                     return true;
@@ -196,7 +199,7 @@ impl Recovery {
                     }
                 }
             }
-            Message::BoardDump(fields) => {
+            BoardInput::Scan(fields) => {
                 let first = g.sensed.is_none();
                 if g.sensed.as_ref() != Some(fields) {
                     g.last_change = now;
@@ -211,7 +214,7 @@ impl Recovery {
                     self.board_read(h, now, out);
                 }
             }
-            Message::EeMoves(log) => {
+            BoardInput::Memory(log) => {
                 if let Some(memory) = self.memory_mut()
                     && let Memory::Asked { held_unique, .. } = *memory
                 {
@@ -468,7 +471,7 @@ impl Recovery {
 
     fn enter_choose(
         &mut self,
-        target: [FieldContent; 64],
+        target: [SquareContent; 64],
         candidates: Vec<Candidate>,
         total: Option<u64>,
         listed: Vec<String>,
@@ -489,7 +492,7 @@ impl Recovery {
     fn memory_answered(
         &mut self,
         h: &mut dyn Host,
-        log: &[EeEvent],
+        log: &[MemoryEvent],
         held_unique: bool,
         now: Millis,
         out: &mut Vec<Event>,
@@ -647,7 +650,7 @@ impl Recovery {
         from: &Chess,
         moves: Vec<Move>,
         doubt: proof::Verdict,
-        fields: [FieldContent; 64],
+        fields: [SquareContent; 64],
         now: Millis,
     ) {
         let line = search::san_line(from, &moves);

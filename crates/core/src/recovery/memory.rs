@@ -17,7 +17,7 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::board::{Orientation, Placement};
-use crate::protocol::{EeEvent, FieldContent};
+use crate::board_input::{MemoryEvent, SquareContent};
 use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::Millis;
 
@@ -58,8 +58,8 @@ pub enum Unusable {
 /// wrote); `at`: the time to run the copy of the tracker from.
 pub fn recover(
     tracker: &Tracker,
-    log: &[EeEvent],
-    now: &[FieldContent; 64],
+    log: &[MemoryEvent],
+    now: &[SquareContent; 64],
     at: Millis,
 ) -> Result<Recovered, Unusable> {
     let orientation = tracker.orientation().unwrap_or(Orientation::Normal);
@@ -69,17 +69,17 @@ pub fn recover(
 
     let start = log
         .iter()
-        .rposition(|e| *e == EeEvent::PowerUp)
+        .rposition(|e| *e == MemoryEvent::PowerUp)
         .map_or(0, |i| i + 1);
     let tail = &log[start..];
     let powered_up = start > 0;
     // The board before the first tag of the tail: empty after a power-up (its tags list
     // every piece), otherwise unknown where a tag will write and as now elsewhere.
-    let mut state: [Option<FieldContent>; 64] = [None; 64];
+    let mut state: [Option<SquareContent>; 64] = [None; 64];
     if !powered_up {
         let mut written = [false; 64];
         for e in tail {
-            if let EeEvent::Field { field, .. } = e {
+            if let MemoryEvent::Square { index: field, .. } = e {
                 written[usize::from(*field) & 63] = true;
             }
         }
@@ -91,7 +91,7 @@ pub fn recover(
     } else {
         state = [Some(None); 64];
     }
-    let matches = |state: &[Option<FieldContent>; 64], board: &[FieldContent; 64]| {
+    let matches = |state: &[Option<SquareContent>; 64], board: &[SquareContent; 64]| {
         state
             .iter()
             .zip(board)
@@ -102,7 +102,12 @@ pub fn recover(
     let mut before_at = Vec::new();
     for i in 0..=tail.len() {
         if i > 0 {
-            let EeEvent::Field { field, content, .. } = tail[i - 1] else {
+            let MemoryEvent::Square {
+                index: field,
+                content,
+                ..
+            } = tail[i - 1]
+            else {
                 continue;
             };
             state[usize::from(field) & 63] = Some(content);
@@ -121,7 +126,7 @@ pub fn recover(
         .ok_or(Unusable::NoAnchor)?;
     let mut before = [None, None];
     for e in &tail[..anchor] {
-        if let EeEvent::Time { left, time } = e {
+        if let MemoryEvent::Press { left, time } = e {
             before[usize::from(!*left)] = Some(time.as_millis());
         }
     }
@@ -132,8 +137,8 @@ pub fn recover(
 
 fn replay(
     tracker: &Tracker,
-    tail: &[EeEvent],
-    known: &[FieldContent; 64],
+    tail: &[MemoryEvent],
+    known: &[SquareContent; 64],
     at: Millis,
 ) -> Result<Recovered, Unusable> {
     let mut shadow = tracker.clone();
@@ -144,8 +149,8 @@ fn replay(
     let mut board = *known;
     for e in tail {
         match *e {
-            EeEvent::Field {
-                field,
+            MemoryEvent::Square {
+                index: field,
                 content,
                 quick,
             } => {
@@ -166,7 +171,7 @@ fn replay(
                 }
                 events.extend(shadow.on_field_update(field, content, t));
             }
-            EeEvent::Time { left, time } => {
+            MemoryEvent::Press { left, time } => {
                 t += QUICK_MS;
                 events.extend(shadow.on_clock_press(t));
                 presses.push((shadow.moves().len(), left, time.as_millis()));

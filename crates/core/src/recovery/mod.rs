@@ -45,9 +45,9 @@ mod resolve;
 mod state;
 
 use crate::arbiter::{Arbiter, Ruling};
+use crate::board_input::ClockReading;
 use crate::event::Event;
 use crate::fact::Fact;
-use crate::protocol::ClockTimes;
 use crate::tracker::{ILLEGAL_SETTLE_MS, Tracker, TrackerEvent};
 use crate::vocab::Millis;
 
@@ -111,7 +111,12 @@ pub trait Host {
     fn apply_arbiter(&mut self, rulings: Vec<Ruling>, out: &mut Vec<Event>);
     /// A gap closed: the clock is read afresh from `reading` (the one held back, if any);
     /// the lever's last position is forgotten, so it is no press.
-    fn clock_after_gap(&mut self, reading: Option<&ClockTimes>, now: Millis, out: &mut Vec<Event>);
+    fn clock_after_gap(
+        &mut self,
+        reading: Option<&ClockReading>,
+        now: Millis,
+        out: &mut Vec<Event>,
+    );
     /// A gap opened (or began again): what is read from now on is held back, so nothing
     /// read before it stands as an illegal move the opponent moved on from.
     fn hold_back(&mut self);

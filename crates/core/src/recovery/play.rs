@@ -7,9 +7,9 @@ use shakmaty::{Chess, Color, Move, Position};
 use super::state::Gap;
 use super::{Host, evidence, memory, reading};
 use crate::board::Placement;
+use crate::board_input::{ClockReading, SquareContent};
 use crate::event::Event;
 use crate::fact::Fact;
-use crate::protocol::{ClockTimes, FieldContent};
 use crate::tracker::Tracker;
 use crate::vocab::Millis;
 
@@ -115,7 +115,7 @@ pub(super) fn continue_from_board(
 pub(super) fn memory_moves(
     h: &mut dyn Host,
     found: &memory::Recovered,
-    fields: &[FieldContent; 64],
+    fields: &[SquareContent; 64],
     note: String,
     now: Millis,
     out: &mut Vec<Event>,
@@ -140,8 +140,8 @@ pub(super) fn memory_moves(
 /// (`clock`, the reading held back).
 pub(super) fn hand_back(
     h: &mut dyn Host,
-    sensed: Option<&[FieldContent; 64]>,
-    clock: Option<&ClockTimes>,
+    sensed: Option<&[SquareContent; 64]>,
+    clock: Option<&ClockReading>,
     now: Millis,
     out: &mut Vec<Event>,
 ) {
@@ -157,7 +157,7 @@ pub(super) fn hand_back(
 pub(super) fn shadow_after(
     h: &dyn Host,
     moves: &[Move],
-    fields: &[FieldContent; 64],
+    fields: &[SquareContent; 64],
     now: Millis,
 ) -> Tracker {
     let mut shadow = h.tracker().clone();

@@ -6,7 +6,7 @@ use shakmaty::{Board, Chess, Color, Move, Position};
 
 use super::Host;
 use crate::board::{Orientation, Placement};
-use crate::protocol::FieldContent;
+use crate::board_input::SquareContent;
 use crate::tracker::sequences as search;
 
 /// The board's way round as the tracker knows it (normal until learnt).
@@ -15,7 +15,7 @@ pub(super) fn orientation(h: &dyn Host) -> Orientation {
 }
 
 /// The board `fields` (wire order) show, read the board's way round.
-pub(super) fn board_of(h: &dyn Host, fields: &[FieldContent; 64]) -> Board {
+pub(super) fn board_of(h: &dyn Host, fields: &[SquareContent; 64]) -> Board {
     Placement::from_wire(fields, orientation(h)).to_board()
 }
 

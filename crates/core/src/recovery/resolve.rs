@@ -9,15 +9,15 @@ use shakmaty::{Board, Chess, Move, Position};
 use super::state::{Asking, Gap, Stage};
 use super::{Host, STILL_ASK_MS, reading};
 use crate::board::{Orientation, Placement};
+use crate::board_input::SquareContent;
 use crate::fact::Fact;
-use crate::protocol::FieldContent;
 use crate::tracker::sequences as search;
 use crate::vocab::{CommandError, Millis};
 
 /// The board the arbiter's moves must reach: the one the gap's stories lead to, or the board
 /// first read after the gap (the gap's end, unless a piece was in hand then; the board now
 /// decides in that case, see [`gap_line`]).
-pub(super) fn target(g: &Gap) -> Result<[FieldContent; 64], CommandError> {
+pub(super) fn target(g: &Gap) -> Result<[SquareContent; 64], CommandError> {
     match &g.stage {
         Stage::Unread { .. } => Err(CommandError::InvalidArgument(
             "the board has not been read since the gap began: nothing can be checked against it yet; resolve once it is connected and read".into(),
@@ -36,7 +36,7 @@ pub(super) fn target(g: &Gap) -> Result<[FieldContent; 64], CommandError> {
 pub(super) fn gap_line(
     h: &mut dyn Host,
     g: &Gap,
-    target: &[FieldContent; 64],
+    target: &[SquareContent; 64],
     moves: &[String],
 ) -> Result<(Vec<Move>, usize), CommandError> {
     let from = h.tracker().position().clone();
@@ -122,10 +122,10 @@ fn line_meets_board(
     g: &Gap,
     from: &Chess,
     line: &[Move],
-    target: &[FieldContent; 64],
+    target: &[SquareContent; 64],
     orientation: Orientation,
 ) -> Option<usize> {
-    let read = |fields: &[FieldContent; 64]| Placement::from_wire(fields, orientation).to_board();
+    let read = |fields: &[SquareContent; 64]| Placement::from_wire(fields, orientation).to_board();
     let target_board = read(target);
     let mut pos = from.clone();
     let mut through = None;

@@ -7,7 +7,7 @@ use super::{
     DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, MEMORY_GRACE_MS, MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS, clock,
     proof,
 };
-use crate::protocol::{ClockTimes, FieldContent};
+use crate::board_input::{ClockReading, SquareContent};
 use crate::tracker::Tracker;
 use crate::tracker::sequences as search;
 use crate::vocab::Millis;
@@ -46,15 +46,15 @@ pub(super) enum State {
 pub(super) struct Gap {
     pub(super) cause: Cause,
     /// The board as last read (wire order), once a whole board came.
-    pub(super) sensed: Option<[FieldContent; 64]>,
+    pub(super) sensed: Option<[SquareContent; 64]>,
     /// When `sensed` last changed.
     pub(super) last_change: Millis,
     /// The first whole board read after the gap (wire order): it stood on the table.
-    pub(super) first_read: Option<[FieldContent; 64]>,
+    pub(super) first_read: Option<[SquareContent; 64]>,
     /// The clock as last read before the gap.
     pub(super) clock_before: Option<clock::Reading>,
     /// The clock's latest reading since, held back from the arbiter, and when it came.
-    pub(super) clock: Option<(ClockTimes, Millis)>,
+    pub(super) clock: Option<(ClockReading, Millis)>,
     /// The board's memory, asked for once per gap (searching or choosing meanwhile).
     pub(super) memory: Memory,
     pub(super) stage: Stage,
@@ -83,7 +83,7 @@ pub(super) enum Stage {
     /// Several stories: waiting for `ResolveGap`, each followed on as play goes on.
     Choose {
         /// The board the stories lead to (wire order).
-        target: [FieldContent; 64],
+        target: [SquareContent; 64],
         candidates: Vec<Candidate>,
         /// How many sequences the search found (more than listed), or `None`: too many to
         /// count (the search gave up).

@@ -53,8 +53,8 @@
 //! dropped here and change nothing. A held reading is not journalled state: a session restored
 //! from its journal starts with nothing held, as if the unconfirmed reading never came.
 
-use crate::protocol::Message;
-use crate::protocol::message::{ClockTimes, DisplayFlags};
+use crate::board_input::BoardInput;
+use crate::board_input::{ClockReading, DisplayFlags};
 use crate::vocab::Millis;
 
 use super::Input;
@@ -88,14 +88,14 @@ enum Half {
 
 const HALVES: [Half; 2] = [Half::Left, Half::Right];
 
-fn ms(t: &ClockTimes, h: Half) -> u64 {
+fn ms(t: &ClockReading, h: Half) -> u64 {
     match h {
         Half::Left => t.left.as_millis(),
         Half::Right => t.right.as_millis(),
     }
 }
 
-fn flags(t: &ClockTimes, h: Half) -> DisplayFlags {
+fn flags(t: &ClockReading, h: Half) -> DisplayFlags {
     match h {
         Half::Left => t.left_flags,
         Half::Right => t.right_flags,
@@ -103,7 +103,7 @@ fn flags(t: &ClockTimes, h: Half) -> DisplayFlags {
 }
 
 /// The display that runs, as the clock model reads it: bits 3/4 when they tell, else the lever.
-fn running(t: &ClockTimes) -> Option<Half> {
+fn running(t: &ClockReading) -> Option<Half> {
     let s = t.status;
     if !s.running {
         None
@@ -121,7 +121,7 @@ fn running(t: &ClockTimes) -> Option<Half> {
 }
 
 /// Bits 3/4 say exactly one display runs and agree with the lever (left down: right runs).
-fn bits_agree(t: &ClockTimes) -> bool {
+fn bits_agree(t: &ClockReading) -> bool {
     let s = t.status;
     s.left_running != s.right_running && s.right_running == s.lever_left_down
 }
@@ -132,7 +132,7 @@ fn same_flags(a: DisplayFlags, b: DisplayFlags) -> bool {
 }
 
 /// A reading the clock model ignores: digits out of range, or all zero with nothing set.
-fn ignorable(t: &ClockTimes) -> bool {
+fn ignorable(t: &ClockReading) -> bool {
     if !t.status.connected {
         return false;
     }
@@ -152,7 +152,7 @@ fn ignorable(t: &ClockTimes) -> bool {
 /// A reading and when it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamped {
-    times: ClockTimes,
+    times: ClockReading,
     at: Millis,
 }
 
@@ -171,7 +171,7 @@ fn ran_down(from: u64, to: u64, elapsed: u64) -> bool {
     to <= from && from - to <= elapsed + SLACK_MS && !(to == 0 && from > 0)
 }
 
-fn follows(from: &Stamped, to: &ClockTimes, now: Millis) -> Option<Follows> {
+fn follows(from: &Stamped, to: &ClockReading, now: Millis) -> Option<Follows> {
     let elapsed = now.saturating_sub(from.at);
     let (a, b) = (&from.times, to);
     if !a.status.connected || !b.status.connected {
@@ -221,7 +221,7 @@ fn follows(from: &Stamped, to: &ClockTimes, now: Millis) -> Option<Follows> {
 
 /// `to` could be the clock's real state after `from`: connected, and no display lost more
 /// than the time elapsed (time may be added: a penalty, a new period).
-fn plausible(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
+fn plausible(from: &Stamped, to: &ClockReading, now: Millis) -> bool {
     let elapsed = now.saturating_sub(from.at);
     to.status.connected
         && HALVES
@@ -232,7 +232,7 @@ fn plausible(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
 /// `to` is `from` with the clock started or stopped (start/stop button): the lever and the
 /// running-display bits kept, no flag changed, a display running on either side lost no more
 /// than the time elapsed, the other unchanged.
-fn start_stop(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
+fn start_stop(from: &Stamped, to: &ClockReading, now: Millis) -> bool {
     let elapsed = now.saturating_sub(from.at);
     let (a, b) = (&from.times, to);
     let (sa, sb) = (a.status, b.status);
@@ -254,7 +254,7 @@ fn start_stop(from: &Stamped, to: &ClockTimes, now: Millis) -> bool {
 }
 
 /// `to` continues `held`: as a clock goes on by itself, at a press, or started or stopped.
-fn continues(held: &Stamped, to: &ClockTimes, now: Millis) -> bool {
+fn continues(held: &Stamped, to: &ClockReading, now: Millis) -> bool {
     follows(held, to, now).is_some() || start_stop(held, to, now)
 }
 
@@ -337,7 +337,7 @@ pub struct ClockConfirm {
     /// Held readings confirmed and acted on.
     confirmed: u64,
     /// Readings dropped since the session last asked, and why (for the log).
-    dropped_news: Vec<(ClockTimes, &'static str)>,
+    dropped_news: Vec<(ClockReading, &'static str)>,
 }
 
 impl ClockConfirm {
@@ -347,11 +347,11 @@ impl ClockConfirm {
     }
 
     /// The readings dropped since the last call, each with why, oldest first.
-    pub fn take_dropped(&mut self) -> Vec<(ClockTimes, &'static str)> {
+    pub fn take_dropped(&mut self) -> Vec<(ClockReading, &'static str)> {
         std::mem::take(&mut self.dropped_news)
     }
 
-    fn drop_reading(&mut self, reading: ClockTimes, why: &'static str) {
+    fn drop_reading(&mut self, reading: ClockReading, why: &'static str) {
         self.dropped += 1;
         if self.dropped_news.len() < 16 {
             self.dropped_news.push((reading, why));
@@ -379,7 +379,7 @@ impl ClockConfirm {
     /// time it happened (empty: it waits behind a held reading, or was noise).
     pub fn admit(&mut self, input: Input, now: Millis) -> Vec<(Input, Millis)> {
         match input {
-            Input::Board(Message::ClockTimes(times)) => self.reading(times, now),
+            Input::Board(BoardInput::Clock(times)) => self.reading(times, now),
             Input::Command(_) => {
                 let mut out = self.decide_now();
                 out.push((input, now));
@@ -444,7 +444,7 @@ impl ClockConfirm {
             self.confirmed += 1;
             self.base = Some(h.reading);
             out.push((
-                Input::Board(Message::ClockTimes(h.reading.times)),
+                Input::Board(BoardInput::Clock(h.reading.times)),
                 h.reading.at,
             ));
         } else if let Decision::Dropped(why) = decision {
@@ -454,7 +454,7 @@ impl ClockConfirm {
         out
     }
 
-    fn reading(&mut self, times: ClockTimes, now: Millis) -> Vec<(Input, Millis)> {
+    fn reading(&mut self, times: ClockReading, now: Millis) -> Vec<(Input, Millis)> {
         if ignorable(&times) {
             return Vec::new();
         }
@@ -488,7 +488,7 @@ impl ClockConfirm {
         };
         if passes {
             self.base = Some(reading);
-            out.push((Input::Board(Message::ClockTimes(times)), now));
+            out.push((Input::Board(BoardInput::Clock(times)), now));
         } else {
             self.held = Some(Held {
                 reading,
@@ -502,7 +502,7 @@ impl ClockConfirm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::message::{ClockStatus, DisplayTime};
+    use crate::board_input::{ClockStatus, DisplayTime};
 
     fn dt(ms: u64) -> DisplayTime {
         let s = ms / 1000;
@@ -514,8 +514,8 @@ mod tests {
     }
 
     /// A DGT 3000 reading: left runs unless the left side of the lever is down.
-    fn r(left: u64, right: u64, left_down: bool) -> ClockTimes {
-        ClockTimes {
+    fn r(left: u64, right: u64, left_down: bool) -> ClockReading {
+        ClockReading {
             left: dt(left),
             right: dt(right),
             status: ClockStatus {
@@ -526,7 +526,7 @@ mod tests {
                 connected: true,
                 ..ClockStatus::default()
             },
-            ..ClockTimes::default()
+            ..ClockReading::default()
         }
     }
 
@@ -534,9 +534,9 @@ mod tests {
         out.iter().map(|(_, at)| *at).collect()
     }
 
-    fn reading_of(i: &Input) -> Option<ClockTimes> {
+    fn reading_of(i: &Input) -> Option<ClockReading> {
         match i {
-            Input::Board(Message::ClockTimes(t)) => Some(*t),
+            Input::Board(BoardInput::Clock(t)) => Some(*t),
             _ => None,
         }
     }
@@ -546,7 +546,7 @@ mod tests {
         let mut g = ClockConfirm::default();
         assert_eq!(
             g.admit(
-                Input::Board(Message::ClockTimes(r(300_000, 300_000, false))),
+                Input::Board(BoardInput::Clock(r(300_000, 300_000, false))),
                 0
             )
             .len(),
@@ -554,7 +554,7 @@ mod tests {
         );
         assert_eq!(
             g.admit(
-                Input::Board(Message::ClockTimes(r(299_000, 300_000, false))),
+                Input::Board(BoardInput::Clock(r(299_000, 300_000, false))),
                 1_000
             )
             .len(),
@@ -563,7 +563,7 @@ mod tests {
         // White presses (left down): bits 3/4 follow the lever; +2 s increment.
         assert_eq!(
             g.admit(
-                Input::Board(Message::ClockTimes(r(300_500, 300_000, true))),
+                Input::Board(BoardInput::Clock(r(300_500, 300_000, true))),
                 1_400
             )
             .len(),
@@ -576,19 +576,19 @@ mod tests {
     fn a_flipped_lever_is_held_and_refuted_by_the_next_frame_with_the_moves_replayed() {
         let mut g = ClockConfirm::default();
         g.admit(
-            Input::Board(Message::ClockTimes(r(300_000, 300_000, false))),
+            Input::Board(BoardInput::Clock(r(300_000, 300_000, false))),
             0,
         );
         let mut flipped = r(300_000, 300_000, false);
         flipped.status.lever_left_down = true;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(flipped)), 300)
+            g.admit(Input::Board(BoardInput::Clock(flipped)), 300)
                 .is_empty()
         );
         assert!(g.holding());
         assert!(g.admit(Input::Tick, 400).is_empty());
         let out = g.admit(
-            Input::Board(Message::ClockTimes(r(299_000, 300_000, false))),
+            Input::Board(BoardInput::Clock(r(299_000, 300_000, false))),
             1_000,
         );
         assert_eq!(times(&out), [400, 1_000]);
@@ -601,13 +601,13 @@ mod tests {
     fn a_flag_on_a_display_far_from_zero_never_passes() {
         let mut g = ClockConfirm::default();
         g.admit(
-            Input::Board(Message::ClockTimes(r(299_000, 300_000, false))),
+            Input::Board(BoardInput::Clock(r(299_000, 300_000, false))),
             0,
         );
         let mut flag = r(299_000, 300_000, false);
         flag.left_flags.flag_fallen = true;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(flag)), 500)
+            g.admit(Input::Board(BoardInput::Clock(flag)), 500)
                 .is_empty()
         );
         // Silence does not confirm it: a running clock speaks again.
@@ -620,14 +620,11 @@ mod tests {
     #[test]
     fn a_real_flag_blocked_at_zero_is_confirmed_by_silence() {
         let mut g = ClockConfirm::default();
-        g.admit(
-            Input::Board(Message::ClockTimes(r(1_000, 300_000, false))),
-            0,
-        );
+        g.admit(Input::Board(BoardInput::Clock(r(1_000, 300_000, false))), 0);
         let mut flag = r(0, 300_000, false);
         flag.left_flags.flag_fallen = true;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(flag)), 1_000)
+            g.admit(Input::Board(BoardInput::Clock(flag)), 1_000)
                 .is_empty()
         );
         assert_eq!(g.deadline(), Some(1_000 + FLAG_WAIT_MS));
@@ -646,19 +643,19 @@ mod tests {
     fn a_time_jump_is_confirmed_by_the_next_frame_continuing_it() {
         let mut g = ClockConfirm::default();
         g.admit(
-            Input::Board(Message::ClockTimes(r(200_000, 300_000, false))),
+            Input::Board(BoardInput::Clock(r(200_000, 300_000, false))),
             0,
         );
         // An arbiter adds two minutes to Black's display.
         assert!(
             g.admit(
-                Input::Board(Message::ClockTimes(r(199_000, 420_000, false))),
+                Input::Board(BoardInput::Clock(r(199_000, 420_000, false))),
                 1_000
             )
             .is_empty()
         );
         let out = g.admit(
-            Input::Board(Message::ClockTimes(r(198_000, 420_000, false))),
+            Input::Board(BoardInput::Clock(r(198_000, 420_000, false))),
             2_000,
         );
         assert_eq!(times(&out), [1_000, 2_000]);
@@ -668,14 +665,11 @@ mod tests {
     #[test]
     fn a_flipped_connected_bit_before_a_real_flag_never_hides_it() {
         let mut g = ClockConfirm::default();
-        g.admit(
-            Input::Board(Message::ClockTimes(r(1_000, 300_000, false))),
-            0,
-        );
+        g.admit(Input::Board(BoardInput::Clock(r(1_000, 300_000, false))), 0);
         let mut gone = r(1_000, 300_000, false);
         gone.status.connected = false;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(gone)), 100)
+            g.admit(Input::Board(BoardInput::Clock(gone)), 100)
                 .is_empty()
         );
         assert_eq!(g.deadline(), Some(100 + STOP_WAIT_MS));
@@ -683,7 +677,7 @@ mod tests {
         let mut flag = r(0, 300_000, false);
         flag.left_flags.flag_fallen = true;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(flag)), 1_000)
+            g.admit(Input::Board(BoardInput::Clock(flag)), 1_000)
                 .is_empty()
         );
         let out = g.admit(Input::Tick, 2_000);
@@ -694,13 +688,10 @@ mod tests {
     #[test]
     fn a_link_change_drops_what_is_held() {
         let mut g = ClockConfirm::default();
-        g.admit(
-            Input::Board(Message::ClockTimes(r(1_000, 300_000, false))),
-            0,
-        );
+        g.admit(Input::Board(BoardInput::Clock(r(1_000, 300_000, false))), 0);
         let mut flag = r(0, 300_000, false);
         flag.left_flags.flag_fallen = true;
-        g.admit(Input::Board(Message::ClockTimes(flag)), 1_000);
+        g.admit(Input::Board(BoardInput::Clock(flag)), 1_000);
         let out = g.admit(Input::Link(false), 1_100);
         assert_eq!(out.len(), 1);
         assert!(matches!(out[0].0, Input::Link(false)));
@@ -712,13 +703,13 @@ mod tests {
         let mut g = ClockConfirm::default();
         let mut stopped = r(300_000, 300_000, false);
         stopped.status.running = false;
-        g.admit(Input::Board(Message::ClockTimes(stopped)), 0);
+        g.admit(Input::Board(BoardInput::Clock(stopped)), 0);
         // The arbiter sets 5:03 on both sides and leaves the clock stopped: it sends one
         // frame and then nothing, as a stopped clock does.
         let mut set = r(303_000, 303_000, false);
         set.status.running = false;
         assert!(
-            g.admit(Input::Board(Message::ClockTimes(set)), 500)
+            g.admit(Input::Board(BoardInput::Clock(set)), 500)
                 .is_empty()
         );
         assert_eq!(g.deadline(), Some(500 + STOP_WAIT_MS));

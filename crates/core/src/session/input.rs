@@ -1,10 +1,10 @@
-//! What a session is given: its board's configuration, its inputs (serial messages, ticks,
+//! What a session is given: its board's configuration, its inputs (board inputs, ticks,
 //! the link, operator commands) and the operator's commands, parsed once at the edge.
 
 use serde::{Deserialize, Serialize};
 
 use crate::arbiter::ArbiterConfig;
-use crate::protocol::Message;
+use crate::board_input::BoardInput;
 use crate::vocab::{
     ClaimKind, CommandError, GameResult, OrientationSetting, Player, Rules, Variant,
 };
@@ -89,8 +89,8 @@ impl SessionConfig<()> {
 /// What the session is fed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
-    /// A decoded message from the board (or the clock behind it).
-    Board(Message),
+    /// What the board (or the clock behind it) reported, as its driver translated it.
+    Board(BoardInput),
     /// An operator command (a D-Bus method call).
     Command(Command),
     /// Nothing happened; lets time-based logic (a settled illegal placement, flag fall while
@@ -130,7 +130,7 @@ pub enum Command {
     /// the board in a new segment.
     ResolveGap(Vec<String>),
     /// Show a text on the board's clock for a few seconds. The serial link writes it (the
-    /// board task handles it before the session; see `protocol::clock_channel`).
+    /// board task handles it before the session; see `dgt::clock_channel`).
     ShowClockMessage(String),
     /// 9.5: a player's incorrect repetition or fifty-move claim (see `arbiter::rejected`).
     RejectClaim {

@@ -54,7 +54,12 @@ impl Host for Session {
         Session::apply_arbiter(self, rulings, out);
     }
 
-    fn clock_after_gap(&mut self, reading: Option<&ClockTimes>, now: Millis, out: &mut Vec<Event>) {
+    fn clock_after_gap(
+        &mut self,
+        reading: Option<&ClockReading>,
+        now: Millis,
+        out: &mut Vec<Event>,
+    ) {
         self.lever_left_down = None;
         if let Some(times) = reading {
             self.clock_live = true;

@@ -112,8 +112,8 @@ impl Session {
             variant: self.config.variant.to_string(),
             port: self.config.port.clone(),
             connected: self.link_up,
-            serial_number: self.serial_number.clone(),
-            firmware_version: self.firmware_version.clone(),
+            serial_number: self.identity.serial_number().to_owned(),
+            firmware_version: self.identity.firmware_version().to_owned(),
             board_model: self
                 .identity
                 .model()
@@ -121,7 +121,9 @@ impl Session {
             battery: self.identity.battery().into(),
             // Empty without a clock: a model named once stays unknown while none reports.
             clock_model: if arbiter.clock_connected() {
-                self.clock_model.clone()
+                self.identity
+                    .clock_model()
+                    .map_or_else(String::new, |m| m.contract_name().to_owned())
             } else {
                 String::new()
             },

@@ -82,7 +82,7 @@ fn test_position(fen: &str) -> Chess {
 use shakmaty::{Bitboard, Board, Chess, Color, FromSetup, Move, Position, Setup};
 
 pub use crate::board::{Orientation, Placement};
-use crate::protocol::FieldContent;
+use crate::board_input::SquareContent;
 use crate::vocab::{Millis, OrientationSetting, Variant};
 use search::{TwoPly, after, diff, find_move, find_two_ply};
 
@@ -439,7 +439,11 @@ impl Tracker {
     }
 
     /// A full board dump (64 fields in wire order).
-    pub fn on_board_dump(&mut self, fields: &[FieldContent; 64], now: Millis) -> Vec<TrackerEvent> {
+    pub fn on_board_dump(
+        &mut self,
+        fields: &[SquareContent; 64],
+        now: Millis,
+    ) -> Vec<TrackerEvent> {
         self.have_board = true;
         self.read_whole = true;
         let o = self.orientation.unwrap_or(Orientation::Normal);
@@ -451,7 +455,7 @@ impl Tracker {
     pub fn on_field_update(
         &mut self,
         field: u8,
-        content: FieldContent,
+        content: SquareContent,
         now: Millis,
     ) -> Vec<TrackerEvent> {
         let o = self.orientation.unwrap_or(Orientation::Normal);

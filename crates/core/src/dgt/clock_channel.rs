@@ -23,39 +23,15 @@ pub const MESSAGE_HOLD_MS: u64 = 3_000;
 /// Sends of one command at most: the first and one retry.
 const MAX_SENDS: u8 = 2;
 
-/// Which clock is behind the board, as its version ack tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockModel {
-    /// DGT 3000 (version 2.x): 8 ASCII characters.
-    Dgt3000,
-    /// DGT XL (version 1.x): six 7-segment digits.
-    Xl,
-}
+pub use crate::board_input::ClockModel;
 
-impl ClockModel {
-    /// The model of a clock reporting version `major`.
-    pub fn from_version(major: u8) -> Self {
-        if major >= 2 {
-            ClockModel::Dgt3000
-        } else {
-            ClockModel::Xl
-        }
-    }
-
-    /// The contract's word for it (the `ClockModel` property).
-    pub fn contract_name(self) -> &'static str {
-        match self {
-            ClockModel::Dgt3000 => "dgt3000",
-            ClockModel::Xl => "dgt-xl",
-        }
-    }
-
-    /// How many characters its display shows.
-    pub fn width(self) -> usize {
-        match self {
-            ClockModel::Dgt3000 => 8,
-            ClockModel::Xl => 6,
-        }
+/// The model of a clock reporting version `major` in its version ack (2.x a DGT 3000, 1.x
+/// an XL).
+pub fn clock_model_of_version(major: u8) -> ClockModel {
+    if major >= 2 {
+        ClockModel::Dgt3000
+    } else {
+        ClockModel::Xl
     }
 }
 
@@ -245,7 +221,7 @@ impl ClockChannel {
             return;
         };
         if let Some((major, _)) = ack.version() {
-            self.model = Some(ClockModel::from_version(major));
+            self.model = Some(clock_model_of_version(major));
         }
         let Some(flight) = self.in_flight.as_ref() else {
             return;
@@ -344,7 +320,7 @@ impl ClockChannel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::message::ClockAck;
+    use crate::dgt::message::ClockAck;
 
     fn ack(sub: u8) -> Message {
         Message::ClockAck(ClockAck::ok(sub))
@@ -432,7 +408,7 @@ mod tests {
         assert_eq!(&bytes[..4], &[0x2B, 0x0F, 0x03, 0x0D]);
         assert_eq!(&bytes[4..15], b"TABLE 12 OK");
         assert_eq!(&bytes[15..], &[0, 0]);
-        let (parsed, len) = crate::protocol::parse_command(&bytes).unwrap();
+        let (parsed, len) = crate::dgt::parse_command(&bytes).unwrap();
         assert_eq!(len, bytes.len());
         assert!(
             matches!(parsed, Command::Clock(ClockCommand::RevelationText { text }) if text.as_str() == "TABLE 12 OK")
@@ -488,7 +464,7 @@ mod tests {
         c.poll_transmit(0).unwrap();
         c.on_message(&ack(0x09), 10);
         c.on_message(
-            &Message::ClockAck(ClockAck::button_press(crate::protocol::ClockButton::Ok)),
+            &Message::ClockAck(ClockAck::button_press(crate::dgt::ClockButton::Ok)),
             20,
         );
         assert_eq!(c.poll_outcome(), None);

@@ -1,8 +1,100 @@
-//! What the link says and hears, without the state: the start-up handshake and the probe
-//! (which commands, in what order), and the [`Reader`] that turns received bytes into
-//! [`Message`]s while counting what it had to skip.
+//! The DGT driver of the link (`crate::link::Driver::Dgt`): the line (9600 8N1), the
+//! start-up handshake and the probe (which commands, in what order), the per-model requests
+//! (the battery of a Bluetooth board, text on a Revelation II's own display), the [`Reader`]
+//! that turns received bytes into [`Message`]s while counting what it had to skip, and the
+//! clock channel. What the board says goes to the core as [`BoardInput`]s; acknowledgements
+//! of the clock's commands and empty clock frames stay here.
 
-use crate::protocol::{ClockCommand, Command, Decoder, Message};
+use super::clock_channel::{ClockChannel, MessageError, Outcome};
+use crate::board_input::BoardInput;
+use crate::dgt::{ClockCommand, Command, Decoder, Message};
+use crate::identity::Identity;
+use crate::session::BoardRequest;
+use crate::vocab::Millis;
+
+/// The line every DGT board speaks: 9600 baud, 8 data bits, no parity, 1 stop bit.
+pub const BAUD: u32 = 9600;
+
+/// One open DGT link's driver state: the decoder and the clock channel.
+#[derive(Debug, Default)]
+pub struct Dgt {
+    reader: Reader,
+    clock: ClockChannel,
+}
+
+impl Dgt {
+    pub fn new() -> Self {
+        Dgt::default()
+    }
+
+    /// The command that asks for `request`.
+    pub fn request(request: BoardRequest) -> Vec<u8> {
+        match request {
+            BoardRequest::ReadMemory => Command::EeMoves,
+            BoardRequest::SendBoard => Command::SendBoard,
+        }
+        .to_bytes()
+    }
+
+    /// The periodic question for a board with a battery (a Bluetooth board answers it).
+    pub fn battery_request(identity: &Identity) -> Option<Vec<u8>> {
+        identity
+            .has_battery()
+            .then(|| Command::BatteryStatus.to_bytes())
+    }
+
+    /// The clock's version question (its answer names its model).
+    pub fn clock_model_request() -> Vec<u8> {
+        Command::Clock(ClockCommand::Version).to_bytes()
+    }
+
+    /// Feed one read's worth of bytes: one entry per complete message, the core's input or
+    /// `None` for what only concerns the line (the clock channel takes the acks).
+    pub fn push(&mut self, bytes: &[u8], now: Millis) -> Vec<Option<BoardInput>> {
+        self.reader
+            .push(bytes)
+            .into_iter()
+            .map(|message| {
+                self.clock.on_message(&message, now);
+                message.into_board_input()
+            })
+            .collect()
+    }
+
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// What the board said about itself decides where clock text goes.
+    pub fn learn(&mut self, identity: &Identity) {
+        self.clock
+            .set_revelation_display(identity.revelation_text());
+    }
+
+    /// Queue a text for the clock display; its outcome comes from [`Dgt::poll_clock`].
+    pub fn show(&mut self, text: &str, now: Millis) -> Result<u64, MessageError> {
+        self.clock.show(text, now)
+    }
+
+    /// The next clock command to write, if one is due.
+    pub fn poll_transmit(&mut self, now: Millis) -> Option<Vec<u8>> {
+        self.clock.poll_transmit(now)
+    }
+
+    /// When the clock channel next needs to write or give up.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.clock.poll_timeout()
+    }
+
+    pub fn poll_clock(&mut self) -> Option<Outcome> {
+        self.clock.poll_outcome()
+    }
+
+    /// The link is gone: the clock requests still waiting fail.
+    pub fn reset(&mut self) {
+        self.clock.reset();
+    }
+}
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
 /// update-nice mode, a full board dump, serial number, firmware version, clock version.

@@ -178,7 +178,7 @@ fn parse_bwtime(p: &[u8; 7], stats: &mut DecoderStats) -> Result<Message, BadPay
         }
         _ => return Err(BadPayload::ClockTime),
     };
-    let times = ClockTimes {
+    let times = ClockReading {
         right,
         right_flags: display_flags(p[0]),
         left,
@@ -228,7 +228,7 @@ fn time_bytes(time: DisplayTime, flags: DisplayFlags) -> [u8; 3] {
     ]
 }
 
-impl ClockTimes {
+impl ClockReading {
     /// The seven BWTIME payload bytes of this reading.
     pub fn payload(&self) -> [u8; 7] {
         let [r0, r1, r2] = time_bytes(self.right, self.right_flags);
@@ -285,7 +285,7 @@ impl Message {
     /// Values a board cannot send are brought into range rather than corrupting the framing:
     /// every data byte is masked to 7 bits, characters that are not printable ASCII become `?`, hours are capped
     /// at 9 and minutes/seconds at 59, over-long text is cut to what the decoder accepts.
-    /// One representation is shared: a [`ClockTimes`] whose seven payload bytes are all zero
+    /// One representation is shared: a [`ClockReading`] whose seven payload bytes are all zero
     /// encodes exactly like [`Message::ClockEmpty`] and decodes as that.
     pub fn encode(&self, out: &mut Vec<u8>) {
         match self {

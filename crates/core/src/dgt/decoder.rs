@@ -4,7 +4,7 @@
 //! # Use
 //!
 //! ```
-//! use eboard_core::protocol::{Decoder, Message};
+//! use eboard_core::dgt::{Decoder, Message};
 //!
 //! let mut decoder = Decoder::new();
 //! // A field update split across two reads, with line noise in front.
