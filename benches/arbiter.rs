@@ -5,9 +5,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use eboardd::arbiter::claims::{History, position_claims};
-use eboardd::arbiter::unwinnable::is_dead_fast;
-use eboardd::arbiter::{Arbiter, ArbiterConfig};
+use eboard_core::arbiter::claims::{History, position_claims};
+use eboard_core::arbiter::unwinnable::is_dead_fast;
+use eboard_core::arbiter::{Arbiter, ArbiterConfig};
 use shakmaty::san::San;
 use shakmaty::{Chess, Move, Position};
 

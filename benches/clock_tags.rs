@@ -16,12 +16,12 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use eboardd::arbiter::ArbiterConfig;
-use eboardd::arbiter::timecontrol::TimeControl;
-use eboardd::clock_tags::{ClockReading, ClockTagger};
-use eboardd::session::SessionConfig;
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, ClockSetup, ClockSide, Noise};
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::arbiter::timecontrol::TimeControl;
+use eboard_core::clock_tags::{ClockReading, ClockTagger};
+use eboard_core::session::SessionConfig;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, ClockSetup, ClockSide, Noise};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Color, Position};
@@ -259,7 +259,7 @@ fn cpu() {
     }
     rig.advance(3_000);
     let game = rig.session().game().clone();
-    let tags = eboardd::clock_tags::ClockTags {
+    let tags = eboard_core::clock_tags::ClockTags {
         white_ms: 3_000_000,
         black_ms: 2_900_000,
         reference: Some((Color::White, 1_800_000_000_000)),

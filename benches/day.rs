@@ -6,10 +6,10 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use eboard_core::dgt::clock_channel::ClockChannel;
+use eboard_core::dgt::message::{ClockAck, Message};
+use eboard_core::tracker::{chess960, gesture};
 use eboardd::cli::pairings;
-use eboardd::dgt::clock_channel::ClockChannel;
-use eboardd::dgt::message::{ClockAck, Message};
-use eboardd::tracker::{chess960, gesture};
 use shakmaty::Board;
 
 fn board(fen: &str) -> Board {

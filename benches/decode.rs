@@ -2,7 +2,7 @@
 //! criterion as bytes per second), fed as recorded (one chunk per read()) and as one block.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use eboardd::dgt::Decoder;
+use eboard_core::dgt::Decoder;
 use std::hint::black_box;
 
 fn capture(name: &str) -> Vec<Vec<u8>> {
@@ -11,7 +11,7 @@ fn capture(name: &str) -> Vec<Vec<u8>> {
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    eboardd::capture::parse(&text)
+    eboard_core::capture::parse(&text)
         .unwrap_or_else(|e| panic!("{path}: {e}"))
         .into_iter()
         .map(|c| c.bytes)

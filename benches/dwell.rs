@@ -17,11 +17,11 @@ mod tracker_common;
 
 use std::collections::HashMap;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::dgt::{Decoder, Message};
-use eboardd::sim::handling::{Handling, Noise, SensorStep};
-use eboardd::tracker::{Tracker, TrackerEvent};
-use eboardd::vocab::OrientationSetting;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::dgt::{Decoder, Message};
+use eboard_core::tracker::{Tracker, TrackerEvent};
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::handling::{Handling, Noise, SensorStep};
 use shakmaty::uci::UciMove;
 use shakmaty::{Board, Chess, Move, Position};
 
@@ -190,7 +190,7 @@ fn generator_game(index: usize, game: &[Move], seed: u64, dwell: u64) -> Tally {
 fn capture(n: u32) -> (Vec<u8>, Vec<String>) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/captures");
     let text = std::fs::read_to_string(format!("{dir}/{n}.inbytes")).expect("capture readable");
-    let chunks = eboardd::capture::parse(&text).expect("capture parses");
+    let chunks = eboard_core::capture::parse(&text).expect("capture parses");
     let bytes = chunks.into_iter().flat_map(|c| c.bytes).collect();
     let uci = std::fs::read_to_string(format!("{dir}/{n}.uci")).expect("moves readable");
     let moves = uci

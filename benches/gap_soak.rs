@@ -1,6 +1,6 @@
 //! Soak of gaps in the link: simulated boards (the project's virtual DGT board with its
 //! EEPROM log, wired byte for byte to a board session in memory, stepped time; see
-//! `eboardd::sim::rig`) play real games from the shared corpus while the daemon is killed and
+//! `eboard_sim::rig`) play real games from the shared corpus while the daemon is killed and
 //! restarted, boards are unplugged (power lost) or lose their data link (power kept), frames
 //! are cut on the line, and junk bursts (high bytes too) come between messages. No illegal move is ever made, so every illegal-move signal is a
 //! false accusation. When several sequences explain a board, the "arbiter" resolves the gap
@@ -18,10 +18,10 @@
 
 use std::time::Instant;
 
-use eboardd::session::{Command, Event, SessionConfig};
-use eboardd::sim::rig::Rig;
-use eboardd::sim::scramble::{Figures as ScrambleFigures, Pace, play_game};
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, NoiseOptions, PgnGame, parse_games};
+use eboard_core::session::{Command, Event, SessionConfig};
+use eboard_sim::rig::Rig;
+use eboard_sim::scramble::{Figures as ScrambleFigures, Pace, play_game};
+use eboard_sim::{BoardOptions, ClockSetup, Noise, NoiseOptions, PgnGame, parse_games};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::uci::UciMove;
@@ -69,7 +69,7 @@ fn corpus() -> Vec<PgnGame> {
         Err(_) => Vec::new(),
     };
     if games.is_empty() {
-        vec![eboardd::sim::default_game()]
+        vec![eboard_sim::default_game()]
     } else {
         games
     }
@@ -227,7 +227,7 @@ fn play_board(board: u64, games: &[PgnGame], minutes: u64, seed: u64, f: &mut Fi
 
 /// How long the gap search takes on typical boards (median of a few runs, ms).
 fn search_times() {
-    use eboardd::tracker::sequences::explain;
+    use eboard_core::tracker::sequences::explain;
     use shakmaty::san::San;
     use shakmaty::{Chess, Position};
     let play = |pos: &Chess, sans: &str| {
@@ -263,10 +263,10 @@ fn search_times() {
                 let outcome = explain(&from, target.board(), None);
                 let ms = t.elapsed().as_secs_f64() * 1000.0;
                 kind = match outcome {
-                    eboardd::tracker::sequences::Outcome::Several { total, .. } => {
+                    eboard_core::tracker::sequences::Outcome::Several { total, .. } => {
                         format!("{total} sequences")
                     }
-                    eboardd::tracker::sequences::Outcome::Unique(_) => "unique".into(),
+                    eboard_core::tracker::sequences::Outcome::Unique(_) => "unique".into(),
                     other => format!("{other:?}"),
                 };
                 ms

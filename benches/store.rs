@@ -26,11 +26,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use eboard_core::session::{Event, SessionConfig, is_journalled};
+use eboard_sim::feed::{Feeder, long_game};
 use eboardd::daemon::health::Health;
 use eboardd::daemon::journal::{Journal, journal_path};
 use eboardd::daemon::writer::{Config, Outcome, Writer};
-use eboardd::session::{Event, SessionConfig, is_journalled};
-use eboardd::sim::feed::{Feeder, long_game};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use zbus::OwnedVariant;

@@ -8,10 +8,10 @@ mod tracker_common;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use eboardd::board::{Orientation, Placement};
-use eboardd::sim::handling::{Handling, Noise, SensorStep};
-use eboardd::tracker::Tracker;
-use eboardd::vocab::OrientationSetting;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::tracker::Tracker;
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::handling::{Handling, Noise, SensorStep};
 use shakmaty::{Chess, Position};
 
 /// One input to the tracker, precomputed so the benchmark measures the tracker only.

@@ -7,13 +7,13 @@
 
 use std::borrow::Cow;
 
-use eboardd::contract::{BOARD_PROPERTIES, BoardProps};
+use eboard_core::contract::{BOARD_PROPERTIES, BoardProps};
+use eboard_core::dgt::{CommandDecoder, Decoder, Message, parse_command};
+use eboard_core::session::{Event, Input, Session, SessionConfig};
+use eboard_sim::{BoardOptions, ClockSetup, Noise};
 use eboardd::daemon::dbus::{
     holds_only_dbus_text, is_dbus_text, property_value, sendable, signal_body,
 };
-use eboardd::dgt::{CommandDecoder, Decoder, Message, parse_command};
-use eboardd::session::{Event, Input, Session, SessionConfig};
-use eboardd::sim::{BoardOptions, ClockSetup, Noise};
 
 /// Every byte `decoder` has read is in a message, skipped or still pending, and every dropped
 /// frame was dropped for one counted reason (the protocol tests check this too).
@@ -163,7 +163,7 @@ struct Recorded {
 }
 
 fn recorded_game() -> &'static Recorded {
-    use eboardd::sim::rig::Rig;
+    use eboard_sim::rig::Rig;
     static GAME: std::sync::OnceLock<Recorded> = std::sync::OnceLock::new();
     GAME.get_or_init(|| {
         let opts = BoardOptions {

@@ -10,17 +10,9 @@
 //!
 //! The pure middle is the `eboard-core` crate (`crates/core`), which depends on no runtime and
 //! does no I/O; this crate is the shells around it: the daemon, the D-Bus client, the bridges,
-//! the MQTT side and `eboardctl`. The core's modules are re-exported here under their own
-//! names, so a shell names `crate::tracker` and a test `eboardd::tracker` as before. See
-//! `ARCHITECTURE.md` for the codemap and invariants.
-
-pub use eboard_core::{
-    arbiter, board, board_input, capture, clock_tags, contract, dgt, event, fact, game, identity,
-    link, patch, pgn, recovery, session, tracker, vocab,
-};
-/// The simulated board (`crates/sim`), in builds with the `sim` feature (the default).
-#[cfg(feature = "sim")]
-pub use eboard_sim as sim;
+//! the MQTT side and `eboardctl`. Each module has one path: the core's are named through the
+//! core's crate (`eboard_core::tracker`), the simulator's through its own (`eboard_sim`), never
+//! re-exported here. See `ARCHITECTURE.md` for the codemap and invariants.
 
 pub mod bounded_read;
 pub mod bridge;

@@ -5,11 +5,13 @@
 //! the arbiter is told before it matters, and the period is judged from the record.
 //! Readings reach the arbiter when the clock's display changes (as in UPDATE_NICE mode).
 
-use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling};
-use eboardd::event::Event;
-use eboardd::sim::ClockSide;
-use eboardd::sim::clock::{ClockSetup, VirtualClock};
-use eboardd::vocab::{ClockPeriods, Edition, GameResult, Player, Rules, Termination, WhiteDisplay};
+use eboard_core::arbiter::{Arbiter, ArbiterConfig, Ruling};
+use eboard_core::event::Event;
+use eboard_core::vocab::{
+    ClockPeriods, Edition, GameResult, Player, Rules, Termination, WhiteDisplay,
+};
+use eboard_sim::ClockSide;
+use eboard_sim::clock::{ClockSetup, VirtualClock};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
@@ -21,7 +23,7 @@ struct Table {
     a: Arbiter,
     clock: VirtualClock,
     now: u64,
-    last_sent: Option<eboardd::dgt::message::ClockReading>,
+    last_sent: Option<eboard_core::dgt::message::ClockReading>,
     events: Vec<Ruling>,
 }
 

@@ -3,11 +3,13 @@
 //! period, the next period's time added to both sides, the final period's flag, delays.
 //! Readings reach the arbiter when the clock's display changes (as in UPDATE_NICE mode).
 
-use eboardd::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen};
-use eboardd::event::Event;
-use eboardd::sim::ClockSide;
-use eboardd::sim::clock::{ClockSetup, VirtualClock};
-use eboardd::vocab::{ClaimKind, Edition, GameResult, Player, Rules, Termination, WhiteDisplay};
+use eboard_core::arbiter::{Arbiter, ArbiterConfig, Ruling, parse_fen};
+use eboard_core::event::Event;
+use eboard_core::vocab::{
+    ClaimKind, Edition, GameResult, Player, Rules, Termination, WhiteDisplay,
+};
+use eboard_sim::ClockSide;
+use eboard_sim::clock::{ClockSetup, VirtualClock};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 
@@ -20,7 +22,7 @@ struct Table {
     now: u64,
     /// Readings are sent: off while the link is down.
     link_up: bool,
-    last_sent: Option<eboardd::dgt::message::ClockReading>,
+    last_sent: Option<eboard_core::dgt::message::ClockReading>,
     events: Vec<Ruling>,
 }
 

@@ -2,9 +2,9 @@
 //! re-parses (pgn-reader + shakmaty SAN) to the same moves, with a `%clk` for
 //! every move, the seven-tag roster and the result.
 
-use eboardd::arbiter::{Arbiter, ArbiterConfig};
-use eboardd::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
-use eboardd::vocab::WhiteDisplay;
+use eboard_core::arbiter::{Arbiter, ArbiterConfig};
+use eboard_core::dgt::message::{ClockReading, ClockStatus, DisplayFlags, DisplayTime};
+use eboard_core::vocab::WhiteDisplay;
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Move, Position};
 
@@ -25,7 +25,7 @@ struct PgnGame {
 /// `sim::pgn`, an independent parser by shakmaty's author, not the exporter under test): tags,
 /// main-line SAN, the `%clk` of the comments after each move, the result.
 fn read_pgn(text: &str) -> Vec<PgnGame> {
-    eboardd::sim::parse_games(text)
+    eboard_sim::parse_games(text)
         .into_iter()
         .map(|g| {
             let mut clks: Vec<Option<String>> = vec![None; g.sans.len()];

@@ -99,9 +99,9 @@ async fn set_tags(daemon: &Daemon, name: &str, pairs: &[(&str, &str)]) {
     daemon
         .conn
         .call_method(
-            Some(eboardd::contract::BUS_NAME),
+            Some(eboard_core::contract::BUS_NAME),
             path_of(name).as_str(),
-            Some(eboardd::contract::BOARD_INTERFACE),
+            Some(eboard_core::contract::BOARD_INTERFACE),
             "SetTags",
             &(tags,),
         )

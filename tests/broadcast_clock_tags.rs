@@ -27,7 +27,7 @@ use common::events::Events;
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, within};
-use eboardd::sim::{Action, BoardOptions, ClockPresence, Scenario, SimHandle, Step};
+use eboard_sim::{Action, BoardOptions, ClockPresence, Scenario, SimHandle, Step};
 use relay_support::{Broker, Relay, Subscriber};
 use web_support::Serve;
 use web_support::browser::Browser;

@@ -18,8 +18,8 @@ use broadcast_support::{Broadcaster, Lichess, Reply, TOKEN, ctl_in, token_file, 
 use common::events::{Ev, Event, Events};
 use common::proxies::board;
 use common::rig::{SimRig, moves, ready_to_play};
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, Step};
-use eboardd::vocab::GameResult;
+use eboard_core::vocab::GameResult;
+use eboard_sim::{Noise, Pace, Scenario, ScenarioOptions, Step};
 
 const ROUND_ID: &str = "aBcD1234";
 /// Generous: a push comes within a second of a change, but the machine may be busy.

@@ -12,7 +12,7 @@ use common::proxies::fresh;
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, wait_property, within};
 use ctl_support::ctl;
-use eboardd::sim::{BoardOptions, ClockPresence, SimHandle};
+use eboard_sim::{BoardOptions, ClockPresence, SimHandle};
 
 async fn display(sim: &SimHandle) -> Option<String> {
     sim.snapshot().await.unwrap().display_text

@@ -32,7 +32,7 @@ fn json(out: &str) -> Value {
 /// SAN moves: a re-parse (`pgn-reader`, through `sim::pgn`) that fails on any move the PGN
 /// got wrong.
 fn replay_pgn(pgn: &str) -> (String, Vec<String>) {
-    let games = eboardd::sim::parse_games(pgn);
+    let games = eboard_sim::parse_games(pgn);
     let game = games.first().expect("the PGN holds a game");
     let mut pos = game.start_position().expect("FEN tag position");
     for m in game
@@ -488,7 +488,7 @@ async fn watch_survives_a_daemon_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stand_in_matches_shipped_xml() {
     use common::xml::interface_members;
-    use eboardd::contract::{BOARD_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH};
+    use eboard_core::contract::{BOARD_INTERFACE, MANAGER_INTERFACE, MANAGER_PATH};
     let (_dir, bus, _daemon) = setup().await;
     let conn = bus.client().await;
     for (path, iface) in [
@@ -496,7 +496,7 @@ async fn stand_in_matches_shipped_xml() {
         (path_of("board-1"), BOARD_INTERFACE),
     ] {
         let live = zbus::fdo::IntrospectableProxy::builder(&conn)
-            .destination(eboardd::contract::BUS_NAME)
+            .destination(eboard_core::contract::BUS_NAME)
             .path(path.clone())
             .build()
             .await
@@ -587,9 +587,9 @@ async fn newer_verbs_and_their_errors() {
         B: serde::Serialize + zbus::zvariant::Type,
     {
         conn.call_method(
-            Some(eboardd::contract::BUS_NAME),
-            eboardd::contract::MANAGER_PATH,
-            Some(eboardd::contract::MANAGER_INTERFACE),
+            Some(eboard_core::contract::BUS_NAME),
+            eboard_core::contract::MANAGER_PATH,
+            Some(eboard_core::contract::MANAGER_INTERFACE),
             method,
             &(arg,),
         )

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::rig::{SimRig as Rig, moves};
 use ctl_support::{Tmux, WAIT, Watch, ctl, require_tmux};
-use eboardd::sim::Step;
+use eboard_sim::Step;
 use serde_json::Value;
 use shakmaty::Square;
 
@@ -317,7 +317,7 @@ async fn simulated_game_seen_by_eboardctl() {
 /// The SAN moves of a PGN's movetext (every segment in order), read with `pgn-reader`
 /// through `sim::pgn`.
 fn pgn_moves(pgn: &str) -> Vec<String> {
-    eboardd::sim::parse_games(pgn)
+    eboard_sim::parse_games(pgn)
         .into_iter()
         .flat_map(|g| g.sans)
         .collect()

@@ -14,7 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use eboardd::capture::{self, Chunk};
+use eboard_core::capture::{self, Chunk};
 use eboardd::cli::decode::{self, UNTIMED_GAP_MS};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
@@ -96,7 +96,7 @@ async fn daemon_matches_decode(path: PathBuf) {
     // its `Board` tag) as decode does for that file.
     let link = dir.path().join(&name);
     let (master, slave) = tokio_serial::SerialStream::pair().expect("a pseudo-terminal");
-    eboardd::sim::pty::make_link(Path::new(&slave.name().unwrap()), &link).unwrap();
+    eboard_sim::pty::make_link(Path::new(&slave.name().unwrap()), &link).unwrap();
     let bus = Bus::start(dir.path()).await;
     let mut daemon = Daemon::spawn(
         &bus,
@@ -138,7 +138,7 @@ async fn daemon_matches_decode(path: PathBuf) {
     // Termination and result are the session's, not a placeholder.
     let state = board.state().await.unwrap();
     let result = decoded.events.iter().find_map(|e| match &e.event {
-        eboardd::session::Event::GameEnded { result, .. } => Some(*result),
+        eboard_core::session::Event::GameEnded { result, .. } => Some(*result),
         _ => None,
     });
     match result {

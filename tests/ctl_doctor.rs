@@ -13,7 +13,7 @@ use std::process::Stdio;
 use common::sim::sim_board;
 use common::{Bus, Daemon, wait_property};
 use ctl_support::{Output, ctl, eboardctl, output};
-use eboardd::sim::{BoardOptions, ClockPresence, SimHandle};
+use eboard_sim::{BoardOptions, ClockPresence, SimHandle};
 
 /// The directories doctor is pointed at instead of the system's: an empty rules dir or one
 /// holding the repository's rule, no `/dev/eboard` links, no installed units.

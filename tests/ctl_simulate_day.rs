@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::events::{Ev, Event, Events};
 use common::proxies::fresh;
 use common::{Bus, Daemon, die_with_parent, within};
-use eboardd::vocab::{GameResult, Termination};
+use eboard_core::vocab::{GameResult, Termination};
 use tokio::process::Command;
 
 /// Starts `eboardctl simulate` with `args` on a link in `dir`; the child dies with the test.

@@ -20,8 +20,8 @@ use common::proxies;
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Setup, wait_property};
-use eboardd::board::Orientation;
-use eboardd::sim::{
+use eboard_core::board::Orientation;
+use eboard_sim::{
     Action, BoardOptions, ClockPresence, Pace, Scenario, ScenarioOptions, SimBattery, SimHandle,
     Step, bluetooth_board, default_game, revelation_board,
 };
@@ -60,7 +60,7 @@ async fn served(id: &str, opts: BoardOptions, extra: &[&str]) -> (Setup, SimHand
 }
 
 /// A game's moves in SAN, as the `Moves` property has them, and in UCI.
-fn san_list(game: &eboardd::sim::PgnGame) -> (Vec<String>, Vec<String>) {
+fn san_list(game: &eboard_sim::PgnGame) -> (Vec<String>, Vec<String>) {
     use shakmaty::{CastlingMode, san::SanPlus, uci::UciMove};
     let mut pos = game.start_position().unwrap();
     game.moves()
@@ -108,7 +108,7 @@ async fn a_bluetooth_board_shows_its_battery_and_loses_no_move_to_its_drops() {
     let mut sc = Scenario::new(
         &sim,
         ScenarioOptions {
-            noise: eboardd::sim::Noise::Clean,
+            noise: eboard_sim::Noise::Clean,
             ..quick(100)
         },
     );
@@ -224,7 +224,7 @@ async fn revelation_reversed(id: &str, firmware: (u8, u8), clock: ClockPresence)
     let mut sc = Scenario::new(
         &sim,
         ScenarioOptions {
-            noise: eboardd::sim::Noise::Clean,
+            noise: eboard_sim::Noise::Clean,
             ..quick(5)
         },
     );

@@ -12,7 +12,7 @@ use common::events::{Ev, Event, Events};
 use common::proxies::fresh;
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, within};
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, Pace, Scenario, ScenarioOptions, Step};
+use eboard_sim::{BoardOptions, ClockSetup, Noise, Pace, Scenario, ScenarioOptions, Step};
 use rand::{Rng, SeedableRng};
 use shakmaty::{CastlingMode, EnPassantMode, Position};
 
@@ -58,7 +58,7 @@ async fn fifty_chess960_start_positions_through_a_pty() {
     let mut castled = 0;
     for game in 0..50 {
         let n = rng.random_range(0..960);
-        let white = eboardd::tracker::chess960::back_rank_of(n)
+        let white = eboard_core::tracker::chess960::back_rank_of(n)
             .iter()
             .collect::<String>();
         let fen = format!(
@@ -66,7 +66,7 @@ async fn fifty_chess960_start_positions_through_a_pty() {
             white.to_lowercase()
         );
         let setup = fen.parse::<shakmaty::fen::Fen>().unwrap().into_setup();
-        let start = eboardd::tracker::chess960::start_position(&setup.board).unwrap();
+        let start = eboard_core::tracker::chess960::start_position(&setup.board).unwrap();
         let want_fen = shakmaty::fen::Fen::from_position(&start, EnPassantMode::Legal).to_string();
         scenario
             .step(&Step::SetUp {

@@ -10,8 +10,8 @@ use common::Setup;
 use common::events::{Ev, Event, Events};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
-use eboardd::sim::{Action, BoardOptions, ClockSetup, Scenario, Step};
-use eboardd::vocab::{GameResult, Player, Termination};
+use eboard_core::vocab::{GameResult, Player, Termination};
+use eboard_sim::{Action, BoardOptions, ClockSetup, Scenario, Step};
 
 /// Payload masks of single-bit flips (payload bytes P0..P6 of the BWTIME frame).
 const WHITE_FLAG: [u8; 7] = [0, 0, 0, 0x10, 0, 0, 0]; // P3 bit 4: left display (White's)

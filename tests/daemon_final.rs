@@ -9,13 +9,13 @@ mod common;
 use common::events::{Ev, Event, Events, FileReadings, sans_of};
 use common::sim::sim_board;
 use common::{Setup, WAIT, within};
-use eboardd::sim::{BoardOptions, ClockSide, SimHandle};
+use eboard_sim::{BoardOptions, ClockSide, SimHandle};
 use shakmaty::{Color, Piece, Square};
 
 /// The SAN moves of the PGN's games (segments) in order, read with `pgn-reader` through
 /// `sim::pgn` (comments, move numbers and results dropped).
 fn moves_in(pgn: &str) -> Vec<String> {
-    eboardd::sim::parse_games(pgn)
+    eboard_sim::parse_games(pgn)
         .into_iter()
         .flat_map(|g| g.sans)
         .collect()

@@ -14,9 +14,9 @@ use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, wait_property, within};
-use eboardd::board::Orientation;
-use eboardd::sim::{Action, BoardOptions, ClockSetup, ClockSide, Scenario, SimHandle, Step};
-use eboardd::vocab::{GameResult, Player, Termination};
+use eboard_core::board::Orientation;
+use eboard_core::vocab::{GameResult, Player, Termination};
+use eboard_sim::{Action, BoardOptions, ClockSetup, ClockSide, Scenario, SimHandle, Step};
 use shakmaty::{Board, Square};
 
 /// Board time per wall time for whole games: hands still move in distinct steps.

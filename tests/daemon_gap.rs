@@ -13,10 +13,10 @@ use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Daemon, Setup, record_file, record_without_clock_tags, wait_property};
 use ctl_support::ctl;
-use eboardd::capture;
+use eboard_core::capture;
+use eboard_core::vocab::Player;
+use eboard_sim::{BoardOptions, Scenario, SimHandle, Step};
 use eboardd::cli::decode;
-use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
-use eboardd::vocab::Player;
 use shakmaty::Square;
 use std::time::Duration;
 
@@ -359,16 +359,16 @@ async fn play_resumed_the_moment_a_board_is_back_is_followed_live() {
     let line: Vec<&str> = "e4 e5 Nf3 Nc6 Bc4 Nf6 Nc3 Bc5 d3 d6 O-O O-O a3 a6"
         .split_whitespace()
         .collect();
-    let scramble = eboardd::sim::Pace {
+    let scramble = eboard_sim::Pace {
         think_ms: (70, 250),
         press_ms: (10, 30),
         hand_ms: (10, 30),
     };
     let mut sc = Scenario::new(
         &sim,
-        eboardd::sim::ScenarioOptions {
+        eboard_sim::ScenarioOptions {
             pace: scramble,
-            noise: eboardd::sim::Noise::Clean,
+            noise: eboard_sim::Noise::Clean,
             ..quick(35)
         },
     );

@@ -11,12 +11,12 @@ mod common;
 use common::events::{Ev, Event, Events, FileReadings, sans_of};
 use common::sim::sim_board;
 use common::{Setup, WAIT, within};
-use eboardd::sim::{BoardOptions, ClockPresence, SimHandle};
+use eboard_sim::{BoardOptions, ClockPresence, SimHandle};
 use shakmaty::{Piece, Square};
 
 /// The SAN moves of the PGN's games in order (comments, numbers and results dropped).
 fn moves_in(pgn: &str) -> Vec<String> {
-    eboardd::sim::parse_games(pgn)
+    eboard_sim::parse_games(pgn)
         .into_iter()
         .flat_map(|g| g.sans)
         .collect()

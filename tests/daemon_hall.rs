@@ -20,10 +20,10 @@ use common::proxies;
 use common::rig::{port_args, sim_ports, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, within};
-use eboardd::board::Orientation;
-use eboardd::sim::handling::SensorStep;
-use eboardd::sim::scenario::side_of;
-use eboardd::sim::{BoardOptions, ClockPresence, PgnGame, SimHandle};
+use eboard_core::board::Orientation;
+use eboard_sim::handling::SensorStep;
+use eboard_sim::scenario::side_of;
+use eboard_sim::{BoardOptions, ClockPresence, PgnGame, SimHandle};
 use hand::{HallGame, STILL_MS, script};
 use shakmaty::san::San;
 use shakmaty::{Chess, Move, Position};
@@ -210,7 +210,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use eboardd::sim::ClockSetup;
+use eboard_sim::ClockSetup;
 use shakmaty::CastlingMode;
 use shakmaty::uci::UciMove;
 

@@ -114,8 +114,8 @@ async fn a_board_sending_nul_and_escape_bytes_cannot_end_the_daemon() {
     // decoder makes it printable; the daemon keeps publishing the short one (the long one
     // only stands in for a board that reports none), checked below once the witness moved.
     let long_frame: &[u8] = b"\xa2\x00\x0d123\x00\x1b[2J78";
-    let (decoded, _) = eboardd::dgt::Decoder::decode_all(long_frame);
-    let [eboardd::dgt::Message::LongSerialNumber(long)] = decoded.as_slice() else {
+    let (decoded, _) = eboard_core::dgt::Decoder::decode_all(long_frame);
+    let [eboard_core::dgt::Message::LongSerialNumber(long)] = decoded.as_slice() else {
         panic!("one long serial number: {decoded:?}");
     };
     assert!(printable(long), "{long:?}");

@@ -6,7 +6,7 @@ mod common;
 
 use common::Setup;
 use common::xml::interface_members;
-use eboardd::contract::{
+use eboard_core::contract::{
     self, BOARD_INTERFACE, BOARD_PROPERTIES, ErrorName, MANAGER_INTERFACE, MANAGER_PATH,
     MANAGER_PROPERTIES, METHODS, SIGNALS,
 };

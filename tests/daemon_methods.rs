@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use common::Setup;
 use common::events::{Event, Events};
 use common::proxies::{self, BoardProxy, error_message, error_name};
-use eboardd::vocab::{GameResult, Termination};
+use eboard_core::vocab::{GameResult, Termination};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 

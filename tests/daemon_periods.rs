@@ -10,8 +10,8 @@ use common::proxies;
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Daemon, WAIT, within};
-use eboardd::sim::{Action, BoardOptions, ClockSide, Scenario, SimHandle, Step};
-use eboardd::vocab::{GameResult, Player, Termination};
+use eboard_core::vocab::{GameResult, Player, Termination};
+use eboard_sim::{Action, BoardOptions, ClockSide, Scenario, SimHandle, Step};
 use shakmaty::{Board, Square};
 
 const CONTROL: &str = "4/20+1:10+1";

@@ -219,7 +219,7 @@ async fn record_writes_the_raw_input() {
     let mut sn = b.receive_serial_number_changed().await;
     wait_property(&mut sn, "SerialNumber", |v| v == "13116").await;
     let text = std::fs::read_to_string(common::record_file(&record)).unwrap();
-    let chunks = eboardd::capture::parse(&text).unwrap();
+    let chunks = eboard_core::capture::parse(&text).unwrap();
     let bytes: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
     let serial = [0x91, 0x00, 0x08, b'1', b'3', b'1', b'1', b'6'];
     assert!(

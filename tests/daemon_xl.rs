@@ -16,7 +16,7 @@ use common::rig::{clean_scenario, moves, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, wait_property, within};
 use ctl_support::ctl;
-use eboardd::sim::{BoardOptions, ClockKind, ClockPresence, ClockSide, SimHandle};
+use eboard_sim::{BoardOptions, ClockKind, ClockPresence, ClockSide, SimHandle};
 
 fn xl(quirky_acks: bool) -> BoardOptions {
     BoardOptions {
@@ -218,7 +218,7 @@ async fn option_13_a_press_without_a_move_is_told_and_the_period_judged_from_the
     })
     .await;
     assert!(
-        matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
+        matches!(&fell, Event::FlagFell { player } if *player == eboard_core::vocab::Player::White),
         "{fell:?}"
     );
     wait_pgn(
@@ -259,7 +259,7 @@ async fn the_xl_s_time_ended_options_are_judged_like_a_dgt_3000() {
             .unwrap();
         let fell = events.next_signal("FlagFell").await;
         assert!(
-            matches!(&fell, Event::FlagFell { player } if *player == eboardd::vocab::Player::White),
+            matches!(&fell, Event::FlagFell { player } if *player == eboard_core::vocab::Player::White),
             "{id}: {fell:?}"
         );
         wait_pgn(

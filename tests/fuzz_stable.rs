@@ -15,7 +15,7 @@ mod properties;
 
 use std::path::PathBuf;
 
-use eboardd::dgt::{
+use eboard_core::dgt::{
     AsciiBeep, ClockCommand, ClockText, Command, DisplayTime, RunSide, SetAndRun, XlDisplay,
     parse_command,
 };
@@ -35,7 +35,7 @@ fn capture_seeds() -> Vec<Vec<u8>> {
         .filter(|path| path.extension().is_some_and(|e| e == "inbytes"))
         .map(|path| {
             let text = std::fs::read_to_string(&path).expect("capture text");
-            let chunks = eboardd::capture::parse(&text)
+            let chunks = eboard_core::capture::parse(&text)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             chunks.into_iter().flat_map(|c| c.bytes).collect()
         })

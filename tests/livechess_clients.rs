@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use common::WAIT;
 use common::rig::{clean_scenario_paced, moves};
-use eboardd::sim::{BoardOptions, ClockPresence, Pace, Scenario, ScenarioOptions, Step};
+use eboard_sim::{BoardOptions, ClockPresence, Pace, Scenario, ScenarioOptions, Step};
 use livechess_support::*;
 use serde_json::{Value, json};
 use shakmaty::san::SanPlus;
@@ -157,7 +157,7 @@ fn game_steps() -> Vec<Step> {
 
 /// A paced, clean scenario on a board with or without a clock: slow enough that each move
 /// reaches the feed before the next (a last-SAN connector misses a move otherwise).
-fn scenario(sim: &eboardd::sim::SimHandle, seed: u64, clock: bool) -> Scenario<'_> {
+fn scenario(sim: &eboard_sim::SimHandle, seed: u64, clock: bool) -> Scenario<'_> {
     let pace = Pace {
         think_ms: (300, 450),
         press_ms: (20, 40),
@@ -170,7 +170,7 @@ fn scenario(sim: &eboardd::sim::SimHandle, seed: u64, clock: bool) -> Scenario<'
             sim,
             ScenarioOptions {
                 pace,
-                noise: eboardd::sim::Noise::Clean,
+                noise: eboard_sim::Noise::Clean,
                 seed,
                 press_clock: false,
             },

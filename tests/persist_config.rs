@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use eboard_core::vocab::{Edition, OrientationSetting, Rules, WhiteDisplay};
 use eboardd::bus_choice::BusChoice;
 use eboardd::daemon::config::{Config, ConfigError, ErrorOrigin, Overrides, TimeControl};
-use eboardd::vocab::{Edition, OrientationSetting, Rules, WhiteDisplay};
 use proptest::prelude::*;
 
 const EXAMPLE: &str = include_str!("../eboardd.toml.example");
@@ -138,7 +138,7 @@ fn bad_values() {
 
 #[test]
 fn clock_periods_are_carried_to_the_arbiter_and_unknown_ones_refused() {
-    use eboardd::vocab::ClockPeriods;
+    use eboard_core::vocab::ClockPeriods;
     let c = parse(EXAMPLE).unwrap();
     assert_eq!(
         c.board_specs()[0].session.arbiter.clock_periods,
@@ -378,16 +378,25 @@ fn table_numbers_and_variants() {
     let setups = c.board_specs();
     assert_eq!(setups[0].session.number, 1);
     assert_eq!(setups[1].session.number, 0, "no number: 0 on the bus");
-    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Standard);
+    assert_eq!(
+        setups[0].session.variant,
+        eboard_core::vocab::Variant::Standard
+    );
     let c = parse(
         "[daemon]\nvariant = \"chess960\"\n[[board]]\nport = \"/dev/a\"\nnumber = 7\n\
          [[board]]\nport = \"/dev/b\"\nvariant = \"standard\"\n",
     )
     .unwrap();
     let setups = c.board_specs();
-    assert_eq!(setups[0].session.variant, eboardd::vocab::Variant::Chess960);
+    assert_eq!(
+        setups[0].session.variant,
+        eboard_core::vocab::Variant::Chess960
+    );
     assert_eq!(setups[0].session.number, 7);
-    assert_eq!(setups[1].session.variant, eboardd::vocab::Variant::Standard);
+    assert_eq!(
+        setups[1].session.variant,
+        eboard_core::vocab::Variant::Standard
+    );
 }
 
 #[test]

@@ -18,9 +18,9 @@ use common::proxies::{self, ManagerProxy};
 use common::rig::{port_args, quick, ready_to_play, sim_ports, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Bus, Daemon, WAIT, code, within};
+use eboard_sim::{BoardOptions, ClockPresence, Scenario, SimHandle, Step};
 use eboardd::daemon::commit_log::HEADER;
 use eboardd::daemon::faults::FAULTS_ENV;
-use eboardd::sim::{BoardOptions, ClockPresence, Scenario, SimHandle, Step};
 
 const SPEED: f64 = 10.0;
 
@@ -343,7 +343,7 @@ async fn the_clock_message_queue_is_bounded_with_a_named_error() {
     let mut clock = proxy.receive_clock_connected_changed().await;
     common::wait_property(&mut clock, "the clock reports", |c| *c).await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    for n in 0..eboardd::dgt::clock_channel::MAX_QUEUED + 4 {
+    for n in 0..eboard_core::dgt::clock_channel::MAX_QUEUED + 4 {
         let proxy = proxies::board(&conn, "mute").await;
         let tx = tx.clone();
         tokio::spawn(async move {

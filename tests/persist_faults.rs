@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
+use eboard_core::session::{Event, RecordFact};
 use eboardd::daemon::faults::FAULTS_ENV;
 use eboardd::daemon::journal::{Damage, Journal, journal_path};
-use eboardd::session::{Event, RecordFact};
 
 fn tags(n: u32) -> Event {
     Event::Record(RecordFact::Tags {

@@ -7,7 +7,7 @@ mod captures;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use eboardd::capture;
+use eboard_core::capture;
 use eboardd::daemon::pgn_files::PgnFiles;
 use eboardd::daemon::recorder::Recorder;
 use proptest::prelude::*;

@@ -9,9 +9,9 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use eboard_core::session::{Event, RecordFact};
+use eboard_core::vocab::{Edition, GameResult, Player, Rules, Termination};
 use eboardd::daemon::journal::{Damage, Journal, carry_over, encode_lines, journal_path};
-use eboardd::session::{Event, RecordFact};
-use eboardd::vocab::{Edition, GameResult, Player, Rules, Termination};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -205,8 +205,8 @@ const BOARDS: usize = 3;
 /// The journalled records of board `b`'s game, one batch per input that caused any, with
 /// the moves the game has after each batch.
 fn board_game(b: usize) -> Vec<(Vec<Event>, Vec<String>)> {
-    use eboardd::session::is_journalled;
-    use eboardd::sim::feed::{Feeder, long_game};
+    use eboard_core::session::is_journalled;
+    use eboard_sim::feed::{Feeder, long_game};
     let mut feeder = Feeder::new(board_config(b), 100 + b as u64);
     let mut batches = vec![(feeder.start(), Vec::new())];
     for mv in long_game(120, 100 + b as u64) {
@@ -227,8 +227,8 @@ fn board_records(b: usize) -> Vec<Vec<Event>> {
     board_game(b).into_iter().map(|(batch, _)| batch).collect()
 }
 
-fn board_config(b: usize) -> eboardd::session::SessionConfig {
-    eboardd::session::SessionConfig {
+fn board_config(b: usize) -> eboard_core::session::SessionConfig {
+    eboard_core::session::SessionConfig {
         name: format!("w{b}"),
         ..Default::default()
     }
@@ -314,7 +314,7 @@ fn writer_child() {
 
 #[test]
 fn kill_9_through_the_writer_loses_no_durable_record() {
-    use eboardd::session::Session;
+    use eboard_core::session::Session;
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
     let mut rng = SmallRng::seed_from_u64(0x77726974);
@@ -418,7 +418,7 @@ fn kill_9_through_the_writer_loses_no_durable_record() {
         let path = journal_path(dir.path(), &format!("w{b}"));
         let (_, restored, _) = Journal::open(&path).unwrap();
         assert_eq!(&restored, want);
-        let session = eboardd::session::Session::restore(board_config(b), &restored);
+        let session = eboard_core::session::Session::restore(board_config(b), &restored);
         assert_eq!(session.view().moves.len(), 120, "board {b}");
     }
     println!("{rounds} kills through the writer, {BOARDS} boards, every durable record kept");

@@ -21,7 +21,7 @@ use common::proxies::{self, ManagerProxy};
 use common::rig::{port_args, quick, ready_to_play, sim_ports, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Bus, Daemon, WAIT, code};
-use eboardd::sim::{BoardOptions, Scenario, SimHandle, Step};
+use eboard_sim::{BoardOptions, Scenario, SimHandle, Step};
 
 const SPEED: f64 = 10.0;
 

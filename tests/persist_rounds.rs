@@ -15,7 +15,7 @@ use common::events::Events;
 use common::sim::sim_board;
 use common::{Bus, Daemon, WAIT, within};
 use ctl_support::ctl;
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, Pace, Scenario, ScenarioOptions, Step};
+use eboard_sim::{BoardOptions, ClockSetup, Noise, Pace, Scenario, ScenarioOptions, Step};
 
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path) -> Vec<PathBuf> {

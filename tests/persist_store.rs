@@ -15,7 +15,7 @@ use common::proxies::{self, ManagerProxy};
 use common::rig::{quick, ready_to_play, wait_moves};
 use common::sim::{corpus_games, sim_board};
 use common::{Daemon, Setup, WAIT, code, within};
-use eboardd::sim::{BoardOptions, Scenario, Step};
+use eboard_sim::{BoardOptions, Scenario, Step};
 
 const SPEED: f64 = 10.0;
 

@@ -5,7 +5,7 @@
 #[path = "../fuzz/properties.rs"]
 mod properties;
 
-use eboardd::dgt::*;
+use eboard_core::dgt::*;
 use shakmaty::{Color, Piece, Role};
 
 fn decode(bytes: &[u8]) -> (Vec<Message>, DecoderStats) {

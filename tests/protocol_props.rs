@@ -7,7 +7,7 @@ mod clock_strategies;
 mod properties;
 
 use clock_strategies::clock_times;
-use eboardd::dgt::*;
+use eboard_core::dgt::*;
 use proptest::prelude::*;
 use shakmaty::{Color, Piece, Role};
 

@@ -9,7 +9,7 @@ mod relay_support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use eboardd::sim::{Pace, Scenario, SimHandle, Step};
+use eboard_sim::{Pace, Scenario, SimHandle, Step};
 use serde_json::Value;
 
 use common::rig::{self, moves};

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use common::rig::{self, moves};
 use common::{Bus, Daemon, within};
-use eboardd::sim::{Pace, Scenario, SimHandle};
+use eboard_sim::{Pace, Scenario, SimHandle};
 use relay_support::{Broker, Relay, WAIT};
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use serde_json::Value;
@@ -106,13 +106,13 @@ fn connections(broker_log: &str, id: &str) -> Vec<String> {
 fn scenario(sim: &SimHandle) -> Scenario<'_> {
     Scenario::new(
         sim,
-        eboardd::sim::ScenarioOptions {
+        eboard_sim::ScenarioOptions {
             pace: Pace {
                 think_ms: (100, 200),
                 press_ms: (20, 40),
                 hand_ms: (10, 30),
             },
-            noise: eboardd::sim::Noise::Clean,
+            noise: eboard_sim::Noise::Clean,
             seed: 46,
             press_clock: true,
         },

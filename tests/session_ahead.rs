@@ -2,8 +2,8 @@
 //! two) is caught up as a gap is, when exactly one legal sequence leads to it: play, never
 //! an illegal placement. A board no sequence reaches is still an illegal placement.
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::session::{Event, SessionConfig};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::session::{Event, SessionConfig};
 use shakmaty::{Chess, Position};
 
 mod session_support;

@@ -5,15 +5,15 @@
 //! the record of the same game without the noise, and the real flag fall must still be called.
 //!
 //! Pure and byte for byte: the simulated board and clock and the session wired in memory
-//! ([`eboardd::sim::rig::Rig`]), stepped time; the noise enters the session's decoder as bytes.
+//! ([`eboard_sim::rig::Rig`]), stepped time; the noise enters the session's decoder as bytes.
 
-use eboardd::arbiter::ArbiterConfig;
-use eboardd::arbiter::timecontrol::TimeControl;
-use eboardd::session::{Command, Event, SessionConfig};
-use eboardd::sim::handling::SensorStep;
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, ClockSetup, Noise};
-use eboardd::vocab::{GameResult, Termination};
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::arbiter::timecontrol::TimeControl;
+use eboard_core::session::{Command, Event, SessionConfig};
+use eboard_core::vocab::{GameResult, Termination};
+use eboard_sim::handling::SensorStep;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, ClockSetup, Noise};
 use shakmaty::san::San;
 use shakmaty::{Color, Move, Position};
 

@@ -4,9 +4,9 @@
 //! the reading from before the drop as current. The daemon's end-to-end checks are in
 //! `broadcast_clock_tags`.
 
-use eboardd::session::SessionConfig;
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, ClockSetup, Noise};
+use eboard_core::session::SessionConfig;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, ClockSetup, Noise};
 
 /// The wall clock at the rig's time 0 (Unix ms): 2027-01-15T08:00:00Z.
 const WALL_AT_ZERO: u64 = 1_800_000_000_000;
@@ -46,7 +46,7 @@ fn tags(rig: &Rig) -> (Option<String>, Option<String>, Option<String>) {
 
 /// The Unix ms of a `ReferenceTime` value, through the core's reader.
 fn instant(reference: &str) -> u64 {
-    eboardd::clock_tags::parse_iso_utc_millis(&reference[2..]).expect("an ISO instant")
+    eboard_core::clock_tags::parse_iso_utc_millis(&reference[2..]).expect("an ISO instant")
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn a_running_clock_is_written_once_and_a_pause_drops_the_reference() {
     let shown = |rig: &mut Rig, color| {
         let side = rig.side_of(color);
         let ms = rig.board.clock_mut().remaining(side, now);
-        eboardd::clock_tags::hms(ms.div_ceil(1000) * 1000)
+        eboard_core::clock_tags::hms(ms.div_ceil(1000) * 1000)
     };
     let (w, b) = (
         shown(&mut rig, shakmaty::Color::White),
@@ -149,7 +149,7 @@ fn without_a_wall_clock_or_a_clock_there_are_no_tags() {
     assert_eq!(tags(&rig), (None, None, None), "no wall clock told");
     let mut bare = Rig::new(
         BoardOptions {
-            clock: eboardd::sim::ClockPresence::Absent,
+            clock: eboard_sim::ClockPresence::Absent,
             ..BoardOptions::default()
         },
         SessionConfig::default(),

@@ -2,9 +2,9 @@
 //! only (contract section 2) while `MovePlayed` stays fast; an operator takeback is never
 //! undone by the board; an illegal move that stands loses no move.
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::session::{Command, Event, Input, SessionConfig};
-use eboardd::tracker::{DWELL_MS, FINAL_STILL_MS, SCAN_LAG_MS};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::session::{Command, Event, Input, SessionConfig};
+use eboard_core::tracker::{DWELL_MS, FINAL_STILL_MS, SCAN_LAG_MS};
 use shakmaty::{Piece, Square};
 
 mod session_support;

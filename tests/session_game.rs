@@ -1,10 +1,10 @@
 //! The pure session end to end: sensor steps and clock readings in, contract events out.
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::contract::{Claim, IllegalCounts};
-use eboardd::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
-use eboardd::sim::handling::{Handling, Noise, SensorStep};
-use eboardd::vocab::{ClaimKind, CommandError, GameResult, Player, Rules};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::contract::{Claim, IllegalCounts};
+use eboard_core::session::{Command, Event, Input, RecordFact, Session, SessionConfig};
+use eboard_core::vocab::{ClaimKind, CommandError, GameResult, Player, Rules};
+use eboard_sim::handling::{Handling, Noise, SensorStep};
 use shakmaty::san::San;
 use shakmaty::{Chess, Position, Square};
 
@@ -100,7 +100,7 @@ fn restore_from_the_journal_gives_the_same_game() {
     play(&mut rig, "e4 e5 Nf3 Nc6 Bb5", 3);
     // A restored session cannot correct the last move any more: let it become final (the
     // board still for 2 s) so that both show it in the PGN.
-    rig.step(SensorStep::Pause(eboardd::tracker::FINAL_STILL_MS));
+    rig.step(SensorStep::Pause(eboard_core::tracker::FINAL_STILL_MS));
     assert!(
         rig.events
             .iter()
@@ -557,7 +557,9 @@ fn a_king_walk_to_the_centre_is_no_gesture() {
 // ----- Chess960 ---------------------------------------------------------------------------------
 
 fn chess960_fen(n: usize) -> String {
-    let white: String = eboardd::tracker::chess960::back_rank_of(n).iter().collect();
+    let white: String = eboard_core::tracker::chess960::back_rank_of(n)
+        .iter()
+        .collect();
     format!(
         "{}/pppppppp/8/8/8/8/PPPPPPPP/{white} w - - 0 1",
         white.to_lowercase()
@@ -577,14 +579,14 @@ fn chess960_games_from_fifty_start_positions_come_out_exact() {
             .unwrap()
             .into_setup()
             .board;
-        let start = eboardd::tracker::chess960::start_position(&board).expect("a 960 start");
+        let start = eboard_core::tracker::chess960::start_position(&board).expect("a 960 start");
         let orientation = if game % 2 == 0 {
             Orientation::Normal
         } else {
             Orientation::Reversed
         };
         let config = SessionConfig {
-            variant: eboardd::vocab::Variant::Chess960,
+            variant: eboard_core::vocab::Variant::Chess960,
             ..config()
         };
         let mut rig = Rig::new(config, orientation);

@@ -1,16 +1,16 @@
 //! Gaps in the link, pure: the simulated board (with its EEPROM log) and a session wired
-//! byte for byte in memory ([`eboardd::sim::rig::Rig`]), stepped time. Link drops, power
+//! byte for byte in memory ([`eboard_sim::rig::Rig`]), stepped time. Link drops, power
 //! loss, daemon restarts and lost frames while players go on moving: every move is recovered
 //! or left to the arbiter, and nobody is accused.
 
 mod session_support;
 
-use eboardd::arbiter::ArbiterConfig;
-use eboardd::contract::{BoardProps, IllegalCounts};
-use eboardd::session::{Command, Event, SessionConfig};
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, Noise};
-use eboardd::vocab::CommandError;
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::contract::{BoardProps, IllegalCounts};
+use eboard_core::session::{Command, Event, SessionConfig};
+use eboard_core::vocab::CommandError;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, Noise};
 use session_support::{accusations, assert_gap_lists, noisy_rig, resolve_gap};
 use shakmaty::{Color, Piece, Role, Square};
 
@@ -186,7 +186,7 @@ fn unplugged_board_three_plies_with_one_explanation_are_recovered() {
     rig.replug();
     // A pawn fewer than the known position: the board must stand still a little longer
     // (a knight held in hand is explained by a story of captures too).
-    rig.advance(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000);
+    rig.advance(eboard_core::session::FEWER_PIECES_SETTLED_MS + 1_000);
     let events = rig.take_events();
     let view = rig.session().view();
     assert_eq!(view.moves, ["e4", "d5", "exd5", "Qxd5"]);
@@ -243,7 +243,7 @@ fn unplugged_three_plies_nothing_bounds_are_asked_about_not_published() {
     );
     rig.take_events();
     rig.replug();
-    rig.advance(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000);
+    rig.advance(eboard_core::session::FEWER_PIECES_SETTLED_MS + 1_000);
     let view = rig.session().view().clone();
     assert_eq!(view.moves, ["e4"], "nothing published on a guess");
     assert_gap_lists(
@@ -469,10 +469,11 @@ fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
     play(&mut rig, &["d5", "exd5", "Qxd5"]);
     rig.cut_next_memory_dump(40);
     rig.connect();
-    rig.advance(eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000);
+    rig.advance(eboard_core::session::FEWER_PIECES_SETTLED_MS + 1_000);
     const {
         assert!(
-            eboardd::session::FEWER_PIECES_SETTLED_MS + 1_000 < eboardd::session::MEMORY_WAIT_MS
+            eboard_core::session::FEWER_PIECES_SETTLED_MS + 1_000
+                < eboard_core::session::MEMORY_WAIT_MS
         )
     };
     let events = rig.take_events();
@@ -482,7 +483,7 @@ fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
     assert_no_accusations(&events);
     assert_pgn_says(view, "recovered: the only legal sequence");
     // The rest of the cut-off answer, or a late one, changes nothing.
-    rig.advance(eboardd::session::MEMORY_WAIT_MS + 2_000);
+    rig.advance(eboard_core::session::MEMORY_WAIT_MS + 2_000);
     assert_eq!(rig.session().view().moves, ["e4", "d5", "exd5", "Qxd5"]);
     assert_no_accusations(&rig.take_events());
 }
@@ -491,7 +492,7 @@ fn a_memory_dump_cut_off_in_the_middle_does_not_hold_the_search_up() {
 fn a_reversed_board_is_read_the_right_way_round_after_a_restart() {
     let mut rig = Rig::new(
         BoardOptions {
-            orientation: eboardd::board::Orientation::Reversed,
+            orientation: eboard_core::board::Orientation::Reversed,
             ..BoardOptions::default()
         },
         SessionConfig::default(),
@@ -529,7 +530,7 @@ fn a_board_no_sequence_reaches_continues_in_a_new_segment_without_accusing_anyon
         "{}",
         rig.session().view().gap
     );
-    rig.advance(eboardd::session::UNREACHABLE_SETTLE_MS);
+    rig.advance(eboard_core::session::UNREACHABLE_SETTLE_MS);
     let view = rig.session().view();
     assert_eq!(view.gap, "");
     assert!(view.in_sync);
@@ -650,7 +651,7 @@ fn three_plies_made_while_a_slow_memory_answer_is_on_the_line_are_followed() {
 #[test]
 
 fn blitz_with_unplugs_and_an_arbiter_answering_from_the_scoresheet_every_game_is_exact() {
-    use eboardd::sim::scramble::{Figures, Pace, play_game};
+    use eboard_sim::scramble::{Figures, Pace, play_game};
     let games = [RUY, RUY, RUY, RUY, RUY, RUY];
     let mut all = Figures::default();
     for (i, game) in games.iter().enumerate() {

@@ -7,10 +7,10 @@
 //!
 //! Boards with and without a clock, and first steps by either colour.
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::session::{Event, SessionConfig};
-use eboardd::tracker::SCAN_LAG_MS;
-use eboardd::tracker::gesture::GESTURE_HOLD_MS;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::session::{Event, SessionConfig};
+use eboard_core::tracker::SCAN_LAG_MS;
+use eboard_core::tracker::gesture::GESTURE_HOLD_MS;
 use shakmaty::Piece;
 
 mod session_support;

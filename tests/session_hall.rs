@@ -17,11 +17,11 @@ mod tracker_common;
 
 use std::sync::OnceLock;
 
-use eboardd::board::Orientation;
-use eboardd::session::{Command, Event, SessionConfig};
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, ClockPresence, ClockSetup, Noise};
-use eboardd::vocab::Termination;
+use eboard_core::board::Orientation;
+use eboard_core::session::{Command, Event, SessionConfig};
+use eboard_core::vocab::Termination;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, ClockPresence, ClockSetup, Noise};
 use proptest::prelude::*;
 use session_support::accusations;
 use shakmaty::uci::UciMove;

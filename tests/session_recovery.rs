@@ -5,10 +5,10 @@
 
 mod session_support;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::session::{Command, Event, Input, STILL_ASK_MS, Session, SessionConfig};
-use eboardd::sim::rig::Rig;
-use eboardd::vocab::{CommandError, Millis};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::session::{Command, Event, Input, STILL_ASK_MS, Session, SessionConfig};
+use eboard_core::vocab::{CommandError, Millis};
+use eboard_sim::rig::Rig;
 use session_support::{Clocked, accusations, assert_gap_lists, noisy_rig, resolve_gap};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Piece, Position, Role, Square};
@@ -301,7 +301,7 @@ fn a_gap_waiting_for_the_memory_is_in_the_sessions_wakeup() {
     let now = rig.now();
     let wake = rig.session().next_wakeup().expect("the gap waits on time");
     assert!(
-        wake <= now + eboardd::session::MEMORY_WAIT_MS,
+        wake <= now + eboard_core::session::MEMORY_WAIT_MS,
         "{wake} {now}"
     );
 }

@@ -9,11 +9,11 @@
 
 mod session_support;
 
-use eboardd::dgt::{Decoder, Message};
-use eboardd::session::SessionConfig;
-use eboardd::sim::rig::Rig;
-use eboardd::sim::scramble::{Pace, play_game};
-use eboardd::sim::{BoardOptions, ClockSetup, Noise, parse_games};
+use eboard_core::dgt::{Decoder, Message};
+use eboard_core::session::SessionConfig;
+use eboard_sim::rig::Rig;
+use eboard_sim::scramble::{Pace, play_game};
+use eboard_sim::{BoardOptions, ClockSetup, Noise, parse_games};
 use session_support::accusations;
 use shakmaty::Move;
 use shakmaty::san::San;

@@ -9,9 +9,9 @@ mod sim_support;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::dgt::{ClockReading, Decoder, Message};
-use eboardd::sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::dgt::{ClockReading, Decoder, Message};
+use eboard_sim::{Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimOptions, Step};
 use shakmaty::{Chess, Position};
 use sim_support::attach;
 
@@ -71,7 +71,7 @@ fn summarise(bytes: &[u8]) -> Summary {
     }
 }
 
-fn secs(t: eboardd::dgt::DisplayTime) -> i64 {
+fn secs(t: eboard_core::dgt::DisplayTime) -> i64 {
     (t.as_millis() / 1000) as i64
 }
 

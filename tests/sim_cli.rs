@@ -6,8 +6,8 @@ mod sim_support;
 
 use std::time::Duration;
 
+use eboard_core::dgt::Message;
 use eboardd::cli::simulate::{SimulateArgs, run};
-use eboardd::dgt::Message;
 use shakmaty::Position;
 use sim_support::{Collector, decode_clean, open_port, reconstruct};
 use tokio::io::AsyncWriteExt;
@@ -70,15 +70,14 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         "{clock_hours:?}"
     );
     let game =
-        &eboardd::sim::parse_games(&std::fs::read_to_string(dir.path().join("game.pgn")).unwrap())
-            [0];
+        &eboard_sim::parse_games(&std::fs::read_to_string(dir.path().join("game.pgn")).unwrap())[0];
     let mut end = game.start_position().unwrap();
     for mv in game.moves().unwrap() {
         end.play_unchecked(mv);
     }
     assert_eq!(
         reconstruct(&messages),
-        eboardd::board::Placement::from_board(end.board())
+        eboard_core::board::Placement::from_board(end.board())
     );
     assert!(!link.exists(), "the link is removed on exit");
 }
@@ -103,7 +102,7 @@ async fn simulate_offers_the_dgt_xl() {
         result_gesture: false,
         time_control: Some("40/6000+30:20/3000+30:600+30".parse().unwrap()),
         clock: eboardd::cli::simulate::SimClock::DgtXlQuirky,
-        clock_periods: eboardd::vocab::ClockPeriods::Moves,
+        clock_periods: eboard_core::vocab::ClockPeriods::Moves,
         model: eboardd::cli::simulate::SimModel::Dgt,
         battery: 80,
         drops: false,
@@ -119,11 +118,12 @@ async fn simulate_offers_the_dgt_xl() {
     let mut port = open_port(&link);
     // Update nice (acks are delivered only in an update mode), the clock's version, then
     // "CABLE" on its six digits.
-    let display = eboardd::dgt::Command::Clock(eboardd::dgt::ClockCommand::Display(
-        eboardd::dgt::XlDisplay::from_text("CABLE"),
+    let display = eboard_core::dgt::Command::Clock(eboard_core::dgt::ClockCommand::Display(
+        eboard_core::dgt::XlDisplay::from_text("CABLE"),
     ))
     .to_bytes();
-    let version = eboardd::dgt::Command::Clock(eboardd::dgt::ClockCommand::Version).to_bytes();
+    let version =
+        eboard_core::dgt::Command::Clock(eboard_core::dgt::ClockCommand::Version).to_bytes();
     port.write_all(&[0x42, 0x4B]).await.unwrap();
     port.write_all(&version).await.unwrap();
     port.write_all(&display).await.unwrap();

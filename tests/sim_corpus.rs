@@ -19,14 +19,14 @@ use std::fmt;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use eboardd::board::Orientation;
-use eboardd::dgt::{ClockCommand, ClockReading, Command, Decoder, Message};
-use eboardd::sim::{
+use eboard_core::board::Orientation;
+use eboard_core::dgt::{ClockCommand, ClockReading, Command, Decoder, Message};
+use eboard_core::tracker::{Tracker, TrackerEvent};
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::{
     BoardOptions, ClockKind, ClockPresence, Noise, Pace, PgnGame, ScenarioOptions, SimBoard,
     SimOptions, parse_games, play_game,
 };
-use eboardd::tracker::{Tracker, TrackerEvent};
-use eboardd::vocab::OrientationSetting;
 use futures_util::StreamExt as _;
 use shakmaty::{CastlingMode, Chess};
 use sim_support::attach;
@@ -86,8 +86,8 @@ impl Model {
     fn options(self) -> BoardOptions {
         match self {
             Model::Usb => BoardOptions::default(),
-            Model::Bluetooth => eboardd::sim::bluetooth_board(60),
-            Model::Revelation(firmware) => eboardd::sim::revelation_board(firmware),
+            Model::Bluetooth => eboard_sim::bluetooth_board(60),
+            Model::Revelation(firmware) => eboard_sim::revelation_board(firmware),
         }
     }
 

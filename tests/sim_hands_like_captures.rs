@@ -8,9 +8,9 @@ mod captures;
 
 use std::collections::BTreeMap;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::dgt::{Decoder, Message};
-use eboardd::sim::handling::{Handling, Noise, SensorStep};
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::dgt::{Decoder, Message};
+use eboard_sim::handling::{Handling, Noise, SensorStep};
 use shakmaty::{Board, Chess, Move, Piece, Position, Square};
 
 /// One field change: the square and what it now reads.

@@ -5,9 +5,9 @@ mod sim_support;
 
 use std::time::Duration;
 
-use eboardd::sim::clock::ClockSide;
-use eboardd::sim::pty::{SimBoard, SimOptions};
-use eboardd::sim::virtual_board::UpdateMode;
+use eboard_sim::clock::ClockSide;
+use eboard_sim::pty::{SimBoard, SimOptions};
+use eboard_sim::virtual_board::UpdateMode;
 use shakmaty::Square;
 use sim_support::open_port as open;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

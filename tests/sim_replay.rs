@@ -7,9 +7,9 @@ mod captures;
 use std::path::Path;
 use std::time::Duration;
 
-use eboardd::capture::{self, Chunk, RECORD_HEADER, format_record_line};
+use eboard_core::capture::{self, Chunk, RECORD_HEADER, format_record_line};
+use eboard_core::dgt::Decoder;
 use eboardd::cli::replay::{ReplayOptions, replay};
-use eboardd::dgt::Decoder;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::{Instant, timeout};
 use tokio_serial::SerialPortBuilderExt;

@@ -7,9 +7,9 @@ mod sim_support;
 
 use std::time::Duration;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::dgt::{ClockReading, Decoder, Message};
-use eboardd::sim::{
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::dgt::{ClockReading, Decoder, Message};
+use eboard_sim::{
     BoardOptions, ClockPresence, ClockSetup, Noise, NoiseOptions, Pace, Scenario, ScenarioOptions,
     SimBoard, SimHandle, SimOptions, Step,
 };

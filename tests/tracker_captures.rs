@@ -3,17 +3,17 @@
 
 mod captures;
 
-use eboardd::board::Orientation;
-use eboardd::session::Event;
+use eboard_core::board::Orientation;
+use eboard_core::session::Event;
 
 /// `eboardctl decode`'s pipeline over a capture, for a board named like the capture file.
-fn decode(chunks: &[eboardd::capture::Chunk]) -> eboardd::cli::decode::Decoded {
+fn decode(chunks: &[eboard_core::capture::Chunk]) -> eboardd::cli::decode::Decoded {
     let config = eboardd::cli::decode::session_config_for("1.inbytes".as_ref());
     eboardd::cli::decode::decode(chunks, &[], config, "2026-01-02")
 }
 
 /// Capture `n`'s reads and its moves in UCI.
-fn capture(n: u32) -> (Vec<eboardd::capture::Chunk>, Vec<String>) {
+fn capture(n: u32) -> (Vec<eboard_core::capture::Chunk>, Vec<String>) {
     (captures::chunks(n), captures::uci(n))
 }
 
@@ -119,7 +119,7 @@ fn events_carry_their_stream_position() {
 /// The main line's SAN tokens of the first game of a PGN text (comments and clock stamps
 /// skipped), read with `pgn-reader`.
 fn pgn_moves(text: &str) -> Vec<String> {
-    eboardd::sim::parse_games(text)
+    eboard_sim::parse_games(text)
         .into_iter()
         .next()
         .map(|g| g.sans)

@@ -3,9 +3,9 @@
 
 mod tracker_common;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::tracker::{ILLEGAL_SETTLE_MS, Tracker, TrackerEvent};
-use eboardd::vocab::OrientationSetting;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::tracker::{ILLEGAL_SETTLE_MS, Tracker, TrackerEvent};
+use eboard_core::vocab::OrientationSetting;
 use shakmaty::{Chess, Color, Position};
 use tracker_common::*;
 
@@ -230,7 +230,7 @@ fn slide_over_intermediate_squares_is_one_move() {
     // Every square on the way was held (the line goes on), so nothing was corrected; a5 is
     // held too until the dwell passes.
     assert!(played(&rig.events).is_empty());
-    rig.wait(eboardd::tracker::DWELL_MS);
+    rig.wait(eboard_core::tracker::DWELL_MS);
     assert_eq!(moves_of(&rig), ["a1a5"]);
     assert_eq!(played(&rig.events), ["a1a5"]);
     assert_eq!(rig.tracker.corrections(), 0);
@@ -250,7 +250,7 @@ fn set_down_then_moved_on_ends_where_released() {
     rig.lift("a3");
     let ev = rig.place("a7", 'R');
     assert!(played(&ev).is_empty(), "a7 is held (a8 is empty)");
-    let ev = rig.wait(eboardd::tracker::DWELL_MS);
+    let ev = rig.wait(eboard_core::tracker::DWELL_MS);
     assert_eq!(played(&ev), ["a1a7"]);
     assert_eq!(retracted(&rig.events), 1);
     assert_eq!(moves_of(&rig), ["a1a7"]);
@@ -663,7 +663,7 @@ fn slide_through_a_repeated_position_is_not_a_takeback() {
     rig.lift("c5");
     rig.place("b6", 'b');
     // b6 is held (a7 is empty) until the dwell passes.
-    rig.wait(eboardd::tracker::DWELL_MS);
+    rig.wait(eboard_core::tracker::DWELL_MS);
     assert_eq!(moves_of(&rig), ["c5b6", "a1a8", "b6e3", "a8a1", "e3b6"]);
     assert_eq!(rig.tracker.corrections(), 0);
 }
@@ -699,7 +699,7 @@ fn slide_finished_while_the_reply_starts_waits_for_the_next_move_to_tell_the_sto
         let mut rig = Rig::at(start);
         rig.lift("e7");
         assert!(played(&rig.place("e6", 'p')).is_empty());
-        assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["e7e6"]);
+        assert_eq!(played(&rig.wait(eboard_core::tracker::DWELL_MS)), ["e7e6"]);
         rig.lift("e6");
         rig.lift("g1");
         rig.place("e5", 'p');
@@ -710,7 +710,7 @@ fn slide_finished_while_the_reply_starts_waits_for_the_next_move_to_tell_the_sto
         assert_eq!(moves_of(&rig), ["e7e6"]);
         rig.lift(next_from);
         rig.place(next_to, piece);
-        rig.wait(eboardd::tracker::DWELL_MS);
+        rig.wait(eboard_core::tracker::DWELL_MS);
         assert_eq!(moves_of(&rig), story);
         assert!(rig.tracker.in_sync());
     }
@@ -736,7 +736,7 @@ fn piece_in_hand_during_a_slide_is_not_read_as_a_sacrifice() {
     let ev = rig.place("f5", 'q');
     assert_eq!(played(&ev), ["a1d1"]);
     // The queen's line goes on (g4 is empty): held for the dwell.
-    assert_eq!(played(&rig.wait(eboardd::tracker::DWELL_MS)), ["d7f5"]);
+    assert_eq!(played(&rig.wait(eboard_core::tracker::DWELL_MS)), ["d7f5"]);
 }
 
 #[test]

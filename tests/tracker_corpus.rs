@@ -8,7 +8,7 @@
 
 mod tracker_common;
 
-use eboardd::tracker::TrackerEvent;
+use eboard_core::tracker::TrackerEvent;
 use tracker_common::*;
 
 #[test]
@@ -163,9 +163,9 @@ fn quick_replies_in_games_502_and_522_keep_the_record_going() {
 /// tracker benchmark).
 #[test]
 fn corpus_games_reconstructed_exactly_when_the_caller_does_not_tick() {
-    use eboardd::board::Orientation;
-    use eboardd::sim::handling::{Handling, Noise};
-    use eboardd::vocab::OrientationSetting;
+    use eboard_core::board::Orientation;
+    use eboard_core::vocab::OrientationSetting;
+    use eboard_sim::handling::{Handling, Noise};
     use shakmaty::{Chess, Position};
     let games = corpus_games();
     let mut failures = Vec::new();

@@ -11,7 +11,7 @@
 
 mod tracker_common;
 
-use eboardd::board::Orientation;
+use eboard_core::board::Orientation;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use tracker_common::hall::{self, HallGame};

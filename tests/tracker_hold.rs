@@ -4,7 +4,7 @@
 
 mod tracker_common;
 
-use eboardd::tracker::{DWELL_MS, FINAL_STILL_MS, SCAN_LAG_MS, TrackerEvent};
+use eboard_core::tracker::{DWELL_MS, FINAL_STILL_MS, SCAN_LAG_MS, TrackerEvent};
 use tracker_common::*;
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";

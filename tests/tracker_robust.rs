@@ -3,10 +3,10 @@
 
 mod tracker_common;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::sim::handling::{Handling, Noise};
-use eboardd::tracker::{Tracker, TrackerEvent};
-use eboardd::vocab::OrientationSetting;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::tracker::{Tracker, TrackerEvent};
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::handling::{Handling, Noise};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{Chess, Position};
@@ -55,7 +55,7 @@ fn corpus_games_with_two_plies_read_at_once() {
                     let mut ev = rig.dump();
                     // A recapture on the same square by the same kind of piece only empties
                     // squares: it is accepted once the board has settled.
-                    ev.extend(rig.wait(eboardd::tracker::ILLEGAL_SETTLE_MS));
+                    ev.extend(rig.wait(eboard_core::tracker::ILLEGAL_SETTLE_MS));
                     // The second mover's clock press (the first one's was read as well, but
                     // the board showed nothing yet). Until a press, the second move would be
                     // open to correction by its player.
@@ -90,7 +90,7 @@ fn mid_game_position_on_a_turned_board_is_recognised() {
     rig.lift("f1");
     rig.place("b5", 'B');
     // The bishop's line goes on to a6: held for the dwell.
-    rig.wait(eboardd::tracker::DWELL_MS);
+    rig.wait(eboard_core::tracker::DWELL_MS);
     assert_eq!(rig.game_uci(), ["f1b5"]);
 }
 

@@ -196,8 +196,8 @@ async fn last_event_id_replays_exactly_what_was_missed() {
 
 /// One game as pgn-reader reads it: its tags and its SAN moves.
 /// The games of a PGN text, read with `pgn-reader` (through `sim::pgn`).
-fn parse_pgn(text: &str) -> Vec<eboardd::sim::PgnGame> {
-    eboardd::sim::parse_games(text)
+fn parse_pgn(text: &str) -> Vec<eboard_sim::PgnGame> {
+    eboard_sim::parse_games(text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,7 +11,7 @@ mod web_support;
 use std::collections::HashMap;
 
 use common::rig::moves;
-use eboardd::sim::Step;
+use eboard_sim::Step;
 use shakmaty::Square;
 use web_support::Rig;
 use web_support::browser::{Browser, screenshot_dir};
@@ -295,7 +295,7 @@ where
 /// with both orders, and `ResolveGap` with one of them clears it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_board_page_shows_the_question_a_still_board_leaves_and_its_answer() {
-    use eboardd::sim::Action;
+    use eboard_sim::Action;
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
     let rig = Rig::start(&["web.q1"], &[]).await;
     rig.wait_ready(&["web_q1"]).await;
@@ -368,9 +368,9 @@ async fn the_hall_shows_the_battery_and_warns_below_20_percent() {
     let dir = tempfile::tempdir().expect("temp dir");
     let names = ["web.bt1", "web.bt2", "web.usb"];
     let (sims, ports) = common::rig::spawn_sims_with(dir.path(), &names, |i| match i {
-        0 => eboardd::sim::bluetooth_board(15),
-        1 => eboardd::sim::bluetooth_board(80),
-        _ => eboardd::sim::BoardOptions::default(),
+        0 => eboard_sim::bluetooth_board(15),
+        1 => eboard_sim::bluetooth_board(80),
+        _ => eboard_sim::BoardOptions::default(),
     })
     .await;
     let bus = common::Bus::start(dir.path()).await;

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Board, CastlingMode, Chess, Color, Move, Position as _};
 
-use eboardd::sim::handling::{Handling, SensorStep};
-use eboardd::sim::scenario::{Hands, side_of};
-use eboardd::sim::{Action, ClockSetup, Noise, Pace, PgnGame, SimHandle};
+use eboard_sim::handling::{Handling, SensorStep};
+use eboard_sim::scenario::{Hands, side_of};
+use eboard_sim::{Action, ClockSetup, Noise, Pace, PgnGame, SimHandle};
 
 use super::client::Log;
 use super::harness::wait_until;

@@ -13,7 +13,7 @@ use anyhow::Context as _;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use eboardd::sim::{ClockSetup, PgnGame, SimHandle};
+use eboard_sim::{ClockSetup, PgnGame, SimHandle};
 
 use super::client::{Client, Log, Moves};
 use super::driver::{self, Expected, PlayerResult, Style};

@@ -10,10 +10,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use eboardd::board::Orientation;
-use eboardd::sim::{
-    BoardOptions, ClockSetup, PgnGame, SimBoard, SimHandle, SimOptions, parse_games,
-};
+use eboard_core::board::Orientation;
+use eboard_sim::{BoardOptions, ClockSetup, PgnGame, SimBoard, SimHandle, SimOptions, parse_games};
 use tokio::sync::{Notify, oneshot};
 
 /// The games the simulated players play.

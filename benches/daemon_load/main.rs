@@ -50,7 +50,7 @@ use anyhow::Context as _;
 
 use tokio::sync::Notify;
 
-use eboardd::sim::{Pace, PgnGame};
+use eboard_sim::{Pace, PgnGame};
 
 use driver::{Expected, Style};
 use hall::Hall;
@@ -116,7 +116,7 @@ impl Config {
         let mut style = Style::bench(pace);
         match std::env::var("EBOARDD_BENCH_NOISE").as_deref() {
             Err(_) | Ok("noisy") => {}
-            Ok("clean") => style.noise = eboardd::sim::Noise::Clean,
+            Ok("clean") => style.noise = eboard_sim::Noise::Clean,
             Ok(v) => anyhow::bail!("EBOARDD_BENCH_NOISE={v:?}: want noisy or clean"),
         }
         Ok(Config {

@@ -1,6 +1,6 @@
 //! The arbiter at each board, over D-Bus: reads the board's `Gap`, `Connected` and `Moves`
 //! five times a second (a read, not a signal, so a restarted daemon's state is never missed), and when
-//! the gap has waited for him for [`Pace::arbiter_after_ms`](eboardd::sim::scramble::Pace),
+//! the gap has waited for him for [`Pace::arbiter_after_ms`](eboard_sim::scramble::Pace),
 //! answers `ResolveGap` from the scoresheet: the moves really played from the last position
 //! the record knows (the gap's and any since). Also the property reads the players use.
 

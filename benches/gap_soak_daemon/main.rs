@@ -50,8 +50,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use tokio::sync::Notify;
 
-use eboardd::sim::ClockSetup;
-use eboardd::sim::scramble::Pace;
+use eboard_sim::ClockSetup;
+use eboard_sim::scramble::Pace;
 
 use conductor::{Conductor, Schedule};
 use parts::{client, hall, harness, procs};

@@ -10,9 +10,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng as _, SeedableRng as _};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position as _};
 
-use eboardd::sim::scenario::side_of;
-use eboardd::sim::scramble::Pace;
-use eboardd::sim::{Action, ClockSetup, SimHandle};
+use eboard_sim::scenario::side_of;
+use eboard_sim::scramble::Pace;
+use eboard_sim::{Action, ClockSetup, SimHandle};
 
 use super::arbiter;
 use super::client::Log;
@@ -205,7 +205,7 @@ impl Player<'_> {
         let mover = side_of(self.sim, position.turn());
         position.play_unchecked(m);
         let after = position.board().clone();
-        let changed = eboardd::tracker::search_diff(&before, &after);
+        let changed = eboard_core::tracker::search_diff(&before, &after);
         for sq in changed {
             if before.piece_at(sq).is_some() {
                 self.sim.lift(sq).await?;

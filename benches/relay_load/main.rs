@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use tokio::sync::Notify;
 
-use eboardd::sim::{Pace, PgnGame};
+use eboard_sim::{Pace, PgnGame};
 
 use parts::{client, driver, hall, harness, procs};
 

@@ -144,7 +144,7 @@ pub struct StandIn {
 impl StandIn {
     pub async fn start(address: &str, n: usize, emitted: Emitted) -> anyhow::Result<StandIn> {
         let text = std::fs::read_to_string(CORPUS).with_context(|| format!("reading {CORPUS}"))?;
-        let games: Vec<Vec<String>> = eboardd::sim::parse_games(&text)
+        let games: Vec<Vec<String>> = eboard_sim::parse_games(&text)
             .into_iter()
             .filter_map(|g| {
                 let mut pos = g.start_position().ok()?;

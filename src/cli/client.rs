@@ -8,8 +8,8 @@ use zbus::Connection;
 use crate::client::board_id;
 use crate::client::error::CtlError;
 use crate::client::props::BoardProps;
-use crate::contract::OBJECT_MANAGER_INTERFACE;
-pub use crate::contract::{BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
+use eboard_core::contract::OBJECT_MANAGER_INTERFACE;
+pub use eboard_core::contract::{BOARD_PATH_PREFIX, BUS_NAME, MANAGER_PATH};
 
 /// `org.eboardd.Bridge1.Board`: its methods, and its properties for a client that reads
 /// one property or follows its changes (the tests do; eboardctl reads all of them in one go

@@ -15,15 +15,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::board::Orientation;
-use crate::capture::{self, Chunk, LinkChange, LinkNote};
 use crate::daemon::config::{BoardConfig, DaemonConfig};
 use crate::daemon::pgn_files;
-use crate::dgt::{Decoder, Message};
-use crate::game::PgnDate;
-use crate::link;
-use crate::session::{Event, Input, Session, SessionConfig};
-use crate::vocab::Millis;
+use eboard_core::board::Orientation;
+use eboard_core::capture::{self, Chunk, LinkChange, LinkNote};
+use eboard_core::dgt::{Decoder, Message};
+use eboard_core::game::PgnDate;
+use eboard_core::link;
+use eboard_core::session::{Event, Input, Session, SessionConfig};
+use eboard_core::vocab::Millis;
 
 /// Gap between two reads of a capture without timestamps (`eboardctl replay`'s default).
 pub const UNTIMED_GAP_MS: Millis = 50;

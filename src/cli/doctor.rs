@@ -18,9 +18,9 @@ use crate::cli::client::Client;
 use crate::cli::{Globals, print_json, print_text};
 use crate::client::bus;
 use crate::client::error::CtlError;
-use crate::contract::{BUS_NAME, MANAGER_INTERFACE, MANAGER_PATH};
 use crate::daemon::config::{Config, DEFAULT_CONFIG_PATH};
 use checks::{Board, Daemon, Dir, Facts, GROUP, Port, RULE_FILE, Udev, Unit};
+use eboard_core::contract::{BUS_NAME, MANAGER_INTERFACE, MANAGER_PATH};
 
 /// Where udev reads rules, in its order of precedence.
 const UDEV_RULES_DIRS: [&str; 5] = [

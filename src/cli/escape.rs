@@ -125,8 +125,8 @@ pub fn watch_event(event: WatchEvent) -> WatchEvent {
             });
             WatchEvent::Signal {
                 path: path(p),
-                signal: escaped.unwrap_or(crate::session::Event::Record(
-                    crate::session::RecordFact::Comment {
+                signal: escaped.unwrap_or(eboard_core::session::Event::Record(
+                    eboard_core::session::RecordFact::Comment {
                         text: "(a signal that cannot be shown)".into(),
                     },
                 )),
@@ -183,7 +183,7 @@ mod tests {
         );
 
         let mut checked = 0;
-        for signal in crate::session::signal::every_signal() {
+        for signal in eboard_core::session::signal::every_signal() {
             let mut raw = serde_json::to_value(&signal).unwrap();
             let mut poisoned = false;
             // A control character in every string argument but the event's own tag.
@@ -199,7 +199,7 @@ mod tests {
                 }
             }
             // Contract words (results, terminations) cannot hold one: those events are skipped.
-            let Ok(hostile) = serde_json::from_value::<crate::session::Event>(raw) else {
+            let Ok(hostile) = serde_json::from_value::<eboard_core::session::Event>(raw) else {
                 continue;
             };
             if !poisoned {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::client::Client;
 use crate::client::error::CtlError;
-use crate::game::{TagValueFault, tag_value_fault};
+use eboard_core::game::{TagValueFault, tag_value_fault};
 
 /// `eboardctl pairings` arguments.
 #[derive(Debug, Clone, PartialEq, clap::Args)]

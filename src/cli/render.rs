@@ -119,7 +119,7 @@ pub fn diagram_lines(fen: &str) -> Vec<String> {
 }
 
 /// Remaining time as a clock shows it: `h:mm:ss`, rounded down to the second (the PGN `%clk`).
-pub use crate::game::clk as clock;
+pub use eboard_core::game::clk as clock;
 
 /// The side to move and the full-move number of a FEN (fields 2 and 6).
 fn fen_turn_and_number(fen: &str) -> Option<(bool, u32)> {

@@ -1,7 +1,7 @@
 //! `eboardctl replay CAPTURE --link PATH`: play a recorded serial stream back into a
 //! pseudo-terminal, gpsfake-style, so a daemon (or a test) reads what a real board sent.
 //!
-//! Both capture formats are read (see [`crate::capture`]): the base64-lines format of the
+//! Both capture formats are read (see [`eboard_core::capture`]): the base64-lines format of the
 //! shared captures, whose chunks go out `--gap-ms` apart, and eboardd's timestamped
 //! `--record` format, replayed with its original timing divided by `--speed`. Bytes from the
 //! host are read and ignored: a capture cannot answer questions.
@@ -14,8 +14,8 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::time::Instant;
 use tokio_serial::{SerialPort as _, SerialStream};
 
-use crate::capture::{self, Chunk};
-use crate::sim::pty::{make_link, remove_link, wait_until_read};
+use eboard_core::capture::{self, Chunk};
+use eboard_sim::pty::{make_link, remove_link, wait_until_read};
 
 /// Arguments of `eboardctl replay`.
 #[derive(Debug, Clone, clap::Args)]

@@ -8,9 +8,9 @@ use anyhow::Context as _;
 use shakmaty::san::San;
 use shakmaty::{Color, Position as _};
 
-use crate::board::Orientation;
-use crate::dgt::DisplayTime;
-use crate::sim::{
+use eboard_core::board::Orientation;
+use eboard_core::dgt::DisplayTime;
+use eboard_sim::{
     BoardOptions, ClockKind, ClockPresence, ClockSide, Noise, Pace, PgnGame, Scenario,
     ScenarioOptions, SimBoard, SimHandle, SimOptions, Step, default_game, parse_games,
 };
@@ -50,7 +50,7 @@ pub struct SimulateArgs {
     /// `time_control` (e.g. "40/5400+30:1800+30", "40/5400d30:1800d30", "5400b5"); default:
     /// 3 minutes + 2 s a move.
     #[arg(long, value_name = "CONTROL")]
-    pub time_control: Option<crate::arbiter::timecontrol::TimeControl>,
+    pub time_control: Option<eboard_core::arbiter::timecontrol::TimeControl>,
     /// Which DGT board: `dgt` (the USB e-board), `bluetooth` (a Bluetooth e-board with a
     /// battery, whose link drops now and then with `--drops`), `revelation2` (a Revelation II;
     /// `--firmware` says which).
@@ -77,7 +77,7 @@ pub struct SimulateArgs {
     /// runs out, steady flag: DGT 3000 FIDE modes, XL options 8, 9, 17, 18) or moves (at the
     /// press the XL's own move counter counts as the period's last: option 13, option 00).
     #[arg(long, default_value = "time", value_name = "HOW")]
-    pub clock_periods: crate::vocab::ClockPeriods,
+    pub clock_periods: eboard_core::vocab::ClockPeriods,
 }
 
 /// The boards `eboardctl simulate` offers.
@@ -105,8 +105,8 @@ fn parse_firmware(text: &str) -> Result<(u8, u8), String> {
 fn model_options(args: &SimulateArgs) -> BoardOptions {
     match args.model {
         SimModel::Dgt => BoardOptions::default(),
-        SimModel::Bluetooth => crate::sim::bluetooth_board(args.battery),
-        SimModel::Revelation2 => crate::sim::revelation_board(args.firmware),
+        SimModel::Bluetooth => eboard_sim::bluetooth_board(args.battery),
+        SimModel::Revelation2 => eboard_sim::revelation_board(args.firmware),
     }
 }
 
@@ -126,7 +126,7 @@ async fn drop_now_and_then(sim: &SimHandle, seed: u64, mut battery: u8) -> anyho
         sim.sleep(between(60_000, 240_000)).await;
         sim.unplug().await?;
         battery = battery.saturating_sub(1).max(1);
-        sim.act(crate::sim::Action::SetBattery(crate::sim::SimBattery {
+        sim.act(eboard_sim::Action::SetBattery(eboard_sim::SimBattery {
             percent: battery,
             charging: false,
         }))
@@ -275,7 +275,7 @@ async fn play(
     sim: &SimHandle,
     args: &SimulateArgs,
     games: &[PgnGame],
-    setup: crate::sim::ClockSetup,
+    setup: eboard_sim::ClockSetup,
 ) -> anyhow::Result<()> {
     crate::cli::say("waiting for a program to open the port and ask for updates…");
     loop {
@@ -349,7 +349,7 @@ async fn play(
         }
         if let Some(result) = &game.result {
             crate::cli::say(result);
-            let result: crate::vocab::GameResult = result.parse()?;
+            let result: eboard_core::vocab::GameResult = result.parse()?;
             if args.result_gesture && result.is_finished() {
                 crate::cli::say("result gesture: both kings on the centre squares");
                 scenario.step(&Step::ResultGesture(result)).await?;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-pub use crate::contract::{BUS_NAME, is_not_running};
+pub use eboard_core::contract::{BUS_NAME, is_not_running};
 
 /// A failed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +61,7 @@ impl fmt::Display for CtlError {
         match self {
             CtlError::Daemon { name, message } => {
                 write!(f, "{name}: {message}")?;
-                if name == crate::contract::ACCESS_DENIED {
+                if name == eboard_core::contract::ACCESS_DENIED {
                     write!(
                         f,
                         " (changing a board needs root or membership of group eboardd)"
@@ -98,7 +98,7 @@ mod tests {
     use zbus::message::Message;
 
     fn error_reply(name: &str, text: &str) -> zbus::Error {
-        let call = Message::method_call(crate::contract::MANAGER_PATH, "NewGame")
+        let call = Message::method_call(eboard_core::contract::MANAGER_PATH, "NewGame")
             .destination(BUS_NAME)
             .build(&())
             .expect("build call");

@@ -9,11 +9,11 @@ use zbus::message::{Body, Message, Type};
 use zbus::{OwnedVariant, Structure};
 
 use crate::client::props::{BoardProps, dict_to_json, variant_to_json};
-use crate::contract::{
+use eboard_core::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, OBJECT_MANAGER_INTERFACE, PROPERTIES_INTERFACE,
     board_signal_named,
 };
-use crate::session::Event;
+use eboard_core::session::Event;
 
 /// Everything `watch` reacts to.
 #[derive(Debug, Clone, PartialEq)]
@@ -224,7 +224,7 @@ mod tests {
             signal(P, b, "GameEnded", &("1/2-1/2", "flag-fall-draw")),
         ];
         let decoded: Vec<Option<WatchEvent>> = bodies.iter().map(decode).collect();
-        let want: Vec<Option<WatchEvent>> = crate::session::signal::every_signal()
+        let want: Vec<Option<WatchEvent>> = eboard_core::session::signal::every_signal()
             .into_iter()
             .map(|signal| {
                 Some(WatchEvent::Signal {
@@ -249,7 +249,10 @@ mod tests {
         ));
         // The daemon's encoder writes exactly these bytes with this signature (a one-argument
         // body is the argument, not a structure around it).
-        for (m, event) in bodies.iter().zip(crate::session::signal::every_signal()) {
+        for (m, event) in bodies
+            .iter()
+            .zip(eboard_core::session::signal::every_signal())
+        {
             let member = event.member().unwrap_or_default();
             let body = crate::daemon::dbus::signal_body(&event).expect("a body");
             let ours = Message::signal(P, b, member)
@@ -269,7 +272,8 @@ mod tests {
                 .member()
                 .map(|n| n.to_string())
                 .unwrap_or_default();
-            let table = crate::contract::board_signal_named(&member).expect("a contract signal");
+            let table =
+                eboard_core::contract::board_signal_named(&member).expect("a contract signal");
             let args: String = table.args.iter().map(|(_, t)| *t).collect();
             // zbus writes a body of several arguments as one structure.
             let signature = if table.args.len() == 1 {

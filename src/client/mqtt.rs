@@ -42,11 +42,11 @@ use tokio::sync::mpsc::Sender;
 use tokio::time::Instant;
 
 use crate::client::{BoardProps, HallUpdate, Props};
-use crate::contract;
 use crate::mqtt::broker::{Broker, describe};
 use crate::mqtt::topics::{self, Kind, Topic};
 use crate::mqtt::{OFFLINE, ONLINE, backoff, is_run_id};
-use crate::session::Event as Signal;
+use eboard_core::contract;
+use eboard_core::session::Event as Signal;
 
 /// How long the broker must be quiet after the last retained message before the boards
 /// gathered so far are taken as the whole hall.

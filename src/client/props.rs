@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 use zbus::Variant;
 
-pub use crate::contract::props::{Battery, BoardProps, Claim, IllegalCounts};
+pub use eboard_core::contract::props::{Battery, BoardProps, Claim, IllegalCounts};
 
 /// Converts any D-Bus value to JSON: strings, object paths and signatures become strings,
 /// numbers numbers, arrays and structures arrays, dictionaries objects (keys as text), nested

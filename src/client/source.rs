@@ -20,7 +20,7 @@ use crate::client::error::CtlError;
 use crate::client::event::{WatchEvent, decode};
 use crate::client::hall::{HallUpdate, Props};
 use crate::client::props::dict_to_json;
-use crate::contract::{
+use eboard_core::contract::{
     BOARD_INTERFACE, BUS_NAME, DBUS_NAME, MANAGER_PATH, OBJECT_MANAGER_INTERFACE, is_not_running,
 };
 
@@ -355,7 +355,7 @@ async fn next_message(stream: &mut MessageStream) -> Option<zbus::Result<Message
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Event;
+    use eboard_core::session::Event;
     use serde_json::json;
 
     #[test]
@@ -409,7 +409,7 @@ mod tests {
                 json!({"result": "1/2-1/2", "termination": "flag-fall-draw"}),
             ),
         ];
-        let events = crate::session::signal::every_signal();
+        let events = eboard_core::session::signal::every_signal();
         assert_eq!(events.len(), want.len());
         for (signal, (member, args)) in events.into_iter().zip(want) {
             let decoded = from_watch_event(WatchEvent::Signal {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::SessionConfig;
+use eboard_core::session::SessionConfig;
 
 use super::settings::BoardSpec;
 use super::state_file;

@@ -15,12 +15,12 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_serial::SerialStream;
 
-use crate::capture;
-use crate::dgt::clock_channel::MessageError;
-use crate::game::PgnDate;
-use crate::link::{ClockRefusal, Fact, Link, Output};
-use crate::session::{Command, Event, Input, Session};
-use crate::vocab::{CommandError, Millis};
+use eboard_core::capture;
+use eboard_core::dgt::clock_channel::MessageError;
+use eboard_core::game::PgnDate;
+use eboard_core::link::{ClockRefusal, Fact, Link, Output};
+use eboard_core::session::{Command, Event, Input, Session};
+use eboard_core::vocab::{CommandError, Millis};
 
 use super::dbus::{CommandRequest, Publisher};
 use super::settings::BoardSpec;
@@ -90,7 +90,9 @@ impl BoardTask {
         // configured under (a udev symlink): said at once, and its battery asked for.
         let bluetooth = std::fs::canonicalize(&self.spec.port)
             .ok()
-            .is_some_and(|p| crate::identity::Identity::is_bluetooth_port(&p.to_string_lossy()));
+            .is_some_and(|p| {
+                eboard_core::identity::Identity::is_bluetooth_port(&p.to_string_lossy())
+            });
         let mut link = Link::new(self.spec.listen_only).with_tick_slot(tick_slot(&self.spec.id));
         if bluetooth {
             link.set_bluetooth_port(true);
@@ -182,7 +184,7 @@ impl Running {
         let now = self.task.now();
         // An excerpt: a command's arguments are bounded, but a log line stays short.
         tracing::debug!(
-            command = %crate::vocab::excerpt(&format!("{:?}", request.command)),
+            command = %eboard_core::vocab::excerpt(&format!("{:?}", request.command)),
             "command"
         );
         if let Command::ShowClockMessage(text) = &request.command {
@@ -309,7 +311,7 @@ impl Running {
             )),
             ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => CommandError::Busy(format!(
                 "board {id}: cannot show \"{}\" now: {e}",
-                crate::vocab::excerpt(text)
+                eboard_core::vocab::excerpt(text)
             )),
             ClockRefusal::Invalid(e) => {
                 // The channel's reason quotes the text already.

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use zbus::Message;
 use zbus::ObjectPath;
 
-use crate::contract::limits::{self, Bound, Oversized, check_count, check_item, check_text};
+use eboard_core::contract::limits::{self, Bound, Oversized, check_count, check_item, check_text};
 
 /// An argument as the bounds see it: its strings, borrowed from the message.
 enum Argument<'m> {
@@ -31,7 +31,7 @@ pub fn oversized(method: &str, msg: &Message) -> Option<Oversized> {
         return None;
     }
     let body = msg.body();
-    let signature: String = crate::contract::METHODS
+    let signature: String = eboard_core::contract::METHODS
         .iter()
         .find(|m| m.name == method)?
         .inputs

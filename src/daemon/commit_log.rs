@@ -321,10 +321,10 @@ fn put_back(
 mod tests {
     use super::*;
     use crate::daemon::journal::{Journal, encode_lines, journal_path};
-    use crate::session::Event;
+    use eboard_core::session::Event;
 
     fn ev(n: u32) -> Event {
-        Event::Record(crate::session::RecordFact::Tags {
+        Event::Record(eboard_core::session::RecordFact::Tags {
             tags: vec![("Round".into(), n.to_string())],
         })
     }

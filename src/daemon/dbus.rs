@@ -22,13 +22,13 @@ use zbus::wire::StructureBuilder;
 use zbus::{BoxDBusError, Connection, Message, ObjectServer, OwnedVariant, fdo};
 use zbus::{Structure, interface, names::InterfaceName};
 
-use crate::contract::{BOARD_PROPERTIES, BoardProps, ErrorName, WireValue};
-use crate::session::{Command, Event};
+use eboard_core::contract::{BOARD_PROPERTIES, BoardProps, ErrorName, WireValue};
+use eboard_core::session::{Command, Event};
 
-use crate::vocab::CommandError;
+use eboard_core::vocab::CommandError;
 
-// The names and paths are the contract's, written down once in `crate::contract`.
-pub use crate::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_PATH, board_path};
+// The names and paths are the contract's, written down once in `eboard_core::contract`.
+pub use eboard_core::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_PATH, board_path};
 
 /// Named errors `org.eboardd.Bridge1.Error.*`.
 #[derive(Debug, zbus::DBusError)]
@@ -373,7 +373,7 @@ fn write_with_properties(
     writer: &mut dyn Write,
     members: &str,
     level: usize,
-    properties: &[crate::contract::Property],
+    properties: &[eboard_core::contract::Property],
 ) {
     // Before the line that closes the interface (the end, if zbus ever wrote none).
     let close = members.rfind("</interface>").map_or(members.len(), |at| {
@@ -577,7 +577,7 @@ pub fn variant(value: WireValue<'_>) -> Value<'_> {
     }
 }
 
-/// The value of the board property `name` (a name of [`crate::contract::BOARD_PROPERTIES`])
+/// The value of the board property `name` (a name of [`eboard_core::contract::BOARD_PROPERTIES`])
 /// in `v`, with the contract's D-Bus type; `None` for a name that is not a board property.
 pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
     v.wire_value(name).map(variant)
@@ -659,7 +659,7 @@ mod tests {
             !changed_properties(old, new).iter().any(|(n, _)| *n == name)
         };
         let mut differing = 0;
-        for p in crate::contract::BOARD_PROPERTIES {
+        for p in eboard_core::contract::BOARD_PROPERTIES {
             let by_value = property_value(&old, p.name) == property_value(&new, p.name);
             differing += usize::from(!by_value);
             assert_eq!(same_property(&old, &new, p.name), by_value, "{}", p.name);
@@ -668,7 +668,7 @@ mod tests {
         assert!(differing >= 26, "only {differing} properties were changed");
         // The changed values are the D-Bus values, in the table's order.
         let changed = changed_properties(&old, &new);
-        let table: Vec<_> = crate::contract::BOARD_PROPERTIES
+        let table: Vec<_> = eboard_core::contract::BOARD_PROPERTIES
             .iter()
             .filter(|p| property_value(&old, p.name) != property_value(&new, p.name))
             .map(|p| (p.name, property_value(&new, p.name).unwrap()))
@@ -705,7 +705,7 @@ mod tests {
     /// back the very event it was published from.
     #[test]
     fn every_event_signal_has_a_body_of_its_contract_signature() {
-        for event in crate::session::signal::every_signal() {
+        for event in eboard_core::session::signal::every_signal() {
             let signal = event.signal().expect("a signal");
             let body = signal_body(&event).unwrap_or_else(|| panic!("{} has no body", signal.name));
             let msg = zbus::Message::signal(board_path("b"), BOARD_INTERFACE, signal.name)
@@ -723,7 +723,7 @@ mod tests {
                 Some(event)
             );
         }
-        let record = Event::Record(crate::session::RecordFact::Comment { text: "x".into() });
+        let record = Event::Record(eboard_core::session::RecordFact::Comment { text: "x".into() });
         assert!(signal_body(&record).is_none());
     }
 
@@ -744,7 +744,7 @@ mod tests {
         let fixed = sendable(&dirty);
         assert!(fixed.texts().all(|s| is_dbus_text(s)), "{fixed:?}");
         assert_eq!(fixed.serial_number, "12\u{FFFD}45");
-        for p in crate::contract::BOARD_PROPERTIES {
+        for p in eboard_core::contract::BOARD_PROPERTIES {
             let unsafe_value = property_value(&dirty, p.name).unwrap();
             let safe_value = property_value(&fixed, p.name).unwrap();
             assert!(holds_only_dbus_text(&safe_value), "{}", p.name);
@@ -794,10 +794,10 @@ mod tests {
             #[zbus(signal)]
             async fn flag_fell(emitter: &SignalEmitter<'_>, player: &str) -> zbus::Result<()>;
         }
-        let table: Vec<crate::contract::Property> =
+        let table: Vec<eboard_core::contract::Property> =
             [("WhiteTimeMs", "t"), ("Claims", "a(sss)"), ("Name", "s")]
                 .into_iter()
-                .map(|(name, signature)| crate::contract::Property {
+                .map(|(name, signature)| eboard_core::contract::Property {
                     interface: "org.example.Same",
                     name,
                     signature,
@@ -823,7 +823,10 @@ mod tests {
             .lines()
             .filter(|l| l.trim_start().starts_with("<property "))
             .collect();
-        assert_eq!(properties.len(), crate::contract::BOARD_PROPERTIES.len());
+        assert_eq!(
+            properties.len(),
+            eboard_core::contract::BOARD_PROPERTIES.len()
+        );
         assert!(xml.find("<property ") > xml.rfind("<signal "), "{xml}");
         assert!(xml.ends_with("</interface>\n"), "{xml}");
     }
@@ -831,7 +834,7 @@ mod tests {
     #[test]
     fn every_table_property_has_a_value_of_its_type() {
         let snap = BoardProps::default();
-        for p in crate::contract::BOARD_PROPERTIES {
+        for p in eboard_core::contract::BOARD_PROPERTIES {
             let v = property_value(&snap, p.name)
                 .unwrap_or_else(|| panic!("{} has no value in the properties", p.name));
             assert_eq!(v.value_signature().to_string(), p.signature, "{}", p.name);

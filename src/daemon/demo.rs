@@ -20,14 +20,14 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 use tokio::sync::mpsc;
 use zbus::{Connection, MatchRule, MessageStream, Proxy};
 
-use crate::arbiter::ArbiterConfig;
-use crate::session::SessionConfig;
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::session::SessionConfig;
 
-use crate::sim::{
+use eboard_core::vocab::Rules;
+use eboard_sim::{
     ClockSetup, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step,
     default_game,
 };
-use crate::vocab::Rules;
 
 use super::args::Args;
 use super::bus::PrivateBus;
@@ -263,7 +263,7 @@ async fn play(sim: &SimHandle, client: &Connection) -> anyhow::Result<()> {
     })
     .await?;
     scenario.step(&Step::Pause(3_000)).await?;
-    let result: crate::vocab::GameResult = game.result.as_deref().unwrap_or("1-0").parse()?;
+    let result: eboard_core::vocab::GameResult = game.result.as_deref().unwrap_or("1-0").parse()?;
     println!("players: result gesture {result} (both kings on the centre squares)");
     scenario.step(&Step::ResultGesture(result)).await?;
     wait_for(&mut seen, "GameEnded", |s| *s == Seen::GameEnded).await?;

@@ -1,5 +1,5 @@
 //! The per-board game journal: an append-only file of [`Event`]s from which a restarted daemon
-//! rebuilds each board's game exactly ([`crate::session::Session::restore`]).
+//! rebuilds each board's game exactly ([`eboard_core::session::Session::restore`]).
 //!
 //! # Format
 //!
@@ -60,7 +60,7 @@ mod format;
 mod settle;
 mod warning;
 
-use crate::session::{Event, RecordFact};
+use eboard_core::session::{Event, RecordFact};
 pub use files::archive_dir;
 use files::*;
 use format::*;
@@ -651,7 +651,7 @@ impl Drop for Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::{Edition, Rules};
+    use eboard_core::vocab::{Edition, Rules};
 
     fn mv(ply: u32) -> Event {
         Event::MovePlayed {

@@ -1,6 +1,6 @@
 //! The serial device of one board: opening it with the line its protocol speaks on (DGT:
-//! 9600 8N1, see [`crate::link::Protocol::line`]). Everything the link says and decides once
-//! the port is open lives in the pure [`crate::link`] machine.
+//! 9600 8N1, see [`eboard_core::link::Protocol::line`]). Everything the link says and decides once
+//! the port is open lives in the pure [`eboard_core::link`] machine.
 
 use std::io;
 use std::path::Path;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
 
-use crate::link::{LineSettings, Parity as LineParity};
+use eboard_core::link::{LineSettings, Parity as LineParity};
 
 /// Open the serial device with `line`'s settings, without flow control.
 pub fn open(port: &Path, line: LineSettings) -> io::Result<SerialStream> {

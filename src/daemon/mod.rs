@@ -1,5 +1,5 @@
 //! The async shell: command line, bus, D-Bus objects, one task per board over its serial
-//! link, and the persistence hooks around the pure [`crate::session::Session`].
+//! link, and the persistence hooks around the pure [`eboard_core::session::Session`].
 //!
 //! ```text
 //! serial port ─► board task ─► link::Link ─► Session::handle ─► events ─► journal ─► signals

@@ -202,7 +202,7 @@ pub fn utc_date(time: SystemTime) -> String {
     let ms = time
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    crate::game::PgnDate::of_unix_ms(ms).iso()
+    eboard_core::game::PgnDate::of_unix_ms(ms).iso()
 }
 
 /// Board ids become file names: only the contract's id alphabet is allowed.

@@ -1,5 +1,5 @@
 //! `--record DIR`: each board's raw serial input, timestamped, in the record format of
-//! [`crate::capture`] — what `eboardctl replay` and `eboardctl decode` read, and what a user
+//! [`eboard_core::capture`] — what `eboardctl replay` and `eboardctl decode` read, and what a user
 //! attaches to a bug report.
 //!
 //! One file per board and daemon run, `<DIR>/<board id>-<YYYY-MM-DD>T<HHMMSS>Z.record`
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use super::file_error::file_kind;
-use crate::capture;
+use eboard_core::capture;
 
 /// A recording of one board's serial input.
 #[derive(Debug)]

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::file_error::file_kind;
 
-pub use crate::vocab::{RoundBoard, parse_round};
+pub use eboard_core::vocab::{RoundBoard, parse_round};
 
 /// The `Round` tag of a PGN text's first game.
 pub fn round_tag(pgn: &str) -> Option<RoundBoard> {

@@ -13,7 +13,7 @@ use zbus::object_server::SignalEmitter;
 use zbus::{Connection, interface};
 use zbus::{ObjectPath, OwnedObjectPath};
 
-use crate::session::Session;
+use eboard_core::session::Session;
 
 use super::added::AddedBoards;
 use super::board::{BoardTask, Stop};
@@ -307,7 +307,7 @@ impl Manager {
         let id = board.as_str().strip_prefix(&prefix).ok_or_else(|| {
             BridgeError::InvalidArgument(format!(
                 "{} is not a board object",
-                crate::vocab::excerpt(board.as_str())
+                eboard_core::vocab::excerpt(board.as_str())
             ))
         })?;
         tracing::info!(id = %id, "RemoveBoard");

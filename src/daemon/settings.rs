@@ -107,7 +107,7 @@ mod tests {
         assert!(s.boards[0].listen_only);
         assert_eq!(
             s.boards[1].session.arbiter.rules,
-            crate::vocab::Rules::Rapid
+            eboard_core::vocab::Rules::Rapid
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -62,7 +62,7 @@ impl<I: Interface> Checked<I> {
             let too_big = super::bounds::oversized(name.as_str(), msg)?;
             tracing::info!("refused {name}: {too_big}");
             let error = super::dbus::BridgeError::named(
-                crate::contract::limits::over_bound_error(name.as_str()),
+                eboard_core::contract::limits::over_bound_error(name.as_str()),
                 too_big.0,
             );
             return Some(DispatchResult::new_async(connection, msg, async move {

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::contract::BoardProps;
-use crate::session::{Event, is_journalled};
+use eboard_core::contract::BoardProps;
+use eboard_core::session::{Event, is_journalled};
 
 use super::health::{Health, Source};
 use super::journal::{Journal, journal_path};
@@ -48,7 +48,7 @@ pub struct BoardStore {
 
 impl BoardStore {
     /// Open (or create) the board's journal, hand it to the writer and return the store with
-    /// the events the journal holds, oldest first, for [`crate::session::Session::restore`].
+    /// the events the journal holds, oldest first, for [`eboard_core::session::Session::restore`].
     pub fn open(
         paths: &StorePaths,
         id: &str,

@@ -39,7 +39,7 @@ use tokio::sync::oneshot;
 use super::commit_log::{self, CommitLog};
 use super::health::{self, Health, Source};
 use super::journal::{Chunk, Journal, JournalError, is_storage_fault};
-use crate::session::Event;
+use eboard_core::session::Event;
 
 mod checkpoint;
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use eboardd::sim::pgn::{PgnGame, parse_games};
+use eboard_sim::pgn::{PgnGame, parse_games};
 use tokio::process::{Child, Command};
 use tokio::time::Instant;
 

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use zbus::{MatchRule, MessageStream, OwnedVariant};
 
+use eboard_core::contract::{BOARD_INTERFACE, PROPERTIES_INTERFACE, board_path};
+pub use eboard_core::session::Event;
 use eboardd::client::event::board_signal;
-use eboardd::contract::{BOARD_INTERFACE, PROPERTIES_INTERFACE, board_path};
-pub use eboardd::session::Event;
 
 use super::{WAIT, next, within};
 

@@ -1,6 +1,6 @@
 //! Client-side proxies of the contract's interfaces.
 
-use eboardd::contract::board_path;
+use eboard_core::contract::board_path;
 
 #[zbus::proxy(
     interface = "org.eboardd.Bridge1",

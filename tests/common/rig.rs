@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use eboardd::sim::{
+use eboard_sim::{
     BoardOptions, Noise, Pace, Scenario, ScenarioOptions, SimBoard, SimHandle, SimOptions, Step,
 };
 
@@ -135,9 +135,9 @@ where
         HashMap<zbus::OwnedObjectPath, HashMap<String, HashMap<String, zbus::OwnedVariant>>>;
     let reply = conn
         .call_method(
-            Some(eboardd::contract::BUS_NAME),
-            eboardd::contract::MANAGER_PATH,
-            Some(eboardd::contract::OBJECT_MANAGER_INTERFACE),
+            Some(eboard_core::contract::BUS_NAME),
+            eboard_core::contract::MANAGER_PATH,
+            Some(eboard_core::contract::OBJECT_MANAGER_INTERFACE),
             "GetManagedObjects",
             &(),
         )
@@ -147,8 +147,8 @@ where
     objects
         .into_iter()
         .filter_map(|(path, ifaces)| {
-            let props = ifaces.get(eboardd::contract::BOARD_INTERFACE)?;
-            let id = eboardd::contract::board_id_of(path.as_str())?.to_owned();
+            let props = ifaces.get(eboard_core::contract::BOARD_INTERFACE)?;
+            let id = eboard_core::contract::board_id_of(path.as_str())?.to_owned();
             let json = eboardd::client::props::dict_to_json(props);
             Some((id, serde_json::Value::Object(json)))
         })

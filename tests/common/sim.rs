@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use eboardd::sim::{BoardOptions, SimBoard, SimHandle, SimOptions};
+use eboard_sim::{BoardOptions, SimBoard, SimHandle, SimOptions};
 
 /// A simulated board + clock whose port is `dir/name`, running `speed` times real time.
 pub async fn sim_board(dir: &Path, name: &str, speed: f64, board: BoardOptions) -> SimHandle {
@@ -20,13 +20,13 @@ pub async fn sim_board(dir: &Path, name: &str, speed: f64, board: BoardOptions) 
 pub fn corpus_games(
     count: usize,
     plies: std::ops::RangeInclusive<usize>,
-) -> Vec<eboardd::sim::PgnGame> {
+) -> Vec<eboard_sim::PgnGame> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/corpus/twic1599.pgn"
     );
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    eboardd::sim::parse_games(&text)
+    eboard_sim::parse_games(&text)
         .into_iter()
         .filter(|g| g.moves().map(|m| plies.contains(&m.len())).unwrap_or(false))
         .take(count)

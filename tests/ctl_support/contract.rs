@@ -5,7 +5,7 @@
 //! claims, let a flag fall. Each change is announced as the contract says: the signal, then a
 //! `PropertiesChanged` for every property it changed.
 //!
-//! Its names, paths and error names are the library's contract module's (`eboardd::contract`),
+//! Its names, paths and error names are the library's contract module's (`eboard_core::contract`),
 //! not copies, and a test (`ctl_contract::stand_in_matches_shipped_xml`) checks its
 //! introspection against the shipped `dbus/*.xml` like `daemon_introspection` checks eboardd.
 
@@ -18,8 +18,8 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 use zbus::object_server::{InterfaceRef, ObjectServer, SignalEmitter};
 use zbus::{ObjectPath, OwnedObjectPath};
 
-pub use eboardd::contract::{BUS_NAME, ErrorName, MANAGER_PATH};
-use eboardd::contract::{board_id_of, board_path, object_id};
+pub use eboard_core::contract::{BUS_NAME, ErrorName, MANAGER_PATH};
+use eboard_core::contract::{board_id_of, board_path, object_id};
 
 /// The contract's named errors (the attribute takes a literal: `contract::ERROR_PREFIX`; the
 /// test `stand_in_errors_are_the_contract_names` checks each name against the contract).

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use eboardd::sim::{BoardOptions, Scenario, SimHandle};
+use eboard_sim::{BoardOptions, Scenario, SimHandle};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};

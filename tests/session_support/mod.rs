@@ -7,14 +7,14 @@
 
 #![allow(dead_code)]
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::board_input::BoardInput;
-use eboardd::session::Command;
-use eboardd::session::{Event, Input, Session, SessionConfig};
-use eboardd::sim::feed::clock_reading;
-use eboardd::sim::rig::Rig;
-use eboardd::sim::{BoardOptions, Noise};
-use eboardd::vocab::CommandError;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::board_input::BoardInput;
+use eboard_core::session::Command;
+use eboard_core::session::{Event, Input, Session, SessionConfig};
+use eboard_core::vocab::CommandError;
+use eboard_sim::feed::clock_reading;
+use eboard_sim::rig::Rig;
+use eboard_sim::{BoardOptions, Noise};
 use shakmaty::{Chess, Piece, Position, Square};
 
 pub struct Clocked {

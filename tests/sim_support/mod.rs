@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eboardd::sim::SimHandle;
+use eboard_sim::SimHandle;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_serial::{SerialPortBuilderExt, SerialStream};
 
@@ -98,18 +98,18 @@ impl Collector {
 }
 
 /// Decode everything, asserting nothing was skipped.
-pub fn decode_clean(bytes: &[u8]) -> Vec<eboardd::dgt::Message> {
-    let (messages, stats) = eboardd::dgt::Decoder::decode_all(bytes);
+pub fn decode_clean(bytes: &[u8]) -> Vec<eboard_core::dgt::Message> {
+    let (messages, stats) = eboard_core::dgt::Decoder::decode_all(bytes);
     assert_eq!(stats.skipped_bytes, 0, "{stats:?}");
     messages
 }
 
 /// The placement a host reconstructs from a dump followed by field updates (the first dump
 /// decides the orientation).
-pub fn reconstruct(messages: &[eboardd::dgt::Message]) -> eboardd::board::Placement {
-    use eboardd::board::Placement;
-    use eboardd::dgt::Message;
-    let mut orientation = eboardd::board::Orientation::Normal;
+pub fn reconstruct(messages: &[eboard_core::dgt::Message]) -> eboard_core::board::Placement {
+    use eboard_core::board::Placement;
+    use eboard_core::dgt::Message;
+    let mut orientation = eboard_core::board::Orientation::Normal;
     let mut placement = Placement::empty();
     let mut seen_dump = false;
     for m in messages {

@@ -3,9 +3,9 @@
 
 use super::Rig;
 pub use super::hand::{HallGame, STILL_MS, script};
-use eboardd::sim::handling::SensorStep::Pause;
-use eboardd::tracker::TrackerEvent;
-use eboardd::vocab::OrientationSetting;
+use eboard_core::tracker::TrackerEvent;
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::handling::SensorStep::Pause;
 use shakmaty::{Chess, Move};
 
 /// What a game through the tracker came to.

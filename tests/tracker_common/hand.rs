@@ -9,8 +9,8 @@
 //! (`hall.rs`) and the daemon's soak plays on a simulated board behind a pty.
 #![allow(dead_code)]
 
-use eboardd::board::Orientation;
-use eboardd::sim::handling::SensorStep::{self, Lift, Pause, Place, Press};
+use eboard_core::board::Orientation;
+use eboard_sim::handling::SensorStep::{self, Lift, Pause, Place, Press};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square, attacks};

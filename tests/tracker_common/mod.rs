@@ -6,10 +6,10 @@ pub mod faults;
 pub mod hall;
 pub mod hand;
 
-use eboardd::board::{Orientation, Placement};
-use eboardd::sim::handling::{Handling, SensorStep};
-use eboardd::tracker::{Tracker, TrackerEvent};
-use eboardd::vocab::OrientationSetting;
+use eboard_core::board::{Orientation, Placement};
+use eboard_core::tracker::{Tracker, TrackerEvent};
+use eboard_core::vocab::OrientationSetting;
+use eboard_sim::handling::{Handling, SensorStep};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
@@ -24,7 +24,7 @@ pub const CORPUS: &str = concat!(
 /// (`sim::pgn`). A game stops at the first move that is not legal (scores that continue
 /// after mate).
 pub fn games(pgn: &str) -> Vec<Vec<Move>> {
-    eboardd::sim::parse_games(pgn)
+    eboard_sim::parse_games(pgn)
         .iter()
         .map(|game| {
             let mut pos = Chess::default();
@@ -254,7 +254,7 @@ fn rig_for_seed(seed: u64) -> Rig {
 
 /// Noisy hands seeded with `seed`, pressing a clock after each move when `clock`.
 fn noisy_hands(seed: u64, clock: bool) -> Handling {
-    Handling::new(seed, eboardd::sim::handling::Noise::Noisy).with_clock(clock)
+    Handling::new(seed, eboard_sim::handling::Noise::Noisy).with_clock(clock)
 }
 
 /// Replay one corpus game the way the corpus property test does: noisy handling seeded from

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::bridge::broadcast::pacing::{Paced, retry_after_ms};
-use crate::vocab::Millis;
+use eboard_core::vocab::Millis;
 
 /// What lichess said about one pushed game.
 #[derive(Debug, Clone, PartialEq, Eq)]

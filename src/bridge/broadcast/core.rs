@@ -13,8 +13,8 @@ use crate::bridge::broadcast::answer::{Answer, GameAnswer};
 use crate::bridge::broadcast::pacing::Pacer;
 use crate::bridge::broadcast::round::{MAX_GAMES, Round, Selection};
 use crate::client::HallUpdate;
-use crate::vocab::Millis;
-use crate::vocab::parse_round;
+use eboard_core::vocab::Millis;
+use eboard_core::vocab::parse_round;
 
 /// What lichess last said about one board's game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

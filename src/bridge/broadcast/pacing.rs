@@ -7,7 +7,7 @@
 //! that moment, never a queue of the states in between (the broadcaster keeps no queue: it
 //! asks the round for its body when a push is due).
 
-use crate::vocab::Millis;
+use eboard_core::vocab::Millis;
 
 /// The least time between the starts of two pushes.
 pub const MIN_INTERVAL_MS: Millis = 1_000;

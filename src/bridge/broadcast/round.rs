@@ -22,7 +22,7 @@ use std::ops::RangeInclusive;
 use serde_json::Value;
 
 use crate::client::{HallUpdate, Props};
-use crate::vocab::parse_round;
+use eboard_core::vocab::parse_round;
 
 /// lichess takes at most this many games in one broadcast round.
 pub const MAX_GAMES: usize = 64;

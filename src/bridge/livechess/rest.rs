@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::bridge::livechess::objects;
 use crate::client::BoardProps;
-use crate::pgn::parse_games;
-use crate::tracker::chess960::back_rank_of;
+use eboard_core::pgn::parse_games;
+use eboard_core::tracker::chess960::back_rank_of;
 
 /// The Chess960 start number of the standard position (how lichess reads "standard chess").
 pub const STANDARD_START_NUMBER: u32 = 518;
@@ -253,8 +253,8 @@ fn clk_seconds(comment: &str) -> Option<u64> {
 /// `ReferenceTime`): the latest reading the daemon published, `time` the instant of that
 /// reading (`now_ms` for a stopped clock, whose times hold now); `null` without the tags (no
 /// clock, or none read since the daemon started).
-fn game_clock(game: &crate::pgn::PgnGame, now_ms: u64) -> Value {
-    let Some(tags) = crate::clock_tags::read_tags(|name| game.tag(name)) else {
+fn game_clock(game: &eboard_core::pgn::PgnGame, now_ms: u64) -> Value {
+    let Some(tags) = eboard_core::clock_tags::read_tags(|name| game.tag(name)) else {
         return Value::Null;
     };
     let (run, time) = match tags.reference {

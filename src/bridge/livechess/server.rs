@@ -30,7 +30,7 @@ use crate::bridge::livechess::objects;
 use crate::bridge::livechess::rest::Tournament;
 use crate::client::bus::{BusChoice, connect};
 use crate::client::{BoardProps, Hall, HallUpdate};
-use crate::contract::{ACCESS_DENIED, BOARD_INTERFACE, BUS_NAME, board_path};
+use eboard_core::contract::{ACCESS_DENIED, BOARD_INTERFACE, BUS_NAME, board_path};
 
 /// Feeds one connection may hold: a connector follows one board, a tool every board; more
 /// than this is a client gone wrong, refused with an error rather than kept without bound.

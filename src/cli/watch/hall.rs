@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
 use crate::client::{HallUpdate, Props};
-use crate::contract::board_path;
-use crate::session::Event;
+use eboard_core::contract::board_path;
+use eboard_core::session::Event;
 
 /// How the source names its boards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -115,8 +115,8 @@ pub fn json_line(event: &WatchEvent, name: &str, unix_ms: u64) -> Value {
 mod tests {
     use super::*;
     use crate::client::props::BoardProps;
-    use crate::event::Event;
-    use crate::vocab::Player;
+    use eboard_core::event::Event;
+    use eboard_core::vocab::Player;
     use serde_json::Map;
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";
@@ -230,7 +230,7 @@ mod tests {
             "09:05:03 b FlagFell black",
             "09:05:03 b GameEnded 1/2-1/2 flag-fall-draw",
         ];
-        let signals = crate::session::signal::every_signal();
+        let signals = eboard_core::session::signal::every_signal();
         assert_eq!(signals.len(), jsons.len());
         for ((signal, want), text) in signals.into_iter().zip(jsons).zip(texts) {
             let e = WatchEvent::Signal {

@@ -9,7 +9,7 @@ use crate::cli::client::{BoardEntry, matches};
 use crate::cli::render::clock;
 use crate::client::event::WatchEvent;
 use crate::client::props::BoardProps;
-use crate::session::Event;
+use eboard_core::session::Event;
 
 /// Milliseconds on the watcher's monotonic clock.
 pub type Millis = u64;
@@ -389,7 +389,7 @@ pub fn describe_property(name: &str, value: &serde_json::Value) -> String {
 mod tests {
     use super::*;
     use crate::client::props::Claim;
-    use crate::vocab::Player;
+    use eboard_core::vocab::Player;
     use serde_json::{Map, json};
 
     const P: &str = "/org/eboardd/Bridge1/Board/board_1";

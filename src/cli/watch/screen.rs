@@ -582,8 +582,8 @@ mod tests {
     use super::*;
     use crate::client::event::WatchEvent;
     use crate::client::props::{BoardProps, Claim};
-    use crate::session::Event;
-    use crate::vocab::Player;
+    use eboard_core::session::Event;
+    use eboard_core::vocab::Player;
 
     /// `text` in `look`, without the reset that follows it (more may follow in the look).
     fn starts(look: Look, text: &str) -> String {

@@ -6,10 +6,10 @@ use std::io;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use crate::arbiter::ArbiterConfig;
-use crate::arbiter::timecontrol::TimeControl;
-use crate::session::SessionConfig;
-use crate::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
+use eboard_core::arbiter::ArbiterConfig;
+use eboard_core::arbiter::timecontrol::TimeControl;
+use eboard_core::session::SessionConfig;
+use eboard_core::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
 
 use super::DaemonConfig;
 use super::words::validate_tag_value;
@@ -17,12 +17,12 @@ use super::words::validate_tag_value;
 /// The longest port path accepted: Linux's `PATH_MAX` less the terminating NUL. A longer one
 /// can never be opened, and would be copied into every message and file that names the port.
 /// (The contract's bound on `AddBoard`'s argument.)
-pub use crate::contract::limits::PORT_MAX;
+pub use eboard_core::contract::limits::PORT_MAX;
 
 /// The longest board id. The id names the board's files in the state directory
 /// (`<id>.journal` and the like), and a file name has at most 255 bytes (`NAME_MAX`); the rest
 /// leaves room for the suffixes.
-pub use crate::contract::limits::ID_MAX;
+pub use eboard_core::contract::limits::ID_MAX;
 
 /// One `[[board]]` table (or one `--port`).
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ impl BoardConfig {
             None => match port_file_name(&self.port) {
                 None => Err(port(format!(
                     "the port \"{}\" has no file name to name the board after",
-                    crate::vocab::excerpt(&self.port)
+                    eboard_core::vocab::excerpt(&self.port)
                 ))),
                 Some(file) if board_id(&file).len() > ID_MAX => Err(port(format!(
                     "the port's file name is {} bytes long; a board's name (its object id and \
@@ -229,7 +229,7 @@ fn check_port(port: &str) -> Result<(), String> {
     if !Path::new(port).is_absolute() {
         return Err(format!(
             "\"{}\" is not an absolute device path (such as /dev/ttyACM0)",
-            crate::vocab::excerpt(port)
+            eboard_core::vocab::excerpt(port)
         ));
     }
     // Follows symbolic links: /dev/serial/by-id/… and a simulator's --link are links to ttys.
@@ -240,7 +240,7 @@ fn check_port(port: &str) -> Result<(), String> {
             Err(format!(
                 "\"{}\" is {what}, not a serial device (a character device such as \
                  /dev/ttyACM0)",
-                crate::vocab::excerpt(port)
+                eboard_core::vocab::excerpt(port)
             ))
         }
         // Not there (yet): a board that is plugged in later is served from then on.
@@ -266,9 +266,9 @@ fn file_kind(t: &std::fs::FileType) -> &'static str {
     }
 }
 
-/// The board id rule of the contract (written once, in [`crate::contract::object_id`]).
+/// The board id rule of the contract (written once, in [`eboard_core::contract::object_id`]).
 pub fn board_id(name: &str) -> String {
-    crate::contract::object_id(name)
+    eboard_core::contract::object_id(name)
 }
 
 /// The file name of a port path (`/dev/ttyACM0` → `ttyACM0`), if it has one.

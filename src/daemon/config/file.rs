@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::arbiter::timecontrol::TimeControl;
+use eboard_core::arbiter::timecontrol::TimeControl;
 
 use super::board::{BoardConfig, BoardField, port_file_name};
 use super::words::{parse_dir, parse_number, parse_word, validate_tag_name, validate_tag_value};
@@ -144,13 +144,13 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         // TOML tables are unordered; keep the order the user wrote the tags in.
         let mut tags: Vec<_> = b.tags.unwrap_or_default().into_iter().collect();
         tags.sort_by_key(|(name, _)| name.span().start);
-        if let Some((name, _)) = tags.get(crate::game::TAGS_MAX) {
+        if let Some((name, _)) = tags.get(eboard_core::game::TAGS_MAX) {
             return Err(at(
                 Some(name.span()),
                 Some(format!("board[{}].tags", index + 1)),
                 format!(
                     "a board has at most {} tags; this one has {}",
-                    crate::game::TAGS_MAX,
+                    eboard_core::game::TAGS_MAX,
                     tags.len()
                 ),
             ));
@@ -159,7 +159,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
             let key = Some(format!(
                 "board[{}].tags.{}",
                 index + 1,
-                crate::game::shown(name.get_ref())
+                eboard_core::game::shown(name.get_ref())
             ));
             validate_tag_name(name.get_ref()).map_err(|m| at(Some(name.span()), key.clone(), m))?;
             let text_value = match value.get_ref() {

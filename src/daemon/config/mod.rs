@@ -13,12 +13,12 @@
 //! By job: [`file`] reads the TOML (schema, line and key of every error), [`board`] is one
 //! board entry and the one validator of ports and names (also used by `AddBoard`), [`words`]
 //! checks the small values; this module holds the merged result and the overrides. The bus
-//! word is [`crate::bus_choice`]'s and the time control [`crate::arbiter::timecontrol`]'s.
+//! word is [`crate::bus_choice`]'s and the time control [`eboard_core::arbiter::timecontrol`]'s.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::vocab::{Edition, Rules, Variant};
+use eboard_core::vocab::{Edition, Rules, Variant};
 
 mod board;
 mod file;
@@ -26,11 +26,11 @@ mod words;
 
 use words::parse_word;
 
-pub use crate::arbiter::timecontrol::{Period, TimeControl, TimeControlError};
 use crate::bus_choice::BusChoice;
 pub use board::{
     BoardConfig, BoardFault, BoardField, BoardSpec, ID_MAX, PORT_MAX, board_id, port_file_name,
 };
+pub use eboard_core::arbiter::timecontrol::{Period, TimeControl, TimeControlError};
 
 /// Where the daemon looks for its configuration when `--config` is not given.
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/eboardd/eboardd.toml";
@@ -340,7 +340,7 @@ mod tests {
     /// The tags the game record writes itself are refused with the file, line and key.
     #[test]
     fn the_records_own_tags_are_refused() {
-        for tag in crate::game::RECORD_TAGS {
+        for tag in eboard_core::game::RECORD_TAGS {
             let e = err(&format!(
                 "[[board]]\nport = \"/dev/x\"\ntags = {{ Event = \"E\", {tag} = \"x\" }}\n"
             ));

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use crate::game::{self, TAG_NAME_MAX, TagValueFault};
-use crate::vocab::UnknownWord;
+use eboard_core::game::{self, TAG_NAME_MAX, TagValueFault};
+use eboard_core::vocab::UnknownWord;
 
 /// A valid PGN tag name ([`game::is_tag_name`]), at most [`TAG_NAME_MAX`] bytes long, and not
 /// one of the tags the game record writes itself ([`game::RECORD_TAGS`]: a configured

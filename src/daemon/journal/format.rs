@@ -4,7 +4,7 @@
 use std::io;
 
 use super::{Damage, HEADER_PREFIX, JOURNAL_HEADER, JOURNAL_HEADER_V1, VOID_PREFIX};
-use crate::session::Event;
+use eboard_core::session::Event;
 
 /// Encode events as journal lines.
 pub fn encode_lines(events: &[Event]) -> io::Result<String> {
