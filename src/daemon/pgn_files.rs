@@ -10,8 +10,9 @@
 //! ```
 //!
 //! Live files are written to a hidden temporary file in the same directory (`.<id>.pgn.tmp`,
-//! which folder pollers ignore), synced and renamed over the old one, so a reader sees either
-//! the previous or the new game text, never a mix. The journal, not these files, is the source
+//! which folder pollers ignore) and put in place of the old one in one step (the names
+//! swapped, then the old file removed; a rename where a swap cannot be done), so a reader
+//! sees either the previous or the new game text, never a mix. The journal, not these files, is the source
 //! of truth: after a crash the daemon simply rewrites them.
 //!
 //! Finished games are published without clobbering: the text is linked into place under the
@@ -74,7 +75,7 @@ impl PgnFiles {
         // survives a crash, and the daemon rewrites every live file from it at start. A sync
         // here cost two synced writes per move on the board task (measured: the p99 outliers).
         write_unsynced(&tmp, pgn).map_err(PgnFileError::at(&tmp, "write the new game text"))?;
-        fs::rename(&tmp, &path).map_err(PgnFileError::at(&path, "replace it"))?;
+        replace_unsynced(&tmp, &path).map_err(PgnFileError::at(&path, "replace it"))?;
         Ok(path)
     }
 
@@ -239,6 +240,50 @@ fn write_unsynced(path: &Path, text: &str) -> io::Result<()> {
     super::state_file::create(path)?.write_all(with_newline(text).as_bytes())
 }
 
+/// Put the file at `tmp` in place of the one at `path`, atomically for readers: a reader
+/// opens either the old text or the new one, and one that holds the old file open keeps
+/// reading it whole.
+///
+/// Where the system can, the two names are swapped (`RENAME_EXCHANGE`) and the old file,
+/// now at `tmp`, is then removed: the same atomic switch as a rename for every reader, but
+/// ext4 treats a rename over an existing file as "replace via rename" (`auto_da_alloc`) and
+/// starts writing the new file's blocks to the disk at once, on this thread, for every change
+/// of the text — most of the cost of a live file update, and a disk write per move
+/// that the next move makes useless. A swap is not such a replace, so the kernel writes the
+/// file back in its own time, and a version that was replaced before then never reaches the
+/// disk. What this gives up is only the file's durability across a power cut (the newest
+/// text could be empty there), which the live file never had: it is not synced, and the
+/// daemon rewrites every live file from the journal when it starts.
+fn replace_unsynced(tmp: &Path, path: &Path) -> io::Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use nix::errno::Errno;
+        use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+        // Only a regular file is swapped: anything else in the way (a directory) is refused
+        // by the rename below, as it always was, rather than moved to the hidden name.
+        let old_is_file = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+        let swapped = if old_is_file {
+            renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RenameFlags::RENAME_EXCHANGE)
+        } else {
+            Err(Errno::ENOENT)
+        };
+        match swapped {
+            Ok(()) => {
+                // The old text, now under the hidden name: a reader that opened it still has it.
+                return match fs::remove_file(tmp) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                    _ => Ok(()),
+                };
+            }
+            // No file to swap with yet (the first write), or a file system (or kernel) that
+            // cannot swap: an ordinary rename does the same.
+            Err(Errno::ENOENT | Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    fs::rename(tmp, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +321,36 @@ mod tests {
         files.remove_live("b_1").unwrap();
         assert!(!p.exists());
         assert!(files.write_live("../x", "").is_err());
+    }
+
+    #[test]
+    fn a_reader_of_the_old_live_text_keeps_it_whole_and_nothing_is_left_behind() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let files = PgnFiles::new(dir.path()).unwrap();
+        let path = files.write_live("b1", "1. e4 *").unwrap();
+        let mut reader = File::open(&path).unwrap();
+        for text in ["1. e4 e5 *", "1. e4 e5 2. Nf3 *"] {
+            files.write_live("b1", text).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), format!("{text}\n"));
+        }
+        let mut old = String::new();
+        reader.read_to_string(&mut old).unwrap();
+        assert_eq!(old, "1. e4 *\n");
+        let names: Vec<_> = fs::read_dir(files.live_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec!["b1.pgn"]);
+    }
+
+    #[test]
+    fn a_directory_in_place_of_the_live_file_is_refused_and_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = PgnFiles::new(dir.path()).unwrap();
+        fs::create_dir(files.live_path("b1")).unwrap();
+        assert!(files.write_live("b1", "1. e4 *").is_err());
+        assert!(files.live_path("b1").is_dir());
     }
 
     #[test]
