@@ -14,6 +14,7 @@ pub mod arbiter;
 pub mod board;
 pub mod board_input;
 pub mod capture;
+pub mod chesslink;
 pub mod clock_tags;
 pub mod contract;
 pub mod dgt;

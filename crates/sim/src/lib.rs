@@ -30,6 +30,9 @@
 //!   [`handling`] generator's sensor steps and presses the clock after each move.
 //! - [`pgn`] — reads the games to play; [`default_game`] is a real rapid tie-break game
 //!   (both castlings, a promotion) bundled with the binary.
+//! - [`chesslink`] — a simulated Millennium ChessLink board (eONE-like) on the same pty
+//!   driver: its scans and report modes, option bytes, LEDs, reply timing and unplug; the
+//!   same hands play the same games on it.
 //!
 //! # Example
 //!
@@ -66,6 +69,7 @@
 //! right display, 6–8 left, status bit 3 = left running, bit 4 = right running, bit 1 lever
 //! left side down), the Fischer indicator and increment at each press, flag bits at zero.
 
+pub mod chesslink;
 pub mod clock;
 pub mod clock_models;
 pub mod eeprom;

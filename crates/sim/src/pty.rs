@@ -168,7 +168,7 @@ impl SimBoard {
 
 /// Where board time comes from.
 #[derive(Debug, Clone)]
-enum TimeBase {
+pub(crate) enum TimeBase {
     /// `speed` × the wall clock since `start`.
     Scaled { start: Instant, speed: f64 },
     /// Only advanced by the driver on request; shared so handles can read it.
@@ -176,7 +176,7 @@ enum TimeBase {
 }
 
 impl TimeBase {
-    fn now(&self) -> u64 {
+    pub(crate) fn now(&self) -> u64 {
         match self {
             TimeBase::Scaled { start, speed } => {
                 (start.elapsed().as_secs_f64() * 1000.0 * speed) as u64
@@ -186,7 +186,7 @@ impl TimeBase {
     }
 
     /// The wall-clock instant of a board time, `None` for stepped time.
-    fn instant_of(&self, board_ms: u64) -> Option<Instant> {
+    pub(crate) fn instant_of(&self, board_ms: u64) -> Option<Instant> {
         match self {
             // Half a board millisecond late, so that `now()` has surely reached `board_ms`
             // when the timer fires (no spinning on float rounding).
@@ -346,18 +346,18 @@ impl Drop for SimHandle {
 
 /// One plugged-in pty: the master's read half, a writer task for the other half, and the
 /// slave kept open so the master never reads EIO while the daemon is away.
-struct Port {
-    reader: ReadHalf<SerialStream>,
-    writer: mpsc::Sender<Vec<u8>>,
+pub(crate) struct Port {
+    pub(crate) reader: ReadHalf<SerialStream>,
+    pub(crate) writer: mpsc::Sender<Vec<u8>>,
     writer_task: tokio::task::JoinHandle<WriteHalf<SerialStream>>,
     slave: SerialStream,
-    slave_path: PathBuf,
+    pub(crate) slave_path: PathBuf,
 }
 
 impl Port {
     /// Close the pty after what was already sent has reached the host (or a short grace
     /// period passed): bytes the board sent before the plug was pulled are not lost.
-    async fn close(self) {
+    pub(crate) async fn close(self) {
         let Port {
             reader,
             writer,
@@ -372,7 +372,7 @@ impl Port {
         drop((reader, write_half, slave));
     }
 
-    fn open(link: Option<&Path>) -> anyhow::Result<Port> {
+    pub(crate) fn open(link: Option<&Path>) -> anyhow::Result<Port> {
         let (master, slave) = SerialStream::pair().context("cannot create a pseudo-terminal")?;
         let slave_path = PathBuf::from(
             slave
@@ -635,15 +635,15 @@ impl Driver {
 }
 
 /// Wall-clock duration of `board_ms` at `speed` (saturating instead of panicking).
-fn wall(board_ms: f64, speed: f64) -> Duration {
+pub(crate) fn wall(board_ms: f64, speed: f64) -> Duration {
     Duration::try_from_secs_f64(board_ms / 1000.0 / speed).unwrap_or(Duration::MAX)
 }
 
-fn far_future() -> Instant {
+pub(crate) fn far_future() -> Instant {
     Instant::now() + Duration::from_secs(86_400)
 }
 
-async fn sleep_until(wake: Option<Instant>) {
+pub(crate) async fn sleep_until(wake: Option<Instant>) {
     match wake {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
