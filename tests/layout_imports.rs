@@ -18,10 +18,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The pure core's modules, all in `crates/core/src`.
-const CORE: [&str; 14] = [
+const CORE: [&str; 15] = [
     "vocab",
     "board_input",
     "dgt",
+    "chesslink",
     "board",
     "tracker",
     "arbiter",
@@ -401,6 +402,10 @@ const PROTOCOL_NEUTRAL: [&str; 5] = ["session", "tracker", "gap", "arbiter", "bo
 fn the_game_side_names_no_board_protocol() {
     let g = graph(&core_src());
     assert!(g.contains_key("dgt"), "the DGT driver is read: {g:?}");
+    assert!(
+        g.contains_key("chesslink"),
+        "the ChessLink driver is read: {g:?}"
+    );
     for start in PROTOCOL_NEUTRAL {
         assert!(g.contains_key(start), "crates/core/src/{start} is read");
         // Every module `start` reaches through its imports.
@@ -415,7 +420,7 @@ fn the_game_side_names_no_board_protocol() {
                 }
             }
         }
-        for driver in ["dgt", "link"] {
+        for driver in ["dgt", "chesslink", "link"] {
             assert!(
                 !seen.contains(driver),
                 "{start} reaches {driver} (through {:?})",

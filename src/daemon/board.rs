@@ -58,6 +58,8 @@ struct Running {
     port: Option<SerialStream>,
     /// Clock messages waiting for the clock's ack, by the machine's request id.
     clock_waiting: HashMap<u64, ClockReply>,
+    /// The probing of an `auto` port on an FTDI adapter (see [`super::link::AutoProbe`]).
+    probe: super::link::AutoProbe,
 }
 
 impl BoardTask {
@@ -88,7 +90,12 @@ impl BoardTask {
         let bluetooth = std::fs::canonicalize(&self.spec.port)
             .ok()
             .is_some_and(|p| crate::identity::Identity::is_bluetooth_port(&p.to_string_lossy()));
-        let mut link = Link::new(self.spec.listen_only).with_tick_slot(tick_slot(&self.spec.id));
+        let mut link = Link::new(self.spec.listen_only)
+            .with_tick_slot(tick_slot(&self.spec.id))
+            .with_protocol(super::link::protocol_for(
+                self.spec.protocol,
+                &self.spec.port,
+            ));
         if bluetooth {
             link.set_bluetooth_port(true);
             self.session.set_bluetooth_port(true);
@@ -98,6 +105,7 @@ impl BoardTask {
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
+            probe: super::link::AutoProbe::default(),
         };
         let mut buf = vec![0u8; 4096];
         let mut removed = false;
@@ -253,7 +261,7 @@ impl Running {
                 break;
             };
             match output {
-                Output::Open => match super::link::open(&self.task.spec.port, self.link.line()) {
+                Output::Open => match self.open_port() {
                     Ok(port) => {
                         self.port = Some(port);
                         self.link.on_opened(now);
@@ -312,6 +320,21 @@ impl Running {
         }
     }
 
+    /// Open the port with the line of the protocol the board speaks: with `protocol =
+    /// "auto"` decided again at every opening, since another board may have been plugged in.
+    fn open_port(&mut self) -> std::io::Result<tokio_serial::SerialStream> {
+        let spec = &self.task.spec;
+        let suggested = super::link::protocol_for(spec.protocol, &spec.port);
+        let protocol = self
+            .probe
+            .next(spec.protocol, suggested, self.link.protocol());
+        if protocol != self.link.protocol() {
+            tracing::info!(port = %spec.port.display(), ?protocol, "the board's protocol");
+            self.link.set_protocol(protocol);
+        }
+        super::link::open(&spec.port, self.link.line())
+    }
+
     /// Why a clock message is not shown, as the contract's error.
     fn refused(&self, refusal: ClockRefusal, text: &str) -> CommandError {
         let id = &self.task.spec.id;
@@ -326,6 +349,9 @@ impl Running {
             ClockRefusal::NoClock => CommandError::NoClock(format!(
                 "no clock reports through board {id}; plug the clock into the board and \
                  switch it on"
+            )),
+            ClockRefusal::Invalid(MessageError::NoClock) => CommandError::NoClock(format!(
+                "board {id} has no clock (a Millennium ChessLink board has none)"
             )),
             ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => CommandError::Busy(format!(
                 "board {id}: cannot show \"{}\" now: {e}",
@@ -349,6 +375,7 @@ impl Running {
             | MessageError::TooLongForRevelation { .. }
             | MessageError::NotAscii(_)) => CommandError::InvalidArgument(e.to_string()),
             e @ MessageError::Busy { .. } => CommandError::Busy(e.to_string()),
+            e @ MessageError::NoClock => CommandError::NoClock(e.to_string()),
         });
         if let Some(reply) = self.clock_waiting.remove(&request) {
             let _ = reply.send(answer);
@@ -372,7 +399,10 @@ impl Running {
             } => {
                 tracing::debug!("cannot open {port}: {error}");
             }
-            Fact::Answers => tracing::info!("board answers"),
+            Fact::Answers => {
+                self.probe.answered();
+                tracing::info!("board answers");
+            }
             Fact::Skipped(skipped) => {
                 tracing::debug!(skipped, "skipped bytes that are not a board message");
             }

@@ -25,6 +25,9 @@ pub enum BoardModel {
     DgtBluetooth,
     /// A DGT Revelation II (its own display; its own orientation handling).
     DgtRevelation2,
+    /// A Millennium board on ChessLink (eONE, Exclusive with the module, The King
+    /// Performance): its version reply names no model for certain, so one word for all.
+    ChessLink,
 }
 
 impl BoardModel {
@@ -34,6 +37,7 @@ impl BoardModel {
             BoardModel::Dgt => "dgt",
             BoardModel::DgtBluetooth => "dgt-bluetooth",
             BoardModel::DgtRevelation2 => "dgt-revelation2",
+            BoardModel::ChessLink => "chesslink",
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct Identity {
     firmware_version: String,
     /// The clock behind the board since the link came up.
     clock_model: Option<ClockModel>,
+    /// The board answered as a ChessLink board since the link came up.
+    chesslink: bool,
 }
 
 impl Identity {
@@ -107,6 +113,7 @@ impl Identity {
     /// reading is kept until a new one comes).
     pub fn link_up(&mut self) {
         self.answered_version = false;
+        self.chesslink = false;
         self.long_serial = None;
         self.answered_battery = false;
     }
@@ -151,6 +158,11 @@ impl Identity {
                 self.firmware_version = format!("{major}.{minor:02}");
             }
             IdentityReport::Clock(model) => self.clock_model = Some(*model),
+            IdentityReport::ChessLinkFirmware { high, low } => {
+                self.answered_version = true;
+                self.chesslink = true;
+                self.firmware_version = format!("{high}.{low:02}");
+            }
         }
     }
 
@@ -171,7 +183,9 @@ impl Identity {
 
     /// The board's model, once known.
     pub fn model(&self) -> Option<BoardModel> {
-        if self.revelation_firmware().is_some() {
+        if self.chesslink {
+            Some(BoardModel::ChessLink)
+        } else if self.revelation_firmware().is_some() {
             Some(BoardModel::DgtRevelation2)
         } else if self.bluetooth_port || self.answered_battery {
             Some(BoardModel::DgtBluetooth)
@@ -248,6 +262,23 @@ mod tests {
 
     fn long_serial(s: String) -> BoardInput {
         BoardInput::Identity(IdentityReport::LongSerialNumber(s))
+    }
+
+    #[test]
+    fn a_chesslink_board_is_named_by_its_version_reply() {
+        let mut id = Identity::new(false);
+        assert_eq!(id.model(), None);
+        id.on_input(&BoardInput::Identity(IdentityReport::ChessLinkFirmware {
+            high: 1,
+            low: 3,
+        }));
+        assert_eq!(id.model(), Some(BoardModel::ChessLink));
+        assert_eq!(id.model().unwrap().as_str(), "chesslink");
+        assert_eq!(id.firmware_version(), "1.03");
+        assert!(!id.has_battery());
+        // Another board may be on the port after a reconnection: it says again what it is.
+        id.link_up();
+        assert_eq!(id.model(), None);
     }
 
     #[test]

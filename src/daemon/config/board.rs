@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use crate::arbiter::timecontrol::TimeControl;
 use crate::session::SessionConfig;
-use crate::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
+use crate::vocab::{
+    ClockPeriods, Edition, OrientationSetting, ProtocolSetting, Rules, Variant, WhiteDisplay,
+};
 
 use super::DaemonConfig;
 use super::words::validate_tag_value;
@@ -44,6 +46,8 @@ pub struct BoardConfig {
     /// How the clock moves to the next period (`clock_periods`).
     pub clock_periods: ClockPeriods,
     pub listen_only: bool,
+    /// Which protocol the board speaks (`auto`: from the port's USB identity, else DGT).
+    pub protocol: ProtocolSetting,
     /// PGN tags for every game on this board, in the order the file lists them.
     pub tags: Vec<(String, String)>,
     /// Line of the `[[board]]` header in the configuration file (`None`: from the command line
@@ -60,6 +64,8 @@ pub struct BoardSpec {
     pub port: PathBuf,
     /// Never write to the port.
     pub listen_only: bool,
+    /// Which protocol the board speaks.
+    pub protocol: ProtocolSetting,
     /// Everything the session needs (its `name` is the board's name, its `port` the port's
     /// text, set by [`BoardSpec::new`]).
     pub session: SessionConfig,
@@ -76,8 +82,15 @@ impl BoardSpec {
             id,
             port,
             listen_only,
+            protocol: ProtocolSetting::Auto,
             session,
         }
+    }
+
+    /// The same board speaking `protocol`.
+    pub fn with_protocol(mut self, protocol: ProtocolSetting) -> Self {
+        self.protocol = protocol;
+        self
     }
 }
 
@@ -110,6 +123,7 @@ impl BoardConfig {
             time_control: None,
             clock_periods: ClockPeriods::Time,
             listen_only: false,
+            protocol: ProtocolSetting::Auto,
             tags: Vec::new(),
             line: None,
         }
@@ -198,6 +212,7 @@ impl BoardConfig {
             self.listen_only,
             self.session_config(daemon),
         )
+        .with_protocol(self.protocol)
     }
 }
 
