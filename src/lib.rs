@@ -15,8 +15,8 @@
 //! `ARCHITECTURE.md` for the codemap and invariants.
 
 pub use eboard_core::{
-    arbiter, board, board_input, capture, clock_tags, contract, dgt, event, game, gap, identity,
-    link, patch, pgn, session, tracker, vocab,
+    arbiter, board, board_input, capture, chesslink, clock_tags, contract, dgt, event, game, gap,
+    identity, link, patch, pgn, session, tracker, vocab,
 };
 /// The simulated board (`crates/sim`), in builds with the `sim` feature (the default).
 #[cfg(feature = "sim")]

@@ -1,0 +1,280 @@
+//! End-to-end, a Millennium ChessLink board: the real eboardd on a private bus, configured
+//! with `protocol = "chesslink"`, and the simulated Millennium board on a pty.
+//!
+//! - A whole game played by hand comes out as the record, exactly; the board is named
+//!   `chesslink` with its firmware, and the daemon has switched its reports to "on change".
+//! - A board turned round (its statuses in the other square order) plays the same record.
+//! - Unplugged mid-game with a move made meanwhile, and plugged back: the board keeps no
+//!   moves (the link answers the recovery's memory request with "unavailable" at once), so
+//!   the board as it stands is all there is; without a clock nothing bounds the plies made,
+//!   so the arbiter is asked, and the game goes on.
+//! - Noise on the line (garbage bytes, a status with a wrong check showing another position)
+//!   is dropped and never a move.
+//!
+//! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
+
+mod common;
+
+use std::path::Path;
+
+use common::events::{Ev, Event, Events};
+use common::rig::wait_moves;
+use common::{Bus, Daemon, WAIT, proxies, wait_property};
+use eboardd::chesslink::line::{ParityBy, to_wire};
+use eboardd::chesslink::{AutoReport, Reply, Scan, WireOrder, settings::AUTO_REPORT};
+use eboardd::sim::chesslink::{
+    ChessLinkAction, ChessLinkHandle, ChessLinkSim, ChessLinkSimOptions, MillenniumOptions,
+};
+use eboardd::sim::{Noise, PgnGame, default_game};
+use shakmaty::{Board, Chess, Position, san::SanPlus};
+
+/// Board time runs this much faster than the wall clock.
+const SPEED: f64 = 4.0;
+
+struct Served {
+    _bus: Bus,
+    _daemon: Daemon,
+    conn: zbus::Connection,
+    sim: ChessLinkHandle,
+    events: Events,
+}
+
+/// The daemon serving one simulated Millennium board `id` (`protocol = "chesslink"`), its
+/// reports switched on by the daemon and the game started.
+async fn served(dir: &Path, id: &str, board: MillenniumOptions) -> Served {
+    let link = dir.join(id);
+    let sim = ChessLinkSim::spawn(ChessLinkSimOptions {
+        board,
+        link: Some(link.clone()),
+        speed: SPEED,
+        tap: false,
+    })
+    .await
+    .expect("the simulated board starts");
+    let config = dir.join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"{id}\"\nport = \"{}\"\nprotocol = \"chesslink\"\n",
+            link.display()
+        ),
+    )
+    .unwrap();
+    let bus = Bus::start(dir).await;
+    let mut daemon = Daemon::spawn(&bus, dir, &["--config", config.to_str().unwrap()]);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let events = Events::start(&conn, id).await;
+    sim.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+        .await
+        .expect("the daemon switches the board's reports to on-change");
+    // A board left in its default mode reports every scan from the first moment: the game
+    // may have started before the events were watched, so the board's state is asked.
+    let b = proxies::board(&conn, id).await;
+    let mut connected = b.receive_connected_changed().await;
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    let mut fen = b.receive_fen_changed().await;
+    wait_property(&mut fen, "the start position", |f: &String| {
+        f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+    })
+    .await;
+    Served {
+        _bus: bus,
+        _daemon: daemon,
+        conn,
+        sim,
+        events,
+    }
+}
+
+/// A game's moves in SAN, as the `Moves` property has them.
+fn sans(game: &PgnGame) -> Vec<String> {
+    let mut pos: Chess = game.start_position().unwrap();
+    game.moves()
+        .unwrap()
+        .into_iter()
+        .map(|m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
+        .collect()
+}
+
+fn accusations(events: &[Ev]) -> Vec<Ev> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalPlacement { .. })
+                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+/// The first `plies` of `game` as a game of its own.
+fn opening(game: &PgnGame, plies: usize) -> PgnGame {
+    PgnGame {
+        sans: game.sans[..plies].to_vec(),
+        ..game.clone()
+    }
+}
+
+/// The rest of `game` after `plies`, from the position reached, and that position.
+fn rest(game: &PgnGame, plies: usize) -> (Chess, PgnGame) {
+    let mut pos: Chess = game.start_position().unwrap();
+    for m in &game.moves().unwrap()[..plies] {
+        pos.play_unchecked(*m);
+    }
+    let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+    let mut tags: Vec<(String, String)> = game
+        .tags
+        .iter()
+        .filter(|(k, _)| k != "FEN" && k != "SetUp")
+        .cloned()
+        .collect();
+    tags.push(("SetUp".into(), "1".into()));
+    tags.push(("FEN".into(), fen.to_string()));
+    let tail = PgnGame {
+        tags,
+        sans: game.sans[plies..].to_vec(),
+        ..game.clone()
+    };
+    (pos, tail)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_on_a_chesslink_board_is_the_record_and_line_noise_is_never_a_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(dir.path(), "cl1", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.conn, "cl1").await;
+    let mut model = b.receive_board_model_changed().await;
+    wait_property(&mut model, "BoardModel = chesslink", |m| m == "chesslink").await;
+    assert_eq!(b.firmware_version().await.unwrap(), "2.00");
+
+    // Noise before the game: garbage, and a status with a wrong check that shows e2-e4.
+    let mut moved = Board::default();
+    moved.discard_piece_at(shakmaty::Square::E2);
+    moved.set_piece_at(
+        shakmaty::Square::E4,
+        shakmaty::Piece::from_char('P').unwrap(),
+    );
+    let mut forged = Reply::Status(Scan::from_board(&moved, WireOrder::H1First)).chars();
+    let n = forged.len();
+    forged[n - 1] = if forged[n - 1] == b'0' { b'1' } else { b'0' };
+    s.sim
+        .act(ChessLinkAction::Junk(
+            [
+                vec![0x00, 0xFF, 0x13, 0x73],
+                to_wire(forged, ParityBy::Host),
+                vec![0xF3, 0x80],
+            ]
+            .concat(),
+        ))
+        .await
+        .unwrap();
+
+    let game = default_game();
+    let want = sans(&game);
+    s.sim.play_game(&game, 7, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert_eq!(b.moves().await.unwrap(), want);
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    // The noise was counted and skipped by the daemon's decoder.
+    let log = s._daemon.stderr();
+    assert!(
+        log.contains("skipped bytes that are not a board message"),
+        "the dropped bytes are counted"
+    );
+    // The daemon never wrote a command the board could not read.
+    let snap = s.sim.snapshot().await.unwrap();
+    assert_eq!(snap.line.dropped_frames, 0, "{:?}", snap.line);
+    s.sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chesslink_board_turned_round_plays_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(
+        dir.path(),
+        "turned",
+        MillenniumOptions {
+            order: WireOrder::A8First,
+            ..MillenniumOptions::default()
+        },
+    )
+    .await;
+    let game = opening(&default_game(), 24);
+    let want = sans(&game);
+    s.sim.play_game(&game, 11, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    s.sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unplugged_mid_game_the_gap_has_only_the_board_and_asks_the_arbiter() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(dir.path(), "cl2", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.conn, "cl2").await;
+    let full = default_game();
+    let want = sans(&full);
+    let before = 20;
+    s.sim
+        .play_game(&opening(&full, before), 3, Noise::Clean)
+        .await
+        .unwrap();
+    wait_moves(&s.events, &want[..before]).await;
+
+    let mut connected = b.receive_connected_changed().await;
+    s.sim.unplug().await.unwrap();
+    wait_property(&mut connected, "Connected = false", |c| !*c).await;
+    // One move made while nobody listens: the board will show only where it ended.
+    let (pos, _) = rest(&full, before);
+    let mv = full.moves().unwrap()[before];
+    let piece = pos.board().piece_at(mv.from().unwrap()).unwrap();
+    s.sim
+        .act(ChessLinkAction::Lift(mv.from().unwrap()))
+        .await
+        .unwrap();
+    if mv.is_capture() {
+        s.sim.act(ChessLinkAction::Lift(mv.to())).await.unwrap();
+    }
+    s.sim
+        .act(ChessLinkAction::Place(mv.to(), piece))
+        .await
+        .unwrap();
+    s.sim.replug().await.unwrap();
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    // The board keeps no moves and there is no clock to count presses by: the board as it
+    // stands is reached by one ply, but nothing bounds how many were made, so the daemon
+    // asks the arbiter, who answers from the scoresheets. Nothing is invented meanwhile.
+    let mut gap = b.receive_gap_changed().await;
+    wait_property(&mut gap, "Gap waiting for the arbiter", |g| {
+        g.contains("ResolveGap")
+    })
+    .await;
+    assert_eq!(b.moves().await.unwrap(), want[..before]);
+    let uci = shakmaty::uci::UciMove::from_move(mv, shakmaty::CastlingMode::Standard).to_string();
+    b.resolve_gap(&[uci]).await.unwrap();
+    wait_property(&mut gap, "Gap closed", |g| g.is_empty()).await;
+    wait_moves(&s.events, &want[..=before]).await;
+
+    // The game goes on from the board as it stands.
+    let (_, tail) = rest(&full, before + 1);
+    s.sim.play_game(&tail, 5, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    s.sim.shutdown().await;
+}
