@@ -72,7 +72,10 @@ pub async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result
         crate::cli::say("all games played");
         // Let the last report reach the host before the port closes: a second of board time,
         // and at any speed at least a tenth of a second for the simulator's task to send it.
-        tokio::join!(sim.sleep(1_000), tokio::time::sleep(Duration::from_millis(100)));
+        tokio::join!(
+            sim.sleep(1_000),
+            tokio::time::sleep(Duration::from_millis(100))
+        );
     } else {
         crate::cli::say("all games played; the board stays connected until Ctrl-C");
         let _ = tokio::signal::ctrl_c().await;
