@@ -661,7 +661,6 @@ async fn chesslink_games_come_out_exact_through_the_pty(shard: usize) {
 /// sync). That is the tracker's two-ply explanation of a hand still in the air on a board
 /// without a clock, not the ChessLink driver (its readings are single-square changes there,
 /// as a DGT board's would be); it is left for the tracker's own work.
-
 async fn quick_chesslink_games_without_a_clock_come_out_exact(shard: usize) {
     play_shard(shard, |index| {
         let run = Run {
