@@ -350,7 +350,12 @@ fn the_production_daemon_does_not_link_the_simulator() {
         "the Makefile's build of eboardd must leave the simulator out"
     );
     // Every use of the simulator in the daemon's crate sits in a module the feature gates.
-    let gated = ["daemon/demo.rs", "cli/simulate.rs", "cli/replay.rs"];
+    let gated = [
+        "daemon/demo.rs",
+        "cli/simulate.rs",
+        "cli/simulate_chesslink.rs",
+        "cli/replay.rs",
+    ];
     let mut faults = Vec::new();
     for f in modules(&src()).values().flatten() {
         let rel = f
@@ -372,6 +377,7 @@ fn the_production_daemon_does_not_link_the_simulator() {
     for (file, module) in [
         ("daemon/mod.rs", "pub mod demo;"),
         ("cli/mod.rs", "pub mod simulate;"),
+        ("cli/mod.rs", "pub mod simulate_chesslink;"),
         ("cli/mod.rs", "pub mod replay;"),
     ] {
         let text = fs::read_to_string(src().join(file)).unwrap();

@@ -273,7 +273,7 @@ fn overrides_from_the_command_line() {
         "{e}"
     );
     assert!(
-        e.message.contains("line 76"),
+        e.message.contains("line 80"),
         "names the configured board: {e}"
     );
 
