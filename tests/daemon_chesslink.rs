@@ -10,6 +10,8 @@
 //!   so the arbiter is asked, and the game goes on.
 //! - Noise on the line (garbage bytes, a status with a wrong check showing another position)
 //!   is dropped and never a move.
+//! - The LEDs show the last move (on a board turned round too), an illegal placement's
+//!   squares until it is put right, and never more than one LED command a second.
 //!
 //! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
 
@@ -276,5 +278,82 @@ async fn unplugged_mid_game_the_gap_has_only_the_board_and_asks_the_arbiter() {
         "{}",
         s.events.describe()
     );
+    s.sim.shutdown().await;
+}
+
+/// Wait (at most [`WAIT`]) until the simulated board's LEDs show `want`.
+async fn wait_leds(sim: &ChessLinkHandle, want: &eboardd::chesslink::LedPattern, what: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let leds = sim.snapshot().await.unwrap().leds;
+        if leds == *want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the LEDs show {leds:?}, not {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() {
+    use eboardd::chesslink::LedPattern;
+    use shakmaty::{Piece, Square};
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(
+        dir.path(),
+        "lit",
+        MillenniumOptions {
+            order: WireOrder::A8First,
+            ..MillenniumOptions::default()
+        },
+    )
+    .await;
+    let order = WireOrder::A8First;
+    let game = opening(&default_game(), 4);
+    let want = sans(&game);
+    s.sim.play_game(&game, 1, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    // 1. d4 Nf6 2. Nf3 g6: the last move, on a board turned round.
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move",
+    )
+    .await;
+    // A second white queen set on e5, and left there: no move explains it.
+    s.sim
+        .act(ChessLinkAction::Place(
+            Square::E5,
+            Piece::from_char('Q').unwrap(),
+        ))
+        .await
+        .unwrap();
+    let mut events = s.events;
+    events.next_signal("IllegalPlacement").await;
+    wait_leds(
+        &s.sim,
+        &LedPattern::steady([Square::E5], order),
+        "the illegal placement's squares",
+    )
+    .await;
+    // Put right: the last move again. Never more than one LED command a second.
+    s.sim.act(ChessLinkAction::Lift(Square::E5)).await.unwrap();
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move again",
+    )
+    .await;
+    let log = s.sim.led_log().await.unwrap();
+    for pair in log.windows(2) {
+        assert!(
+            pair[1].0 - pair[0].0 >= 1_000 * SPEED as u64 - 50,
+            "LED commands {} ms of board time apart: {log:?}",
+            pair[1].0 - pair[0].0
+        );
+    }
     s.sim.shutdown().await;
 }

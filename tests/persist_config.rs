@@ -273,7 +273,7 @@ fn overrides_from_the_command_line() {
         "{e}"
     );
     assert!(
-        e.message.contains("line 80"),
+        e.message.contains("line 83"),
         "names the configured board: {e}"
     );
 

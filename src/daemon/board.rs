@@ -60,6 +60,8 @@ struct Running {
     clock_waiting: HashMap<u64, ClockReply>,
     /// The probing of an `auto` port on an FTDI adapter (see [`super::link::AutoProbe`]).
     probe: super::link::AutoProbe,
+    /// What the board's LEDs show (a board that has them).
+    leds: super::leds::LedPolicy,
 }
 
 impl BoardTask {
@@ -100,12 +102,14 @@ impl BoardTask {
             link.set_bluetooth_port(true);
             self.session.set_bluetooth_port(true);
         }
+        let leds = super::leds::LedPolicy::new(self.spec.leds);
         let mut r = Running {
             link,
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
             probe: super::link::AutoProbe::default(),
+            leds,
         };
         let mut buf = vec![0u8; 4096];
         let mut removed = false;
@@ -231,6 +235,7 @@ impl Running {
                 .handle(Input::Command(request.command), now)
             {
                 Ok(events) => {
+                    self.leds.saw(&events);
                     self.task.commit(events).await;
                     Ok(())
                 }
@@ -288,6 +293,7 @@ impl Running {
                     if matches!(input, Input::Link(_))
                         && let Some(events) = pending.take()
                     {
+                        self.leds.saw(&events);
                         self.task.commit(events).await;
                     }
                     let events = pending.get_or_insert_with(Vec::new);
@@ -298,7 +304,13 @@ impl Running {
             }
         }
         if let Some(events) = pending {
+            self.leds.saw(&events);
             self.task.commit(events).await;
+        }
+        if self.link.protocol() == crate::link::Protocol::ChessLink
+            && let Some(request) = self.leds.wish(self.task.session.view())
+        {
+            self.link.show_leds(request, now);
         }
     }
 
@@ -401,6 +413,8 @@ impl Running {
             }
             Fact::Answers => {
                 self.probe.answered();
+                // A new connection's driver has shown nothing yet.
+                self.leds.forget();
                 tracing::info!("board answers");
             }
             Fact::Skipped(skipped) => {

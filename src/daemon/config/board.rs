@@ -48,6 +48,8 @@ pub struct BoardConfig {
     pub listen_only: bool,
     /// Which protocol the board speaks (`auto`: from the port's USB identity, else DGT).
     pub protocol: ProtocolSetting,
+    /// Show the last move and an illegal placement on a board with LEDs (`leds`).
+    pub leds: bool,
     /// PGN tags for every game on this board, in the order the file lists them.
     pub tags: Vec<(String, String)>,
     /// Line of the `[[board]]` header in the configuration file (`None`: from the command line
@@ -66,6 +68,8 @@ pub struct BoardSpec {
     pub listen_only: bool,
     /// Which protocol the board speaks.
     pub protocol: ProtocolSetting,
+    /// Light the board's LEDs (a board that has them).
+    pub leds: bool,
     /// Everything the session needs (its `name` is the board's name, its `port` the port's
     /// text, set by [`BoardSpec::new`]).
     pub session: SessionConfig,
@@ -83,8 +87,15 @@ impl BoardSpec {
             port,
             listen_only,
             protocol: ProtocolSetting::Auto,
+            leds: true,
             session,
         }
+    }
+
+    /// The same board with its LEDs lit or left dark.
+    pub fn with_leds(mut self, leds: bool) -> Self {
+        self.leds = leds;
+        self
     }
 
     /// The same board speaking `protocol`.
@@ -124,6 +135,7 @@ impl BoardConfig {
             clock_periods: ClockPeriods::Time,
             listen_only: false,
             protocol: ProtocolSetting::Auto,
+            leds: true,
             tags: Vec::new(),
             line: None,
         }
@@ -213,6 +225,7 @@ impl BoardConfig {
             self.session_config(daemon),
         )
         .with_protocol(self.protocol)
+        .with_leds(self.leds)
     }
 }
 

@@ -141,6 +141,7 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 .map_err(|m| at(Some(cp.span()), field("clock_periods"), m))?;
         }
         board.listen_only = b.listen_only.unwrap_or(false);
+        board.leds = b.leds.unwrap_or(true);
         if let Some(p) = b.protocol {
             board.protocol =
                 parse_word(p.get_ref()).map_err(|m| at(Some(p.span()), field("protocol"), m))?;
@@ -226,6 +227,7 @@ struct RawBoard {
     clock_periods: Option<Spanned<String>>,
     listen_only: Option<bool>,
     protocol: Option<Spanned<String>>,
+    leds: Option<bool>,
     tags: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 

@@ -23,6 +23,7 @@
 use shakmaty::Square;
 
 use super::decoder::{Decoder, DecoderStats, ParityCheck};
+use super::leds::LedPattern;
 use super::line::ParityBy;
 use super::message::{Command, Reply};
 use super::settings::{AUTO_REPORT, AutoReport, StartupSettings};
@@ -34,6 +35,23 @@ use crate::vocab::Millis;
 /// readings a second follow a game closely (a move lasts longer) and leave the line nearly
 /// idle (67 characters of 3,840 a second each).
 pub const POLL_MS: Millis = 200;
+
+/// At most one LED command a second: an `L` takes 43 ms of the line, and the board is not
+/// made to flicker (the drivers in use throttle the same way).
+pub const LED_GAP_MS: Millis = 1_000;
+
+/// What the board's LEDs should show (squares of the game, whatever way the board lies).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LedRequest {
+    Off,
+    /// The last move: its two squares blinking in opposite phase.
+    Move {
+        from: Square,
+        to: Square,
+    },
+    /// Squares steadily lit (an illegal placement's, until it is put right).
+    Squares(Vec<Square>),
+}
 
 /// The parity bits are made and checked by the host (8N1 port); see `line`.
 pub const PARITY_BY: ParityBy = ParityBy::Host;
@@ -61,6 +79,12 @@ pub struct ChessLink {
     has_status: bool,
     /// Frames (and letters with a bad parity bit) seen dropped so far.
     losses: u64,
+    /// What the LEDs should show, and what they were last told (`None`: not on this
+    /// connection).
+    leds_wanted: Option<LedRequest>,
+    leds_shown: Option<LedPattern>,
+    /// When the last LED command went out.
+    leds_at: Option<Millis>,
 }
 
 impl Default for ChessLink {
@@ -82,7 +106,36 @@ impl ChessLink {
             ask_at: None,
             has_status: false,
             losses: 0,
+            leds_wanted: None,
+            leds_shown: None,
+            leds_at: None,
         }
+    }
+
+    /// Show `request` on the LEDs: written when the line allows, at most one command per
+    /// [`LED_GAP_MS`] (a request replaced before it went out is never written).
+    pub fn show_leds(&mut self, request: LedRequest) {
+        self.leds_wanted = Some(request);
+    }
+
+    /// The pattern `request` stands for on this board (its square order, once the start
+    /// position told it).
+    pub fn led_pattern(&self, request: &LedRequest) -> LedPattern {
+        let order = self.order.unwrap_or_default();
+        match request {
+            LedRequest::Off => LedPattern::default(),
+            LedRequest::Move { from, to } => LedPattern::for_move(*from, *to, order),
+            LedRequest::Squares(squares) => LedPattern::steady(squares.iter().copied(), order),
+        }
+    }
+
+    /// The LED command due now, if any.
+    fn leds_due(&self, now: Millis) -> Option<Millis> {
+        let wanted = self.leds_wanted.as_ref()?;
+        if self.leds_shown.as_ref() == Some(&self.led_pattern(wanted)) {
+            return None;
+        }
+        Some(self.leds_at.map_or(now, |at| at + LED_GAP_MS))
     }
 
     /// The bytes of `command` on this line.
@@ -208,19 +261,38 @@ impl ChessLink {
     }
 
     /// The status the driver asks for on its own, when due.
+    /// LEDs wait for the whole board (its order decides which LEDs are a square's).
     pub fn poll_transmit(&mut self, now: Millis) -> Option<Vec<u8>> {
         if self.ask_at.is_some_and(|at| now >= at) {
             self.ask_at = None;
             self.own_asks += 1;
-            Some(Self::status_request())
-        } else {
-            None
+            return Some(Self::status_request());
         }
+        if self.has_status && self.leds_due(now).is_some_and(|at| now >= at) {
+            let pattern = self.led_pattern(self.leds_wanted.as_ref()?);
+            self.leds_at = Some(now);
+            self.leds_shown = Some(pattern);
+            // The acknowledgement (`l`/`x`) is not waited for: a lost one costs nothing.
+            let command = if pattern.is_dark() {
+                Command::LedsOff
+            } else {
+                Command::Leds(pattern)
+            };
+            return Some(Self::encode(&command));
+        }
+        None
     }
 
     /// When [`ChessLink::poll_transmit`] next has something to send.
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.ask_at
+        let leds = self
+            .has_status
+            .then(|| self.leds_due(self.leds_at.unwrap_or(0)))
+            .flatten();
+        match (self.ask_at, leds) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The square order the board showed the start position in, once it did.
@@ -423,6 +495,43 @@ mod tests {
         assert!(d.stats().dropped_frames >= 1);
         assert!(d.stats().skipped_bytes >= 3);
         assert_eq!(d.poll_transmit(100), Some(ChessLink::status_request()));
+    }
+
+    #[test]
+    fn leds_show_the_request_at_most_once_a_second_in_the_boards_order() {
+        use crate::chesslink::message::Command as C;
+        let mut d = ChessLink::new();
+        d.show_leds(LedRequest::Move {
+            from: Square::E2,
+            to: Square::E4,
+        });
+        assert_eq!(
+            d.poll_transmit(0),
+            None,
+            "not before the board's order is known"
+        );
+        d.push(
+            &reply(Reply::Read {
+                address: AUTO_REPORT,
+                value: 3,
+            }),
+            0,
+        );
+        d.push(&status(&Board::default(), WireOrder::A8First), 10);
+        let sent = d.poll_transmit(10).expect("the LEDs");
+        let want = LedPattern::for_move(Square::E2, Square::E4, WireOrder::A8First);
+        assert_eq!(sent, C::Leds(want).encode(PARITY_BY));
+        // Shown: nothing more. A new wish waits for its second.
+        assert_eq!(d.poll_transmit(20), None);
+        d.show_leds(LedRequest::Squares(vec![Square::D4]));
+        assert_eq!(d.poll_timeout(), Some(10 + LED_GAP_MS));
+        assert_eq!(d.poll_transmit(500), None);
+        d.show_leds(LedRequest::Off);
+        assert_eq!(
+            d.poll_transmit(10 + LED_GAP_MS),
+            Some(C::LedsOff.encode(PARITY_BY))
+        );
+        assert_eq!(d.poll_timeout(), None);
     }
 
     #[test]

@@ -142,6 +142,14 @@ impl Driver {
         }
     }
 
+    /// What the board's LEDs should show (a board without LEDs ignores it).
+    pub fn show_leds(&mut self, request: chesslink::LedRequest) {
+        match self {
+            Driver::Dgt(_) => {}
+            Driver::ChessLink(d) => d.show_leds(request),
+        }
+    }
+
     /// The link wrote `bytes` (a driver that must know what was asked of the board).
     pub fn on_sent(&mut self, bytes: &[u8]) {
         match self {

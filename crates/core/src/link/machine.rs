@@ -455,6 +455,17 @@ impl Link {
         }
     }
 
+    /// What the board's LEDs should show (a board with LEDs on an open, writable link; the
+    /// driver paces the commands).
+    pub fn show_leds(&mut self, request: crate::chesslink::driver::LedRequest, now: Millis) {
+        if let Port::Open(o) = &mut self.port
+            && !self.listen_only
+        {
+            o.driver.show_leds(request);
+            self.pump(now);
+        }
+    }
+
     /// Queue a text for the clock display; its outcome comes back as `Output::Clock` with
     /// the returned request id. `clock_reports`: the session hears a clock (its view's
     /// `clock_connected`).
