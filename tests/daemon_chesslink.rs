@@ -12,6 +12,7 @@
 //!   is dropped and never a move.
 //! - The LEDs show the last move (on a board turned round too), an illegal placement's
 //!   squares until it is put right, and never more than one LED command a second.
+//! - A mixed hall: a DGT board with its clock and a ChessLink board in one daemon.
 //!
 //! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
 
@@ -356,4 +357,72 @@ async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() 
         );
     }
     s.sim.shutdown().await;
+}
+
+/// A mixed hall: a DGT board with its clock and a ChessLink board in one daemon, each
+/// followed on its own, each named by its model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_and_a_chesslink_board_are_served_side_by_side() {
+    use eboardd::sim::{BoardOptions, Scenario, Step};
+    let dir = tempfile::tempdir().unwrap();
+    let dgt = common::sim::sim_board(dir.path(), "dgt1", 10.0, BoardOptions::default()).await;
+    let cl_link = dir.path().join("cl1");
+    let cl = ChessLinkSim::spawn(ChessLinkSimOptions {
+        link: Some(cl_link.clone()),
+        speed: SPEED,
+        ..ChessLinkSimOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = dir.path().join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"dgt1\"\nport = \"{}\"\nnumber = 1\n\n\
+             [[board]]\nname = \"cl1\"\nport = \"{}\"\nnumber = 2\nprotocol = \"chesslink\"\n",
+            dir.path().join("dgt1").display(),
+            cl_link.display()
+        ),
+    )
+    .unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let mut daemon = Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let dgt_events = Events::start(&conn, "dgt1").await;
+    let cl_events = Events::start(&conn, "cl1").await;
+    dgt.wait_for_update_mode(WAIT).await.unwrap();
+    cl.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+        .await
+        .unwrap();
+    for (id, model) in [("dgt1", "dgt"), ("cl1", "chesslink")] {
+        let b = proxies::board(&conn, id).await;
+        let mut m = b.receive_board_model_changed().await;
+        wait_property(&mut m, "BoardModel", |v| v == model).await;
+        let mut fen = b.receive_fen_changed().await;
+        wait_property(&mut fen, "the start position", |f: &String| {
+            f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+        })
+        .await;
+    }
+    let game = opening(&default_game(), 12);
+    let want = sans(&game);
+    let mut sc = Scenario::new(&dgt, common::rig::quick(5));
+    let steps = [Step::Moves(want.clone())];
+    let (played, cl_played) = tokio::join!(sc.run(&steps), cl.play_game(&game, 9, Noise::Clean));
+    played.unwrap();
+    cl_played.unwrap();
+    wait_moves(&dgt_events, &want).await;
+    wait_moves(&cl_events, &want).await;
+    assert!(
+        accusations(&cl_events.all()).is_empty(),
+        "{}",
+        cl_events.describe()
+    );
+    assert!(
+        accusations(&dgt_events.all()).is_empty(),
+        "{}",
+        dgt_events.describe()
+    );
+    cl.shutdown().await;
 }
