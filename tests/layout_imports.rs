@@ -20,10 +20,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The pure core's modules, all in `crates/core/src`.
-const CORE: [&str; 14] = [
+const CORE: [&str; 15] = [
     "vocab",
     "board_input",
     "dgt",
+    "chesslink",
     "board",
     "tracker",
     "arbiter",
@@ -351,7 +352,12 @@ fn the_production_daemon_does_not_link_the_simulator() {
         "the Makefile's build of eboardd must leave the simulator out"
     );
     // Every use of the simulator in the daemon's crate sits in a module the feature gates.
-    let gated = ["daemon/demo.rs", "cli/simulate.rs", "cli/replay.rs"];
+    let gated = [
+        "daemon/demo.rs",
+        "cli/simulate.rs",
+        "cli/simulate_chesslink.rs",
+        "cli/replay.rs",
+    ];
     let mut faults = Vec::new();
     for f in modules(&src()).values().flatten() {
         let rel = f
@@ -373,6 +379,7 @@ fn the_production_daemon_does_not_link_the_simulator() {
     for (file, module) in [
         ("daemon/mod.rs", "pub mod demo;"),
         ("cli/mod.rs", "pub mod simulate;"),
+        ("cli/mod.rs", "pub mod simulate_chesslink;"),
         ("cli/mod.rs", "pub mod replay;"),
     ] {
         let text = fs::read_to_string(src().join(file)).unwrap();
@@ -403,6 +410,10 @@ const PROTOCOL_NEUTRAL: [&str; 5] = ["session", "tracker", "recovery", "arbiter"
 fn the_game_side_names_no_board_protocol() {
     let g = graph(&core_src());
     assert!(g.contains_key("dgt"), "the DGT driver is read: {g:?}");
+    assert!(
+        g.contains_key("chesslink"),
+        "the ChessLink driver is read: {g:?}"
+    );
     for start in PROTOCOL_NEUTRAL {
         assert!(g.contains_key(start), "crates/core/src/{start} is read");
         // Every module `start` reaches through its imports.

@@ -280,7 +280,7 @@ fn overrides_from_the_command_line() {
         "{e}"
     );
     assert!(
-        e.message.contains("line 76"),
+        e.message.contains("line 83"),
         "names the configured board: {e}"
     );
 
@@ -466,4 +466,32 @@ fn ports_that_cannot_be_boards_are_named() {
         .unwrap_err();
     assert_eq!(e.key.as_deref(), Some("--port"), "{e}");
     assert!(e.message.contains("a regular file"), "{e}");
+}
+
+#[test]
+fn the_protocol_key_picks_the_board_family_and_unknown_ones_are_refused() {
+    use eboard_core::vocab::ProtocolSetting;
+    let c = parse("[[board]]\nport = \"/dev/a\"\n").unwrap();
+    assert_eq!(c.board_specs()[0].protocol, ProtocolSetting::Auto);
+    for (word, setting) in [
+        ("auto", ProtocolSetting::Auto),
+        ("dgt", ProtocolSetting::Dgt),
+        ("chesslink", ProtocolSetting::ChessLink),
+    ] {
+        let c = parse(&format!(
+            "[[board]]\nport = \"/dev/a\"\nprotocol = \"{word}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(c.board_specs()[0].protocol, setting);
+    }
+    let e = rejected(
+        "[[board]]\nport = \"/dev/a\"\n\n[[board]]\nport = \"/dev/b\"\nprotocol = \"millennium\"\n",
+        6,
+        "board[2].protocol",
+    );
+    let e = e.to_string();
+    assert!(
+        e.contains("\"auto\", \"dgt\" or \"chesslink\""),
+        "the accepted words are named: {e}"
+    );
 }

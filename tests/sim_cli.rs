@@ -34,6 +34,7 @@ async fn simulate_plays_a_pgn_file_on_a_link() {
         result_gesture: false,
         // The clock in its FIDE mode with a US delay: 90 minutes, not the default 3+2.
         time_control: Some("40/5400d30:1800d30".parse().unwrap()),
+        board: eboardd::cli::simulate::SimFamily::Dgt,
         model: eboardd::cli::simulate::SimModel::Dgt,
         battery: 80,
         drops: false,
@@ -103,6 +104,7 @@ async fn simulate_offers_the_dgt_xl() {
         time_control: Some("40/6000+30:20/3000+30:600+30".parse().unwrap()),
         clock: eboardd::cli::simulate::SimClock::DgtXlQuirky,
         clock_periods: eboard_core::vocab::ClockPeriods::Moves,
+        board: eboardd::cli::simulate::SimFamily::Dgt,
         model: eboardd::cli::simulate::SimModel::Dgt,
         battery: 80,
         drops: false,
@@ -154,4 +156,93 @@ async fn simulate_offers_the_dgt_xl() {
             && t.left.minutes == 40)),
         "1:40 on the clock"
     );
+}
+
+/// `--board chesslink`: a Millennium board on the link; a host switches its reports to "on
+/// change" (what the daemon does) and the last status shows the game's final position.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulate_offers_a_chesslink_board() {
+    use eboard_core::chesslink::{Command, Decoder, ParityBy, Reply, WireOrder};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("game.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"t\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O *\n",
+    )
+    .unwrap();
+    let link = dir.path().join("cl");
+    let mut args = simulate_args(&[
+        "--board",
+        "chesslink",
+        "--speed",
+        "1000",
+        "--exit-when-done",
+    ]);
+    args.pgn = Some(pgn);
+    args.link = Some(link.clone());
+    let command = std::thread::spawn(move || run(args));
+    for _ in 0..500 {
+        if link.exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let mut port = open_port(&link);
+    let on_change = Command::Write {
+        address: 2,
+        value: 3,
+    };
+    port.write_all(&on_change.encode(ParityBy::Host))
+        .await
+        .unwrap();
+    let collector = Collector::start(port);
+    while !command.is_finished() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    command.join().unwrap().unwrap();
+    let (chunks, _port) = collector.finish(Duration::from_millis(30)).await;
+    let mut decoder = Decoder::new();
+    let replies: Vec<Reply> = decoder.feed(&chunks.concat()).collect();
+    assert_eq!(decoder.stats().dropped_frames, 0);
+    assert!(replies.contains(&Reply::Written {
+        address: 2,
+        value: 3
+    }));
+    let last = replies
+        .iter()
+        .rev()
+        .find_map(|r| match r {
+            Reply::Status(scan) => Some(scan.board(WireOrder::H1First)),
+            _ => None,
+        })
+        .expect("statuses");
+    let game =
+        &eboard_sim::parse_games(&std::fs::read_to_string(dir.path().join("game.pgn")).unwrap())[0];
+    let mut end = game.start_position().unwrap();
+    for mv in game.moves().unwrap() {
+        end.play_unchecked(mv);
+    }
+    assert_eq!(&last, end.board());
+    // The DGT board's clock options mean nothing here: refused by name.
+    let mut clocked = simulate_args(&["--board", "chesslink", "--time-control", "5400b5"]);
+    clocked.exit_when_done = true;
+    let e = run(clocked).unwrap_err().to_string();
+    assert!(
+        e.contains("--time-control") && e.contains("chesslink"),
+        "{e}"
+    );
+    assert!(!link.exists(), "the link is removed on exit");
+}
+
+/// `eboardctl simulate`'s arguments as the command line gives them.
+fn simulate_args(line: &[&str]) -> SimulateArgs {
+    use clap::Parser as _;
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+    Cli::try_parse_from(std::iter::once("simulate").chain(line.iter().copied()))
+        .unwrap()
+        .args
 }

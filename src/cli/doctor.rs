@@ -199,6 +199,7 @@ async fn daemon_facts(conn: zbus::Connection, globals: &Globals) -> Daemon {
             firmware: b.props.firmware_version,
             serial: b.props.serial_number,
             clock_connected: b.props.clock_connected,
+            model: b.props.board_model,
         })
         .collect();
     Daemon::Running {

@@ -21,6 +21,8 @@ pub mod replay;
 pub mod serve;
 #[cfg(feature = "sim")]
 pub mod simulate;
+#[cfg(feature = "sim")]
+pub mod simulate_chesslink;
 pub mod status;
 pub mod verbs;
 pub mod watch;

@@ -1,5 +1,6 @@
 //! `eboardctl simulate`: a virtual DGT board + clock on a pseudo-terminal, playing real games
-//! as people do, for trying eboardd (or any DGT software) without hardware.
+//! as people do, for trying eboardd (or any DGT software) without hardware; with `--board
+//! chesslink` a Millennium ChessLink board instead (`simulate_chesslink`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -51,6 +52,11 @@ pub struct SimulateArgs {
     /// 3 minutes + 2 s a move.
     #[arg(long, value_name = "CONTROL")]
     pub time_control: Option<eboard_core::arbiter::timecontrol::TimeControl>,
+    /// Which family of board: `dgt` (a DGT e-board and clock; `--model` says which) or
+    /// `chesslink` (a Millennium ChessLink board: every piece named, 81 LEDs, no clock; serve
+    /// it with `protocol = "chesslink"`).
+    #[arg(long, value_enum, default_value_t = SimFamily::Dgt)]
+    pub board: SimFamily,
     /// Which DGT board: `dgt` (the USB e-board), `bluetooth` (a Bluetooth e-board with a
     /// battery, whose link drops now and then with `--drops`), `revelation2` (a Revelation II;
     /// `--firmware` says which).
@@ -78,6 +84,13 @@ pub struct SimulateArgs {
     /// press the XL's own move counter counts as the period's last: option 13, option 00).
     #[arg(long, default_value = "time", value_name = "HOW")]
     pub clock_periods: eboard_core::vocab::ClockPeriods,
+}
+
+/// The families of board `eboardctl simulate` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimFamily {
+    Dgt,
+    Chesslink,
 }
 
 /// The boards `eboardctl simulate` offers.
@@ -180,11 +193,19 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         args.speed.is_finite() && args.speed > 0.0,
         "--speed must be a positive number"
     );
+    if args.board == SimFamily::Chesslink
+        && let Some(refusal) = super::simulate_chesslink::refused_options(&args)
+    {
+        anyhow::bail!("{refusal} (--board chesslink)");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(simulate(args, games))
+    match args.board {
+        SimFamily::Dgt => runtime.block_on(simulate(args, games)),
+        SimFamily::Chesslink => runtime.block_on(super::simulate_chesslink::simulate(args, games)),
+    }
 }
 
 async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()> {

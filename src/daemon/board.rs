@@ -59,6 +59,10 @@ struct Running {
     port: Option<SerialStream>,
     /// Clock messages waiting for the clock's ack, by the machine's request id.
     clock_waiting: HashMap<u64, ClockReply>,
+    /// The probing of an `auto` port on an FTDI adapter (see [`super::link::AutoProbe`]).
+    probe: super::link::AutoProbe,
+    /// What the board's LEDs show (a board that has them).
+    leds: super::leds::LedPolicy,
 }
 
 impl BoardTask {
@@ -93,16 +97,24 @@ impl BoardTask {
             .is_some_and(|p| {
                 eboard_core::identity::Identity::is_bluetooth_port(&p.to_string_lossy())
             });
-        let mut link = Link::new(self.spec.listen_only).with_tick_slot(tick_slot(&self.spec.id));
+        let mut link = Link::new(self.spec.listen_only)
+            .with_tick_slot(tick_slot(&self.spec.id))
+            .with_protocol(super::link::protocol_for(
+                self.spec.protocol,
+                &self.spec.port,
+            ));
         if bluetooth {
             link.set_bluetooth_port(true);
             self.session.set_bluetooth_port(true);
         }
+        let leds = super::leds::LedPolicy::new(self.spec.leds);
         let mut r = Running {
             link,
             task: self,
             port: None,
             clock_waiting: HashMap::new(),
+            probe: super::link::AutoProbe::default(),
+            leds,
         };
         let mut buf = vec![0u8; 4096];
         let mut removed = false;
@@ -205,6 +217,7 @@ impl Running {
                 .handle(Input::Command(request.command), now)
             {
                 Ok(events) => {
+                    self.leds.saw(&events);
                     self.task.commit(events).await;
                     Ok(())
                 }
@@ -235,7 +248,7 @@ impl Running {
                 break;
             };
             match output {
-                Output::Open => match super::link::open(&self.task.spec.port, self.link.line()) {
+                Output::Open => match self.open_port() {
                     Ok(port) => {
                         self.port = Some(port);
                         self.link.on_opened(now);
@@ -262,6 +275,7 @@ impl Running {
                     if matches!(input, Input::Link(_))
                         && let Some(events) = pending.take()
                     {
+                        self.leds.saw(&events);
                         self.task.commit(events).await;
                     }
                     let events = pending.get_or_insert_with(Vec::new);
@@ -272,7 +286,13 @@ impl Running {
             }
         }
         if let Some(events) = pending {
+            self.leds.saw(&events);
             self.task.commit(events).await;
+        }
+        if self.link.protocol() == eboard_core::link::Protocol::ChessLink
+            && let Some(request) = self.leds.wish(self.task.session.view())
+        {
+            self.link.show_leds(request, now);
         }
     }
 
@@ -294,6 +314,21 @@ impl Running {
         }
     }
 
+    /// Open the port with the line of the protocol the board speaks: with `protocol =
+    /// "auto"` decided again at every opening, since another board may have been plugged in.
+    fn open_port(&mut self) -> std::io::Result<tokio_serial::SerialStream> {
+        let spec = &self.task.spec;
+        let suggested = super::link::protocol_for(spec.protocol, &spec.port);
+        let protocol = self
+            .probe
+            .next(spec.protocol, suggested, self.link.protocol());
+        if protocol != self.link.protocol() {
+            tracing::info!(port = %spec.port.display(), ?protocol, "the board's protocol");
+            self.link.set_protocol(protocol);
+        }
+        super::link::open(&spec.port, self.link.line())
+    }
+
     /// Why a clock message is not shown, as the contract's error.
     fn refused(&self, refusal: ClockRefusal, text: &str) -> CommandError {
         let id = &self.task.spec.id;
@@ -308,6 +343,9 @@ impl Running {
             ClockRefusal::NoClock => CommandError::NoClock(format!(
                 "no clock reports through board {id}; plug the clock into the board and \
                  switch it on"
+            )),
+            ClockRefusal::Invalid(MessageError::NoClock) => CommandError::NoClock(format!(
+                "board {id} has no clock (a Millennium ChessLink board has none)"
             )),
             ClockRefusal::Invalid(e @ MessageError::Busy { .. }) => CommandError::Busy(format!(
                 "board {id}: cannot show \"{}\" now: {e}",
@@ -331,6 +369,7 @@ impl Running {
             | MessageError::TooLongForRevelation { .. }
             | MessageError::NotAscii(_)) => CommandError::InvalidArgument(e.to_string()),
             e @ MessageError::Busy { .. } => CommandError::Busy(e.to_string()),
+            e @ MessageError::NoClock => CommandError::NoClock(e.to_string()),
         });
         if let Some(reply) = self.clock_waiting.remove(&request) {
             let _ = reply.send(answer);
@@ -354,7 +393,12 @@ impl Running {
             } => {
                 tracing::debug!("cannot open {port}: {error}");
             }
-            Fact::Answers => tracing::info!("board answers"),
+            Fact::Answers => {
+                self.probe.answered();
+                // A new connection's driver has shown nothing yet.
+                self.leds.forget();
+                tracing::info!("board answers");
+            }
             Fact::Skipped(skipped) => {
                 tracing::debug!(skipped, "skipped bytes that are not a board message");
             }

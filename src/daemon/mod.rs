@@ -24,6 +24,7 @@ pub mod file_error;
 pub mod health;
 pub mod journal;
 pub mod kept;
+pub mod leds;
 pub mod link;
 pub mod logging;
 pub mod pgn_files;

@@ -53,6 +53,9 @@ pub enum IdentityReport {
     Firmware { major: u8, minor: u8 },
     /// The clock behind it, as the clock names itself.
     Clock(ClockModel),
+    /// A Millennium ChessLink board's firmware version (its two bytes): the board answers,
+    /// and it is a ChessLink board.
+    ChessLinkFirmware { high: u8, low: u8 },
 }
 
 /// Which clock is behind the board, as it names itself (contract: the `ClockModel` property).

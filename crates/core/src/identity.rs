@@ -32,6 +32,9 @@ pub enum BoardModel {
     DgtBluetooth,
     /// A DGT Revelation II (its own display; its own orientation handling).
     DgtRevelation2,
+    /// A Millennium board on ChessLink (eONE, Exclusive with the module, The King
+    /// Performance): its version reply names no model for certain, so one word for all.
+    ChessLink,
 }
 
 impl BoardModel {
@@ -41,6 +44,7 @@ impl BoardModel {
             BoardModel::Dgt => "dgt",
             BoardModel::DgtBluetooth => "dgt-bluetooth",
             BoardModel::DgtRevelation2 => "dgt-revelation2",
+            BoardModel::ChessLink => "chesslink",
         }
     }
 }
@@ -87,6 +91,8 @@ pub struct Identity {
     clock_model: Option<ClockModel>,
     /// The model the clock named last (the next answer confirms or replaces it).
     clock_heard: Option<ClockModel>,
+    /// The board answered as a ChessLink board since the link came up.
+    chesslink: bool,
 }
 
 /// What a board said once and should be asked again before it is believed.
@@ -128,6 +134,7 @@ impl Identity {
     /// reading is kept until a new one comes).
     pub fn link_up(&mut self) {
         self.answered_version = false;
+        self.chesslink = false;
         self.long_serial = None;
         self.battery_answers = 0;
         self.clock_heard = None;
@@ -183,6 +190,11 @@ impl Identity {
                 }
                 self.clock_heard = Some(*model);
             }
+            IdentityReport::ChessLinkFirmware { high, low } => {
+                self.answered_version = true;
+                self.chesslink = true;
+                self.firmware_version = format!("{high}.{low:02}");
+            }
         }
     }
 
@@ -211,7 +223,9 @@ impl Identity {
 
     /// The board's model, once known.
     pub fn model(&self) -> Option<BoardModel> {
-        if self.revelation_firmware().is_some() {
+        if self.chesslink {
+            Some(BoardModel::ChessLink)
+        } else if self.revelation_firmware().is_some() {
             Some(BoardModel::DgtRevelation2)
         } else if self.bluetooth_port || self.battery_answers >= 2 - u32::from(self.battery_proven)
         {
@@ -289,6 +303,23 @@ mod tests {
 
     fn long_serial(s: String) -> BoardInput {
         BoardInput::Identity(IdentityReport::LongSerialNumber(s))
+    }
+
+    #[test]
+    fn a_chesslink_board_is_named_by_its_version_reply() {
+        let mut id = Identity::new(false);
+        assert_eq!(id.model(), None);
+        id.on_input(&BoardInput::Identity(IdentityReport::ChessLinkFirmware {
+            high: 1,
+            low: 3,
+        }));
+        assert_eq!(id.model(), Some(BoardModel::ChessLink));
+        assert_eq!(id.model().unwrap().as_str(), "chesslink");
+        assert_eq!(id.firmware_version(), "1.03");
+        assert!(!id.has_battery());
+        // Another board may be on the port after a reconnection: it says again what it is.
+        id.link_up();
+        assert_eq!(id.model(), None);
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub struct Board {
     pub firmware: String,
     pub serial: String,
     pub clock_connected: bool,
+    /// Its `BoardModel` (`chesslink`: a board that has no clock).
+    pub model: String,
 }
 
 /// The user running doctor.
@@ -450,15 +452,23 @@ fn boards_lines(boards: &[Board], facts: &Facts) -> Vec<Check> {
         } else {
             Check::fail(
                 name,
-                format!("does not answer on {}", b.port),
                 format!(
-                    "check the board's USB cable and that {} is the board (eboardctl status {})",
+                    "does not answer on {}: neither a DGT board's questions nor a Millennium \
+                     ChessLink board's were answered (an FTDI port is asked both ways)",
+                    b.port
+                ),
+                format!(
+                    "check the board's USB cable and that {} is the board (eboardctl status {}); \
+                     if it is some other serial device, remove it from the configuration, or \
+                     name the board's protocol (protocol = \"dgt\" or \"chesslink\")",
                     b.port, b.name
                 ),
             )
         });
         let clock = format!("clock {}", b.name);
-        out.push(if b.clock_connected {
+        out.push(if b.model == "chesslink" {
+            Check::pass(clock, "a Millennium ChessLink board has no clock")
+        } else if b.clock_connected {
             Check::pass(clock, "a clock answers through this board")
         } else {
             Check::fail(
@@ -604,6 +614,7 @@ mod tests {
             firmware: "3.10".into(),
             serial: "13116".into(),
             clock_connected: true,
+            model: "dgt".into(),
         }
     }
 
@@ -725,6 +736,24 @@ mod tests {
             boards[0].connected = false;
         }
         assert_eq!(only_failure(&f).check, "board b1");
+        assert!(
+            only_failure(&f)
+                .detail
+                .contains("neither a DGT board's questions nor a Millennium"),
+            "a port that answers neither protocol says so"
+        );
+
+        // A ChessLink board has no clock: nothing to fix about it.
+        let mut f = healthy();
+        if let Daemon::Running { boards, .. } = &mut f.daemon {
+            boards[0].model = "chesslink".into();
+            boards[0].clock_connected = false;
+        }
+        let text = render(&verdicts(&f));
+        assert!(
+            text.contains("✓ clock b1: a Millennium ChessLink board has no clock"),
+            "{text}"
+        );
 
         let mut f = healthy();
         f.ports[0].openable_by_daemon = Some(false);

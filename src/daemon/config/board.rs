@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use eboard_core::arbiter::ArbiterConfig;
 use eboard_core::arbiter::timecontrol::TimeControl;
 use eboard_core::session::SessionConfig;
-use eboard_core::vocab::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
+use eboard_core::vocab::{
+    ClockPeriods, Edition, OrientationSetting, ProtocolSetting, Rules, Variant, WhiteDisplay,
+};
 
 use super::DaemonConfig;
 use super::words::validate_tag_value;
@@ -45,6 +47,10 @@ pub struct BoardConfig {
     /// How the clock moves to the next period (`clock_periods`).
     pub clock_periods: ClockPeriods,
     pub listen_only: bool,
+    /// Which protocol the board speaks (`auto`: from the port's USB identity, else DGT).
+    pub protocol: ProtocolSetting,
+    /// Show the last move and an illegal placement on a board with LEDs (`leds`).
+    pub leds: bool,
     /// PGN tags for every game on this board, in the order the file lists them.
     pub tags: Vec<(String, String)>,
     /// Line of the `[[board]]` header in the configuration file (`None`: from the command line
@@ -61,6 +67,10 @@ pub struct BoardSpec {
     pub port: PathBuf,
     /// Never write to the port.
     pub listen_only: bool,
+    /// Which protocol the board speaks.
+    pub protocol: ProtocolSetting,
+    /// Light the board's LEDs (a board that has them).
+    pub leds: bool,
     /// Everything the session needs (its `name` is the board's name, its `port` the port's
     /// text, set by [`BoardSpec::new`]).
     pub session: SessionConfig,
@@ -77,8 +87,22 @@ impl BoardSpec {
             id,
             port,
             listen_only,
+            protocol: ProtocolSetting::Auto,
+            leds: true,
             session,
         }
+    }
+
+    /// The same board with its LEDs lit or left dark.
+    pub fn with_leds(mut self, leds: bool) -> Self {
+        self.leds = leds;
+        self
+    }
+
+    /// The same board speaking `protocol`.
+    pub fn with_protocol(mut self, protocol: ProtocolSetting) -> Self {
+        self.protocol = protocol;
+        self
     }
 }
 
@@ -111,6 +135,8 @@ impl BoardConfig {
             time_control: None,
             clock_periods: ClockPeriods::Time,
             listen_only: false,
+            protocol: ProtocolSetting::Auto,
+            leds: true,
             tags: Vec::new(),
             line: None,
         }
@@ -201,6 +227,8 @@ impl BoardConfig {
             self.listen_only,
             self.session_config(daemon),
         )
+        .with_protocol(self.protocol)
+        .with_leds(self.leds)
     }
 }
 

@@ -141,6 +141,11 @@ pub(super) fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
                 .map_err(|m| at(Some(cp.span()), field("clock_periods"), m))?;
         }
         board.listen_only = b.listen_only.unwrap_or(false);
+        board.leds = b.leds.unwrap_or(true);
+        if let Some(p) = b.protocol {
+            board.protocol =
+                parse_word(p.get_ref()).map_err(|m| at(Some(p.span()), field("protocol"), m))?;
+        }
         // TOML tables are unordered; keep the order the user wrote the tags in.
         let mut tags: Vec<_> = b.tags.unwrap_or_default().into_iter().collect();
         tags.sort_by_key(|(name, _)| name.span().start);
@@ -221,6 +226,8 @@ struct RawBoard {
     time_control: Option<Spanned<String>>,
     clock_periods: Option<Spanned<String>>,
     listen_only: Option<bool>,
+    protocol: Option<Spanned<String>>,
+    leds: Option<bool>,
     tags: Option<BTreeMap<Spanned<String>, Spanned<toml::Value>>>,
 }
 

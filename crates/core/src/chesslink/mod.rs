@@ -16,6 +16,8 @@
 //!   for a simulated board), counting every dropped frame in [`DecoderStats`].
 //! - [`squares`] — the 64 status characters as `Option<Piece>` and the two square orders
 //!   ([`WireOrder`]); [`leds`] — the 81 corner LEDs and the `L` pattern.
+//! - [`driver`] — the link's ChessLink driver ([`driver::ChessLink`]): handshake, probe,
+//!   polling, statuses into the core's board input.
 //! - [`settings`] — the option bytes (report mode, scan time, …) and what a driver writes at
 //!   start ([`StartupSettings`]).
 //!
@@ -24,6 +26,7 @@
 //! undone by writing [`StartupSettings`] after every connect.
 
 pub mod decoder;
+pub mod driver;
 pub mod leds;
 pub mod line;
 pub mod message;

@@ -63,6 +63,8 @@ pub enum MessageError {
     NotAscii(String),
     #[error("the clock did not acknowledge the message, even when sent again")]
     NoAck,
+    #[error("this board has no clock")]
+    NoClock,
     #[error("the clock refused the message twice")]
     Refused,
     #[error(

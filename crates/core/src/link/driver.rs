@@ -11,6 +11,7 @@
 //! backoff, pacing, probing and silence.
 
 use crate::board_input::BoardInput;
+use crate::chesslink::driver::{self as chesslink, ChessLink};
 use crate::dgt::clock_channel::{MessageError, Outcome};
 use crate::dgt::driver::{self as dgt, Dgt};
 use crate::identity::Identity;
@@ -23,6 +24,8 @@ pub enum Protocol {
     /// DGT e-boards and the clocks behind them (USB, serial, Bluetooth, Revelation II).
     #[default]
     Dgt,
+    /// Millennium boards on ChessLink (eONE, Exclusive with the module, The King Performance).
+    ChessLink,
 }
 
 impl Protocol {
@@ -34,7 +37,26 @@ impl Protocol {
                 data_bits: 8,
                 parity: Parity::None,
                 stop_bits: 1,
+                dtr: true,
             },
+            // 38400 baud, 7 data bits and odd parity: the parity bit is made and checked by
+            // the driver in bit 7 of 8N1 bytes (the same 10 bits on the wire; a pty cannot
+            // do 7O1, and every public driver does it so). DTR cleared after opening, as the
+            // drivers in use do.
+            Protocol::ChessLink => {
+                let line = crate::chesslink::LineSettings::for_parity(chesslink::PARITY_BY);
+                LineSettings {
+                    baud: line.baud,
+                    data_bits: line.data_bits,
+                    parity: if line.uart_odd_parity {
+                        Parity::Odd
+                    } else {
+                        Parity::None
+                    },
+                    stop_bits: line.stop_bits,
+                    dtr: false,
+                }
+            }
         }
     }
 }
@@ -56,6 +78,8 @@ pub struct LineSettings {
     pub parity: Parity,
     /// 1 or 2.
     pub stop_bits: u8,
+    /// Raise DTR after opening (DGT) or clear it (ChessLink).
+    pub dtr: bool,
 }
 
 /// What a driver counted on the line so far.
@@ -73,12 +97,14 @@ pub struct LineStats {
 #[derive(Debug)]
 pub enum Driver {
     Dgt(Dgt),
+    ChessLink(ChessLink),
 }
 
 impl Driver {
     pub fn new(protocol: Protocol) -> Self {
         match protocol {
             Protocol::Dgt => Driver::Dgt(Dgt::new()),
+            Protocol::ChessLink => Driver::ChessLink(ChessLink::new()),
         }
     }
 
@@ -86,6 +112,7 @@ impl Driver {
     pub fn handshake(&self) -> Vec<Vec<u8>> {
         match self {
             Driver::Dgt(_) => dgt::handshake(),
+            Driver::ChessLink(d) => d.handshake(),
         }
     }
 
@@ -93,13 +120,41 @@ impl Driver {
     pub fn probe(&self) -> Vec<u8> {
         match self {
             Driver::Dgt(_) => dgt::probe(),
+            Driver::ChessLink(_) => ChessLink::probe(),
         }
     }
 
-    /// The command that asks the board for what the session wants.
+    /// The command that asks the board for what the session wants. A board without move
+    /// memory ([`Driver::has_memory`]) is never asked for it: its status stands in.
     pub fn request(&self, request: BoardRequest) -> Vec<u8> {
         match self {
             Driver::Dgt(_) => Dgt::request(request),
+            Driver::ChessLink(_) => ChessLink::status_request(),
+        }
+    }
+
+    /// The board keeps the moves played while nobody listened (a DGT board's EEPROM): a
+    /// gap may be recovered from them. A ChessLink board keeps none.
+    pub fn has_memory(&self) -> bool {
+        match self {
+            Driver::Dgt(_) => true,
+            Driver::ChessLink(_) => false,
+        }
+    }
+
+    /// What the board's LEDs should show (a board without LEDs ignores it).
+    pub fn show_leds(&mut self, request: chesslink::LedRequest) {
+        match self {
+            Driver::Dgt(_) => {}
+            Driver::ChessLink(d) => d.show_leds(request),
+        }
+    }
+
+    /// The link wrote `bytes` (a driver that must know what was asked of the board).
+    pub fn on_sent(&mut self, bytes: &[u8]) {
+        match self {
+            Driver::Dgt(_) => {}
+            Driver::ChessLink(d) => d.on_sent(bytes),
         }
     }
 
@@ -107,6 +162,7 @@ impl Driver {
     pub fn battery_request(&self, identity: &Identity) -> Option<Vec<u8>> {
         match self {
             Driver::Dgt(_) => Dgt::battery_request(identity),
+            Driver::ChessLink(_) => None,
         }
     }
 
@@ -114,6 +170,7 @@ impl Driver {
     pub fn clock_model_request(&self) -> Option<Vec<u8>> {
         match self {
             Driver::Dgt(_) => Some(Dgt::clock_model_request()),
+            Driver::ChessLink(_) => None,
         }
     }
 
@@ -122,6 +179,7 @@ impl Driver {
     pub fn push(&mut self, bytes: &[u8], now: Millis) -> Vec<Option<BoardInput>> {
         match self {
             Driver::Dgt(d) => d.push(bytes, now),
+            Driver::ChessLink(d) => d.push(bytes, now),
         }
     }
 
@@ -132,6 +190,14 @@ impl Driver {
                 unprintable_text: d.reader().unprintable_text(),
                 lost_frames: d.reader().dropped_frames(),
             },
+            // A lost ChessLink frame is not a lost change: every status is a whole board and
+            // the driver asks for the next one at once, so the record needs no gap for it.
+            // The dropped frames' bytes are counted as skipped.
+            Driver::ChessLink(d) => LineStats {
+                skipped: d.stats().skipped_bytes,
+                unprintable_text: 0,
+                lost_frames: 0,
+            },
         }
     }
 
@@ -139,6 +205,7 @@ impl Driver {
     pub fn in_frame(&self) -> bool {
         match self {
             Driver::Dgt(d) => d.reader().in_frame(),
+            Driver::ChessLink(d) => d.in_frame(),
         }
     }
 
@@ -146,6 +213,7 @@ impl Driver {
     pub fn learn(&mut self, identity: &Identity) {
         match self {
             Driver::Dgt(d) => d.learn(identity),
+            Driver::ChessLink(_) => {}
         }
     }
 
@@ -153,6 +221,7 @@ impl Driver {
     pub fn show(&mut self, text: &str, now: Millis) -> Result<u64, MessageError> {
         match self {
             Driver::Dgt(d) => d.show(text, now),
+            Driver::ChessLink(_) => Err(MessageError::NoClock),
         }
     }
 
@@ -160,6 +229,7 @@ impl Driver {
     pub fn poll_transmit(&mut self, now: Millis) -> Option<Vec<u8>> {
         match self {
             Driver::Dgt(d) => d.poll_transmit(now),
+            Driver::ChessLink(d) => d.poll_transmit(now),
         }
     }
 
@@ -167,12 +237,14 @@ impl Driver {
     pub fn poll_timeout(&self) -> Option<Millis> {
         match self {
             Driver::Dgt(d) => d.poll_timeout(),
+            Driver::ChessLink(d) => d.poll_timeout(),
         }
     }
 
     pub fn poll_clock(&mut self) -> Option<Outcome> {
         match self {
             Driver::Dgt(d) => d.poll_clock(),
+            Driver::ChessLink(_) => None,
         }
     }
 
@@ -180,6 +252,7 @@ impl Driver {
     pub fn reset(&mut self) {
         match self {
             Driver::Dgt(d) => d.reset(),
+            Driver::ChessLink(_) => {}
         }
     }
 }
@@ -200,5 +273,28 @@ mod tests {
         assert_eq!(d.request(BoardRequest::ReadMemory), [0x49]);
         assert_eq!(d.battery_request(&Identity::new(false)), None);
         assert_eq!(d.battery_request(&Identity::new(true)), Some(vec![0x4C]));
+        assert!(d.has_memory());
+    }
+
+    #[test]
+    fn a_chesslink_board_is_read_at_38400_with_the_parity_in_bit_7_and_keeps_no_moves() {
+        let line = Protocol::ChessLink.line();
+        assert_eq!(
+            (
+                line.baud,
+                line.data_bits,
+                line.parity,
+                line.stop_bits,
+                line.dtr
+            ),
+            (38400, 8, Parity::None, 1, false)
+        );
+        let mut d = Driver::new(Protocol::ChessLink);
+        // `S` with its check `53`, the parity in bit 7.
+        assert_eq!(d.request(BoardRequest::SendBoard), [0xD3, 0xB5, 0xB3]);
+        assert_eq!(d.probe(), [0xD6, 0xB5, 0xB6]);
+        assert!(!d.has_memory());
+        assert_eq!(d.battery_request(&Identity::new(true)), None);
+        assert_eq!(d.show("hi", 0), Err(MessageError::NoClock));
     }
 }

@@ -225,6 +225,16 @@ impl Link {
         self
     }
 
+    /// The protocol the board on the port speaks, decided by the shell before it opens the
+    /// port (`protocol = "auto"`: from the port's USB identity); taken at the next opening.
+    pub fn set_protocol(&mut self, protocol: Protocol) {
+        self.protocol = protocol;
+    }
+
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
     /// How the shell sets up the serial port for this board's protocol.
     pub fn line(&self) -> LineSettings {
         self.protocol.line()
@@ -443,11 +453,15 @@ impl Link {
     }
 
     /// Send what the session asks of the board (a gap's memory read, a whole board). A
-    /// listen-only or closed link cannot: for the memory, the session is told so and does
-    /// without; a whole board comes by itself with the next handshake.
+    /// listen-only or closed link cannot, nor has a board without move memory any to read:
+    /// for the memory, the session is told so and does without; a whole board comes by
+    /// itself with the next handshake.
     pub fn request(&mut self, request: BoardRequest, now: Millis) {
         match &mut self.port {
-            Port::Open(o) if !self.listen_only => {
+            Port::Open(o)
+                if !self.listen_only
+                    && (request != BoardRequest::ReadMemory || o.driver.has_memory()) =>
+            {
                 let command = o.driver.request(request);
                 o.outbox.push_back(command);
                 self.outputs.push_back(Output::Fact(Fact::Asking(request)));
@@ -459,6 +473,17 @@ impl Link {
                         .push_back(Output::Session(Input::MemoryUnavailable));
                 }
             }
+        }
+    }
+
+    /// What the board's LEDs should show (a board with LEDs on an open, writable link; the
+    /// driver paces the commands).
+    pub fn show_leds(&mut self, request: crate::chesslink::driver::LedRequest, now: Millis) {
+        if let Port::Open(o) = &mut self.port
+            && !self.listen_only
+        {
+            o.driver.show_leds(request);
+            self.pump(now);
         }
     }
 
@@ -546,6 +571,7 @@ impl Link {
                 o.board_asked = Some(now);
             }
             o.next_write = now + HANDSHAKE_GAP_MS;
+            o.driver.on_sent(&bytes);
             self.outputs.push_back(Output::Write(bytes));
         }
         // A command sent twice without an ack has just been given up on.

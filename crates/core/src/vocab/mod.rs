@@ -24,7 +24,9 @@ pub use excerpt::{EXCERPT_CHARS, excerpt};
 pub use game::{ClaimKind, GameResult, Player, Termination};
 pub use refused::CommandError;
 pub use round::{RoundBoard, parse_round};
-pub use settings::{ClockPeriods, Edition, OrientationSetting, Rules, Variant, WhiteDisplay};
+pub use settings::{
+    ClockPeriods, Edition, OrientationSetting, ProtocolSetting, Rules, Variant, WhiteDisplay,
+};
 pub use words::UnknownWord;
 
 /// Milliseconds on the caller's monotonic clock. Only differences matter: the core never

@@ -78,6 +78,18 @@ words! {
     }
 }
 
+words! {
+    /// Which protocol a board speaks (contract section 3, `protocol`).
+    #[derive(Default)]
+    pub enum ProtocolSetting ("protocol") {
+        /// From the port's USB identity (an FTDI adapter: ChessLink), else DGT.
+        #[default]
+        Auto = "auto",
+        Dgt = "dgt",
+        ChessLink = "chesslink",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,6 +115,7 @@ mod tests {
         check(Variant::ALL);
         check(OrientationSetting::ALL);
         check(ClockPeriods::ALL);
+        check(ProtocolSetting::ALL);
     }
 
     #[test]
@@ -113,6 +126,8 @@ mod tests {
         assert_eq!(Variant::WORDS, ["standard", "chess960"]);
         assert_eq!(OrientationSetting::WORDS, ["normal", "reversed", "auto"]);
         assert_eq!(ClockPeriods::WORDS, ["time", "moves"]);
+        assert_eq!(ProtocolSetting::WORDS, ["auto", "dgt", "chesslink"]);
+        assert_eq!(ProtocolSetting::default(), ProtocolSetting::Auto);
         assert_eq!(ClockPeriods::default(), ClockPeriods::Time);
         assert_eq!(Rules::default(), Rules::Standard);
         assert_eq!(Edition::default(), Edition::Fide2023);

@@ -1,0 +1,428 @@
+//! End-to-end, a Millennium ChessLink board: the real eboardd on a private bus, configured
+//! with `protocol = "chesslink"`, and the simulated Millennium board on a pty.
+//!
+//! - A whole game played by hand comes out as the record, exactly; the board is named
+//!   `chesslink` with its firmware, and the daemon has switched its reports to "on change".
+//! - A board turned round (its statuses in the other square order) plays the same record.
+//! - Unplugged mid-game with a move made meanwhile, and plugged back: the board keeps no
+//!   moves (the link answers the recovery's memory request with "unavailable" at once), so
+//!   the board as it stands is all there is; without a clock nothing bounds the plies made,
+//!   so the arbiter is asked, and the game goes on.
+//! - Noise on the line (garbage bytes, a status with a wrong check showing another position)
+//!   is dropped and never a move.
+//! - The LEDs show the last move (on a board turned round too), an illegal placement's
+//!   squares until it is put right, and never more than one LED command a second.
+//! - A mixed hall: a DGT board with its clock and a ChessLink board in one daemon.
+//!
+//! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
+
+mod common;
+
+use std::path::Path;
+
+use common::events::{Ev, Event, Events};
+use common::rig::wait_moves;
+use common::{Bus, Daemon, WAIT, proxies, wait_property};
+use eboard_core::chesslink::line::{ParityBy, to_wire};
+use eboard_core::chesslink::{AutoReport, Reply, Scan, WireOrder, settings::AUTO_REPORT};
+use eboard_sim::chesslink::{
+    ChessLinkAction, ChessLinkHandle, ChessLinkSim, ChessLinkSimOptions, MillenniumOptions,
+};
+use eboard_sim::{Noise, PgnGame, default_game};
+use shakmaty::{Board, Chess, Position, san::SanPlus};
+
+/// Board time runs this much faster than the wall clock.
+const SPEED: f64 = 4.0;
+
+struct Served {
+    _bus: Bus,
+    _daemon: Daemon,
+    conn: zbus::Connection,
+    sim: ChessLinkHandle,
+    events: Events,
+}
+
+/// The daemon serving one simulated Millennium board `id` (`protocol = "chesslink"`), its
+/// reports switched on by the daemon and the game started.
+async fn served(dir: &Path, id: &str, board: MillenniumOptions) -> Served {
+    let link = dir.join(id);
+    let sim = ChessLinkSim::spawn(ChessLinkSimOptions {
+        board,
+        link: Some(link.clone()),
+        speed: SPEED,
+        tap: false,
+    })
+    .await
+    .expect("the simulated board starts");
+    let config = dir.join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"{id}\"\nport = \"{}\"\nprotocol = \"chesslink\"\n",
+            link.display()
+        ),
+    )
+    .unwrap();
+    let bus = Bus::start(dir).await;
+    let mut daemon = Daemon::spawn(&bus, dir, &["--config", config.to_str().unwrap()]);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let events = Events::start(&conn, id).await;
+    sim.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+        .await
+        .expect("the daemon switches the board's reports to on-change");
+    // A board left in its default mode reports every scan from the first moment: the game
+    // may have started before the events were watched, so the board's state is asked.
+    let b = proxies::board(&conn, id).await;
+    let mut connected = b.receive_connected_changed().await;
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    let mut fen = b.receive_fen_changed().await;
+    wait_property(&mut fen, "the start position", |f: &String| {
+        f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+    })
+    .await;
+    Served {
+        _bus: bus,
+        _daemon: daemon,
+        conn,
+        sim,
+        events,
+    }
+}
+
+/// A game's moves in SAN, as the `Moves` property has them.
+fn sans(game: &PgnGame) -> Vec<String> {
+    let mut pos: Chess = game.start_position().unwrap();
+    game.moves()
+        .unwrap()
+        .into_iter()
+        .map(|m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
+        .collect()
+}
+
+fn accusations(events: &[Ev]) -> Vec<Ev> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalPlacement { .. })
+                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+/// The first `plies` of `game` as a game of its own.
+fn opening(game: &PgnGame, plies: usize) -> PgnGame {
+    PgnGame {
+        sans: game.sans[..plies].to_vec(),
+        ..game.clone()
+    }
+}
+
+/// The rest of `game` after `plies`, from the position reached, and that position.
+fn rest(game: &PgnGame, plies: usize) -> (Chess, PgnGame) {
+    let mut pos: Chess = game.start_position().unwrap();
+    for m in &game.moves().unwrap()[..plies] {
+        pos.play_unchecked(*m);
+    }
+    let fen = shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal);
+    let mut tags: Vec<(String, String)> = game
+        .tags
+        .iter()
+        .filter(|(k, _)| k != "FEN" && k != "SetUp")
+        .cloned()
+        .collect();
+    tags.push(("SetUp".into(), "1".into()));
+    tags.push(("FEN".into(), fen.to_string()));
+    let tail = PgnGame {
+        tags,
+        sans: game.sans[plies..].to_vec(),
+        ..game.clone()
+    };
+    (pos, tail)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_on_a_chesslink_board_is_the_record_and_line_noise_is_never_a_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(dir.path(), "cl1", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.conn, "cl1").await;
+    let mut model = b.receive_board_model_changed().await;
+    wait_property(&mut model, "BoardModel = chesslink", |m| m == "chesslink").await;
+    assert_eq!(b.firmware_version().await.unwrap(), "2.00");
+
+    // Noise before the game: garbage, and a status with a wrong check that shows e2-e4.
+    let mut moved = Board::default();
+    moved.discard_piece_at(shakmaty::Square::E2);
+    moved.set_piece_at(
+        shakmaty::Square::E4,
+        shakmaty::Piece::from_char('P').unwrap(),
+    );
+    let mut forged = Reply::Status(Scan::from_board(&moved, WireOrder::H1First)).chars();
+    let n = forged.len();
+    forged[n - 1] = if forged[n - 1] == b'0' { b'1' } else { b'0' };
+    s.sim
+        .act(ChessLinkAction::Junk(
+            [
+                vec![0x00, 0xFF, 0x13, 0x73],
+                to_wire(forged, ParityBy::Host),
+                vec![0xF3, 0x80],
+            ]
+            .concat(),
+        ))
+        .await
+        .unwrap();
+
+    let game = default_game();
+    let want = sans(&game);
+    s.sim.play_game(&game, 7, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert_eq!(b.moves().await.unwrap(), want);
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    // The noise was counted and skipped by the daemon's decoder.
+    let log = s._daemon.stderr();
+    assert!(
+        log.contains("skipped bytes that are not a board message"),
+        "the dropped bytes are counted"
+    );
+    // The daemon never wrote a command the board could not read.
+    let snap = s.sim.snapshot().await.unwrap();
+    assert_eq!(snap.line.dropped_frames, 0, "{:?}", snap.line);
+    s.sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chesslink_board_turned_round_plays_the_same_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(
+        dir.path(),
+        "turned",
+        MillenniumOptions {
+            order: WireOrder::A8First,
+            ..MillenniumOptions::default()
+        },
+    )
+    .await;
+    let game = opening(&default_game(), 24);
+    let want = sans(&game);
+    s.sim.play_game(&game, 11, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    s.sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unplugged_mid_game_the_gap_has_only_the_board_and_asks_the_arbiter() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(dir.path(), "cl2", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.conn, "cl2").await;
+    let full = default_game();
+    let want = sans(&full);
+    let before = 20;
+    s.sim
+        .play_game(&opening(&full, before), 3, Noise::Clean)
+        .await
+        .unwrap();
+    wait_moves(&s.events, &want[..before]).await;
+
+    let mut connected = b.receive_connected_changed().await;
+    s.sim.unplug().await.unwrap();
+    wait_property(&mut connected, "Connected = false", |c| !*c).await;
+    // One move made while nobody listens: the board will show only where it ended.
+    let (pos, _) = rest(&full, before);
+    let mv = full.moves().unwrap()[before];
+    let piece = pos.board().piece_at(mv.from().unwrap()).unwrap();
+    s.sim
+        .act(ChessLinkAction::Lift(mv.from().unwrap()))
+        .await
+        .unwrap();
+    if mv.is_capture() {
+        s.sim.act(ChessLinkAction::Lift(mv.to())).await.unwrap();
+    }
+    s.sim
+        .act(ChessLinkAction::Place(mv.to(), piece))
+        .await
+        .unwrap();
+    s.sim.replug().await.unwrap();
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    // The board keeps no moves and there is no clock to count presses by: the board as it
+    // stands is reached by one ply, but nothing bounds how many were made, so the daemon
+    // asks the arbiter, who answers from the scoresheets. Nothing is invented meanwhile.
+    let mut gap = b.receive_gap_changed().await;
+    wait_property(&mut gap, "Gap waiting for the arbiter", |g| {
+        g.contains("ResolveGap")
+    })
+    .await;
+    assert_eq!(b.moves().await.unwrap(), want[..before]);
+    let uci = shakmaty::uci::UciMove::from_move(mv, shakmaty::CastlingMode::Standard).to_string();
+    b.resolve_gap(&[uci]).await.unwrap();
+    wait_property(&mut gap, "Gap closed", |g| g.is_empty()).await;
+    wait_moves(&s.events, &want[..=before]).await;
+
+    // The game goes on from the board as it stands.
+    let (_, tail) = rest(&full, before + 1);
+    s.sim.play_game(&tail, 5, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    assert!(
+        accusations(&s.events.all()).is_empty(),
+        "{}",
+        s.events.describe()
+    );
+    s.sim.shutdown().await;
+}
+
+/// Wait (at most [`WAIT`]) until the simulated board's LEDs show `want`.
+async fn wait_leds(sim: &ChessLinkHandle, want: &eboard_core::chesslink::LedPattern, what: &str) {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let leds = sim.snapshot().await.unwrap().leds;
+        if leds == *want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: the LEDs show {leds:?}, not {want:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() {
+    use eboard_core::chesslink::LedPattern;
+    use shakmaty::{Piece, Square};
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(
+        dir.path(),
+        "lit",
+        MillenniumOptions {
+            order: WireOrder::A8First,
+            ..MillenniumOptions::default()
+        },
+    )
+    .await;
+    let order = WireOrder::A8First;
+    let game = opening(&default_game(), 4);
+    let want = sans(&game);
+    s.sim.play_game(&game, 1, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    // 1. d4 Nf6 2. Nf3 g6: the last move, on a board turned round.
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move",
+    )
+    .await;
+    // A second white queen set on e5, and left there: no move explains it.
+    s.sim
+        .act(ChessLinkAction::Place(
+            Square::E5,
+            Piece::from_char('Q').unwrap(),
+        ))
+        .await
+        .unwrap();
+    let mut events = s.events;
+    events.next_signal("IllegalPlacement").await;
+    wait_leds(
+        &s.sim,
+        &LedPattern::steady([Square::E5], order),
+        "the illegal placement's squares",
+    )
+    .await;
+    // Put right: the last move again. Never more than one LED command a second.
+    s.sim.act(ChessLinkAction::Lift(Square::E5)).await.unwrap();
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move again",
+    )
+    .await;
+    let log = s.sim.led_log().await.unwrap();
+    for pair in log.windows(2) {
+        assert!(
+            pair[1].0 - pair[0].0 >= 1_000 * SPEED as u64 - 50,
+            "LED commands {} ms of board time apart: {log:?}",
+            pair[1].0 - pair[0].0
+        );
+    }
+    s.sim.shutdown().await;
+}
+
+/// A mixed hall: a DGT board with its clock and a ChessLink board in one daemon, each
+/// followed on its own, each named by its model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dgt_and_a_chesslink_board_are_served_side_by_side() {
+    use eboard_sim::{BoardOptions, Scenario, Step};
+    let dir = tempfile::tempdir().unwrap();
+    let dgt = common::sim::sim_board(dir.path(), "dgt1", 10.0, BoardOptions::default()).await;
+    let cl_link = dir.path().join("cl1");
+    let cl = ChessLinkSim::spawn(ChessLinkSimOptions {
+        link: Some(cl_link.clone()),
+        speed: SPEED,
+        ..ChessLinkSimOptions::default()
+    })
+    .await
+    .unwrap();
+    let config = dir.path().join("eboardd.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"dgt1\"\nport = \"{}\"\nnumber = 1\n\n\
+             [[board]]\nname = \"cl1\"\nport = \"{}\"\nnumber = 2\nprotocol = \"chesslink\"\n",
+            dir.path().join("dgt1").display(),
+            cl_link.display()
+        ),
+    )
+    .unwrap();
+    let bus = Bus::start(dir.path()).await;
+    let mut daemon = Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
+    let conn = bus.client().await;
+    daemon.wait_for_name(&conn).await;
+    let dgt_events = Events::start(&conn, "dgt1").await;
+    let cl_events = Events::start(&conn, "cl1").await;
+    dgt.wait_for_update_mode(WAIT).await.unwrap();
+    cl.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+        .await
+        .unwrap();
+    for (id, model) in [("dgt1", "dgt"), ("cl1", "chesslink")] {
+        let b = proxies::board(&conn, id).await;
+        let mut m = b.receive_board_model_changed().await;
+        wait_property(&mut m, "BoardModel", |v| v == model).await;
+        let mut fen = b.receive_fen_changed().await;
+        wait_property(&mut fen, "the start position", |f: &String| {
+            f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+        })
+        .await;
+    }
+    let game = opening(&default_game(), 12);
+    let want = sans(&game);
+    let mut sc = Scenario::new(&dgt, common::rig::quick(5));
+    let steps = [Step::Moves(want.clone())];
+    let (played, cl_played) = tokio::join!(sc.run(&steps), cl.play_game(&game, 9, Noise::Clean));
+    played.unwrap();
+    cl_played.unwrap();
+    wait_moves(&dgt_events, &want).await;
+    wait_moves(&cl_events, &want).await;
+    assert!(
+        accusations(&cl_events.all()).is_empty(),
+        "{}",
+        cl_events.describe()
+    );
+    assert!(
+        accusations(&dgt_events.all()).is_empty(),
+        "{}",
+        dgt_events.describe()
+    );
+    cl.shutdown().await;
+}
