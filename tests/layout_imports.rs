@@ -356,6 +356,7 @@ fn the_production_daemon_does_not_link_the_simulator() {
         "daemon/demo.rs",
         "cli/simulate.rs",
         "cli/simulate_chesslink.rs",
+        "cli/simulate_args.rs",
         "cli/replay.rs",
     ];
     let mut faults = Vec::new();

@@ -22,6 +22,8 @@ pub mod serve;
 #[cfg(feature = "sim")]
 pub mod simulate;
 #[cfg(feature = "sim")]
+pub mod simulate_args;
+#[cfg(feature = "sim")]
 pub mod simulate_chesslink;
 pub mod status;
 pub mod verbs;

@@ -14,11 +14,11 @@ use eboard_sim::chesslink::{
 use eboard_sim::handling::Handling;
 use eboard_sim::{Noise, Pace, PgnGame};
 
-use super::simulate::SimulateArgs;
+use super::simulate_args::SimulateArgs;
 
 /// The DGT board's options that have no meaning on a ChessLink board: refused by name.
 pub fn refused_options(args: &SimulateArgs) -> Option<&'static str> {
-    if args.model != super::simulate::SimModel::Dgt {
+    if args.model != super::simulate_args::SimModel::Dgt {
         Some("--model picks a DGT board; a ChessLink board has no other model here")
     } else if args.drops {
         Some("--drops is for a DGT Bluetooth board")
