@@ -96,7 +96,7 @@ async fn daemon_matches_decode(path: PathBuf) {
     // its `Board` tag) as decode does for that file.
     let link = dir.path().join(&name);
     let (master, slave) = tokio_serial::SerialStream::pair().expect("a pseudo-terminal");
-    eboard_sim::pty::make_link(Path::new(&slave.name().unwrap()), &link).unwrap();
+    eboard_sim::wire::make_link(Path::new(&slave.name().unwrap()), &link).unwrap();
     let bus = Bus::start(dir.path()).await;
     let mut daemon = Daemon::spawn(
         &bus,

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use tokio_serial::{SerialPort as _, SerialStream};
 
 use eboard_core::capture::{self, Chunk};
-use eboard_sim::pty::{make_link, remove_link, wait_until_read};
+use eboard_sim::wire::{make_link, remove_link, wait_until_read};
 
 /// Arguments of `eboardctl replay`.
 #[derive(Debug, Clone, clap::Args)]

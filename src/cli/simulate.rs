@@ -152,29 +152,13 @@ async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result<()>
             std::future::pending().await
         }
     };
-    let played = tokio::select! {
-        result = play(&sim, &args, &games, setup) => result,
-        result = drops => result,
-        _ = tokio::signal::ctrl_c() => {
-            crate::cli::say("interrupted");
-            sim.shutdown().await;
-            return Ok(());
+    let playing = async {
+        tokio::select! {
+            result = play(&sim, &args, &games, setup) => result,
+            result = drops => result,
         }
     };
-    if let Err(e) = played {
-        sim.shutdown().await;
-        return Err(e);
-    }
-    if args.exit_when_done {
-        crate::cli::say("all games played");
-        // Let the last clock press reach the host before the port closes.
-        sim.sleep(1_000).await;
-    } else {
-        crate::cli::say("all games played; the board stays connected until Ctrl-C");
-        let _ = tokio::signal::ctrl_c().await;
-    }
-    sim.shutdown().await;
-    Ok(())
+    super::simulate_end::play_to_the_end(&sim, playing, args.exit_when_done).await
 }
 
 async fn play(

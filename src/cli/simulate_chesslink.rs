@@ -56,32 +56,7 @@ pub async fn simulate(args: SimulateArgs, games: Vec<PgnGame>) -> anyhow::Result
         version.low,
         sim.path().display()
     ));
-    let played = tokio::select! {
-        result = play(&sim, &args, &games) => result,
-        _ = tokio::signal::ctrl_c() => {
-            crate::cli::say("interrupted");
-            sim.shutdown().await;
-            return Ok(());
-        }
-    };
-    if let Err(e) = played {
-        sim.shutdown().await;
-        return Err(e);
-    }
-    if args.exit_when_done {
-        crate::cli::say("all games played");
-        // Let the last report reach the host before the port closes: a second of board time,
-        // and at any speed at least a tenth of a second for the simulator's task to send it.
-        tokio::join!(
-            sim.sleep(1_000),
-            tokio::time::sleep(Duration::from_millis(100))
-        );
-    } else {
-        crate::cli::say("all games played; the board stays connected until Ctrl-C");
-        let _ = tokio::signal::ctrl_c().await;
-    }
-    sim.shutdown().await;
-    Ok(())
+    super::simulate_end::play_to_the_end(&sim, play(&sim, &args, &games), args.exit_when_done).await
 }
 
 async fn play(sim: &ChessLinkHandle, args: &SimulateArgs, games: &[PgnGame]) -> anyhow::Result<()> {

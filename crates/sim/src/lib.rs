@@ -83,6 +83,7 @@ pub mod rig;
 pub mod scenario;
 pub mod scramble;
 pub mod virtual_board;
+pub mod wire;
 
 pub use clock::{ClockSetup, ClockSide};
 pub use clock_models::{ClockKind, ClockPresence};

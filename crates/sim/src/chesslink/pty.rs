@@ -1,5 +1,5 @@
-//! A [`MillenniumBoard`] behind a pseudo-terminal: the DGT simulator's pty, link and time
-//! base ([`crate::pty`]) driving the Millennium board instead.
+//! A [`MillenniumBoard`] behind a pseudo-terminal: the pty, link and time base every
+//! simulated device shares ([`crate::wire`]) driving the Millennium board.
 //!
 //! The slave device ([`ChessLinkHandle::path`]) is what a host opens: 38400 baud, and since
 //! a pty forces 8 data bits without parity, the host makes the parity bit itself in bit 7
@@ -8,20 +8,16 @@
 //! board.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eboard_core::chesslink::{DecoderStats, LedPattern};
 use shakmaty::{Board, Chess, Piece, Position as _, Square};
-use tokio::io::AsyncReadExt as _;
-use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::board::{MillenniumBoard, MillenniumOptions, MillenniumStats};
 use crate::handling::{Handling, Noise, SensorStep};
 use crate::pgn::PgnGame;
-use crate::pty::{Port, TapReceiver, TimeBase, far_future, remove_link, sleep_until, wall};
+use crate::wire::{self, Control, Device, TapReceiver};
 
 /// How long a position stands after each move of [`ChessLinkHandle::play_game`] before the
 /// next move's hand comes (longer than the slowest scan's debounce: 5 × 40.96 ms).
@@ -78,88 +74,30 @@ pub struct ChessLinkSnapshot {
     pub dropped_bytes: u64,
 }
 
-enum Request {
-    Advance(u64, oneshot::Sender<()>),
-    Act(ChessLinkAction, oneshot::Sender<u64>),
-    Snapshot(oneshot::Sender<ChessLinkSnapshot>),
-    LedLog(oneshot::Sender<Vec<(u64, LedPattern)>>),
-    Unplug(oneshot::Sender<()>),
-    Replug(oneshot::Sender<anyhow::Result<()>>),
-    Shutdown(oneshot::Sender<()>),
-}
-
 /// Entry point: [`ChessLinkSim::spawn`].
 pub struct ChessLinkSim;
 
 impl ChessLinkSim {
     /// Start a simulated Millennium board on a new pty (needs a tokio runtime).
     pub async fn spawn(opts: ChessLinkSimOptions) -> anyhow::Result<ChessLinkHandle> {
-        anyhow::ensure!(
-            opts.speed > 0.0,
-            "simulator speed must be a positive number, got {}",
-            opts.speed
-        );
-        let port = Port::open(opts.link.as_deref())?;
-        let slave_path = Arc::new(Mutex::new(port.slave_path.clone()));
-        let time = if opts.speed.is_finite() {
-            TimeBase::Scaled {
-                start: Instant::now(),
-                speed: opts.speed,
-            }
-        } else {
-            TimeBase::Stepped(Arc::new(AtomicU64::new(0)))
-        };
-        let (tap, tap_rx) = if opts.tap {
-            let (t, r) = mpsc::unbounded_channel();
-            (Some(t), Some(r))
-        } else {
-            (None, None)
-        };
-        let (tx, rx) = mpsc::unbounded_channel();
-        let driver = Driver {
-            board: MillenniumBoard::new(opts.board.clone(), 0),
-            time: time.clone(),
-            link: opts.link.clone(),
-            port: Some(port),
-            slave_path: slave_path.clone(),
-            tap,
-            dropped_bytes: 0,
-        };
-        let task = tokio::spawn(driver.run(rx));
+        let board = MillenniumBoard::new(opts.board.clone(), 0);
         Ok(ChessLinkHandle {
+            control: wire::spawn(board, opts.link, opts.speed, opts.tap)?,
             options: opts.board,
-            tx,
-            link: opts.link,
-            slave_path,
-            time,
-            tap: Mutex::new(tap_rx),
-            task: Mutex::new(Some(task)),
         })
     }
 }
 
 /// Control of a running simulated Millennium board. Dropping it stops the simulator.
 pub struct ChessLinkHandle {
+    control: Control<MillenniumBoard>,
     options: MillenniumOptions,
-    tx: mpsc::UnboundedSender<Request>,
-    link: Option<PathBuf>,
-    slave_path: Arc<Mutex<PathBuf>>,
-    time: TimeBase,
-    tap: Mutex<Option<TapReceiver>>,
-    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
-}
-
-fn lock<T: Clone>(m: &Mutex<T>) -> T {
-    match m.lock() {
-        Ok(v) => v.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    }
 }
 
 impl ChessLinkHandle {
     /// The path a host should open: the link if one was asked for, else the slave device.
     pub fn path(&self) -> PathBuf {
-        self.link.clone().unwrap_or_else(|| lock(&self.slave_path))
+        self.control.path()
     }
 
     pub fn options(&self) -> &MillenniumOptions {
@@ -168,62 +106,45 @@ impl ChessLinkHandle {
 
     /// Board time now, ms since the simulator started.
     pub fn now(&self) -> u64 {
-        self.time.now()
+        self.control.now()
     }
 
     /// Every chunk written to the pty with its board time (with the `tap` option; `None`
     /// after the first call).
     pub fn take_tap(&self) -> Option<TapReceiver> {
-        match self.tap.lock() {
-            Ok(mut t) => t.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        }
-    }
-
-    async fn call<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> Request) -> anyhow::Result<T> {
-        let (reply, rx) = oneshot::channel();
-        self.tx
-            .send(make(reply))
-            .map_err(|_| anyhow::anyhow!("the simulator has stopped"))?;
-        rx.await
-            .map_err(|_| anyhow::anyhow!("the simulator stopped before answering"))
+        self.control.take_tap()
     }
 
     /// Wait `board_ms` of board time (stepped time: advance it at once, sending everything
     /// due on the way in order).
     pub async fn sleep(&self, board_ms: u64) {
-        match &self.time {
-            TimeBase::Scaled { speed, .. } => {
-                tokio::time::sleep(wall(board_ms as f64, *speed)).await;
-            }
-            TimeBase::Stepped(_) => {
-                let _ = self.call(|r| Request::Advance(board_ms, r)).await;
-            }
-        }
+        self.control.sleep(board_ms).await
     }
 
     /// Carry out a physical action; returns the board time it happened at.
     pub async fn act(&self, action: ChessLinkAction) -> anyhow::Result<u64> {
-        self.call(|r| Request::Act(action, r)).await
+        self.control.act(action).await
     }
 
     pub async fn snapshot(&self) -> anyhow::Result<ChessLinkSnapshot> {
-        self.call(Request::Snapshot).await
+        self.control.snapshot().await
     }
 
     /// Every LED state the board was put in, with its board time, oldest first.
     pub async fn led_log(&self) -> anyhow::Result<Vec<(u64, LedPattern)>> {
-        self.call(Request::LedLog).await
+        self.control
+            .inspect(|board: &MillenniumBoard| board.led_log().cloned().collect())
+            .await
     }
 
     /// Pull the plug: the pty closes, the link goes away, the board loses power (LEDs off).
     pub async fn unplug(&self) -> anyhow::Result<()> {
-        self.call(Request::Unplug).await
+        self.control.unplug().await
     }
 
     /// Plug back in: a new pty behind the same link, the board powered up.
     pub async fn replug(&self) -> anyhow::Result<()> {
-        self.call(Request::Replug).await?
+        self.control.replug().await
     }
 
     /// Carry out a hand's sensor steps: lifts, placements and pauses (a clock press does
@@ -291,202 +212,55 @@ impl ChessLinkHandle {
 
     /// Stop the simulator, close the pty and remove the link.
     pub async fn shutdown(&self) {
-        let _ = self.call(Request::Shutdown).await;
-        let task = match self.task.lock() {
-            Ok(mut t) => t.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        };
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        self.control.shutdown().await
     }
 }
 
-impl Drop for ChessLinkHandle {
-    fn drop(&mut self) {
-        let (reply, _) = oneshot::channel();
-        let _ = self.tx.send(Request::Shutdown(reply));
+impl Device for MillenniumBoard {
+    type Action = ChessLinkAction;
+    type Snapshot = ChessLinkSnapshot;
+    const NAME: &'static str = "simulated ChessLink board";
+
+    fn receive(&mut self, bytes: &[u8], now: u64) {
+        MillenniumBoard::receive(self, bytes, now)
     }
-}
 
-struct Driver {
-    board: MillenniumBoard,
-    time: TimeBase,
-    link: Option<PathBuf>,
-    port: Option<Port>,
-    slave_path: Arc<Mutex<PathBuf>>,
-    tap: Option<mpsc::UnboundedSender<(u64, Vec<u8>)>>,
-    dropped_bytes: u64,
-}
+    fn poll(&mut self, now: u64) -> Vec<u8> {
+        MillenniumBoard::poll(self, now)
+    }
 
-enum Wake {
-    Read(std::io::Result<usize>),
-    Request(Option<Request>),
-    Timer,
-}
+    fn next_deadline(&mut self, now: u64) -> Option<u64> {
+        MillenniumBoard::next_deadline(self, now)
+    }
 
-impl Driver {
-    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Request>) {
-        let mut buf = [0u8; 512];
-        loop {
-            self.flush();
-            let now = self.time.now();
-            let wake = self.board.next_deadline(now).map(|t| {
-                self.time.instant_of(t.max(now)).unwrap_or_else(|| {
-                    if t <= now {
-                        Instant::now()
-                    } else {
-                        far_future()
-                    }
-                })
-            });
-            let read = async {
-                match self.port.as_mut() {
-                    Some(port) => port.reader.read(&mut buf).await,
-                    None => std::future::pending().await,
-                }
-            };
-            let event = tokio::select! {
-                result = read => Wake::Read(result),
-                request = rx.recv() => Wake::Request(request),
-                _ = sleep_until(wake) => Wake::Timer,
-            };
-            match event {
-                Wake::Timer => {}
-                Wake::Read(Ok(n)) if n > 0 => {
-                    let now = self.time.now();
-                    self.board.receive(&buf[..n], now);
-                }
-                Wake::Read(result) => {
-                    // Neither end of file nor an error can happen while the slave is held
-                    // open; do not spin on them.
-                    if let Err(e) = result {
-                        tracing::warn!("simulated ChessLink board: pty read failed: {e}");
-                    }
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-                Wake::Request(None) => break,
-                Wake::Request(Some(request)) => {
-                    if !self.handle(request).await {
-                        break;
-                    }
-                }
-            }
-        }
-        if let Some(link) = &self.link {
-            remove_link(link);
+    fn act(&mut self, action: ChessLinkAction, now: u64) {
+        match action {
+            ChessLinkAction::Lift(sq) => self.lift(sq, now),
+            ChessLinkAction::Place(sq, piece) => self.place(sq, piece, now),
+            ChessLinkAction::SetPosition(b) => self.set_position(&b, now),
+            ChessLinkAction::Junk(bytes) => self.send_raw(bytes, now),
         }
     }
 
-    /// Returns false when the driver should stop.
-    async fn handle(&mut self, request: Request) -> bool {
-        let now = self.time.now();
-        match request {
-            Request::Act(action, reply) => {
-                match action {
-                    ChessLinkAction::Lift(sq) => self.board.lift(sq, now),
-                    ChessLinkAction::Place(sq, piece) => self.board.place(sq, piece, now),
-                    ChessLinkAction::SetPosition(b) => self.board.set_position(&b, now),
-                    ChessLinkAction::Junk(bytes) => self.board.send_raw(bytes, now),
-                }
-                self.flush();
-                let _ = reply.send(now);
-            }
-            Request::Advance(ms, reply) => {
-                if let TimeBase::Stepped(clock) = self.time.clone() {
-                    self.advance(&clock, now, ms);
-                }
-                let _ = reply.send(());
-            }
-            Request::Snapshot(reply) => {
-                let _ = reply.send(self.snapshot(now));
-            }
-            Request::LedLog(reply) => {
-                let _ = reply.send(self.board.led_log().cloned().collect());
-            }
-            Request::Unplug(reply) => {
-                if let Some(port) = self.port.take() {
-                    if let Some(link) = &self.link {
-                        remove_link(link);
-                    }
-                    port.close().await;
-                    self.board.power_off(now);
-                }
-                let _ = reply.send(());
-            }
-            Request::Replug(reply) => {
-                let result = if self.port.is_some() {
-                    Ok(())
-                } else {
-                    self.replug(now)
-                };
-                let _ = reply.send(result);
-            }
-            Request::Shutdown(reply) => {
-                let _ = reply.send(());
-                return false;
-            }
-        }
-        true
-    }
-
-    fn replug(&mut self, now: u64) -> anyhow::Result<()> {
-        let port = Port::open(self.link.as_deref())?;
-        if let Ok(mut p) = self.slave_path.lock() {
-            *p = port.slave_path.clone();
-        }
-        self.board.power_cycle(now);
-        self.port = Some(port);
-        Ok(())
-    }
-
-    /// Stepped time: visit every deadline up to `now + ms` so each report leaves at its own
-    /// time.
-    fn advance(&mut self, clock: &AtomicU64, now: u64, ms: u64) {
-        let target = now.saturating_add(ms);
-        let mut at = now;
-        while let Some(next) = self.board.next_deadline(at).filter(|&t| t <= target) {
-            at = next.max(at + 1).min(target);
-            clock.store(at, Ordering::SeqCst);
-            self.flush();
-            if at == target {
-                break;
-            }
-        }
-        clock.store(target, Ordering::SeqCst);
-        self.flush();
-    }
-
-    fn snapshot(&self, now: u64) -> ChessLinkSnapshot {
+    fn snapshot(&mut self, now: u64, plugged: bool, dropped_bytes: u64) -> ChessLinkSnapshot {
         ChessLinkSnapshot {
             now_ms: now,
-            plugged: self.port.is_some(),
-            placement: self.board.placement().clone(),
-            leds: *self.board.leds(),
-            option_bytes: std::array::from_fn(|a| self.board.option_byte(a as u8)),
-            stats: self.board.stats(),
-            line: self.board.line_stats(),
-            dropped_bytes: self.dropped_bytes,
+            plugged,
+            placement: self.placement().clone(),
+            leds: *self.leds(),
+            option_bytes: std::array::from_fn(|a| self.option_byte(a as u8)),
+            stats: self.stats(),
+            line: self.line_stats(),
+            dropped_bytes,
         }
     }
 
-    /// Hand everything due to the writer; while unplugged the bytes go nowhere.
-    fn flush(&mut self) {
-        let now = self.time.now();
-        let bytes = self.board.poll(now);
-        if bytes.is_empty() {
-            return;
-        }
-        let len = bytes.len() as u64;
-        let Some(port) = &self.port else {
-            self.dropped_bytes += len;
-            return;
-        };
-        let copy = self.tap.as_ref().map(|tap| (tap, bytes.clone()));
-        if port.writer.try_send(bytes).is_err() {
-            self.dropped_bytes += len;
-        } else if let Some((tap, bytes)) = copy {
-            let _ = tap.send((now, bytes));
-        }
+    /// The ChessLink module is powered from USB: unplugged, the board is dark.
+    fn unplugged(&mut self, now: u64) {
+        self.power_off(now);
+    }
+
+    fn replugged(&mut self, now: u64) {
+        self.power_cycle(now);
     }
 }
