@@ -2,9 +2,9 @@
 //! link, board time (scaled or stepped), a tap of what was written, the one task that owns a
 //! device and its pty, and the handle that talks to that task.
 //!
-//! A device ([`Device`]: the DGT board with its clock, the Millennium board) is pure: it takes
+//! A device (`Device`: the DGT board with its clock, the Millennium board) is pure: it takes
 //! the host's bytes and its physical actions at a board time and says what it writes when.
-//! [`spawn`] puts it behind a pty and returns a [`Control`]; unplugging closes the pty and
+//! `spawn` puts it behind a pty and returns a `Control`; unplugging closes the pty and
 //! removes the link (as the device node of a real USB board disappears), replugging puts a
 //! fresh pty behind the same path.
 
