@@ -474,3 +474,172 @@ async fn without_allow_setup_setup_and_flip_are_refused_and_the_game_untouched()
         );
     }
 }
+
+/// A Millennium ChessLink board in the hall, key by key in every object of section 8 that
+/// names a board: it is an EBOARD like a DGT board (`serialnr` its name, as it reports no
+/// serial number; `source` its port's file name; `battery` and `clock` null: it has neither),
+/// a `sources` entry, a feed whose `clock` is null and whose `san` follows its moves, a seat
+/// in the tournament and its round, and a game with no clock and its moves as bare SAN (no
+/// `%clk` to give seconds from).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chesslink_board_is_listed_key_by_key_without_clock_or_battery() {
+    let (rig, cl) = Rig::start_with_chesslink(&[]).await;
+    let placement = START.split(' ').next().unwrap();
+    let cl_port = rig.dir.path().join("cl").display().to_string();
+    // Both boards up, the ChessLink board's pieces read.
+    let listed = within_tags(
+        &rig,
+        |v| {
+            v.as_array().is_some_and(|l| {
+                l.len() == 2
+                    && l.iter().all(|b| b["state"] == "ACTIVE")
+                    && l[1]["board"] == placement
+                    && !l[0]["clock"].is_null()
+            })
+        },
+        "/api/v1.0/eboards",
+    )
+    .await;
+    let want = json!({
+        "serialnr": "cl",
+        "source": "cl",
+        "state": "ACTIVE",
+        "battery": null,
+        "comment": null,
+        "board": placement,
+        "flipped": false,
+        "clock": null,
+    });
+    check_eboard(&listed[1]);
+    assert_eq!(listed[1], want, "REST eboards, table 2");
+    assert_eq!(listed[0]["source"], "lc1", "the DGT board at table 1 first");
+
+    let mut ws = rig.program().await;
+    let answer = ws.call(1, "eboards", Value::Null).await;
+    assert_eq!(answer["response"], "call", "{answer}");
+    let list = answer["param"].as_array().expect("an array");
+    assert_eq!(list.len(), 2);
+    check_eboard(&list[1]);
+    assert_eq!(list[1], want, "WebSocket eboards, table 2");
+
+    let sources = ws.call(2, "sources", Value::Null).await;
+    let entry = sources["param"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "cl")
+        .cloned()
+        .unwrap_or_else(|| panic!("no source for cl: {sources}"));
+    assert_keys("sources entry", &entry, SOURCE);
+    assert_eq!(entry["type"], "serial");
+    assert_eq!(entry["device"], cl_port.as_str());
+    assert_eq!(entry["present"], true);
+    assert_eq!(entry["active"], true);
+    assert!(
+        entry["status"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("connected, ")),
+        "{entry}"
+    );
+
+    // The feed: the whole state at once, no clock; then the moves made on the board.
+    let sub = ws.subscribe(3, 1, "cl").await;
+    assert_eq!(sub["response"], "call", "{sub}");
+    let first = ws.next_feed().await;
+    let event = &first["param"];
+    assert_keys("EVENT", event, EVENT);
+    assert_eq!(
+        *event,
+        json!({
+            "serialnr": "cl",
+            "flipped": false,
+            "board": placement,
+            "clock": null,
+            "start": START,
+            "san": [],
+            "match": true,
+        })
+    );
+    let game = eboard_sim::parse_games("1. e4 e5 2. Nf3 Nc6 *").remove(0);
+    cl.play_game(&game, 3, eboard_sim::Noise::Clean)
+        .await
+        .expect("the moves on the ChessLink board");
+    let seen = ws
+        .feed_until("the four moves", |m| {
+            m["param"]["san"] == json!(["e4", "e5", "Nf3", "Nc6"])
+        })
+        .await;
+    for m in &seen {
+        let e = &m["param"];
+        assert_eq!(e["serialnr"], "cl", "{e}");
+        for k in keys(e) {
+            assert!(EVENT.contains(&k.as_str()), "unknown key {k}: {e}");
+        }
+        if let Some(clock) = e.get("clock") {
+            assert_eq!(*clock, Value::Null, "no clock, ever: {e}");
+        }
+    }
+    let after = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R";
+    let listed = within_tags(&rig, |v| v[1]["board"] == after, "/api/v1.0/eboards").await;
+    assert_eq!(
+        listed[1],
+        json!({"serialnr": "cl", "source": "cl", "state": "ACTIVE", "battery": null,
+               "comment": null, "board": after, "flipped": false, "clock": null})
+    );
+
+    // The REST side: its seat at table 2, its pairing live, its game without a clock.
+    let pairings = rig.dir.path().join("round.csv");
+    std::fs::write(
+        &pairings,
+        "board,white,black,round,event,date\n\
+         1,\"Carlsen, Magnus\",\"Caruana, Fabiano\",1,Club Night,2026.12.05\n\
+         2,\"Polgar, Judit\",\"Short, Nigel\",1,Club Night,2026.12.05\n",
+    )
+    .unwrap();
+    let out = ctl(&rig.bus.address, &["pairings", pairings.to_str().unwrap()]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let list = within_tags(
+        &rig,
+        |v| v[0]["description"] == "Club Night",
+        "/api/v1.0/tournaments",
+    )
+    .await;
+    let uuid = list[0]["uuid"].as_str().unwrap().to_owned();
+    let t = rig
+        .livechess
+        .json(&format!("/api/v1.0/tournament/{uuid}"))
+        .await;
+    assert_eq!(t["eboards"], json!([listed_serial(&rig, 0).await, "cl"]));
+    let round = rig
+        .livechess
+        .json(&format!("/api/v1.0/round/{uuid}/0"))
+        .await;
+    let pairing = &round["pairings"][1];
+    assert_keys(
+        "pairing",
+        pairing,
+        &["nr", "uuid", "white", "black", "live", "result"],
+    );
+    assert_eq!(pairing["nr"], 2);
+    assert_eq!(pairing["live"], true);
+    assert_eq!(pairing["result"], Value::Null);
+    assert_eq!(pairing["white"]["lname"], "Polgar");
+    let game_path = format!("/api/v1.0/game/{}", pairing["uuid"].as_str().unwrap());
+    let game = within_tags(
+        &rig,
+        |g| g["moves"].as_array().is_some_and(|m| m.len() == 4),
+        &game_path,
+    )
+    .await;
+    assert_eq!(
+        game,
+        json!({"chess960": 518, "result": null, "comment": null, "clock": null,
+               "moves": ["e4", "e5", "Nf3", "Nc6"]})
+    );
+    cl.shutdown().await;
+}
+
+/// The `serialnr` the bridge lists for table `i + 1`.
+async fn listed_serial(rig: &Rig, i: usize) -> Value {
+    rig.livechess.json("/api/v1.0/eboards").await[i]["serialnr"].clone()
+}

@@ -433,3 +433,190 @@ async fn the_hall_shows_the_battery_and_warns_below_20_percent() {
     browser.screenshot("board-battery.png").await;
     drop(sims);
 }
+
+/// A board without a clock — a Millennium ChessLink board, a DGT board with none on its
+/// cable — shows no clocks on the hall, the board page or the overlay (not two grey 0:00.0
+/// that read as flags fallen), beside a DGT board whose clocks show; and the clocks of a
+/// board appear, with no reload, once a clock reports through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_without_a_clock_shows_none_until_a_clock_reports() {
+    use eboard_core::chesslink::{AutoReport, settings::AUTO_REPORT};
+    use eboard_sim::chesslink::{ChessLinkSim, ChessLinkSimOptions};
+    use eboard_sim::{BoardOptions, ClockPresence};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let with_clock = common::sim::sim_board(dir.path(), "clk", 1.0, BoardOptions::default()).await;
+    let no_clock = BoardOptions {
+        clock: ClockPresence::Absent,
+        ..BoardOptions::default()
+    };
+    let bare = common::sim::sim_board(dir.path(), "bare", 1.0, no_clock).await;
+    let cl = ChessLinkSim::spawn(ChessLinkSimOptions {
+        link: Some(dir.path().join("cl")),
+        ..ChessLinkSimOptions::default()
+    })
+    .await
+    .expect("the simulated ChessLink board");
+    let config = dir.path().join("eboardd.toml");
+    let port = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(
+        &config,
+        format!(
+            "[[board]]\nname = \"clk\"\nport = \"{}\"\nnumber = 1\n\n\
+             [[board]]\nname = \"bare\"\nport = \"{}\"\nnumber = 2\n\n\
+             [[board]]\nname = \"cl\"\nport = \"{}\"\nnumber = 3\nprotocol = \"chesslink\"\n",
+            port("clk"),
+            port("bare"),
+            port("cl")
+        ),
+    )
+    .unwrap();
+    let bus = common::Bus::start(dir.path()).await;
+    let mut daemon =
+        common::Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
+    daemon.wait_for_name(&bus.client().await).await;
+    cl.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), common::WAIT)
+        .await
+        .expect("the daemon sets the ChessLink board's reports");
+    let serve = web_support::Serve::start(&bus.address, &[]).await;
+    // What the feed says of each board before any page looks: the pages must follow it.
+    let boards = |want: &'static str| {
+        let serve = &serve;
+        async move {
+            common::within(common::WAIT * 2, want, async {
+                loop {
+                    let all = serve.json("/api/boards").await;
+                    let by = |id: &str| {
+                        all.as_array()
+                            .unwrap()
+                            .iter()
+                            .find(|b| b["Id"] == id)
+                            .cloned()
+                            .unwrap_or_default()
+                    };
+                    let (clk, bare, cl) = (by("clk"), by("bare"), by("cl"));
+                    let up = [&clk, &bare, &cl].iter().all(|b| b["Connected"] == true);
+                    let done = match want {
+                        "one clock" => {
+                            clk["ClockConnected"] == true
+                                && bare["BoardModel"] == "dgt"
+                                && cl["BoardModel"] == "chesslink"
+                        }
+                        _ => bare["ClockConnected"] == true,
+                    };
+                    if up && done {
+                        return (clk, bare, cl);
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+            })
+            .await
+        }
+    };
+    let (_, bare_props, cl_props) = boards("one clock").await;
+    for (id, props) in [("bare", &bare_props), ("cl", &cl_props)] {
+        assert_eq!(props["ClockConnected"], false, "{id}: {props}");
+        assert_eq!(props["ClockModel"], "", "{id}: {props}");
+        assert_eq!(props["WhiteTimeMs"], 0, "{id}: {props}");
+        assert_eq!(props["BlackTimeMs"], 0, "{id}: {props}");
+    }
+
+    let mut browser = Browser::launch().await;
+    browser.size(1280, 900).await;
+    browser.goto(&serve.url("/")).await;
+    let clocks =
+        |id: &str| format!("document.querySelectorAll('.card[data-board=\"{id}\"] .clock').length");
+    let names = |id: &str| {
+        format!("document.querySelectorAll('.card[data-board=\"{id}\"] .player .name').length")
+    };
+    browser
+        .wait_for(
+            "three cards, the clocked board's with its two clocks",
+            &format!(
+                "document.querySelectorAll('.card').length === 3 && {} === 2",
+                clocks("clk")
+            ),
+        )
+        .await;
+    for id in ["bare", "cl"] {
+        let shown = browser.eval(&clocks(id)).await;
+        assert_eq!(shown, 0, "{id}'s card shows no clock");
+        let players = browser.eval(&names(id)).await;
+        assert_eq!(players, 2, "{id}'s card still names both players");
+    }
+    browser.screenshot("hall-mixed-clocks.png").await;
+
+    // The arbiter's page and the overlay of the ChessLink board: no clock either.
+    browser.goto(&serve.url("/board/cl")).await;
+    browser
+        .wait_for(
+            "the ChessLink board's page",
+            "document.querySelectorAll('.side .player').length === 2 && \
+             document.body.textContent.includes('ChessLink')",
+        )
+        .await;
+    let shown = browser
+        .eval("document.querySelectorAll('.clock').length")
+        .await;
+    assert_eq!(
+        shown, 0,
+        "the board page shows no clock for a clockless board"
+    );
+    let fact = browser
+        .eval(
+            "[...document.querySelectorAll('.fact')].find(f => \
+               f.querySelector('.k').textContent === 'Clock')?.querySelector('.v').textContent",
+        )
+        .await;
+    assert_eq!(fact, "none", "the board page says there is no clock");
+    browser.screenshot("board-chesslink.png").await;
+    for (id, want) in [("cl", 0), ("clk", 2)] {
+        browser.goto(&serve.url(&format!("/overlay/{id}"))).await;
+        browser
+            .wait_for(
+                "the overlay's plates",
+                "document.querySelectorAll('.plate .name').length === 2",
+            )
+            .await;
+        if want > 0 {
+            browser
+                .wait_for(
+                    "the overlay's clocks",
+                    "document.querySelectorAll('.plate .clock').length === 2",
+                )
+                .await;
+        }
+        let shown = browser
+            .eval("document.querySelectorAll('.plate .clock').length")
+            .await;
+        assert_eq!(shown, want, "the overlay of {id}");
+    }
+    browser.screenshot("overlay-clocked.png").await;
+
+    // A clock on the bare board's cable (the board plugged back with one): its card shows
+    // both clocks as soon as the clock reports, on the page as it stands.
+    browser.goto(&serve.url("/")).await;
+    browser
+        .wait_for(
+            "the hall again",
+            &format!(
+                "document.querySelectorAll('.card').length === 3 && {} === 2",
+                clocks("clk")
+            ),
+        )
+        .await;
+    browser.eval("window.__same_page = true").await;
+    bare.shutdown().await;
+    let _clocked = common::sim::sim_board(dir.path(), "bare", 1.0, BoardOptions::default()).await;
+    boards("a clock on the bare board").await;
+    browser
+        .wait_for(
+            "the bare board's clocks",
+            &format!("window.__same_page === true && {} === 2", clocks("bare")),
+        )
+        .await;
+    let shown = browser.eval(&clocks("cl")).await;
+    assert_eq!(shown, 0, "the ChessLink board still shows none");
+    browser.screenshot("hall-clock-appeared.png").await;
+    drop((with_clock, cl));
+    eprintln!("screenshots in {}", screenshot_dir().display());
+}

@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use eboard_core::chesslink::{AutoReport, settings::AUTO_REPORT};
+use eboard_sim::chesslink::{ChessLinkHandle, ChessLinkSim, ChessLinkSimOptions};
 use eboard_sim::{BoardOptions, Scenario, SimHandle};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -299,6 +301,49 @@ impl Rig {
     /// A quick, clean scenario on board `i`.
     pub fn scenario(&self, i: usize) -> Scenario<'_> {
         rig::clean_scenario(&self.sims[i], 11 + i as u64)
+    }
+
+    /// A mixed hall: a DGT board `lc1` with its clock at table 1 and a simulated Millennium
+    /// ChessLink board `cl` (`protocol = "chesslink"`, no clock, no battery, no serial number)
+    /// at table 2, its reports switched on by the daemon; then the bridge.
+    pub async fn start_with_chesslink(livechess_args: &[&str]) -> (Rig, ChessLinkHandle) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (sims, ports) = rig::spawn_sims_with(dir.path(), &["lc1"], own_serial).await;
+        let cl_port = dir.path().join("cl");
+        let cl = ChessLinkSim::spawn(ChessLinkSimOptions {
+            link: Some(cl_port.clone()),
+            ..ChessLinkSimOptions::default()
+        })
+        .await
+        .expect("the simulated ChessLink board");
+        let config = dir.path().join("eboardd.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[[board]]\nname = \"lc1\"\nport = \"{}\"\nnumber = 1\n\n\
+                 [[board]]\nname = \"cl\"\nport = \"{}\"\nnumber = 2\nprotocol = \"chesslink\"\n",
+                ports[0],
+                cl_port.display()
+            ),
+        )
+        .expect("config");
+        let bus = Bus::start(dir.path()).await;
+        let mut daemon = Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
+        let conn = bus.client().await;
+        daemon.wait_for_name(&conn).await;
+        cl.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+            .await
+            .expect("the daemon switches the ChessLink board's reports on");
+        let livechess = LiveChess::start(&bus.address, livechess_args).await;
+        let rig = Rig {
+            sims,
+            daemon,
+            livechess,
+            bus,
+            conn,
+            dir,
+        };
+        (rig, cl)
     }
 }
 

@@ -11,6 +11,7 @@ use crossterm::terminal::{Clear, ClearType};
 
 use crate::cli::render::{numbered_moves, parse_placement, pgn_tag, solid_symbol, width};
 use crate::cli::watch::model::{BoardView, Millis, Model, Severity};
+use crate::client::props::BoardProps;
 
 /// Columns of one panel.
 pub const PANEL_WIDTH: usize = 38;
@@ -310,6 +311,45 @@ fn moves_lines(view: &BoardView, n: usize) -> Vec<String> {
     }
 }
 
+/// The panel's title: the board's name, what board it is and its battery (`cl1 · chesslink`,
+/// `b2 · dgt-bluetooth · bat 80%`), its state and rules. The name (cut if it must be) and the
+/// state always show; the model, the battery and the rules each only while the bar has room,
+/// so a long name never pushes the state out of sight.
+fn panel_title(p: &BoardProps) -> String {
+    let room = PANEL_WIDTH - 1;
+    let name = truncate(&p.name, room.saturating_sub(width(&p.state) + 3).max(1));
+    let battery = if p.battery.known() {
+        let charging = if p.battery.charging { " charging" } else { "" };
+        format!("bat {}%{charging}", p.battery.percent)
+    } else {
+        String::new()
+    };
+    // Read as name · model · battery · state · rules; kept, while they fit, in the order an
+    // operator needs them: the battery, then the model, then the rules.
+    let parts = [
+        name.as_str(),
+        p.board_model.as_str(),
+        battery.as_str(),
+        p.state.as_str(),
+        p.rules.as_str(),
+    ];
+    let mut keep = [true, false, false, true, false];
+    let joined = |keep: &[bool; 5]| {
+        let shown: Vec<&str> = (0..parts.len())
+            .filter(|&i| keep[i] && !parts[i].is_empty())
+            .map(|i| parts[i])
+            .collect();
+        shown.join(" · ")
+    };
+    for i in [2, 1, 4] {
+        keep[i] = true;
+        if width(&joined(&keep)) > room {
+            keep[i] = false;
+        }
+    }
+    joined(&keep)
+}
+
 /// One board's panel, every line exactly [`PANEL_WIDTH`] columns.
 fn panel(view: &BoardView, now: Millis) -> Vec<Line> {
     let p = &view.props;
@@ -317,12 +357,8 @@ fn panel(view: &BoardView, now: Millis) -> Vec<Line> {
     let alarmed = alerts.iter().any(|a| a.severity == Severity::Alarm);
     let mut out = Vec::new();
 
-    let mut title = format!("{} · {}", p.name, p.state);
-    if !p.rules.is_empty() {
-        title.push_str(&format!(" · {}", p.rules));
-    }
     out.push(Line::bar(
-        &title,
+        &panel_title(p),
         PANEL_WIDTH,
         if alarmed { HEADER_ALARM } else { HEADER },
     ));
@@ -716,6 +752,49 @@ mod tests {
         assert!(text.contains(" 8  ♜  ♞  ♝  ♛  ♚  ♝  ♞  ♜"));
         assert!(text.contains("    a  b  c  d  e  f  g  h"));
         assert!(!text.contains("ATTENTION"));
+    }
+
+    #[test]
+    fn the_title_names_the_board_model_and_its_battery() {
+        let title = |p: &BoardProps| {
+            let m = model_with(std::slice::from_ref(p));
+            let l = &panel(m.boards()[0], 0)[0];
+            assert_eq!(l.width, PANEL_WIDTH);
+            strip_ansi(&l.text).trim().to_owned()
+        };
+        // A ChessLink board: no battery to show.
+        let mut cl = props("cl1");
+        cl.board_model = "chesslink".into();
+        assert_eq!(title(&cl), "cl1 · chesslink · playing · blitz");
+        // A USB DGT board before it is identified: as before.
+        assert_eq!(title(&props("board-1")), "board-1 · playing · blitz");
+        // A Bluetooth board with its battery, charging or not; the rules, then the model
+        // give way when the bar is full.
+        let mut bt = props("b2");
+        bt.board_model = "dgt-bluetooth".into();
+        bt.battery = (80, false).into();
+        assert_eq!(title(&bt), "b2 · bat 80% · playing · blitz");
+        bt.name = "b".into();
+        assert_eq!(title(&bt), "b · dgt-bluetooth · bat 80% · playing");
+        bt.name = "b2".into();
+        bt.board_model = "dgt".into();
+        assert_eq!(title(&bt), "b2 · dgt · bat 80% · playing · blitz");
+        bt.battery = (35, true).into();
+        assert_eq!(title(&bt), "b2 · dgt · bat 35% charging · playing");
+        // A long name keeps the state in sight; what does not fit is left out, never cut.
+        let mut long = props("the-board-at-the-very-end-of-the-row");
+        long.board_model = "chesslink".into();
+        let t = title(&long);
+        assert!(
+            t.starts_with("the-board-at-the-very-end") && t.ends_with("… · playing"),
+            "{t}"
+        );
+        assert!(!t.contains("chesslink"), "{t}");
+        // The battery still shows when the model gives way.
+        let mut mid = props("table-twelve-b");
+        mid.board_model = "dgt-revelation2".into();
+        mid.battery = (9, false).into();
+        assert_eq!(title(&mid), "table-twelve-b · bat 9% · playing");
     }
 
     #[test]

@@ -259,6 +259,12 @@ const EB = (() => {
     return p.BoardModel ? " \u00B7 " + (names[p.BoardModel] || p.BoardModel) : "";
   }
 
+  // The ClockModel property in words, after the clock's state: " · DGT 3000".
+  function clockModelText(p) {
+    const names = { "dgt3000": "DGT 3000", "dgt-xl": "DGT XL" };
+    return p.ClockModel ? " \u00B7 " + (names[p.ClockModel] || p.ClockModel) : "";
+  }
+
   function batteryBadge(p) {
     const bat = battery(p);
     if (!bat) return null;
@@ -403,7 +409,18 @@ const EB = (() => {
     }
   }
 
+  // Whether the board has a clock to show: one reports through it now, or one did in this
+  // game (its last times stand while the cable is out, for the arbiter). A board without one
+  // — a ChessLink board, a DGT board with no clock on its cable — shows no clocks at all
+  // rather than two grey 0:00.0 that read as a flag fallen; they appear with the first reading.
+  function hasClock(p) {
+    return !!p.ClockConnected || !!p.ClockModel ||
+      Number(p.WhiteTimeMs || 0) > 0 || Number(p.BlackTimeMs || 0) > 0;
+  }
+
+  // The side's clock for the pages, or null for a board without a clock (see hasClock).
   function boardClock(id, b, side) {
+    if (!hasClock(b.props)) return null;
     const c = clock(b, side);
     c.setAttribute("data-board", id);
     return c;
@@ -439,8 +456,10 @@ const EB = (() => {
       root.replaceChildren();
       const list = ordered();
       const withAlerts = list.filter(([, b]) => alerts(b).some((a) => a.level === "alarm"));
+      // The first board's Event, unless it is PGN's "?" (none set).
+      const event = tag(list.length ? list[0][1].props : {}, "Event");
       const head = el("header", { class: "hall-head" },
-        el("h1", { text: tag(list.length ? list[0][1].props : {}, "Event") || "Hall" }),
+        el("h1", { text: event && event !== "?" ? event : "Hall" }),
         el("span", { class: "summary", text: `${list.length} boards` + (withAlerts.length ? ` \u2014 ${withAlerts.length} need an arbiter` : "") }));
       root.append(head);
       const grid = el("main", { class: "grid" });
@@ -511,7 +530,7 @@ const EB = (() => {
         fact("Illegal moves", `White ${(p.IllegalMoves || [0, 0])[0]} \u00B7 Black ${(p.IllegalMoves || [0, 0])[1]}`),
         fact("Board", (p.Connected ? "connected" : "disconnected") + modelText(p)),
         battery(p) ? fact("Battery", `${battery(p).percent}%${battery(p).charging ? ", charging" : ""}`) : null,
-        fact("Clock", p.ClockConnected ? "connected" : "none")));
+        fact("Clock", p.ClockConnected ? "connected" + clockModelText(p) : hasClock(p) ? "disconnected" : "none")));
       const claims = p.Claims || [];
       side.append(el("h2", { text: "Claims" }));
       const cl = el("ul", { class: "claims" });
