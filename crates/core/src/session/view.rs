@@ -264,7 +264,11 @@ impl TextCache {
 
     /// The placement's board FEN.
     pub(super) fn placement(&mut self, placement: crate::board::Placement) -> &str {
-        if self.placement.as_ref().is_none_or(|(key, _)| *key != placement) {
+        if self
+            .placement
+            .as_ref()
+            .is_none_or(|(key, _)| *key != placement)
+        {
             let text = placement.board_fen();
             self.placement = Some((placement, text));
         }
