@@ -83,73 +83,104 @@ impl Session {
         let mut text_signature =
             TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
         text_signature.clock_tags = clock_tags;
+        let sensed = self.recovery.placement(self);
+        // Every field named (no `..`): a property added to the contract's table does not
+        // compile until its value is given here.
+        let BoardProps {
+            name,
+            number,
+            variant,
+            port,
+            connected,
+            serial_number,
+            firmware_version,
+            board_model,
+            clock_model,
+            battery,
+            rules,
+            edition,
+            state,
+            fen,
+            placement,
+            in_sync,
+            turn,
+            moves,
+            pgn,
+            clock_connected,
+            white_time_ms,
+            black_time_ms,
+            clock_running,
+            claims,
+            pending_illegal,
+            gap,
+            illegal_moves,
+            result,
+            termination,
+        } = &mut self.view;
+        let arbiter = &self.arbiter;
         if self.view_text.as_ref() != Some(&text_signature) {
             self.view_text = Some(text_signature);
-            let game = self.arbiter.game();
+            let game = arbiter.game();
             // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
-            set(
-                &mut self.view.pgn,
-                game.pgn_final_with_clock(pending, clock_tags.as_ref()),
-            );
-            set_moves(&mut self.view.moves, game);
+            set(pgn, game.pgn_final_with_clock(pending, clock_tags.as_ref()));
+            set_moves(moves, game);
         }
-        let sensed = self.recovery.placement(self);
-        let view = &mut self.view;
         match sensed {
-            Some(sensed) => set(&mut view.placement, sensed),
+            Some(sensed) => set(placement, sensed),
             None => set_text(
-                &mut view.placement,
+                placement,
                 self.view_texts.placement(self.tracker.placement()),
             ),
         }
-        set_text(&mut view.fen, self.view_texts.fen(self.arbiter.position()));
-        let arbiter = &self.arbiter;
+        set_text(fen, self.view_texts.fen(arbiter.position()));
         set(
-            &mut view.in_sync,
-            view.fen.split_whitespace().next() == Some(view.placement.as_str()),
+            in_sync,
+            fen.split_whitespace().next() == Some(placement.as_str()),
         );
-        let state = if !self.started {
-            "waiting"
-        } else if arbiter.is_finished() {
-            "finished"
-        } else {
-            "playing"
-        };
-        set_text(&mut view.name, &self.config.name);
-        set(&mut view.number, self.config.number);
-        set_display(&mut view.variant, self.config.variant);
-        set_text(&mut view.port, &self.config.port);
-        set(&mut view.connected, self.link_up);
-        set_text(&mut view.serial_number, self.identity.serial_number());
-        set_text(&mut view.firmware_version, self.identity.firmware_version());
+        set_text(
+            state,
+            if !self.started {
+                "waiting"
+            } else if arbiter.is_finished() {
+                "finished"
+            } else {
+                "playing"
+            },
+        );
+        set_text(name, &self.config.name);
+        set(number, self.config.number);
+        set_display(variant, self.config.variant);
+        set_text(port, &self.config.port);
+        set(connected, self.link_up);
+        set_text(serial_number, self.identity.serial_number());
+        set_text(firmware_version, self.identity.firmware_version());
         match self.identity.model() {
-            Some(model) => set_display(&mut view.board_model, model),
-            None => set_text(&mut view.board_model, ""),
+            Some(model) => set_display(board_model, model),
+            None => set_text(board_model, ""),
         }
-        set(&mut view.battery, self.identity.battery().into());
+        set(battery, self.identity.battery().into());
         // Empty without a clock: a model named once stays unknown while none reports.
         match self.identity.clock_model() {
             Some(model) if arbiter.clock_connected() => {
-                set_text(&mut view.clock_model, model.contract_name());
+                set_text(clock_model, model.contract_name());
             }
-            _ => set_text(&mut view.clock_model, ""),
+            _ => set_text(clock_model, ""),
         }
-        set_display(&mut view.rules, arbiter.config().rules);
-        set_display(&mut view.edition, arbiter.config().edition);
-        set_text(&mut view.state, state);
-        set_text(&mut view.turn, color_name(arbiter.position().turn()));
-        set(&mut view.clock_connected, arbiter.clock_connected());
-        set(&mut view.white_time_ms, arbiter.white_ms());
-        set(&mut view.black_time_ms, arbiter.black_ms());
-        set_text(&mut view.clock_running, arbiter.clock_running());
-        set(&mut view.claims, claims(arbiter));
-        set_text(&mut view.pending_illegal, arbiter.pending_illegal());
-        set(&mut view.illegal_moves, arbiter.illegal_counts().into());
-        set(&mut view.gap, self.recovery.text());
-        set_display(&mut view.result, arbiter.result());
+        set_display(rules, arbiter.config().rules);
+        set_display(edition, arbiter.config().edition);
+        set_text(turn, color_name(arbiter.position().turn()));
+        set(clock_connected, arbiter.clock_connected());
+        set(white_time_ms, arbiter.white_ms());
+        set(black_time_ms, arbiter.black_ms());
+        set_text(clock_running, arbiter.clock_running());
+        set(claims, claims_of(arbiter));
+        set_text(pending_illegal, arbiter.pending_illegal());
+        set(illegal_moves, arbiter.illegal_counts().into());
+        set(gap, self.recovery.text());
+        set_display(result, arbiter.result());
         match arbiter.termination() {
-            Some(termination) => set_display(&mut view.termination, termination),
-            None => set_text(&mut view.termination, ""),
+            Some(t) => set_display(termination, t),
+            None => set_text(termination, ""),
         }
     }
 
@@ -168,7 +199,7 @@ impl Session {
 }
 
 /// The arbiter's open claims as the `Claims` property lists them.
-fn claims(arbiter: &Arbiter) -> Vec<Claim> {
+fn claims_of(arbiter: &Arbiter) -> Vec<Claim> {
     arbiter
         .claims()
         .into_iter()
