@@ -406,6 +406,9 @@ pub struct Publisher {
     /// What was last announced (the value [`Shared`] serves); the base of the next
     /// `PropertiesChanged`.
     last: Arc<BoardProps>,
+    /// The snapshot announced before `last`, kept for its memory: the next change is copied
+    /// into it when nobody else holds it any more (a property read in progress may).
+    spare: Option<Arc<BoardProps>>,
 }
 
 impl Publisher {
@@ -415,7 +418,19 @@ impl Publisher {
             emitter,
             shared,
             last,
+            spare: None,
         }
+    }
+
+    /// A new snapshot holding `view`: the spare one overwritten when it is free, else a copy.
+    fn snapshot(&mut self, view: &BoardProps) -> Arc<BoardProps> {
+        if let Some(mut spare) = self.spare.take()
+            && let Some(props) = Arc::get_mut(&mut spare)
+        {
+            super::snapshot::copy_props(props, view);
+            return spare;
+        }
+        Arc::new(view.clone())
     }
 
     /// Update the snapshot, emit the events as signals (in order), then one
@@ -431,7 +446,10 @@ impl Publisher {
         let next = if same {
             self.last.clone()
         } else {
-            let next = Arc::new(sendable(view).into_owned());
+            let next = match sendable(view) {
+                Cow::Borrowed(view) => self.snapshot(view),
+                Cow::Owned(fixed) => Arc::new(fixed),
+            };
             self.shared.set(next.clone());
             next
         };
@@ -457,7 +475,10 @@ impl Publisher {
                 tracing::warn!("cannot emit PropertiesChanged: {e}");
             }
         }
-        self.last = next;
+        let before = std::mem::replace(&mut self.last, next);
+        if !same {
+            self.spare = Some(before);
+        }
     }
 
     /// Emits the signal `event` is (nothing for a journal-only event), built by

@@ -35,6 +35,7 @@ pub mod rounds;
 pub mod service;
 pub mod settings;
 pub mod signature;
+pub mod snapshot;
 pub mod state_file;
 pub mod store;
 pub mod writer;

@@ -152,7 +152,7 @@ impl BoardStore {
         }
         if view.pgn != self.live {
             self.pgn_writer.live(&self.id, dir, &view.pgn);
-            self.live = view.pgn.clone();
+            self.live.clone_from(&view.pgn);
         }
         if events.iter().any(|e| matches!(e, Event::GameEnded { .. })) {
             self.pgn_writer.finished(&self.id, dir, &view.pgn);

@@ -49,6 +49,12 @@ impl Clocked {
             .handle(input, self.now)
             .expect("board input is never refused");
         self.events.extend(events.iter().cloned());
+        // The view kept up to date in place is the one a rebuild from scratch gives.
+        assert_eq!(
+            *self.session.view(),
+            self.session.fresh_view(),
+            "the view updated in place vs rebuilt"
+        );
         // The Moves property always shows what a client following the signals has seen.
         if let Some(start) = self
             .events

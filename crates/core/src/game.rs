@@ -440,26 +440,20 @@ impl Game {
     /// game's tags: the clock as it is now belongs to the game being played, not to the
     /// segments before it.
     pub fn pgn_final_with_clock(&self, pending: usize, clock: Option<&ClockTags>) -> String {
-        if pending == 0 || self.current_moves().is_empty() {
-            return self.pgn_with_clock(clock);
-        }
-        let mut shown = self.clone();
-        for _ in 0..pending {
-            if shown.current().moves.is_empty() {
-                break;
-            }
-            shown.pop_move();
-        }
-        shown.pgn_with_clock(clock)
+        self.pgn_with_clock(pending, clock)
     }
 
     /// The whole game as PGN text (one PGN game per segment, separated by a blank line),
     /// ending with a newline.
     pub fn pgn(&self) -> String {
-        self.pgn_with_clock(None)
+        self.pgn_with_clock(0, None)
     }
 
-    fn pgn_with_clock(&self, clock: Option<&ClockTags>) -> String {
+    /// The text with the current segment's last `pending` moves left out, written from the
+    /// record as it is (no copy of the game): the comments of the moves left out are written
+    /// on the last move shown (or the segment's introduction), as [`Game::pop_move`] would
+    /// have moved them.
+    fn pgn_with_clock(&self, pending: usize, clock: Option<&ClockTags>) -> String {
         let mut out = String::new();
         let n = self.segments.len();
         for (i, seg) in self.segments.iter().enumerate() {
@@ -473,15 +467,22 @@ impl Game {
                 GameResult::Ongoing
             };
             let clock = clock.filter(|_| last);
-            self.write_segment(&mut out, seg, result, last, clock);
+            let shown = if last {
+                seg.moves.len().saturating_sub(pending)
+            } else {
+                seg.moves.len()
+            };
+            self.write_segment(&mut out, seg, shown, result, last, clock);
         }
         out
     }
 
+    /// One segment's PGN game, with its first `shown` moves (see [`Game::pgn_with_clock`]).
     fn write_segment(
         &self,
         out: &mut String,
         seg: &Segment,
+        shown: usize,
         result: GameResult,
         last: bool,
         clock: Option<&ClockTags>,
@@ -522,8 +523,18 @@ impl Game {
         };
         out.push_str(&format!("[Termination \"{}\"]\n\n", escape_tag(term)));
 
+        let (moves, left_out) = seg.moves.split_at(shown.min(seg.moves.len()));
+        // The comments of the moves left out, on the last move shown or the introduction.
+        let carried: Vec<&String> = left_out.iter().flat_map(|m| &m.comments).collect();
+        let carried_by = |i: Option<usize>| -> &[&String] {
+            if i == moves.len().checked_sub(1) {
+                &carried
+            } else {
+                &[]
+            }
+        };
         let mut tokens: Vec<String> = Vec::new();
-        for c in &seg.intro {
+        for c in seg.intro.iter().chain(carried_by(None).iter().copied()) {
             tokens.push(format!("{{{}}}", sentence(c)));
         }
         let (mut white, mut number) = fen_turn_and_number(&seg.start_fen);
@@ -531,8 +542,10 @@ impl Game {
         // How the game ended goes in the last move's comment: one comment per move, `%clk`
         // first (readers take the first comment after a move as its comment).
         let ending = self.termination.filter(|_| last).map(|t| t.as_str());
-        let last_move = seg.moves.len().checked_sub(1);
-        for (i, m) in seg.moves.iter().enumerate() {
+        let last_move = moves.len().checked_sub(1);
+        for (i, m) in moves.iter().enumerate() {
+            let carried = carried_by(Some(i));
+            let commented = !m.comments.is_empty() || !carried.is_empty();
             if white {
                 tokens.push(format!("{number}."));
             } else if need_number {
@@ -544,16 +557,21 @@ impl Game {
             if let Some(ms) = clk_ms {
                 comment.push(format!("[%clk {}]", clk(ms)));
             }
-            comment.extend(m.comments.iter().map(|c| sentence(c)));
+            comment.extend(
+                m.comments
+                    .iter()
+                    .chain(carried.iter().copied())
+                    .map(|c| sentence(c)),
+            );
             if let Some(t) = ending.filter(|_| Some(i) == last_move) {
                 // A bare word after the clock (`checkmate`), a sentence after sentences.
-                if m.comments.is_empty() {
+                if !commented {
                     comment.push(clean_comment(t));
                 } else {
                     comment.push(sentence(&format!("termination: {t}")));
                 }
             }
-            need_number = !m.comments.is_empty();
+            need_number = commented;
             if !comment.is_empty() {
                 tokens.push(format!("{{{}}}", comment.join(" ")));
             }
@@ -613,6 +631,55 @@ mod tests {
             black_ms: Some(b),
             clk_ms: None,
             comments: Vec::new(),
+        }
+    }
+
+    /// What the text with moves left out was before it was written from the record in
+    /// place: the game copied and its last moves taken off.
+    fn popped_pgn(game: &Game, pending: usize) -> String {
+        let mut shown = game.clone();
+        for _ in 0..pending {
+            if shown.current_moves().is_empty() {
+                break;
+            }
+            shown.pop_move();
+        }
+        shown.pgn()
+    }
+
+    #[test]
+    fn moves_left_out_read_as_if_taken_off_the_record() {
+        let mut g = Game::new(START_FEN, Vec::new());
+        g.comment("Before the first move");
+        g.push_move(mv("e4", "e2e4", 179_000, 180_000));
+        g.stamp_press(181_000);
+        g.push_move(mv("e5", "e7e5", 181_000, 175_500));
+        g.comment("Illegal move by White: Ke1-e3");
+        g.push_move(mv("Nf3", "g1f3", 170_000, 177_000));
+        g.continue_from("4k3/8/8/8/8/8/8/4K3 w - - 0 30", "An illegal move stood");
+        for (san, uci) in [("Kd2", "e1d2"), ("Kd7", "e8d7"), ("Kc3", "d2c3")] {
+            g.push_move(mv(san, uci, 60_000, 60_000));
+        }
+        g.comment("A decision on the pending move");
+        g.push_move(mv("Kc7", "d7c7", 59_000, 58_000));
+        g.comment("Another, on the last move");
+        for result in [None, Some(Termination::Checkmate)] {
+            if let Some(t) = result {
+                g.set_result(GameResult::WhiteWins, Some(t));
+            }
+            for pending in 0..=6 {
+                assert_eq!(
+                    g.pgn_final(pending),
+                    popped_pgn(&g, pending),
+                    "{pending} pending"
+                );
+            }
+        }
+        // A game of one segment, no comments: the plain case.
+        let mut plain = Game::new(START_FEN, Vec::new());
+        for pending in 0..=2 {
+            assert_eq!(plain.pgn_final(pending), popped_pgn(&plain, pending));
+            plain.push_move(mv("e4", "e2e4", 179_000, 180_000));
         }
     }
 

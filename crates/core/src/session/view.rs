@@ -64,6 +64,12 @@ impl Session {
         })
     }
 
+    /// Bring the view up to date after an input. The view is updated in place, field by
+    /// field: a field is written only when its value differs, and the costly texts (the PGN,
+    /// the SAN list, the FEN, the placement) are only rendered when what they are made of
+    /// changed. Every field is still compared after every input, so the view is exactly the
+    /// one a fresh rebuild would give (a unit test holds it to [`Session::fresh_view`]) and
+    /// the publisher's comparison sees every property that changed.
     pub(super) fn refresh_view(&mut self) {
         // The PGN text and the SAN list are the costly parts of the view: rebuild them only
         // when the record changed, not on every tick and clock reading.
@@ -77,87 +83,193 @@ impl Session {
         let mut text_signature =
             TextSignature::of(self.arbiter.game(), self.arbiter.position(), pending);
         text_signature.clock_tags = clock_tags;
-        let (pgn, moves) = if self.view_text.as_ref() == Some(&text_signature) {
-            (
-                std::mem::take(&mut self.view.pgn),
-                std::mem::take(&mut self.view.moves),
-            )
-        } else {
-            self.view_text = Some(text_signature);
-            // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
-            (
-                self.arbiter
-                    .game()
-                    .pgn_final_with_clock(pending, clock_tags.as_ref()),
-                self.arbiter.game().san_moves(),
-            )
-        };
-        let placement = match self.recovery.placement(self) {
-            Some(sensed) => sensed,
-            None => self.view_texts.placement(self.tracker.placement()),
-        };
-        let fen = self.view_texts.fen(self.arbiter.position());
-        let arbiter = &self.arbiter;
-        let in_sync = fen.split_whitespace().next() == Some(placement.as_str());
-        let state = if !self.started {
-            "waiting"
-        } else if arbiter.is_finished() {
-            "finished"
-        } else {
-            "playing"
-        };
-        self.view = BoardProps {
-            name: self.config.name.clone(),
-            number: self.config.number,
-            variant: self.config.variant.to_string(),
-            port: self.config.port.clone(),
-            connected: self.link_up,
-            serial_number: self.identity.serial_number().to_owned(),
-            firmware_version: self.identity.firmware_version().to_owned(),
-            board_model: self
-                .identity
-                .model()
-                .map_or_else(String::new, |m| m.to_string()),
-            battery: self.identity.battery().into(),
-            // Empty without a clock: a model named once stays unknown while none reports.
-            clock_model: if arbiter.clock_connected() {
-                self.identity
-                    .clock_model()
-                    .map_or_else(String::new, |m| m.contract_name().to_owned())
-            } else {
-                String::new()
-            },
-            rules: self.arbiter.config().rules.to_string(),
-            edition: self.arbiter.config().edition.to_string(),
-            state: state.into(),
-            turn: color_name(arbiter.position().turn()).into(),
-            moves,
-            pgn,
-            clock_connected: arbiter.clock_connected(),
-            white_time_ms: arbiter.white_ms(),
-            black_time_ms: arbiter.black_ms(),
-            clock_running: arbiter.clock_running().into(),
-            claims: arbiter
-                .claims()
-                .into_iter()
-                .map(|(player, kind, detail)| Claim {
-                    player: player.to_string(),
-                    kind: kind.to_string(),
-                    detail,
-                })
-                .collect(),
-            pending_illegal: arbiter.pending_illegal().into(),
-            illegal_moves: arbiter.illegal_counts().into(),
-            gap: self.recovery.text(),
-            result: arbiter.result().to_string(),
-            termination: arbiter
-                .termination()
-                .map_or_else(String::new, |t| t.to_string()),
+        let sensed = self.recovery.placement(self);
+        // Every field named (no `..`): a property added to the contract's table does not
+        // compile until its value is given here.
+        let BoardProps {
+            name,
+            number,
+            variant,
+            port,
+            connected,
+            serial_number,
+            firmware_version,
+            board_model,
+            clock_model,
+            battery,
+            rules,
+            edition,
+            state,
             fen,
             placement,
             in_sync,
-        };
+            turn,
+            moves,
+            pgn,
+            clock_connected,
+            white_time_ms,
+            black_time_ms,
+            clock_running,
+            claims,
+            pending_illegal,
+            gap,
+            illegal_moves,
+            result,
+            termination,
+        } = &mut self.view;
+        let arbiter = &self.arbiter;
+        if self.view_text.as_ref() != Some(&text_signature) {
+            self.view_text = Some(text_signature);
+            let game = arbiter.game();
+            // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
+            set(pgn, game.pgn_final_with_clock(pending, clock_tags.as_ref()));
+            set_moves(moves, game);
+        }
+        match sensed {
+            Some(sensed) => set(placement, sensed),
+            None => set_text(
+                placement,
+                self.view_texts.placement(self.tracker.placement()),
+            ),
+        }
+        set_text(fen, self.view_texts.fen(arbiter.position()));
+        set(
+            in_sync,
+            fen.split_whitespace().next() == Some(placement.as_str()),
+        );
+        set_text(
+            state,
+            if !self.started {
+                "waiting"
+            } else if arbiter.is_finished() {
+                "finished"
+            } else {
+                "playing"
+            },
+        );
+        set_text(name, &self.config.name);
+        set(number, self.config.number);
+        set_display(variant, self.config.variant);
+        set_text(port, &self.config.port);
+        set(connected, self.link_up);
+        set_text(serial_number, self.identity.serial_number());
+        set_text(firmware_version, self.identity.firmware_version());
+        match self.identity.model() {
+            Some(model) => set_display(board_model, model),
+            None => set_text(board_model, ""),
+        }
+        set(battery, self.identity.battery().into());
+        // Empty without a clock: a model named once stays unknown while none reports.
+        match self.identity.clock_model() {
+            Some(model) if arbiter.clock_connected() => {
+                set_text(clock_model, model.contract_name());
+            }
+            _ => set_text(clock_model, ""),
+        }
+        set_display(rules, arbiter.config().rules);
+        set_display(edition, arbiter.config().edition);
+        set_text(turn, color_name(arbiter.position().turn()));
+        set(clock_connected, arbiter.clock_connected());
+        set(white_time_ms, arbiter.white_ms());
+        set(black_time_ms, arbiter.black_ms());
+        set_text(clock_running, arbiter.clock_running());
+        set(claims, claims_of(arbiter));
+        set_text(pending_illegal, arbiter.pending_illegal());
+        set(illegal_moves, arbiter.illegal_counts().into());
+        set(gap, self.recovery.text());
+        set_display(result, arbiter.result());
+        match arbiter.termination() {
+            Some(t) => set_display(termination, t),
+            None => set_text(termination, ""),
+        }
     }
+
+    /// The view built afresh from the session's state, every text rendered and every field
+    /// written: what the view kept up to date in place must always equal (the session tests
+    /// check it after every input).
+    #[doc(hidden)]
+    pub fn fresh_view(&self) -> BoardProps {
+        let mut fresh = self.clone();
+        fresh.view = BoardProps::default();
+        fresh.view_text = None;
+        fresh.view_texts = TextCache::default();
+        fresh.refresh_view();
+        fresh.view
+    }
+}
+
+/// The arbiter's open claims as the `Claims` property lists them.
+fn claims_of(arbiter: &Arbiter) -> Vec<Claim> {
+    arbiter
+        .claims()
+        .into_iter()
+        .map(|(player, kind, detail)| Claim {
+            player: player.to_string(),
+            kind: kind.to_string(),
+            detail,
+        })
+        .collect()
+}
+
+/// Writes `value` into `field` when it differs (the field keeps its allocation otherwise).
+fn set<T: PartialEq>(field: &mut T, value: T) {
+    if *field != value {
+        *field = value;
+    }
+}
+
+/// Writes `value` into the text `field` when it differs, reusing the field's buffer.
+fn set_text(field: &mut String, value: &str) {
+    if field != value {
+        field.clear();
+        field.push_str(value);
+    }
+}
+
+/// Writes `value`'s text into `field` when it differs, compared without formatting it into
+/// a new string.
+fn set_display(field: &mut String, value: impl std::fmt::Display) {
+    use std::fmt::Write;
+    let mut check = SameText {
+        rest: field,
+        same: true,
+    };
+    let _ = write!(check, "{value}");
+    if check.same && check.rest.is_empty() {
+        return;
+    }
+    field.clear();
+    let _ = write!(field, "{value}");
+}
+
+/// A `fmt::Write` that checks what is written against a text, piece by piece.
+struct SameText<'a> {
+    rest: &'a str,
+    same: bool,
+}
+
+impl std::fmt::Write for SameText<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        match self.rest.strip_prefix(s) {
+            Some(rest) if self.same => self.rest = rest,
+            _ => self.same = false,
+        }
+        Ok(())
+    }
+}
+
+/// Makes `moves` the SAN of every move of `game`, all segments (the `Moves` property), in
+/// place: the moves already there are compared, not copied again.
+fn set_moves(moves: &mut Vec<String>, game: &Game) {
+    let mut n = 0;
+    for (i, m) in game.segments.iter().flat_map(|s| &s.moves).enumerate() {
+        match moves.get_mut(i) {
+            Some(shown) => set_text(shown, &m.san),
+            None => moves.push(m.san.clone()),
+        }
+        n = i + 1;
+    }
+    moves.truncate(n);
 }
 
 /// The FEN of the record's position and the placement text, each kept with what it was
@@ -173,28 +285,25 @@ pub(super) struct TextCache {
 
 impl TextCache {
     /// The FEN of `position` as the `Fen` property shows it ([`crate::arbiter::fen_of`]).
-    pub(super) fn fen(&mut self, position: &Chess) -> String {
+    pub(super) fn fen(&mut self, position: &Chess) -> &str {
         let setup = position.to_setup(shakmaty::EnPassantMode::Legal);
-        match &self.fen {
-            Some((key, text)) if *key == setup => text.clone(),
-            _ => {
-                let text = crate::arbiter::fen_of(position);
-                self.fen = Some((setup, text.clone()));
-                text
-            }
+        if self.fen.as_ref().is_none_or(|(key, _)| *key != setup) {
+            self.fen = Some((setup, crate::arbiter::fen_of(position)));
         }
+        self.fen.as_ref().map_or("", |(_, text)| text)
     }
 
     /// The placement's board FEN.
-    pub(super) fn placement(&mut self, placement: crate::board::Placement) -> String {
-        match &self.placement {
-            Some((key, text)) if *key == placement => text.clone(),
-            _ => {
-                let text = placement.board_fen();
-                self.placement = Some((placement, text.clone()));
-                text
-            }
+    pub(super) fn placement(&mut self, placement: crate::board::Placement) -> &str {
+        if self
+            .placement
+            .as_ref()
+            .is_none_or(|(key, _)| *key != placement)
+        {
+            let text = placement.board_fen();
+            self.placement = Some((placement, text));
         }
+        self.placement.as_ref().map_or("", |(_, text)| text)
     }
 }
 
