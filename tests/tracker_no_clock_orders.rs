@@ -246,7 +246,7 @@ fn ticks() -> impl Strategy<Value = Ticks> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
 
     /// Any pace of the hand (0 ms a step up to a slow one), any order of a capture, the hand
     /// resting in the air for up to five seconds, any ticking: the game played, exactly.
@@ -354,4 +354,25 @@ fn a_recapture_the_readings_show_is_still_two_plies() {
         assert!(rig.tracker.in_sync());
         assert!(illegal(&rig.events).is_empty());
     }
+}
+
+/// Corpus game 629, no clock, 0 ms between a hand's steps, the victim lifted first and the
+/// hand resting up to 2 s in the air, ticked at random: the capture's settled board was
+/// read as two plies that only emptied squares and the record ended a ply long, out of sync.
+/// Found by the property test.
+#[test]
+fn captures_resting_in_the_air_at_zero_ms_a_step_are_the_game_played() {
+    let h = Hands {
+        seed: 3_313_303_432_596_069_810,
+        orientation: Orientation::Normal,
+        step_ms: (0, 0),
+        reply_ms: (0, 52),
+        captures: CaptureOrder::VictimFirst,
+        p_air: 0.357_744_741_313_344_16,
+        air_ms: (600, 2_054),
+        ticks: Ticks::Random,
+        plies: 61,
+        trace: false,
+    };
+    check(629, &h).unwrap();
 }
