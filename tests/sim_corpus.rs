@@ -342,7 +342,7 @@ async fn run_chesslink_game(game: &PgnGame, run: Run, seed: u64, what: &str) -> 
 /// has delivered exactly those bytes; `shutdown` stops the board between the two reads of
 /// the tap (what it wrote on the way out is compared too).
 async fn delivered(
-    tap: &mut eboard_sim::pty::TapReceiver,
+    tap: &mut tokio::sync::mpsc::UnboundedReceiver<(u64, Vec<u8>)>,
     collector: sim_support::Collector,
     shutdown: impl std::future::Future<Output = ()>,
     what: &str,
