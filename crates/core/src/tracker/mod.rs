@@ -30,7 +30,10 @@
 //!   [`Tracker::pending_plies`] tells broadcast outputs what is not final yet.
 //! - Explanations that only empty squares (a recapture on the same square by the same kind
 //!   of piece, read as one board) look like pieces in hand: they wait until the board has
-//!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]).
+//!   stood still for [`ILLEGAL_SETTLE_MS`] ([`Tracker::on_tick`]), and even then a board that
+//!   is a legal move partly made (a capture's victim and capturer both lifted, the hand
+//!   resting in the air) is taken as two plies only when the readings show both being made
+//!   (or came as a whole board): however long a hand rests, time is no evidence.
 //! - A board returned to an earlier position of this game retracts the moves since then.
 //!   The start position set up again is a new game (unless it merely takes back the game's
 //!   only move); set up on a board turned round, it is always a new game.

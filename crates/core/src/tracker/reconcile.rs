@@ -353,13 +353,19 @@ impl Tracker {
         // down on its way (...Rd8-d7-d4, the victim lifted first) once showed Rd7 Rxd7, a
         // white rook never seen on d7, and the record stopped behind it. The next piece set
         // down decides.
+        // A settled board is taken without the readings' witness only when it is no pieces
+        // in hand: however long it stands, a legal move partly made (Rf6xf7 with the victim
+        // and then the rook lifted, the hand resting in the air) is as well read as two
+        // plies that only emptied squares (Rxe6 fxe6, a rook never seen on e6), and a story
+        // published then is taken back when the piece lands. Only the readings tell: the
+        // move waits for them.
         let arrivals = diff(self.position().board(), &self.sensed) & self.sensed.occupied();
         if (!arrivals.is_empty() || settled)
             && let TwoPly::One(a, b) = find_two_ply(self.position(), &self.sensed, None)
             && !(provisional && self.moved_on_with_piece_in_hand(a, b))
             && (self.read_whole
                 || self.two_plies_witnessed(a, b)
-                || (settled && !self.reply_in_progress()))
+                || (settled && !self.in_progress(now)))
         {
             self.play(a, ev);
             return self.play_or_hold(b, now, ev);
