@@ -184,7 +184,7 @@ impl ChessLink {
         while let Some(reply) = self.decoder.next_message() {
             match reply {
                 Reply::Status(scan) => out.extend(self.on_status(&scan, now)),
-                reply => out.push(self.on_reply(reply, now)),
+                reply => out.push(self.on_reply(reply)),
             }
         }
         let stats = self.decoder.stats();
@@ -197,7 +197,7 @@ impl ChessLink {
         out
     }
 
-    fn on_reply(&mut self, reply: Reply, now: Millis) -> Option<BoardInput> {
+    fn on_reply(&mut self, reply: Reply) -> Option<BoardInput> {
         match reply {
             Reply::Version(v) => Some(BoardInput::Identity(IdentityReport::ChessLinkFirmware {
                 high: v.high,
