@@ -403,7 +403,10 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
         description.contains("f1") && description.contains("h6"),
         "{description}"
     );
-    assert_eq!(placement, "rnbqkb1r/pppppp1p/5npB/8/3P4/5N2/PPP1PPPP/RNBQK2R");
+    assert_eq!(
+        placement,
+        "rnbqkb1r/pppppp1p/5npB/8/3P4/5N2/PPP1PPPP/RNBQK2R"
+    );
     wait_leds(
         &s.sim,
         &LedPattern::steady([Square::F1, Square::H6], order),
@@ -424,7 +427,10 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
     .await;
     s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
     s.sim
-        .act(ChessLinkAction::Place(Square::C4, Piece::from_char('P').unwrap()))
+        .act(ChessLinkAction::Place(
+            Square::C4,
+            Piece::from_char('P').unwrap(),
+        ))
         .await
         .unwrap();
     want.push("c4".into());

@@ -147,6 +147,12 @@ impl Table {
     /// Play the legal move `m` on the board, paused half-way when `pause`, and let it become
     /// final: nothing is ever an accusation, and the record holds the move.
     fn play(&mut self, m: Move, pause: bool, rng: &mut SmallRng) {
+        self.play_then(m, pause, FINAL_MS, rng);
+    }
+
+    /// [`Table::play`], the board then still for `still_ms` only (shorter than a move takes
+    /// to become final: the opponent's hand comes at once).
+    fn play_then(&mut self, m: Move, pause: bool, still_ms: u64, rng: &mut SmallRng) {
         let pos = self.position();
         let san = San::from_move(&pos, m).to_string();
         let plies = self.c.session.view().moves.len();
@@ -154,7 +160,7 @@ impl Table {
         for s in hand_steps(&pos, m, pause, rng) {
             self.step(s);
         }
-        self.pass(FINAL_MS);
+        self.pass(still_ms);
         let events = &self.c.events[from_event..];
         assert!(
             accusations(events).is_empty(),
@@ -423,7 +429,12 @@ fn make_and_put_right(t: &mut Table, pseudo: &Pseudo, rng: &mut SmallRng) {
         .iter()
         .filter(|e| matches!(e, Event::IllegalPlacement { .. }))
         .collect();
-    let what = format!("{} {:?} from {fen}: {events:?}", pseudo.kind, pseudo.steps);
+    let what = format!(
+        "{} {:?} from {fen} (after {:?}): {events:?}",
+        pseudo.kind,
+        pseudo.steps,
+        t.c.session.view().moves
+    );
     let [
         Event::IllegalPlacement {
             player,
@@ -488,22 +499,26 @@ fn reachable(pos: &Chess, board: &Board) -> bool {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
-    /// Random legal play, then each of a few pseudo-moves no legal move produces.
+    /// Random legal play, then each of a few pseudo-moves no legal move produces (the first one
+    /// made at once after the last move, before that move is final, when `quick`).
     #[test]
     fn a_settled_placement_no_legal_move_produces_is_reported_until_put_right(
         seed in any::<u64>(),
         plies in 0usize..40,
+        quick in any::<bool>(),
     ) {
         let mut rng = SmallRng::seed_from_u64(seed);
         let mut t = Table::new();
-        for _ in 0..plies {
+        for ply in 0..plies {
             let pos = t.position();
             let moves = pos.legal_moves();
             let Some(&m) = moves.choose(&mut rng) else {
                 break;
             };
             let pause = rng.random_bool(0.3);
-            t.play(m, pause, &mut rng);
+            // `quick`: the placement follows the last move before that move is final.
+            let still = if quick && ply + 1 == plies { 300 } else { FINAL_MS };
+            t.play_then(m, pause, still, &mut rng);
             if t.position().is_game_over() {
                 return Ok(());
             }
@@ -516,7 +531,6 @@ proptest! {
             let all = pseudo_moves(&pos);
             // One of each kind, drawn evenly among the kinds.
             let mut kinds: Vec<&str> = all.iter().map(|p| p.kind).collect();
-            kinds.dedup();
             kinds.sort();
             kinds.dedup();
             let Some(&kind) = kinds.choose(&mut rng) else {
@@ -580,8 +594,7 @@ fn castling_through_check_pins_and_the_king_into_check_are_reported() {
     ];
     let mut rng = SmallRng::seed_from_u64(7);
     for &(fen, kind) in cases {
-        let mut t = Table::at(fen);
-        let pos = t.position();
+        let pos = Table::at(fen).position();
         let all: Vec<Pseudo> = pseudo_moves(&pos)
             .into_iter()
             .filter(|p| p.kind == kind)
@@ -589,9 +602,8 @@ fn castling_through_check_pins_and_the_king_into_check_are_reported() {
             .collect();
         assert!(!all.is_empty(), "{kind} in {fen}");
         for pseudo in &all {
-            let mut t2 = Table::at(fen);
-            make_and_put_right(&mut t2, pseudo, &mut rng);
+            let mut t = Table::at(fen);
+            make_and_put_right(&mut t, pseudo, &mut rng);
         }
-        t.pass(100);
     }
 }

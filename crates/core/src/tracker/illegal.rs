@@ -78,10 +78,18 @@ impl Tracker {
     /// Every occupied square agrees with `base`, or with a legal move from it partly made.
     pub(super) fn partly_made(&self, base: &Chess) -> bool {
         // The piece the last move captured, touching an empty square next to the capture on
-        // its way off the board (seen in real captures), is handling too.
+        // its way off the board (seen in real captures), is handling too; not once a piece of
+        // its side has left its square (that side's own hand is on the board: a pawn d5 set
+        // back on d6 after dxe5 is no captured pawn passing by).
         let mut touched = Bitboard::EMPTY;
+        let pos_board = self.position().board();
+        let victims_standing = pos_board
+            .by_color(self.position().turn())
+            .into_iter()
+            .all(|sq| self.sensed.piece_at(sq) == pos_board.piece_at(sq));
         if let Some(&last) = self.moves.last()
             && let Some(role) = last.capture()
+            && victims_standing
         {
             let victim = role.of(self.position().turn());
             let near =
