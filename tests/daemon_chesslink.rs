@@ -11,7 +11,8 @@
 //! - Noise on the line (garbage bytes, a status with a wrong check showing another position)
 //!   is dropped and never a move.
 //! - The LEDs show the last move (on a board turned round too), an illegal placement's
-//!   squares until it is put right, and never more than one LED command a second.
+//!   squares until it is put right (a piece added; a bishop jumping its own pawn, onto a
+//!   square the other bishop could reach), and never more than one LED command a second.
 //! - A mixed hall: a DGT board with its clock and a ChessLink board in one daemon.
 //!
 //! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
@@ -371,6 +372,92 @@ async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() 
             last.0 - first.0
         );
     }
+    s.sim.shutdown().await;
+}
+
+/// The bishop f1 set on h6 (over its own pawn on g2, onto a square of the other colour) after
+/// 1. d4 Nf6 2. Nf3 g6: the bishop c1 could go to h6 by a legal move, but it still stands on
+/// c1, so no legal move made or half made explains the board. The arbiter is warned on the
+/// bus (White to move, both squares named, the board's placement), the LEDs light f1 and h6
+/// until the bishop is back, and the game goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board() {
+    use eboard_core::chesslink::LedPattern;
+    use eboard_core::vocab::Player;
+    use shakmaty::{Piece, Square};
+    let dir = tempfile::tempdir().unwrap();
+    let s = served(dir.path(), "jump", MillenniumOptions::default()).await;
+    let order = MillenniumOptions::default().order;
+    let game = opening(&default_game(), 4);
+    let mut want = sans(&game);
+    s.sim.play_game(&game, 3, Noise::Clean).await.unwrap();
+    wait_moves(&s.events, &want).await;
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move",
+    )
+    .await;
+    let bishop = Piece::from_char('B').unwrap();
+    s.sim.act(ChessLinkAction::Lift(Square::F1)).await.unwrap();
+    s.sim
+        .act(ChessLinkAction::Place(Square::H6, bishop))
+        .await
+        .unwrap();
+    let mut events = s.events;
+    let Event::IllegalPlacement {
+        player,
+        description,
+        placement,
+    } = events.next_signal("IllegalPlacement").await
+    else {
+        unreachable!("the signal asked for");
+    };
+    assert_eq!(player, Player::White);
+    assert!(
+        description.contains("f1") && description.contains("h6"),
+        "{description}"
+    );
+    assert_eq!(
+        placement,
+        "rnbqkb1r/pppppp1p/5npB/8/3P4/5N2/PPP1PPPP/RNBQK2R"
+    );
+    wait_leds(
+        &s.sim,
+        &LedPattern::steady([Square::F1, Square::H6], order),
+        "the illegal placement's squares",
+    )
+    .await;
+    // Put right, the LEDs show the last move again, and the game goes on: 3. c4.
+    s.sim.act(ChessLinkAction::Lift(Square::H6)).await.unwrap();
+    s.sim
+        .act(ChessLinkAction::Place(Square::F1, bishop))
+        .await
+        .unwrap();
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::G7, Square::G6, order),
+        "the last move again",
+    )
+    .await;
+    s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
+    s.sim
+        .act(ChessLinkAction::Place(
+            Square::C4,
+            Piece::from_char('P').unwrap(),
+        ))
+        .await
+        .unwrap();
+    want.push("c4".into());
+    wait_moves(&events, &want).await;
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::C2, Square::C4, order),
+        "the move played after it",
+    )
+    .await;
+    let warned = accusations(&events.all());
+    assert_eq!(warned.len(), 1, "one warning: {}", events.describe());
     s.sim.shutdown().await;
 }
 

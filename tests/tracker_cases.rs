@@ -515,7 +515,7 @@ fn king_left_in_check_is_described() {
     rig.lift("e2");
     rig.place("d3", 'B');
     let ev = rig.wait(ILLEGAL_SETTLE_MS);
-    assert_eq!(illegal(&ev), ["white king left in check"],);
+    assert_eq!(illegal(&ev), ["Be2\u{2013}d3: white king left in check"]);
 }
 
 #[test]

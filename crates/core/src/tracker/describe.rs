@@ -12,6 +12,9 @@ pub(crate) fn describe(pos: &Chess, target: &Board) -> String {
     if let Some(text) = single_move(pos, target, us) {
         return text;
     }
+    if let Some(text) = castling_shape(pos, target) {
+        return text;
+    }
     if let Some((from, to, piece)) = one_piece_moved(cur, target, !us) {
         return format!(
             "{} moved out of turn: {}",
@@ -107,7 +110,7 @@ fn single_move(pos: &Chess, target: &Board, us: Color) -> Option<String> {
         return Some(format!("{text} is blocked by {block}"));
     }
     // Geometrically fine: the move is illegal because of the king.
-    Some(format!("{} king left in check", color_name(us)))
+    Some(format!("{text}: {} king left in check", color_name(us)))
 }
 
 /// Why a pawn's move is not possible by its shape, if it is not.
@@ -131,6 +134,23 @@ fn pawn_reason(pos: &Chess, from: Square, to: Square, captures: bool) -> Result<
         return Ok(());
     }
     Err(format!("{text} is not a pawn move"))
+}
+
+/// A castling made on the board (king and rook both on their castled squares, nothing else
+/// changed) that is not legal: why.
+fn castling_shape(pos: &Chess, target: &Board) -> Option<String> {
+    let us = pos.turn();
+    let cur = pos.board();
+    let king = cur.king_of(us)?;
+    CastlingSide::ALL.into_iter().find_map(|side| {
+        let rook = pos.castles().rook(us, side)?;
+        let mut castled = cur.clone();
+        castled.discard_piece_at(king);
+        castled.discard_piece_at(rook);
+        castled.set_piece_at(side.king_to(us), Role::King.of(us));
+        castled.set_piece_at(side.rook_to(us), Role::Rook.of(us));
+        (castled == *target).then(|| castling_reason(pos, king, side.king_to(us)))
+    })
 }
 
 fn castling_reason(pos: &Chess, from: Square, to: Square) -> String {
@@ -214,9 +234,27 @@ mod tests {
     #[test]
     fn king_left_in_check() {
         let p = pos("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1");
-        assert_eq!(describe(&p, &moved(&p, E1, D2)), "white king left in check");
+        assert_eq!(
+            describe(&p, &moved(&p, E1, D2)),
+            "Ke1\u{2013}d2: white king left in check"
+        );
         let p = pos("4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1");
-        assert_eq!(describe(&p, &moved(&p, E2, D3)), "white king left in check");
+        assert_eq!(
+            describe(&p, &moved(&p, E2, D3)),
+            "Be2\u{2013}d3: white king left in check"
+        );
+    }
+
+    #[test]
+    fn castling_made_through_check() {
+        let p = pos("5r1k/7p/8/8/8/8/8/4K2R w K - 0 1");
+        let mut b = moved(&p, E1, G1);
+        b.remove_piece_at(H1);
+        b.set_piece_at(F1, Piece::from_char('R').unwrap());
+        assert_eq!(
+            describe(&p, &b),
+            "O-O is not allowed: the king passes through or lands on an attacked square"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! its description for the arbiter.
 
 use super::*;
+use shakmaty::Square;
 
 impl Tracker {
     /// Report the standing placement as illegal if it has settled and is not a move in
@@ -77,10 +78,18 @@ impl Tracker {
     /// Every occupied square agrees with `base`, or with a legal move from it partly made.
     pub(super) fn partly_made(&self, base: &Chess) -> bool {
         // The piece the last move captured, touching an empty square next to the capture on
-        // its way off the board (seen in real captures), is handling too.
+        // its way off the board (seen in real captures), is handling too; not once a piece of
+        // its side has left its square (that side's own hand is on the board: a pawn d5 set
+        // back on d6 after dxe5 is no captured pawn passing by).
         let mut touched = Bitboard::EMPTY;
+        let pos_board = self.position().board();
+        let victims_standing = pos_board
+            .by_color(self.position().turn())
+            .into_iter()
+            .all(|sq| self.sensed.piece_at(sq) == pos_board.piece_at(sq));
         if let Some(&last) = self.moves.last()
             && let Some(role) = last.capture()
+            && victims_standing
         {
             let victim = role.of(self.position().turn());
             let near =
@@ -94,6 +103,13 @@ impl Tracker {
         };
         agree(base.board())
             || base.legal_moves().into_iter().any(|m| {
+                // The board has settled: no scan is still on its way, so a piece of `m` set
+                // down on its square has left the square it came from. One still standing
+                // there means the piece set down came from elsewhere (the other bishop put
+                // where this one could go): no part of `m`.
+                if !self.left_where_set_down(base, m, touched) {
+                    return false;
+                }
                 let mut made = after(base, m).board().clone();
                 if m.is_promotion() {
                     // The pawn may stand on the last rank a moment before it is swapped.
@@ -105,6 +121,31 @@ impl Tracker {
                 }
                 agree(&made)
             })
+    }
+
+    /// Whether every piece `m` moves that stands on its new square (the king and the rook of
+    /// a castling each on their own; a promotion's pawn or piece) is gone from the square it
+    /// left. `touched`: squares a captured piece rests on, on its way off the board.
+    fn left_where_set_down(&self, base: &Chess, m: Move, touched: Bitboard) -> bool {
+        let board = base.board();
+        let journeys: Vec<(Square, Square)> = match m {
+            Move::Castle { king, rook } => {
+                let side = m
+                    .castling_side()
+                    .unwrap_or(shakmaty::CastlingSide::KingSide);
+                let turn = base.turn();
+                vec![(king, side.king_to(turn)), (rook, side.rook_to(turn))]
+            }
+            Move::Put { .. } => Vec::new(),
+            _ => m.from().map(|from| (from, m.to())).into_iter().collect(),
+        };
+        journeys.into_iter().all(|(from, to)| {
+            let set_down = from != to
+                && !touched.contains(to)
+                && self.sensed.piece_at(to).is_some()
+                && self.sensed.piece_at(to) != board.piece_at(to);
+            !set_down || self.sensed.piece_at(from) != board.piece_at(from)
+        })
     }
 
     pub(super) fn describe_illegal(&self, now: Millis) -> (Color, String) {

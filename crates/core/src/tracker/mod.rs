@@ -39,7 +39,9 @@
 //!   only move); set up on a board turned round, it is always a new game.
 //! - Anything else is a move in progress or an illegal placement. Pieces in hand (squares
 //!   emptied, part of a legal move made, a pawn on the last rank before its promotion piece,
-//!   a captured piece touching a square next to the capture) never count as illegal; any
+//!   a captured piece touching a square next to the capture) never count as illegal — a
+//!   piece set down where a legal move goes is part of it only if that move's piece has left
+//!   its square (on a still board no scan is on its way: the other bishop is no part); any
 //!   other unexplained placement is reported once it has stood still for
 //!   [`ILLEGAL_SETTLE_MS`] (checked on [`Tracker::on_tick`], and no earlier than
 //!   [`SCAN_LAG_MS`] after a clock press), with a description for the arbiter. Whether the
