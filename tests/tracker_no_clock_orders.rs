@@ -2,9 +2,7 @@
 //! fuzzed over paces and hand orders far beyond the simulator's: 0 ms between a hand's
 //! steps, the victim lifted first or the capturer first (or the capture read as one update),
 //! the hand resting in the air for seconds with the pieces of a capture lifted, and the
-//! tracker ticked at its wakeups, at random times, or only at the readings; every change read
-//! by itself (a DGT board) or the changes of 30 ms read together (a ChessLink board's scan).
-//! The hall's hand
+//! tracker ticked at its wakeups, at random times, or only at the readings. The hall's hand
 //! (`tracker_common::hand`) makes each move; this file only re-times and re-orders it.
 //!
 //! What must hold whatever the hand does: the record at the end is the game played, in sync,
@@ -65,10 +63,6 @@ struct Hands {
     p_air: f64,
     air_ms: (u64, u64),
     ticks: Ticks,
-    /// The board is scanned every this many ms and reports what changed since the last
-    /// scan (a ChessLink board: each changed square its own update, the vacated first, as its
-    /// driver hands them on); 0: every change is read by itself (a DGT board).
-    scan_ms: u64,
     /// Plies played of the game (from its start).
     plies: usize,
     /// Print each ply's steps and events.
@@ -164,62 +158,6 @@ impl Played {
     }
 }
 
-/// The readings a board scanned every `scan_ms` makes of `steps`: a pause alone, or the
-/// changes made within one scan (every change alone when `scan_ms` is 0).
-fn scanned(steps: Vec<SensorStep>, scan_ms: u64) -> Vec<Vec<SensorStep>> {
-    let mut out: Vec<Vec<SensorStep>> = Vec::new();
-    for s in steps {
-        match (s, out.last_mut()) {
-            // A pause shorter than a scan: the next change is read with the one before.
-            (Pause(ms), Some(last)) if ms < scan_ms && !matches!(last[..], [Pause(_)]) => {}
-            (Pause(_), _) => out.push(vec![s]),
-            (s, Some(last)) if scan_ms > 0 && !matches!(last[..], [Pause(_)]) => last.push(s),
-            (s, _) => out.push(vec![s]),
-        }
-    }
-    out
-}
-
-impl Played {
-    /// The board reads `changes` at once: one square changed is that square's update,
-    /// several each its own update, the vacated first (as a ChessLink board's driver hands
-    /// them on: nothing is missed between two of its reports).
-    fn read(&mut self, changes: &[SensorStep]) {
-        let before = self.rig.board.clone();
-        let mut after = before.clone();
-        for c in changes {
-            c.apply(&mut after);
-        }
-        let changed: Vec<_> = eboard_core::tracker::search_diff(&before, &after)
-            .into_iter()
-            .collect();
-        match changed.as_slice() {
-            [] => {}
-            [sq] => {
-                let step = match after.piece_at(*sq) {
-                    Some(p) => Place(*sq, p),
-                    None => Lift(*sq),
-                };
-                self.rig.steps(&[step]);
-            }
-            several => {
-                // Vacated squares first, then the others, at one time.
-                let mut steps: Vec<SensorStep> = several
-                    .iter()
-                    .filter(|sq| after.piece_at(**sq).is_none())
-                    .map(|sq| Lift(*sq))
-                    .collect();
-                steps.extend(
-                    several
-                        .iter()
-                        .filter_map(|sq| after.piece_at(*sq).map(|p| Place(*sq, p))),
-                );
-                self.rig.steps(&steps);
-            }
-        }
-    }
-}
-
 /// Play the first `h.plies` of `game` as `h` says.
 fn play(game: &[Move], h: &Hands) -> Played {
     let mut rig = Rig::new(Chess::default(), OrientationSetting::Auto, h.orientation);
@@ -237,12 +175,12 @@ fn play(game: &[Move], h: &Hands) -> Played {
         if h.trace {
             println!("ply {ply}: {}", uci_of(&mv));
         }
-        for reading in scanned(all, h.scan_ms) {
+        for s in all {
             let seen = played.rig.events.len();
-            match reading.as_slice() {
-                [Pause(ms)] => played.pass(&mut rng, h.ticks, *ms),
-                changes => {
-                    played.read(changes);
+            match s {
+                Pause(ms) => played.pass(&mut rng, h.ticks, ms),
+                s => {
+                    played.rig.steps(&[s]);
                     if h.ticks == Ticks::Readings {
                         played.rig.wait(0);
                     }
@@ -251,7 +189,7 @@ fn play(game: &[Move], h: &Hands) -> Played {
             }
             if h.trace {
                 let ev = &played.rig.events[seen..];
-                println!("   t={} {reading:?} -> {ev:?}", played.rig.now);
+                println!("   t={} {s:?} -> {ev:?}", played.rig.now);
             }
         }
         truth.play_unchecked(mv);
@@ -323,7 +261,6 @@ proptest! {
         p_air in prop_oneof![Just(0.0), 0.05f64..=0.5],
         air_top in 600u64..=5_000,
         ticks in ticks(),
-        scan_ms in prop_oneof![Just(0u64), Just(30u64)],
         plies in 20usize..=90,
     ) {
         let h = Hands {
@@ -335,7 +272,6 @@ proptest! {
             p_air,
             air_ms: (600, air_top),
             ticks,
-            scan_ms,
             plies,
             trace: false,
         };
@@ -435,32 +371,8 @@ fn captures_resting_in_the_air_at_zero_ms_a_step_are_the_game_played() {
         p_air: 0.357_744_741_313_344_16,
         air_ms: (600, 2_054),
         ticks: Ticks::Random,
-        scan_ms: 0,
         plies: 61,
         trace: false,
     };
     check(629, &h).unwrap();
-}
-
-/// Corpus game 659 on a board read in scans (a ChessLink board: the changes of 30 ms reported
-/// together), 0-67 ms between a hand's steps, the victim lifted first and the hand resting in
-/// the air, ticked at wakeups: a scan holding a rook's lift and its set-down was once handed
-/// to the tracker as a whole board, which explained it afresh and the record went wrong from
-/// ply 65. The changes of a scan are the squares' own changes, the vacated first.
-#[test]
-fn a_scan_of_several_changes_is_those_changes() {
-    let h = Hands {
-        seed: 14_944_473_795_305_941_732,
-        orientation: Orientation::Normal,
-        step_ms: (0, 67),
-        reply_ms: (0, 0),
-        captures: CaptureOrder::VictimFirst,
-        p_air: 0.185_330_439_592_432,
-        air_ms: (600, 600),
-        ticks: Ticks::Wakeups,
-        scan_ms: 30,
-        plies: 68,
-        trace: false,
-    };
-    check(659, &h).unwrap();
 }

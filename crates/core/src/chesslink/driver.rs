@@ -7,10 +7,10 @@
 //!   report between a command and its reply.
 //! - Every status is a whole board. The first one on a connection, and the answer to a whole
 //!   board someone asked for (the handshake's, the session's), goes to the core as
-//!   [`BoardInput::Scan`]; after that a status is the squares it changed, each its own
-//!   [`BoardInput::Square`] (the vacated ones first: the board shows no order within a scan,
-//!   and nothing between two reports is missed), and one that changes nothing is the line's
-//!   own. The squares go to the core in its frame
+//!   [`BoardInput::Scan`]; after that a status that differs in one square is that square's
+//!   [`BoardInput::Square`] (exactly what it is: one change between two scans), one that
+//!   differs in several is a `Scan` (several squares at once, in no order the board shows),
+//!   and one that changes nothing is the line's own. The squares go to the core in its frame
 //!   (a8 first) read in the order the drivers in use read a board with White on the usual
 //!   side ([`WireOrder::H1First`]); a board turned round then shows the start position turned
 //!   round, which the core's orientation handling recognises as for any board.
@@ -182,10 +182,7 @@ impl ChessLink {
         self.decoder.push(bytes);
         let mut out = Vec::new();
         while let Some(reply) = self.decoder.next_message() {
-            match reply {
-                Reply::Status(scan) => out.extend(self.on_status(&scan, now)),
-                reply => out.push(self.on_reply(reply)),
-            }
+            out.push(self.on_reply(reply, now));
         }
         let stats = self.decoder.stats();
         let losses = stats.dropped_frames + stats.parity_errors;
@@ -197,14 +194,13 @@ impl ChessLink {
         out
     }
 
-    fn on_reply(&mut self, reply: Reply) -> Option<BoardInput> {
+    fn on_reply(&mut self, reply: Reply, now: Millis) -> Option<BoardInput> {
         match reply {
             Reply::Version(v) => Some(BoardInput::Identity(IdentityReport::ChessLinkFirmware {
                 high: v.high,
                 low: v.low,
             })),
-            // Handled by `push`: a status may be several inputs.
-            Reply::Status(_) => None,
+            Reply::Status(scan) => self.on_status(&scan, now),
             Reply::Read { address, value } => {
                 self.reads.retain(|&(a, _)| a != address);
                 self.reads.push((address, value));
@@ -217,9 +213,7 @@ impl ChessLink {
         }
     }
 
-    /// The inputs a status is: the whole board, or the squares it changed since the last one,
-    /// or nothing at all (one entry, `None`, when nothing changed).
-    fn on_status(&mut self, scan: &Scan, now: Millis) -> Vec<Option<BoardInput>> {
+    fn on_status(&mut self, scan: &Scan, now: Millis) -> Option<BoardInput> {
         self.has_status = true;
         if let Some(order) = WireOrder::of_start_position(scan) {
             self.order = Some(order);
@@ -232,12 +226,23 @@ impl ChessLink {
         let board = board_frame(scan);
         let asked = self.status_asked > 0;
         self.status_asked = self.status_asked.saturating_sub(1);
-        let inputs = match &self.last {
-            Some(last) if !asked => changes(last, &board),
-            _ => vec![Some(BoardInput::Scan(Box::new(board)))],
+        let input = match &self.last {
+            Some(last) if !asked => {
+                let mut changed =
+                    (0..64u8).filter(|&i| last[usize::from(i)] != board[usize::from(i)]);
+                match (changed.next(), changed.next()) {
+                    (None, _) => None,
+                    (Some(index), None) => Some(BoardInput::Square {
+                        index,
+                        content: board[usize::from(index)],
+                    }),
+                    (Some(_), Some(_)) => Some(BoardInput::Scan(Box::new(board))),
+                }
+            }
+            _ => Some(BoardInput::Scan(Box::new(board))),
         };
         self.last = Some(board);
-        inputs
+        input
     }
 
     /// The board reports changes by itself: its report mode read back as one that does.
@@ -311,35 +316,6 @@ impl ChessLink {
     }
 }
 
-/// The squares that changed from `last` to `board`, each as its own input: the vacated ones
-/// first, then the ones a piece now stands on (within one scan the board shows no order, and
-/// a hand lifts before it sets down). One entry, `None`, when nothing changed.
-///
-/// Consecutive reports of a board that reports every change miss nothing between them, so
-/// several squares changed are exactly those changes, never a board to be explained afresh:
-/// handing them on as a whole board would let the tracker read a capture resting in the air
-/// (victim and capturer lifted in one scan) as two plies it never saw.
-fn changes(last: &BoardScan, board: &BoardScan) -> Vec<Option<BoardInput>> {
-    let changed = (0..64u8).filter(|&i| last[usize::from(i)] != board[usize::from(i)]);
-    let (vacated, occupied): (Vec<u8>, Vec<u8>) =
-        changed.partition(|&i| board[usize::from(i)].is_none());
-    let inputs: Vec<_> = vacated
-        .into_iter()
-        .chain(occupied)
-        .map(|index| {
-            Some(BoardInput::Square {
-                index,
-                content: board[usize::from(index)],
-            })
-        })
-        .collect();
-    if inputs.is_empty() {
-        vec![None]
-    } else {
-        inputs
-    }
-}
-
 /// The core's frame (a8 first) of a status read in the drivers' order (h1 first): the
 /// characters turned round.
 pub fn board_frame(scan: &Scan) -> BoardScan {
@@ -384,7 +360,7 @@ mod tests {
     }
 
     #[test]
-    fn statuses_become_a_whole_board_then_the_squares_they_changed() {
+    fn statuses_become_a_whole_board_then_single_squares() {
         let mut d = ChessLink::new();
         let mut board = Board::default();
         d.on_sent(&ChessLink::status_request());
@@ -419,29 +395,13 @@ mod tests {
                 content: None
             })]
         );
-        // Three squares in one scan: each its own change, the vacated ones first (c2 and d2
-        // lifted, the e2 pawn set down on e4 = index 36), nothing taken for a whole board.
+        // Two squares at once: a whole board.
         board.discard_piece_at(Square::D2);
         board.discard_piece_at(Square::C2);
-        board.set_piece_at(Square::E4, Color::White.pawn());
-        let pawn = Some(Color::White.pawn());
-        assert_eq!(
-            d.push(&status(&board, WireOrder::H1First), 30),
-            [
-                Some(BoardInput::Square {
-                    index: 50,
-                    content: None
-                }),
-                Some(BoardInput::Square {
-                    index: 51,
-                    content: None
-                }),
-                Some(BoardInput::Square {
-                    index: 36,
-                    content: pawn
-                }),
-            ]
-        );
+        assert!(matches!(
+            d.push(&status(&board, WireOrder::H1First), 30).as_slice(),
+            [Some(BoardInput::Scan(_))]
+        ));
         // Asked for by the session: whole even though nothing changed.
         d.on_sent(&ChessLink::status_request());
         assert!(matches!(

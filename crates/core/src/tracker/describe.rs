@@ -249,7 +249,7 @@ mod tests {
     fn castling_made_through_check() {
         let p = pos("5r1k/7p/8/8/8/8/8/4K2R w K - 0 1");
         let mut b = moved(&p, E1, G1);
-        b.remove_piece_at(H1);
+        b.discard_piece_at(H1);
         b.set_piece_at(F1, Piece::from_char('R').unwrap());
         assert_eq!(
             describe(&p, &b),
