@@ -12,11 +12,14 @@
 //! gets a reset snapshot, the truth all the same).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use axum::body::Bytes;
 
 use serde_json::{Map, Value, json};
 
 use crate::bridge::web::lastmove::{LastMove, last_move};
+use crate::bridge::web::sse;
 use crate::client::{Hall, HallUpdate, Props};
 
 /// The fewest events the log keeps (contract section 5) while they fit in [`LOG_BYTES`].
@@ -43,7 +46,7 @@ pub fn event_bytes(event: &Event) -> usize {
 }
 
 /// One event as `/api/events` sends it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Event {
     /// Counts up by one per event.
     pub id: u64,
@@ -53,6 +56,34 @@ pub struct Event {
     pub board: Option<String>,
     /// The `data:` line: a JSON object with `board` and the arguments by name.
     pub data: String,
+    /// Its Server-Sent Events frame, made once for every client ([`Event::sse_frame`]).
+    frame: OnceLock<Option<Bytes>>,
+}
+
+impl Event {
+    pub fn new(id: u64, member: String, board: Option<String>, data: String) -> Event {
+        Event {
+            id,
+            member,
+            board,
+            data,
+            frame: OnceLock::new(),
+        }
+    }
+
+    /// Its SSE frame ([`sse::frame`]), made by the first client that sends it and shared
+    /// by the others; `None` when it cannot be sent as SSE.
+    pub fn sse_frame(&self) -> Option<&Bytes> {
+        self.frame.get_or_init(|| sse::frame(self)).as_ref()
+    }
+}
+
+/// Two events are the same event whether or not their frame was made yet.
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        (self.id, &self.member, &self.board, &self.data)
+            == (other.id, &other.member, &other.board, &other.data)
+    }
 }
 
 /// What a client reconnecting with `Last-Event-ID` can be given.
@@ -278,12 +309,7 @@ impl Feed {
             })
             .collect();
         let data = json!({"boards": boards, "source_up": self.hall.source_up, "reset": reset});
-        Event {
-            id: self.last_id(),
-            member: "Snapshot".into(),
-            board: None,
-            data: data.to_string(),
-        }
+        Event::new(self.last_id(), "Snapshot".into(), None, data.to_string())
     }
 
     fn push_added(&mut self, out: &mut Vec<Arc<Event>>, board: &str, props: &Props) {
@@ -337,12 +363,12 @@ impl Feed {
             Some(b) => data.insert("board".into(), Value::String(b.to_owned())),
             None => data.remove("board"),
         };
-        let event = Arc::new(Event {
-            id: self.next_id,
-            member: member.to_owned(),
-            board: board.map(str::to_owned),
-            data: Value::Object(data).to_string(),
-        });
+        let event = Arc::new(Event::new(
+            self.next_id,
+            member.to_owned(),
+            board.map(str::to_owned),
+            Value::Object(data).to_string(),
+        ));
         self.next_id += 1;
         let size = event_bytes(&event);
         self.trim(size);
