@@ -265,7 +265,8 @@ mod tests {
 
     #[test]
     fn what_is_queued_goes_out_in_one_chunk_byte_for_byte() {
-        let _rt = runtime().enter();
+        let rt = runtime();
+        let _inside = rt.enter();
         let hub = Hub::new(Feed::new(1, 0), 64);
         hub.publish(signal("a", "MovePlayed", json!({"ply": 1})));
         let sub = hub.subscribe(&Subscribe {
@@ -308,7 +309,8 @@ mod tests {
 
     #[test]
     fn a_dropped_client_gets_what_was_queued_then_the_end_and_big_frames_go_alone() {
-        let _rt = runtime().enter();
+        let rt = runtime();
+        let _inside = rt.enter();
         let hub = Hub::new(Feed::new(1, 0), 3);
         let sub = hub.subscribe(&Subscribe::default());
         let refused = Arc::new(AtomicU64::new(0));
