@@ -19,7 +19,6 @@ use axum::body::Bytes;
 use serde_json::{Map, Value, json};
 
 use crate::bridge::web::lastmove::{LastMove, last_move};
-use crate::bridge::web::sse;
 use crate::client::{Hall, HallUpdate, Props};
 
 /// The fewest events the log keeps (contract section 5) while they fit in [`LOG_BYTES`].
@@ -71,11 +70,36 @@ impl Event {
         }
     }
 
-    /// Its SSE frame ([`sse::frame`]), made by the first client that sends it and shared
+    /// Its SSE frame ([`sse_frame`]), made by the first client that sends it and shared
     /// by the others; `None` when it cannot be sent as SSE.
     pub fn sse_frame(&self) -> Option<&Bytes> {
-        self.frame.get_or_init(|| sse::frame(self)).as_ref()
+        self.frame.get_or_init(|| sse_frame(self)).as_ref()
     }
+}
+
+/// The SSE frame of an event, or `None` for one whose name or data holds a character that
+/// would end or split the stream's fields (a newline, a carriage return, a NUL): one bad
+/// event must not end every client's stream. The feed only names events after the
+/// contract's members, so this is the last line, not the filter.
+fn sse_frame(e: &Event) -> Option<Bytes> {
+    let breaks = |text: &str| text.contains(['\n', '\r', '\0']);
+    if e.member.is_empty() || breaks(&e.member) || breaks(&e.data) {
+        return None;
+    }
+    let id = e.id.to_string();
+    let mut out = Vec::with_capacity(e.data.len() + e.member.len() + id.len() + 24);
+    for (name, value) in [("id", id.as_str()), ("event", &e.member), ("data", &e.data)] {
+        // An empty data field is left out, as the SSE writers do (a browser ignores it).
+        if value.is_empty() {
+            continue;
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    Some(Bytes::from(out))
 }
 
 /// Two events are the same event whether or not their frame was made yet.

@@ -3,7 +3,7 @@
 //! answer 503), and a fixed set of paths (nothing is read from the file system, so no path
 //! can escape what is served). Nothing a client or a source sends can make it panic: a
 //! `Last-Event-ID` of any shape gets an exact replay or a reset snapshot, and the SSE writer
-//! ([`crate::bridge::web::sse::frame`]) refuses an event whose name could break the stream
+//! (`Event::sse_frame`) refuses an event whose name could break the stream
 //! instead of asserting.
 
 use std::net::SocketAddr;

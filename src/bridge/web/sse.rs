@@ -1,5 +1,5 @@
 //! The bytes of `/api/events`: each event framed once as Server-Sent Events and the frame
-//! shared by every client ([`frame`]), and a client's stream as an HTTP body
+//! shared by every client (`Event::sse_frame`), and a client's stream as an HTTP body
 //! ([`EventStream`]) that writes everything queued for it at once.
 //!
 //! Why not axum's `Sse`: it frames every event anew for every client (a copy of the event's
@@ -43,31 +43,6 @@ const KEEP_ALIVE_FRAME: &[u8] = b":\n\n";
 /// Frames ready together are joined into one chunk up to this size; a bigger frame (a
 /// whole hall's snapshot) goes out alone, as it is, uncopied.
 const BATCH_BYTES: usize = 64 * 1024;
-
-/// The SSE frame of an event, or `None` for one whose name or data holds a character that
-/// would end or split the stream's fields (a newline, a carriage return, a NUL): one bad
-/// event must not end every client's stream. The feed only names events after the
-/// contract's members, so this is the last line, not the filter.
-pub fn frame(e: &Event) -> Option<Bytes> {
-    let breaks = |text: &str| text.contains(['\n', '\r', '\0']);
-    if e.member.is_empty() || breaks(&e.member) || breaks(&e.data) {
-        return None;
-    }
-    let id = e.id.to_string();
-    let mut out = Vec::with_capacity(e.data.len() + e.member.len() + id.len() + 24);
-    for (name, value) in [("id", id.as_str()), ("event", &e.member), ("data", &e.data)] {
-        // An empty data field is left out, as the SSE writers do (a browser ignores it).
-        if value.is_empty() {
-            continue;
-        }
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
-        out.push(b'\n');
-    }
-    out.push(b'\n');
-    Some(Bytes::from(out))
-}
 
 /// One client's event stream: what it is sent first, then its live queue, until the queue
 /// ends (the client was dropped for falling behind), `stop` completes (the bridge stops,
@@ -343,6 +318,10 @@ mod tests {
 
     fn event(member: &str, data: &str) -> Event {
         Event::new(7, member.into(), None, data.into())
+    }
+
+    fn frame(e: &Event) -> Option<Bytes> {
+        e.sse_frame().cloned()
     }
 
     #[test]
