@@ -482,16 +482,29 @@ async fn connection(mut socket: WebSocket, shared: Arc<Shared>, held: (Slot, Bus
                 Err(broadcast::error::RecvError::Closed) => return,
             },
         };
-        for message in out {
-            if socket
-                .send(Message::Text(message.to_string().into()))
-                .await
-                .is_err()
-            {
-                return;
-            }
+        if !send_all(&mut socket, out).await {
+            return;
         }
     }
+}
+
+/// Sends `messages` in order with one flush: what is due together goes out in one write,
+/// not one per message. False when the socket is gone.
+async fn send_all(socket: &mut WebSocket, messages: Vec<Value>) -> bool {
+    use futures_util::SinkExt;
+    if messages.is_empty() {
+        return true;
+    }
+    for message in messages {
+        if socket
+            .feed(Message::Text(message.to_string().into()))
+            .await
+            .is_err()
+        {
+            return false;
+        }
+    }
+    socket.flush().await.is_ok()
 }
 
 /// The feed messages due on `subs` for board `only` (all boards with `None`).
