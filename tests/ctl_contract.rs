@@ -389,7 +389,8 @@ async fn watch_full_screen_shows_moves_and_alerts() {
     ];
     let tmux = Tmux::start(dir.path(), 100, 50, &command).await;
     tmux.until("both panels", |s| {
-        s.contains("board-1 · playing · standard") && s.contains("board 2 · playing")
+        // The stand-in boards report a battery: it comes before the rules in a panel's title.
+        s.contains("board-1 · bat 87% · playing") && s.contains("board 2 · bat 87% · playing")
     })
     .await;
 

@@ -223,8 +223,13 @@ async fn simulated_game_seen_by_eboardctl() {
             "watch".to_owned(),
         ];
         let tmux = Tmux::start(tmux_dir.path(), 100, 40, &command).await;
-        tmux.until("the panel", |s| s.contains("sim-board · playing"))
-            .await;
+        // The title names the board's model once the board has said it (`sim-board · dgt ·
+        // playing`); before, only the name and the state.
+        tmux.until("the panel", |s| {
+            s.lines()
+                .any(|l| l.contains("sim-board · ") && l.contains(" · playing"))
+        })
+        .await;
         Some(tmux)
     } else {
         None // the full-screen part only; the rest of the test runs
