@@ -93,40 +93,21 @@ pub async fn bind_until_signal(
 /// the source ends for good, the bridge keeps serving the hall as last seen.
 pub fn spawn_feeder(
     command: &'static str,
-    rx: mpsc::Receiver<HallUpdate>,
+    mut rx: mpsc::Receiver<HallUpdate>,
     mut apply: impl FnMut(HallUpdate) + Send + 'static,
 ) -> JoinHandle<()> {
-    spawn_batch_feeder(command, rx, move |batch| {
-        batch.into_iter().for_each(&mut apply)
-    })
-}
-
-/// The most updates [`spawn_batch_feeder`] hands over at once.
-const BATCH: usize = 256;
-
-/// [`spawn_feeder`], handing `apply` every update that is waiting at once (in order): the
-/// messages a move brings (`MovePlayed`, then `PropertiesChanged`) are then fanned out to
-/// the clients together, and each client is woken once for them, not once per message.
-pub fn spawn_batch_feeder(
-    command: &'static str,
-    mut rx: mpsc::Receiver<HallUpdate>,
-    mut apply: impl FnMut(Vec<HallUpdate>) + Send + 'static,
-) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut batch = Vec::with_capacity(BATCH);
-        while rx.recv_many(&mut batch, BATCH).await > 0 {
-            for update in &batch {
-                match update {
-                    HallUpdate::SourceDown { reason } => {
-                        eprintln!("eboardctl {command}: source down: {reason}")
-                    }
-                    HallUpdate::Snapshot(boards) => {
-                        eprintln!("eboardctl {command}: source up: {} boards", boards.len())
-                    }
-                    _ => {}
+        while let Some(update) = rx.recv().await {
+            match &update {
+                HallUpdate::SourceDown { reason } => {
+                    eprintln!("eboardctl {command}: source down: {reason}")
                 }
+                HallUpdate::Snapshot(boards) => {
+                    eprintln!("eboardctl {command}: source up: {} boards", boards.len())
+                }
+                _ => {}
             }
-            apply(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            apply(update);
         }
     })
 }

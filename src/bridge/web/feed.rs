@@ -12,9 +12,7 @@
 //! gets a reset snapshot, the truth all the same).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, OnceLock};
-
-use axum::body::Bytes;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -45,7 +43,7 @@ pub fn event_bytes(event: &Event) -> usize {
 }
 
 /// One event as `/api/events` sends it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Counts up by one per event.
     pub id: u64,
@@ -55,59 +53,6 @@ pub struct Event {
     pub board: Option<String>,
     /// The `data:` line: a JSON object with `board` and the arguments by name.
     pub data: String,
-    /// Its Server-Sent Events frame, made once for every client ([`Event::sse_frame`]).
-    frame: OnceLock<Option<Bytes>>,
-}
-
-impl Event {
-    pub fn new(id: u64, member: String, board: Option<String>, data: String) -> Event {
-        Event {
-            id,
-            member,
-            board,
-            data,
-            frame: OnceLock::new(),
-        }
-    }
-
-    /// Its SSE frame ([`sse_frame`]), made by the first client that sends it and shared
-    /// by the others; `None` when it cannot be sent as SSE.
-    pub fn sse_frame(&self) -> Option<&Bytes> {
-        self.frame.get_or_init(|| sse_frame(self)).as_ref()
-    }
-}
-
-/// The SSE frame of an event, or `None` for one whose name or data holds a character that
-/// would end or split the stream's fields (a newline, a carriage return, a NUL): one bad
-/// event must not end every client's stream. The feed only names events after the
-/// contract's members, so this is the last line, not the filter.
-fn sse_frame(e: &Event) -> Option<Bytes> {
-    let breaks = |text: &str| text.contains(['\n', '\r', '\0']);
-    if e.member.is_empty() || breaks(&e.member) || breaks(&e.data) {
-        return None;
-    }
-    let id = e.id.to_string();
-    let mut out = Vec::with_capacity(e.data.len() + e.member.len() + id.len() + 24);
-    for (name, value) in [("id", id.as_str()), ("event", &e.member), ("data", &e.data)] {
-        // An empty data field is left out, as the SSE writers do (a browser ignores it).
-        if value.is_empty() {
-            continue;
-        }
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b": ");
-        out.extend_from_slice(value.as_bytes());
-        out.push(b'\n');
-    }
-    out.push(b'\n');
-    Some(Bytes::from(out))
-}
-
-/// Two events are the same event whether or not their frame was made yet.
-impl PartialEq for Event {
-    fn eq(&self, other: &Event) -> bool {
-        (self.id, &self.member, &self.board, &self.data)
-            == (other.id, &other.member, &other.board, &other.data)
-    }
 }
 
 /// What a client reconnecting with `Last-Event-ID` can be given.
@@ -333,7 +278,12 @@ impl Feed {
             })
             .collect();
         let data = json!({"boards": boards, "source_up": self.hall.source_up, "reset": reset});
-        Event::new(self.last_id(), "Snapshot".into(), None, data.to_string())
+        Event {
+            id: self.last_id(),
+            member: "Snapshot".into(),
+            board: None,
+            data: data.to_string(),
+        }
     }
 
     fn push_added(&mut self, out: &mut Vec<Arc<Event>>, board: &str, props: &Props) {
@@ -387,12 +337,12 @@ impl Feed {
             Some(b) => data.insert("board".into(), Value::String(b.to_owned())),
             None => data.remove("board"),
         };
-        let event = Arc::new(Event::new(
-            self.next_id,
-            member.to_owned(),
-            board.map(str::to_owned),
-            Value::Object(data).to_string(),
-        ));
+        let event = Arc::new(Event {
+            id: self.next_id,
+            member: member.to_owned(),
+            board: board.map(str::to_owned),
+            data: Value::Object(data).to_string(),
+        });
         self.next_id += 1;
         let size = event_bytes(&event);
         self.trim(size);

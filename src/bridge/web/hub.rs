@@ -73,18 +73,6 @@ impl Live {
         Some(event)
     }
 
-    /// [`Live::recv`] for a hand-written future or body.
-    pub fn poll_recv(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Arc<Event>>> {
-        let polled = self.rx.poll_recv(cx);
-        if let std::task::Poll::Ready(Some(event)) = &polled {
-            self.queued.fetch_sub(event_bytes(event), Ordering::AcqRel);
-        }
-        polled
-    }
-
     /// The next event if one is queued.
     pub fn try_recv(&mut self) -> Result<Arc<Event>, mpsc::error::TryRecvError> {
         let event = self.rx.try_recv()?;
@@ -164,17 +152,8 @@ impl Hub {
 
     /// Applies an update and hands its events to every client that wants them.
     pub fn publish(&self, update: HallUpdate) {
-        self.publish_all([update]);
-    }
-
-    /// Applies updates in order and hands their events to every client that wants them,
-    /// all of a client's at once (it is woken once for them).
-    pub fn publish_all(&self, updates: impl IntoIterator<Item = HallUpdate>) {
         let mut inner = self.lock();
-        let mut events = Vec::new();
-        for update in updates {
-            events.extend(inner.feed.apply(update));
-        }
+        let events = inner.feed.apply(update);
         if events.is_empty() {
             return;
         }

@@ -7,9 +7,7 @@
 //! - [`feed`] (pure): the hall, the last moves, the numbered event log for replays;
 //! - [`hub`]: fan-out to the live event clients, each with a bounded queue;
 //! - [`routes`]: the HTTP surface (axum): pages, `/api/…` (with `/api/health`), `/pgn/…`, the
-//!   405 and 503 rules;
-//! - [`sse`]: the event streams' bytes: each event framed once for every client, refusing
-//!   what would break a stream, and a client's queue written in one chunk;
+//!   405 and 503 rules, the SSE writer that refuses what would break a stream;
 //! - [`assets`]: the pages, compiled into the binary;
 //! - [`lastmove`] (pure): the squares of each board's last move, for the diagrams.
 //!
@@ -24,7 +22,6 @@ pub mod feed;
 pub mod hub;
 pub mod lastmove;
 pub mod routes;
-pub mod sse;
 
 use crate::bridge::ServeError;
 use std::future::Future;
@@ -112,7 +109,7 @@ pub async fn serve(
 
     let feeder = {
         let hub = hub.clone();
-        crate::bridge::spawn_batch_feeder("serve", rx, move |updates| hub.publish_all(updates))
+        crate::bridge::spawn_feeder("serve", rx, move |update| hub.publish(update))
     };
 
     eprintln!("eboardctl serve: listening on http://{addr}");

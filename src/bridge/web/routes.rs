@@ -3,19 +3,22 @@
 //! answer 503), and a fixed set of paths (nothing is read from the file system, so no path
 //! can escape what is served). Nothing a client or a source sends can make it panic: a
 //! `Last-Event-ID` of any shape gets an exact replay or a reset snapshot, and the SSE writer
-//! (`Event::sse_frame`) refuses an event whose name could break the stream
-//! instead of asserting.
+//! ([`sse_event`]) refuses an event whose name could break the stream instead of asserting.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use futures_util::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, watch};
@@ -23,10 +26,15 @@ use tokio::sync::{Semaphore, watch};
 use crate::bridge::fair::{ClientKey, Refused, Shares};
 use crate::bridge::web::Options;
 use crate::bridge::web::assets;
+use crate::bridge::web::feed::Event;
 use crate::bridge::web::hub::{Hub, Resume, Subscribe};
-use crate::bridge::web::sse::EventStream;
 use crate::client::Props;
 use crate::client::mqtt::SharedHealth;
+
+/// How long a browser waits before reconnecting a broken event stream.
+const RETRY: Duration = Duration::from_secs(1);
+/// A comment line this often keeps idle event streams (and proxies) alive.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 #[derive(Clone)]
 struct App {
@@ -260,6 +268,23 @@ fn resume_from(header: Option<&HeaderValue>, query: Option<&str>) -> Resume {
     }
 }
 
+/// The SSE form of an event, or `None` for one whose name or data holds a character that
+/// would end or split the stream's fields (a newline, a carriage return, a NUL): axum asserts
+/// on those, and one bad event must not end every client's stream. The feed only names
+/// events after the contract's members, so this is the last line, not the filter.
+pub fn sse_event(e: &Event) -> Option<SseEvent> {
+    let breaks = |text: &str| text.contains(['\n', '\r', '\0']);
+    if e.member.is_empty() || breaks(&e.member) || breaks(&e.data) {
+        return None;
+    }
+    Some(
+        SseEvent::default()
+            .id(e.id.to_string())
+            .event(&e.member)
+            .data(&e.data),
+    )
+}
+
 /// `/api/health`: the source, the boards, the event streams, and what was refused.
 async fn health(State(app): State<App>) -> Response {
     let (clients, clients_dropped) = app.hub.clients();
@@ -327,6 +352,9 @@ async fn events(
             .as_deref()
             .is_some_and(|s| s == "1" || s == "true"),
     });
+    let live = futures_util::stream::unfold((sub.live, permit), |(mut rx, permit)| async move {
+        rx.recv().await.map(|e| (e, (rx, permit)))
+    });
     let mut stopping = app.stopping.clone();
     // The stream ends when the bridge stops, or when its place is taken for another
     // client (a browser reconnects by itself and is replayed, or refused while its client
@@ -337,12 +365,58 @@ async fn events(
             _ = evicted => {}
         }
     };
-    EventStream::new(sub.first, sub.live, permit, stop, app.refused.clone()).into_response()
+    let refused = app.refused.clone();
+    let events = futures_util::stream::iter(sub.first)
+        .chain(live)
+        .filter_map(move |e| {
+            let event = sse_event(&e);
+            if event.is_none() && refused.fetch_add(1, Ordering::Relaxed) == 0 {
+                eprintln!(
+                    "eboardctl serve: an event named {:?} cannot be sent as Server-Sent Events; \
+                     left out (counted in /api/health)",
+                    e.member
+                );
+            }
+            std::future::ready(event.map(Ok::<_, Infallible>))
+        });
+    let stream = futures_util::stream::once(async { Ok(SseEvent::default().retry(RETRY)) })
+        .chain(events)
+        .take_until(stop);
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn event(member: &str, data: &str) -> Event {
+        Event {
+            id: 7,
+            member: member.into(),
+            board: None,
+            data: data.into(),
+        }
+    }
+
+    #[test]
+    fn the_sse_writer_refuses_what_would_break_the_stream() {
+        assert!(sse_event(&event("MovePlayed", r#"{"ply":1}"#)).is_some());
+        for (member, data) in [
+            ("Move\nevent: x", "{}"),
+            ("Move\rPlayed", "{}"),
+            ("Move\0", "{}"),
+            ("", "{}"),
+            ("MovePlayed", "{}\n\ndata: x"),
+            ("MovePlayed", "{}\r"),
+        ] {
+            assert!(
+                sse_event(&event(member, data)).is_none(),
+                "{member:?} {data:?}"
+            );
+        }
+    }
 
     #[test]
     fn any_last_event_id_is_read_without_refusal() {
