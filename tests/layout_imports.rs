@@ -357,6 +357,7 @@ fn the_production_daemon_does_not_link_the_simulator() {
         "cli/simulate.rs",
         "cli/simulate_chesslink.rs",
         "cli/simulate_args.rs",
+        "cli/simulate_end.rs",
         "cli/replay.rs",
     ];
     let mut faults = Vec::new();
@@ -381,6 +382,7 @@ fn the_production_daemon_does_not_link_the_simulator() {
         ("daemon/mod.rs", "pub mod demo;"),
         ("cli/mod.rs", "pub mod simulate;"),
         ("cli/mod.rs", "pub mod simulate_chesslink;"),
+        ("cli/mod.rs", "pub mod simulate_end;"),
         ("cli/mod.rs", "pub mod replay;"),
     ] {
         let text = fs::read_to_string(src().join(file)).unwrap();

@@ -25,6 +25,7 @@ pub mod simulate;
 pub mod simulate_args;
 #[cfg(feature = "sim")]
 pub mod simulate_chesslink;
+#[cfg(feature = "sim")]
 pub mod simulate_end;
 pub mod status;
 pub mod verbs;
