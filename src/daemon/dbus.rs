@@ -427,7 +427,8 @@ impl Publisher {
         if let Some(mut spare) = self.spare.take()
             && let Some(props) = Arc::get_mut(&mut spare)
         {
-            super::snapshot::copy_props(props, view);
+            // Into the spare's own memory (see `BoardProps::clone_from`).
+            props.clone_from(view);
             return spare;
         }
         Arc::new(view.clone())

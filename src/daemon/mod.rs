@@ -35,7 +35,6 @@ pub mod rounds;
 pub mod service;
 pub mod settings;
 pub mod signature;
-pub mod snapshot;
 pub mod state_file;
 pub mod store;
 pub mod writer;

@@ -35,13 +35,29 @@ macro_rules! board_properties {
         )+
     ) => {
         $(#[$struct_meta])*
-        #[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+        #[derive(Debug, PartialEq, Default, serde::Serialize)]
         pub struct $props {
             $(
                 $(#[$meta])*
                 #[serde(rename = $name)]
                 pub $field: $ty,
             )+
+        }
+
+        impl Clone for $props {
+            fn clone(&self) -> Self {
+                $props {
+                    $( $field: self.$field.clone(), )+
+                }
+            }
+
+            /// Field by field into the memory `self` already holds: a board announces a
+            /// change several times a second (each clock reading), and a fresh copy of the
+            /// whole view each time would allocate the PGN text, every move of the `Moves`
+            /// list and every other string again.
+            fn clone_from(&mut self, source: &Self) {
+                $( self.$field.clone_from(&source.$field); )+
+            }
         }
 
         /// Every board property, in the contract's order (which is also the order in which a

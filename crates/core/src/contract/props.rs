@@ -326,6 +326,44 @@ mod tests {
         }
     }
 
+    /// `clone_from` reuses the target's memory: it must still copy every property, whatever
+    /// the target held before.
+    #[test]
+    fn clone_from_equals_its_source_whatever_it_overwrites() {
+        let mut from = BoardProps::default();
+        from.texts_mut()
+            .enumerate()
+            .for_each(|(i, s)| *s = format!("text {i}"));
+        from.number = 7;
+        from.connected = true;
+        from.in_sync = true;
+        from.clock_connected = true;
+        from.white_time_ms = 1;
+        from.black_time_ms = 2;
+        from.battery = (55, true).into();
+        from.illegal_moves = (1, 2).into();
+        from.moves = vec!["e4".into(), "e5".into()];
+        from.claims = vec![crate::contract::Claim {
+            player: "white".into(),
+            kind: "draw".into(),
+            detail: String::new(),
+        }];
+        let mut into = BoardProps {
+            moves: vec!["d4".into(); 5],
+            pgn: "an older and longer text".repeat(10),
+            ..BoardProps::default()
+        };
+        into.clone_from(&from);
+        assert_eq!(into, from);
+        // Every property differs from the default: none was left out of the copy.
+        assert_eq!(
+            BoardProps::default().changes(&into).len(),
+            BOARD_PROPERTIES.len()
+        );
+        into.clone_from(&BoardProps::default());
+        assert_eq!(into, BoardProps::default());
+    }
+
     #[test]
     fn the_struct_has_exactly_the_contract_properties() {
         let v = serde_json::to_value(BoardProps::default()).expect("serialises");
