@@ -258,13 +258,19 @@ impl Run {
         }
     }
 
-    /// The ticks the board task gives before `until`: one every [`link::TICK_MS`] while
-    /// the port is open, and at each time the session asks to be woken; one every
+    /// The ticks the board task gives before `until`: while the port is open, one every
+    /// [`link::TICK_MS`] while the session wants the periodic tick (else one every
+    /// [`link::IDLE_TICK_MS`]) and at each time the session asks to be woken; one every
     /// [`link::IDLE_TICK_MS`] while it is closed (see `Link::wake_at`).
     fn tick_until(&mut self, until: Millis, index: usize, byte: u64, at_ms: Option<u64>) {
         loop {
             let (period, wakeup) = if self.open {
-                (link::TICK_MS, self.session.next_wakeup())
+                let period = if self.session.wants_ticks() {
+                    link::TICK_MS
+                } else {
+                    link::IDLE_TICK_MS
+                };
+                (period, self.session.next_wakeup())
             } else {
                 (link::IDLE_TICK_MS, None)
             };

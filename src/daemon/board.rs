@@ -18,7 +18,7 @@ use tokio_serial::SerialStream;
 use eboard_core::capture;
 use eboard_core::dgt::clock_channel::MessageError;
 use eboard_core::game::PgnDate;
-use eboard_core::link::{ClockRefusal, Fact, Link, Output};
+use eboard_core::link::{ClockRefusal, Fact, Link, Output, SessionTimer};
 use eboard_core::session::{Command, Event, Input, Session};
 use eboard_core::vocab::{CommandError, Millis};
 
@@ -120,7 +120,11 @@ impl BoardTask {
         let mut removed = false;
         loop {
             let now = r.task.now();
-            let wake_ms = r.link.wake_at(r.task.session.next_wakeup(), now);
+            r.link.set_session_timer(SessionTimer {
+                wakeup: r.task.session.next_wakeup(),
+                ticks: r.task.session.wants_ticks(),
+            });
+            let wake_ms = r.link.wake_at(now);
             let wake = r.task.epoch + Duration::from_millis(wake_ms);
             let read = async {
                 match r.port.as_mut() {

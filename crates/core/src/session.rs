@@ -388,12 +388,31 @@ impl Session {
             self.gesture
                 .map(|(since, _)| since.saturating_add(gesture::GESTURE_HOLD_MS)),
         ];
+        // The arbiter is ticked only while the clock is live and no gap is open (`step`):
+        // its deadline counts only then, or a deadline no tick clears would spin the shell.
+        let arbiter = (self.clock_live && !self.recovery.is_open())
+            .then(|| self.arbiter.next_wakeup())
+            .flatten();
         gesture
             .into_iter()
             .flatten()
             .chain(self.tracker.next_wakeup())
             .chain(self.recovery.next_wakeup(self))
+            .chain(arbiter)
             .min()
+    }
+
+    /// Whether the session wants the shell's periodic tick (`link::TICK_MS`) besides its
+    /// [`Session::next_wakeup`]: while a rule that is judged at each tick rather than at a
+    /// deadline of its own waits (the arbiter's press grace, a period's control, the clock's
+    /// move counter), a gap is open, or a clock reading is held. Otherwise a tick changes
+    /// nothing (every other rule that waits on time has its deadline in `next_wakeup`), so
+    /// an idle board is not woken ten times a second. The shell still ticks now and then
+    /// (`link::IDLE_TICK_MS`), so a rule missing here would run late, never not at all.
+    pub fn wants_ticks(&self) -> bool {
+        self.confirm.holding()
+            || self.recovery.is_open()
+            || (self.clock_live && self.arbiter.wants_ticks())
     }
 
     /// How many of the record's last moves are not final yet (contract section 2): they are

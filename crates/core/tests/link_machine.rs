@@ -12,7 +12,7 @@ use eboard_core::dgt::message::ClockAck;
 use eboard_core::dgt::{Command, Message};
 use eboard_core::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
-    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, TICK_MS, TICK_SLOTS,
+    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, SessionTimer, TICK_MS, TICK_SLOTS,
 };
 use eboard_core::session::{BoardRequest, Input};
 use eboard_core::vocab::Millis;
@@ -88,7 +88,7 @@ impl Rig {
         assert!(t >= self.now, "time runs forward");
         let mut same_instant = 0;
         loop {
-            let wake = self.link.poll_timeout();
+            let wake = self.link.wake_at(self.now);
             if wake > t {
                 break;
             }
@@ -844,16 +844,76 @@ fn the_session_is_ticked_ten_times_a_second_while_open_and_its_deadline_is_honou
     );
     // The session's own deadline wakes the shell sooner than the link's, never in the past.
     let now = r.now;
-    let own = r.link.poll_timeout();
+    let own = r.link.wake_at(now);
     assert!(own > now);
-    assert_eq!(r.link.wake_at(Some(now + 7), now).min(own), now + 7);
-    assert_eq!(r.link.wake_at(Some(now - 50), now), now + 1);
-    assert_eq!(r.link.wake_at(None, now), own);
+    let timer = |wakeup| SessionTimer {
+        wakeup,
+        ticks: true,
+    };
+    r.link.set_session_timer(timer(Some(now + 7)));
+    assert_eq!(r.link.wake_at(now).min(own), now + 7);
+    r.link.set_session_timer(timer(Some(now - 50)));
+    assert_eq!(r.link.wake_at(now), now + 1);
+    r.link.set_session_timer(timer(None));
+    assert_eq!(r.link.wake_at(now), own);
     // Without a port the session's deadline does not matter: nothing is settling.
     r.link.on_eof(now);
     r.drain();
     let closed = r.link.poll_timeout();
-    assert_eq!(r.link.wake_at(Some(now + 1), now), closed);
+    r.link.set_session_timer(timer(Some(now + 1)));
+    assert_eq!(r.link.wake_at(now), closed);
+}
+
+/// A session that wants no periodic tick (nothing judged at each tick waits) is ticked at its
+/// own deadline and once every `IDLE_TICK_MS`, not ten times a second; the grid comes back the
+/// moment it wants it again, on the link's slot.
+#[test]
+fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_second() {
+    let mut r = Rig::new(true);
+    r.link = Link::new(true).with_tick_slot(4);
+    r.advance_to(1_000);
+    r.message(dump());
+    let ticks_in = |r: &Rig, from: Millis| -> Vec<Millis> {
+        r.log
+            .session
+            .iter()
+            .filter(|(t, i)| *t > from && *i == Input::Tick)
+            .map(|(t, _)| *t)
+            .collect()
+    };
+    // Idle: one tick a second, whatever the grid.
+    r.link.set_session_timer(SessionTimer {
+        wakeup: None,
+        ticks: false,
+    });
+    let from = r.now;
+    r.advance(5_000);
+    let idle = ticks_in(&r, from);
+    assert!((4..=6).contains(&idle.len()), "{idle:?}");
+    assert!(
+        idle.windows(2).all(|w| w[1] - w[0] == IDLE_TICK_MS),
+        "{idle:?}"
+    );
+    // A deadline of its own, off the grid: ticked exactly then.
+    let at = r.now + 333;
+    r.link.set_session_timer(SessionTimer {
+        wakeup: Some(at),
+        ticks: false,
+    });
+    let from = r.now;
+    r.advance(333);
+    assert!(ticks_in(&r, from).contains(&at), "{:?}", ticks_in(&r, from));
+    // Wanting the periodic tick again: on the slot's grid, every TICK_MS.
+    r.link.set_session_timer(SessionTimer::default());
+    let from = r.now;
+    r.advance(1_000);
+    let grid = ticks_in(&r, from);
+    assert_eq!(grid.len() as u64, 1_000 / TICK_MS, "{grid:?}");
+    assert!(
+        grid.iter()
+            .all(|t| t % TICK_MS == 4 * (TICK_MS / TICK_SLOTS)),
+        "{grid:?}"
+    );
 }
 
 /// Links given the same tick slot are ticked at the same instants (the daemon's runtime then

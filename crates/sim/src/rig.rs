@@ -5,8 +5,8 @@
 //! go on moving throughout, by hand as [`Handling`] moves pieces.
 //!
 //! What the shell does in the daemon is done here in a few lines: the start-up commands on
-//! every connection, the session's requests sent to the board (0x49, 0x42), a tick every
-//! [`TICK_MS`], `Link` and `LineLoss` inputs. No I/O, no clock: tests and the soak benchmark
+//! every connection, the session's requests sent to the board (0x49, 0x42), ticks as the
+//! daemon gives them ([`Ticks`]), `Link` and `LineLoss` inputs. No I/O, no clock: tests and the soak benchmark
 //! run hours of play in seconds.
 
 use shakmaty::san::San;
@@ -23,8 +23,26 @@ use eboard_core::session::{
 };
 use eboard_core::vocab::CommandError;
 
-/// How often the session gets a tick: the daemon's board task's own pace.
-pub use eboard_core::link::TICK_MS;
+/// How often the session gets a tick while it wants the periodic tick, and how often at
+/// least: the daemon's board task's own paces.
+pub use eboard_core::link::{IDLE_TICK_MS, TICK_MS};
+
+/// When the rig ticks its session (see `Session::wants_ticks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ticks {
+    /// As the daemon's board task does: at the session's own deadline
+    /// (`Session::next_wakeup`), every [`TICK_MS`] while it wants the periodic tick, and at
+    /// least once every [`IDLE_TICK_MS`].
+    #[default]
+    AsTheDaemon,
+    /// Every [`TICK_MS`] and at every deadline, whatever the session wants (the daemon
+    /// before it asked): the reference [`Ticks::AsNeeded`] is held to.
+    Always,
+    /// Only at the session's deadlines and while it wants the periodic tick, without the
+    /// daemon's once-a-second tick: a rule missing from `wants_ticks` and `next_wakeup`
+    /// then shows as a difference from [`Ticks::Always`].
+    AsNeeded,
+}
 
 /// The board, the line and the session (see the module documentation).
 pub struct Rig {
@@ -42,6 +60,9 @@ pub struct Rig {
     /// The session has been told the link is up.
     told_up: bool,
     next_tick: u64,
+    /// When the session was last ticked, and when it is ticked.
+    last_tick: u64,
+    ticks: Ticks,
     /// Cut the next chunk the board sends with a junk byte (a frame is lost).
     cut_next: bool,
     /// Cut the board's next memory dump off after this many bytes (the cable went).
@@ -81,6 +102,8 @@ impl Rig {
             link_up: false,
             told_up: false,
             next_tick: 0,
+            last_tick: 0,
+            ticks: Ticks::default(),
             cut_next: false,
             cut_dump: None,
             hands: Handling::new(seed, noise),
@@ -102,6 +125,11 @@ impl Rig {
 
     pub fn now(&self) -> u64 {
         self.now
+    }
+
+    /// Tick the session from now on as `ticks` says.
+    pub fn set_ticks(&mut self, ticks: Ticks) {
+        self.ticks = ticks;
     }
 
     /// The running session (panics while the daemon is "dead": a test error).
@@ -472,10 +500,30 @@ impl Rig {
             }
             self.receive(&bytes);
         }
-        if self.now >= self.next_tick {
+        let on_grid = self.now >= self.next_tick;
+        if on_grid {
             self.next_tick = self.now + TICK_MS;
+        }
+        if self.tick_due(on_grid) {
+            self.last_tick = self.now;
             self.input(Input::Tick);
             self.serve_requests();
+        }
+    }
+
+    /// Whether the session is ticked now (see [`Ticks`]).
+    fn tick_due(&self, on_grid: bool) -> bool {
+        let Some(session) = self.session.as_ref() else {
+            return false;
+        };
+        let deadline = session.next_wakeup().is_some_and(|w| w <= self.now);
+        let wanted = on_grid && session.wants_ticks();
+        match self.ticks {
+            Ticks::Always => on_grid || deadline,
+            Ticks::AsNeeded => wanted || deadline,
+            Ticks::AsTheDaemon => {
+                wanted || deadline || self.now.saturating_sub(self.last_tick) >= IDLE_TICK_MS
+            }
         }
     }
 }

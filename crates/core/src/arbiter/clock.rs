@@ -475,6 +475,22 @@ impl ClockModel {
         added
     }
 
+    /// When [`ClockModel::tick`] would call a silent running clock's flag if no reading comes
+    /// before: the deadline of the rule below, exactly (`None`: no flag can fall by silence).
+    pub fn silent_flag_due(&self, cfg: &ArbiterConfig) -> Option<Millis> {
+        let d = self.running?;
+        let at = self.last_reading_at?;
+        let t = self.times[d.idx()]?;
+        if !self.connected || self.fallen[d.idx()] || !self.final_period(cfg) {
+            return None;
+        }
+        let delay = cfg
+            .time_control
+            .as_ref()
+            .map_or(0, |c| c.period(self.period).us_delay_ms());
+        Some(at.saturating_add(t.saturating_add(1_000).saturating_add(delay).max(3_000)))
+    }
+
     /// Time passes with no reading: a running display whose time must have run out while the
     /// clock is silent (more than three seconds without a reading, and at least a second past
     /// zero by extrapolation, plus a US delay: such a clock stands still at the start of each

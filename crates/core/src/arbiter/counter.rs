@@ -201,6 +201,25 @@ impl Arbiter {
         note
     }
 
+    /// Whether [`Arbiter::watch_counter`] may act at a tick with no input before it: the
+    /// counter is to be taken as agreeing again, a period was added ahead of the record, or
+    /// a player's presses differ from his completed moves by other than what was last told.
+    pub(super) fn counter_waits(&self) -> bool {
+        let Some(control) = self.by_counter() else {
+            return false;
+        };
+        if self.counter.resync_after.is_some() {
+            return true;
+        }
+        [Color::White, Color::Black].into_iter().any(|c| {
+            let presses = self.counter.presses[didx(self.clock.display_of(c))];
+            let off = i64::from(presses) - i64::from(self.completed_moves[idx(c)]);
+            let early = self.clock.side_period(c)
+                > periods_completed(control, self.completed_moves[idx(c)]);
+            early || off != self.counter.told[idx(c)]
+        })
+    }
+
     /// The clock added a period ahead of the record: the time of the period he is still in
     /// is his display less what was added. It ran out before his record completed the
     /// period's moves: his flag fell in that period.

@@ -75,6 +75,23 @@ impl Arbiter {
         ev
     }
 
+    /// Whether a rule [`Arbiter::tick`] runs is waiting on time other than a silent clock's
+    /// flag ([`Arbiter::next_wakeup`]): a press the record has not explained yet, a period's
+    /// control to check, or the clock's move counter to compare, judge or take as agreeing
+    /// again. While none is, a tick changes nothing, so the shell need not give one; it errs
+    /// on the side of ticking (a tick too many costs a little, one too few a ruling).
+    pub fn wants_ticks(&self) -> bool {
+        self.unexplained_press.is_some()
+            || self.control_check.is_some()
+            || (!self.is_finished() && self.counter_waits())
+    }
+
+    /// The exact instant [`Arbiter::tick`] next has something to do on its own (a silent
+    /// running clock's flag in the final period), if no input comes first.
+    pub fn next_wakeup(&self) -> Option<Millis> {
+        self.clock.silent_flag_due(&self.cfg)
+    }
+
     pub(super) fn on_press(&mut self, d: Display, now: Millis, ev: &mut Vec<Ruling>) {
         // Auto side: the first press after a reported move is that mover's (normally White's
         // first move; if that press came before the tracker's report, the next move's press).

@@ -21,12 +21,14 @@ use crate::vocab::Millis;
 use super::driver::{Driver, LineSettings, Protocol};
 use super::output::{ClockRefusal, Fact, Lost, Output};
 
-/// How often the session gets a `Tick` while the port is open (settling, flag fall on a
-/// silent clock); the watchdog's own deadlines are exact, not on this grid.
+/// How often the session gets a `Tick` while the port is open and the session wants the
+/// periodic tick (`Session::wants_ticks`: a rule judged at each tick waits); the session's
+/// own deadlines and the watchdog's are exact, not on this grid.
 pub const TICK_MS: Millis = 100;
-/// Session ticks while the port is closed: nothing is settling on a board nobody hears, so
-/// time-based rules (a flag falling on a clock nobody hears) only need one a second, and a
-/// rack of unplugged boards costs nothing.
+/// Session ticks while the port is closed, or open with nothing judged at each tick: nothing
+/// is settling on a board nobody hears and an idle board has nothing to judge, so one a
+/// second is enough (a rule that waits on time has its deadline, and this tick only makes
+/// a rule missing from those late, never lost), and a rack of boards costs little.
 pub const IDLE_TICK_MS: Millis = 1_000;
 /// The instants in each [`TICK_MS`] at which boards are ticked (see [`Link::with_tick_slot`]).
 pub const TICK_SLOTS: u64 = 10;
@@ -177,6 +179,25 @@ impl OpenLink {
 }
 
 /// One board's serial link (see the module documentation).
+/// What the session waits on, as the shell tells the link before it sleeps: its exact
+/// deadline (`Session::next_wakeup`) and whether it wants the periodic tick
+/// (`Session::wants_ticks`). The default (never told) ticks on the grid, as a link without a
+/// session to ask does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionTimer {
+    pub wakeup: Option<Millis>,
+    pub ticks: bool,
+}
+
+impl Default for SessionTimer {
+    fn default() -> Self {
+        SessionTimer {
+            wakeup: None,
+            ticks: true,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Link {
     listen_only: bool,
@@ -191,6 +212,8 @@ pub struct Link {
     next_tick: Millis,
     /// Where in each [`TICK_MS`] this link's ticks fall (see [`Link::with_tick_slot`]).
     tick_phase: Millis,
+    /// What the session waits on, as the shell last said (see [`SessionTimer`]).
+    session: SessionTimer,
     /// Ports opened so far: each open link's clock request ids start at this many 2^32.
     opened: u64,
     outputs: VecDeque<Output>,
@@ -212,6 +235,7 @@ impl Link {
             last_tick: 0,
             next_tick: 0,
             tick_phase: 0,
+            session: SessionTimer::default(),
             opened: 0,
             outputs: VecDeque::new(),
             identity: Identity::default(),
@@ -276,41 +300,76 @@ impl Link {
         self.outputs.pop_front()
     }
 
-    /// When the machine next needs [`Link::handle_timeout`], if nothing else arrives.
+    /// What the session waits on, said by the shell before it sleeps (`Session::next_wakeup`,
+    /// `Session::wants_ticks`); it counts while the port is open.
+    pub fn set_session_timer(&mut self, timer: SessionTimer) {
+        self.session = timer;
+    }
+
+    /// When the machine next needs [`Link::handle_timeout`], if nothing else arrives: the
+    /// link's own deadlines, and while the port is open the session's next tick (unclamped:
+    /// see [`Link::wake_at`]).
     pub fn poll_timeout(&self) -> Millis {
+        match self.session_due() {
+            Some(session) => self.own_due().min(session),
+            None => self.own_due(),
+        }
+    }
+
+    /// The link's own next deadline: a write, the watchdog, reopening, the idle tick.
+    fn own_due(&self) -> Millis {
         match &self.port {
-            Port::Open(_) if self.listen_only => self.next_tick,
-            Port::Open(o) => o
+            Port::Open(o) if !self.listen_only => o
                 .write_due()
-                .map_or(self.next_tick, |w| w.min(self.next_tick))
+                .map_or(Millis::MAX, |w| w)
                 .min(o.watchdog_due()),
+            Port::Open(_) => Millis::MAX,
             Port::Closed => (self.last_tick + IDLE_TICK_MS).min(self.next_attempt),
             Port::Opening => self.last_tick + IDLE_TICK_MS,
         }
     }
 
-    /// When the shell should wake: the link's own deadline, or the session's
-    /// (`Session::next_wakeup`, a held move's dwell) while the port is open — never sooner
+    /// While the port is open, the session's next tick: on the grid while it wants the
+    /// periodic tick, else a second after the last; sooner at its own deadline.
+    fn session_due(&self) -> Option<Millis> {
+        if !self.is_open() {
+            return None;
+        }
+        let periodic = if self.session.ticks {
+            self.next_tick
+        } else {
+            self.last_tick + IDLE_TICK_MS
+        };
+        Some(self.session.wakeup.map_or(periodic, |w| w.min(periodic)))
+    }
+
+    /// When the shell should wake: [`Link::poll_timeout`], the session's part never sooner
     /// than a millisecond from `now`, so a deadline a tick does not clear cannot spin.
-    pub fn wake_at(&self, session: Option<Millis>, now: Millis) -> Millis {
-        let own = self.poll_timeout();
-        match session.filter(|_| self.is_open()) {
-            Some(at) => own.min(at.max(now + 1)),
-            None => own,
+    pub fn wake_at(&self, now: Millis) -> Millis {
+        match self.session_due() {
+            Some(session) => self.own_due().min(session.max(now + 1)),
+            None => self.own_due(),
         }
     }
 
-    /// Time has passed: tick the session, write what is due, probe or give up on a quiet
-    /// board, or ask for the port to be opened again.
+    /// Time has passed: tick the session if its tick is due, write what is due, probe or
+    /// give up on a quiet board, or ask for the port to be opened again.
     pub fn handle_timeout(&mut self, now: Millis) {
-        if now >= self.next_tick {
+        let on_grid = now >= self.next_tick;
+        if on_grid {
             // On this link's slot of the grid since the time origin, not `now + TICK_MS`:
             // see `with_tick_slot`. Still one tick every TICK_MS.
             let since = (now + TICK_MS - self.tick_phase) % TICK_MS;
             self.next_tick = now + (TICK_MS - since);
         }
-        let open = self.is_open();
-        if open || now.saturating_sub(self.last_tick) >= IDLE_TICK_MS {
+        let idle_due = now.saturating_sub(self.last_tick) >= IDLE_TICK_MS;
+        let tick = if self.is_open() {
+            let s = self.session;
+            (on_grid && s.ticks) || s.wakeup.is_some_and(|w| w <= now) || idle_due
+        } else {
+            idle_due
+        };
+        if tick {
             self.last_tick = now;
             self.outputs.push_back(Output::Session(Input::Tick));
         }
