@@ -12,7 +12,8 @@
 //!   is dropped and never a move.
 //! - The LEDs show the last move (on a board turned round too), an illegal placement's
 //!   squares until it is put right (a piece added; a bishop jumping its own pawn, onto a
-//!   square the other bishop could reach), and never more than one LED command a second.
+//!   square the other bishop could reach), and never more than one LED command a second;
+//!   after a restart, the game restored from the journal shows its last move.
 //! - A mixed hall: a DGT board with its clock and a ChessLink board in one daemon.
 //!
 //! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
@@ -25,7 +26,7 @@ use common::events::{Event, Events, accusations};
 use common::proxies::{self, BoardProxy};
 use common::rig::wait_moves;
 use common::sim::chesslink_board;
-use common::{Setup, WAIT, wait_property};
+use common::{Daemon, Setup, WAIT, wait_property};
 use eboard_core::chesslink::line::{ParityBy, to_wire};
 use eboard_core::chesslink::{AutoReport, Reply, Scan, WireOrder, settings::AUTO_REPORT};
 use eboard_sim::chesslink::{ChessLinkAction, ChessLinkHandle, MillenniumOptions};
@@ -415,6 +416,67 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
     .await;
     let warned = accusations(&events.all());
     assert_eq!(warned.len(), 1, "one warning: {}", events.describe());
+    s.sim.shutdown().await;
+}
+
+/// The daemon killed and started again: the game comes back from the journal, with no
+/// `MovePlayed` for its moves, and the LEDs of the new connection show its last move (never
+/// dark, nothing else); then the game goes on and they follow it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_leds_show_the_restored_games_last_move() {
+    use eboard_core::chesslink::LedPattern;
+    use shakmaty::{Piece, Square};
+    let mut s = served("again", MillenniumOptions::default()).await;
+    let order = MillenniumOptions::default().order;
+    let mut want = s.play_opening(4, 2).await;
+    let last_move = LedPattern::for_move(Square::G7, Square::G6, order);
+    wait_leds(&s.sim, &last_move, "the last move").await;
+    let before = s.sim.led_log().await.unwrap().len();
+
+    s.setup.daemon.kill9().await;
+    let dir = s.setup.dir.path();
+    let config = dir.join("eboardd.toml").display().to_string();
+    let mut again = Daemon::spawn(&s.setup.bus, dir, &["--config", &config]);
+    again.wait_for_name(&s.setup.conn).await;
+    let b = proxies::fresh(&s.setup.conn, "again").await;
+    assert_eq!(b.moves().await.unwrap(), want, "the game restored");
+    // The board shows the last move already: what counts is what the new connection asks.
+    let deadline = std::time::Instant::now() + WAIT;
+    let asked = loop {
+        let log = s.sim.led_log().await.unwrap();
+        if log.len() > before {
+            break log[before..].to_vec();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no LED command after the restart: {log:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(
+        asked.iter().all(|(_, pattern)| *pattern == last_move),
+        "after the restart the LEDs were asked for {asked:?}, not only the last move"
+    );
+    // The game goes on under the new daemon: 3. c4.
+    let events = Events::start(&s.setup.conn, "again").await;
+    s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
+    s.sim
+        .act(ChessLinkAction::Place(
+            Square::C4,
+            Piece::from_char('P').unwrap(),
+        ))
+        .await
+        .unwrap();
+    wait_moves(&events, &["c4".to_string()]).await;
+    want.push("c4".into());
+    assert_eq!(b.moves().await.unwrap(), want);
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::C2, Square::C4, order),
+        "the move played after the restart",
+    )
+    .await;
+    events.assert_nobody_accused();
     s.sim.shutdown().await;
 }
 
