@@ -105,6 +105,13 @@ impl Served {
     }
 }
 
+/// A hand lifts the piece on `from` and sets `piece` (its FEN letter) down on `to`.
+async fn carry(sim: &ChessLinkHandle, from: shakmaty::Square, to: shakmaty::Square, piece: char) {
+    sim.act(ChessLinkAction::Lift(from)).await.unwrap();
+    let piece = shakmaty::Piece::from_char(piece).unwrap();
+    sim.act(ChessLinkAction::Place(to, piece)).await.unwrap();
+}
+
 /// A game's moves in SAN, as the `Moves` property has them.
 fn sans(game: &PgnGame) -> Vec<String> {
     let mut pos: Chess = game.start_position().unwrap();
@@ -346,7 +353,7 @@ async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() 
 async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board() {
     use eboard_core::chesslink::LedPattern;
     use eboard_core::vocab::Player;
-    use shakmaty::{Piece, Square};
+    use shakmaty::Square;
     let s = served("jump", MillenniumOptions::default()).await;
     let order = MillenniumOptions::default().order;
     let mut want = s.play_opening(4, 3).await;
@@ -356,12 +363,7 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
         "the last move",
     )
     .await;
-    let bishop = Piece::from_char('B').unwrap();
-    s.sim.act(ChessLinkAction::Lift(Square::F1)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(Square::H6, bishop))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::F1, Square::H6, 'B').await;
     let mut events = s.events;
     let Event::IllegalPlacement {
         player,
@@ -387,25 +389,14 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
     )
     .await;
     // Put right, the LEDs show the last move again, and the game goes on: 3. c4.
-    s.sim.act(ChessLinkAction::Lift(Square::H6)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(Square::F1, bishop))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::H6, Square::F1, 'B').await;
     wait_leds(
         &s.sim,
         &LedPattern::for_move(Square::G7, Square::G6, order),
         "the last move again",
     )
     .await;
-    s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(
-            Square::C4,
-            Piece::from_char('P').unwrap(),
-        ))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::C2, Square::C4, 'P').await;
     want.push("c4".into());
     wait_moves(&events, &want).await;
     wait_leds(
@@ -425,7 +416,7 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restart_the_leds_show_the_restored_games_last_move() {
     use eboard_core::chesslink::LedPattern;
-    use shakmaty::{Piece, Square};
+    use shakmaty::Square;
     let mut s = served("again", MillenniumOptions::default()).await;
     let order = MillenniumOptions::default().order;
     let mut want = s.play_opening(4, 2).await;
@@ -459,14 +450,7 @@ async fn after_a_restart_the_leds_show_the_restored_games_last_move() {
     );
     // The game goes on under the new daemon: 3. c4.
     let events = Events::start(&s.setup.conn, "again").await;
-    s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(
-            Square::C4,
-            Piece::from_char('P').unwrap(),
-        ))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::C2, Square::C4, 'P').await;
     wait_moves(&events, &["c4".to_string()]).await;
     want.push("c4".into());
     assert_eq!(b.moves().await.unwrap(), want);
