@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::events::{Ev, Event, Events};
+use common::events::{Events, accusations};
 use common::proxies;
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
@@ -30,20 +30,6 @@ use rand::{Rng, SeedableRng};
 
 /// Board time runs this much faster than the wall clock: a 30 s drop takes 3 s.
 const SPEED: f64 = 10.0;
-
-fn accusations(events: &[Ev]) -> Vec<Ev> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Ev::Signal(Event::IllegalPlacement { .. })
-                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
-            )
-        })
-        .cloned()
-        .collect()
-}
 
 /// The daemon serving one simulated board `id` with `opts`, the board in update mode and the
 /// game started.

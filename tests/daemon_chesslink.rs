@@ -12,7 +12,8 @@
 //!   is dropped and never a move.
 //! - The LEDs show the last move (on a board turned round too), an illegal placement's
 //!   squares until it is put right (a piece added; a bishop jumping its own pawn, onto a
-//!   square the other bishop could reach), and never more than one LED command a second.
+//!   square the other bishop could reach), and never more than one LED command a second;
+//!   after a restart, the game restored from the journal shows its last move.
 //! - A mixed hall: a DGT board with its clock and a ChessLink board in one daemon.
 //!
 //! Every wait is on an event (a property, a signal, the simulator's state), never on a timer.
@@ -21,14 +22,14 @@ mod common;
 
 use std::path::Path;
 
-use common::events::{Ev, Event, Events};
+use common::events::{Event, Events, accusations};
+use common::proxies::{self, BoardProxy};
 use common::rig::wait_moves;
-use common::{Bus, Daemon, WAIT, proxies, wait_property};
+use common::sim::chesslink_board;
+use common::{Daemon, Setup, WAIT, wait_property};
 use eboard_core::chesslink::line::{ParityBy, to_wire};
 use eboard_core::chesslink::{AutoReport, Reply, Scan, WireOrder, settings::AUTO_REPORT};
-use eboard_sim::chesslink::{
-    ChessLinkAction, ChessLinkHandle, ChessLinkSim, ChessLinkSimOptions, MillenniumOptions,
-};
+use eboard_sim::chesslink::{ChessLinkAction, ChessLinkHandle, MillenniumOptions};
 use eboard_sim::{Noise, PgnGame, default_game};
 use shakmaty::{Board, Chess, Position, san::SanPlus};
 
@@ -36,59 +37,79 @@ use shakmaty::{Board, Chess, Position, san::SanPlus};
 const SPEED: f64 = 4.0;
 
 struct Served {
-    _bus: Bus,
-    _daemon: Daemon,
-    conn: zbus::Connection,
+    setup: Setup,
     sim: ChessLinkHandle,
     events: Events,
 }
 
-/// The daemon serving one simulated Millennium board `id` (`protocol = "chesslink"`), its
-/// reports switched on by the daemon and the game started.
-async fn served(dir: &Path, id: &str, board: MillenniumOptions) -> Served {
-    let link = dir.join(id);
-    let sim = ChessLinkSim::spawn(ChessLinkSimOptions {
-        board,
-        link: Some(link.clone()),
-        speed: SPEED,
-        tap: false,
-    })
-    .await
-    .expect("the simulated board starts");
+/// A Millennium board turned round: its statuses in the other square order.
+fn turned_round() -> MillenniumOptions {
+    MillenniumOptions {
+        order: WireOrder::A8First,
+        ..MillenniumOptions::default()
+    }
+}
+
+/// `boards` (the `[[board]]` tables) written as the daemon's configuration file in `dir`;
+/// the `--config` arguments that name it.
+fn config_args(dir: &Path, boards: &str) -> [String; 2] {
     let config = dir.join("eboardd.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[[board]]\nname = \"{id}\"\nport = \"{}\"\nprotocol = \"chesslink\"\n",
-            link.display()
-        ),
-    )
-    .unwrap();
-    let bus = Bus::start(dir).await;
-    let mut daemon = Daemon::spawn(&bus, dir, &["--config", config.to_str().unwrap()]);
-    let conn = bus.client().await;
-    daemon.wait_for_name(&conn).await;
-    let events = Events::start(&conn, id).await;
-    sim.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
-        .await
-        .expect("the daemon switches the board's reports to on-change");
-    // A board left in its default mode reports every scan from the first moment: the game
-    // may have started before the events were watched, so the board's state is asked.
-    let b = proxies::board(&conn, id).await;
-    let mut connected = b.receive_connected_changed().await;
-    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    std::fs::write(&config, boards).unwrap();
+    ["--config".into(), config.display().to_string()]
+}
+
+/// Wait until the board's game is at the start position (a board left in its default mode
+/// reports every scan from the first moment: the game may have started before the events
+/// were watched, so the board's state is asked).
+async fn wait_start_position(b: &BoardProxy<'_>) {
     let mut fen = b.receive_fen_changed().await;
     wait_property(&mut fen, "the start position", |f: &String| {
         f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
     })
     .await;
-    Served {
-        _bus: bus,
-        _daemon: daemon,
-        conn,
-        sim,
-        events,
+}
+
+/// The daemon serving one simulated Millennium board `id` (`protocol = "chesslink"`), its
+/// reports switched on by the daemon and the game started.
+async fn served(id: &str, board: MillenniumOptions) -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = chesslink_board(dir.path(), id, SPEED, board).await;
+    let config = config_args(
+        dir.path(),
+        &format!(
+            "[[board]]\nname = \"{id}\"\nport = \"{}\"\nprotocol = \"chesslink\"\n",
+            dir.path().join(id).display()
+        ),
+    );
+    let setup = Setup::start_in(dir, &[&config[0], &config[1]]).await;
+    let events = Events::start(&setup.conn, id).await;
+    sim.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
+        .await
+        .expect("the daemon switches the board's reports to on-change");
+    let b = proxies::board(&setup.conn, id).await;
+    let mut connected = b.receive_connected_changed().await;
+    wait_property(&mut connected, "Connected = true", |c| *c).await;
+    wait_start_position(&b).await;
+    Served { setup, sim, events }
+}
+
+impl Served {
+    /// The first `plies` of the default game played on the board (`seed` draws the hand),
+    /// and waited for as the record; their SAN.
+    async fn play_opening(&self, plies: usize, seed: u64) -> Vec<String> {
+        let game = opening(&default_game(), plies);
+        let want = sans(&game);
+        self.sim.play_game(&game, seed, Noise::Clean).await.unwrap();
+        wait_moves(&self.events, &want).await;
+        want
     }
+}
+
+/// A hand lifts the piece on `from` and sets `piece` (its FEN letter) down on `to`.
+async fn carry(sim: &ChessLinkHandle, from: shakmaty::Square, to: shakmaty::Square, piece: char) {
+    sim.act(ChessLinkAction::Lift(from)).await.unwrap();
+    let piece = shakmaty::Piece::from_char(piece).unwrap();
+    sim.act(ChessLinkAction::Place(to, piece)).await.unwrap();
 }
 
 /// A game's moves in SAN, as the `Moves` property has them.
@@ -98,20 +119,6 @@ fn sans(game: &PgnGame) -> Vec<String> {
         .unwrap()
         .into_iter()
         .map(|m| SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string())
-        .collect()
-}
-
-fn accusations(events: &[Ev]) -> Vec<Ev> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Ev::Signal(Event::IllegalPlacement { .. })
-                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
-            )
-        })
-        .cloned()
         .collect()
 }
 
@@ -148,9 +155,8 @@ fn rest(game: &PgnGame, plies: usize) -> (Chess, PgnGame) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_game_on_a_chesslink_board_is_the_record_and_line_noise_is_never_a_move() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = served(dir.path(), "cl1", MillenniumOptions::default()).await;
-    let b = proxies::board(&s.conn, "cl1").await;
+    let s = served("cl1", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.setup.conn, "cl1").await;
     let mut model = b.receive_board_model_changed().await;
     wait_property(&mut model, "BoardModel = chesslink", |m| m == "chesslink").await;
     assert_eq!(b.firmware_version().await.unwrap(), "2.00");
@@ -182,13 +188,9 @@ async fn a_whole_game_on_a_chesslink_board_is_the_record_and_line_noise_is_never
     s.sim.play_game(&game, 7, Noise::Clean).await.unwrap();
     wait_moves(&s.events, &want).await;
     assert_eq!(b.moves().await.unwrap(), want);
-    assert!(
-        accusations(&s.events.all()).is_empty(),
-        "{}",
-        s.events.describe()
-    );
+    s.events.assert_nobody_accused();
     // The noise was counted and skipped by the daemon's decoder.
-    let log = s._daemon.stderr();
+    let log = s.setup.daemon.stderr();
     assert!(
         log.contains("skipped bytes that are not a board message"),
         "the dropped bytes are counted"
@@ -201,33 +203,16 @@ async fn a_whole_game_on_a_chesslink_board_is_the_record_and_line_noise_is_never
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chesslink_board_turned_round_plays_the_same_record() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = served(
-        dir.path(),
-        "turned",
-        MillenniumOptions {
-            order: WireOrder::A8First,
-            ..MillenniumOptions::default()
-        },
-    )
-    .await;
-    let game = opening(&default_game(), 24);
-    let want = sans(&game);
-    s.sim.play_game(&game, 11, Noise::Clean).await.unwrap();
-    wait_moves(&s.events, &want).await;
-    assert!(
-        accusations(&s.events.all()).is_empty(),
-        "{}",
-        s.events.describe()
-    );
+    let s = served("turned", turned_round()).await;
+    s.play_opening(24, 11).await;
+    s.events.assert_nobody_accused();
     s.sim.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unplugged_mid_game_the_gap_has_only_the_board_and_asks_the_arbiter() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = served(dir.path(), "cl2", MillenniumOptions::default()).await;
-    let b = proxies::board(&s.conn, "cl2").await;
+    let s = served("cl2", MillenniumOptions::default()).await;
+    let b = proxies::board(&s.setup.conn, "cl2").await;
     let full = default_game();
     let want = sans(&full);
     let before = 20;
@@ -275,11 +260,7 @@ async fn unplugged_mid_game_the_gap_has_only_the_board_and_asks_the_arbiter() {
     let (_, tail) = rest(&full, before + 1);
     s.sim.play_game(&tail, 5, Noise::Clean).await.unwrap();
     wait_moves(&s.events, &want).await;
-    assert!(
-        accusations(&s.events.all()).is_empty(),
-        "{}",
-        s.events.describe()
-    );
+    s.events.assert_nobody_accused();
     s.sim.shutdown().await;
 }
 
@@ -303,21 +284,9 @@ async fn wait_leds(sim: &ChessLinkHandle, want: &eboard_core::chesslink::LedPatt
 async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() {
     use eboard_core::chesslink::LedPattern;
     use shakmaty::{Piece, Square};
-    let dir = tempfile::tempdir().unwrap();
-    let s = served(
-        dir.path(),
-        "lit",
-        MillenniumOptions {
-            order: WireOrder::A8First,
-            ..MillenniumOptions::default()
-        },
-    )
-    .await;
+    let s = served("lit", turned_round()).await;
     let order = WireOrder::A8First;
-    let game = opening(&default_game(), 4);
-    let want = sans(&game);
-    s.sim.play_game(&game, 1, Noise::Clean).await.unwrap();
-    wait_moves(&s.events, &want).await;
+    s.play_opening(4, 1).await;
     // 1. d4 Nf6 2. Nf3 g6: the last move, on a board turned round.
     wait_leds(
         &s.sim,
@@ -384,26 +353,17 @@ async fn the_leds_show_the_last_move_and_an_illegal_placement_until_put_right() 
 async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board() {
     use eboard_core::chesslink::LedPattern;
     use eboard_core::vocab::Player;
-    use shakmaty::{Piece, Square};
-    let dir = tempfile::tempdir().unwrap();
-    let s = served(dir.path(), "jump", MillenniumOptions::default()).await;
+    use shakmaty::Square;
+    let s = served("jump", MillenniumOptions::default()).await;
     let order = MillenniumOptions::default().order;
-    let game = opening(&default_game(), 4);
-    let mut want = sans(&game);
-    s.sim.play_game(&game, 3, Noise::Clean).await.unwrap();
-    wait_moves(&s.events, &want).await;
+    let mut want = s.play_opening(4, 3).await;
     wait_leds(
         &s.sim,
         &LedPattern::for_move(Square::G7, Square::G6, order),
         "the last move",
     )
     .await;
-    let bishop = Piece::from_char('B').unwrap();
-    s.sim.act(ChessLinkAction::Lift(Square::F1)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(Square::H6, bishop))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::F1, Square::H6, 'B').await;
     let mut events = s.events;
     let Event::IllegalPlacement {
         player,
@@ -429,25 +389,14 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
     )
     .await;
     // Put right, the LEDs show the last move again, and the game goes on: 3. c4.
-    s.sim.act(ChessLinkAction::Lift(Square::H6)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(Square::F1, bishop))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::H6, Square::F1, 'B').await;
     wait_leds(
         &s.sim,
         &LedPattern::for_move(Square::G7, Square::G6, order),
         "the last move again",
     )
     .await;
-    s.sim.act(ChessLinkAction::Lift(Square::C2)).await.unwrap();
-    s.sim
-        .act(ChessLinkAction::Place(
-            Square::C4,
-            Piece::from_char('P').unwrap(),
-        ))
-        .await
-        .unwrap();
+    carry(&s.sim, Square::C2, Square::C4, 'P').await;
     want.push("c4".into());
     wait_moves(&events, &want).await;
     wait_leds(
@@ -461,6 +410,60 @@ async fn a_bishop_jumping_its_own_pawn_is_an_illegal_placement_lit_on_the_board(
     s.sim.shutdown().await;
 }
 
+/// The daemon killed and started again: the game comes back from the journal, with no
+/// `MovePlayed` for its moves, and the LEDs of the new connection show its last move (never
+/// dark, nothing else); then the game goes on and they follow it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_the_leds_show_the_restored_games_last_move() {
+    use eboard_core::chesslink::LedPattern;
+    use shakmaty::Square;
+    let mut s = served("again", MillenniumOptions::default()).await;
+    let order = MillenniumOptions::default().order;
+    let mut want = s.play_opening(4, 2).await;
+    let last_move = LedPattern::for_move(Square::G7, Square::G6, order);
+    wait_leds(&s.sim, &last_move, "the last move").await;
+    let before = s.sim.led_log().await.unwrap().len();
+
+    s.setup.daemon.kill9().await;
+    let dir = s.setup.dir.path();
+    let config = dir.join("eboardd.toml").display().to_string();
+    let mut again = Daemon::spawn(&s.setup.bus, dir, &["--config", &config]);
+    again.wait_for_name(&s.setup.conn).await;
+    let b = proxies::fresh(&s.setup.conn, "again").await;
+    assert_eq!(b.moves().await.unwrap(), want, "the game restored");
+    // The board shows the last move already: what counts is what the new connection asks.
+    let deadline = std::time::Instant::now() + WAIT;
+    let asked = loop {
+        let log = s.sim.led_log().await.unwrap();
+        if log.len() > before {
+            break log[before..].to_vec();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no LED command after the restart: {log:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(
+        asked.iter().all(|(_, pattern)| *pattern == last_move),
+        "after the restart the LEDs were asked for {asked:?}, not only the last move"
+    );
+    // The game goes on under the new daemon: 3. c4.
+    let events = Events::start(&s.setup.conn, "again").await;
+    carry(&s.sim, Square::C2, Square::C4, 'P').await;
+    wait_moves(&events, &["c4".to_string()]).await;
+    want.push("c4".into());
+    assert_eq!(b.moves().await.unwrap(), want);
+    wait_leds(
+        &s.sim,
+        &LedPattern::for_move(Square::C2, Square::C4, order),
+        "the move played after the restart",
+    )
+    .await;
+    events.assert_nobody_accused();
+    s.sim.shutdown().await;
+}
+
 /// A mixed hall: a DGT board with its clock and a ChessLink board in one daemon, each
 /// followed on its own, each named by its model.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -468,44 +471,29 @@ async fn a_dgt_and_a_chesslink_board_are_served_side_by_side() {
     use eboard_sim::{BoardOptions, Scenario, Step};
     let dir = tempfile::tempdir().unwrap();
     let dgt = common::sim::sim_board(dir.path(), "dgt1", 10.0, BoardOptions::default()).await;
-    let cl_link = dir.path().join("cl1");
-    let cl = ChessLinkSim::spawn(ChessLinkSimOptions {
-        link: Some(cl_link.clone()),
-        speed: SPEED,
-        ..ChessLinkSimOptions::default()
-    })
-    .await
-    .unwrap();
-    let config = dir.path().join("eboardd.toml");
-    std::fs::write(
-        &config,
-        format!(
+    let cl = chesslink_board(dir.path(), "cl1", SPEED, MillenniumOptions::default()).await;
+    let config = config_args(
+        dir.path(),
+        &format!(
             "[[board]]\nname = \"dgt1\"\nport = \"{}\"\nnumber = 1\n\n\
              [[board]]\nname = \"cl1\"\nport = \"{}\"\nnumber = 2\nprotocol = \"chesslink\"\n",
             dir.path().join("dgt1").display(),
-            cl_link.display()
+            dir.path().join("cl1").display()
         ),
-    )
-    .unwrap();
-    let bus = Bus::start(dir.path()).await;
-    let mut daemon = Daemon::spawn(&bus, dir.path(), &["--config", config.to_str().unwrap()]);
-    let conn = bus.client().await;
-    daemon.wait_for_name(&conn).await;
-    let dgt_events = Events::start(&conn, "dgt1").await;
-    let cl_events = Events::start(&conn, "cl1").await;
+    );
+    let setup = Setup::start_in(dir, &[&config[0], &config[1]]).await;
+    let conn = &setup.conn;
+    let dgt_events = Events::start(conn, "dgt1").await;
+    let cl_events = Events::start(conn, "cl1").await;
     dgt.wait_for_update_mode(WAIT).await.unwrap();
     cl.wait_for_option(AUTO_REPORT, AutoReport::OnChange.code(), WAIT)
         .await
         .unwrap();
     for (id, model) in [("dgt1", "dgt"), ("cl1", "chesslink")] {
-        let b = proxies::board(&conn, id).await;
+        let b = proxies::board(conn, id).await;
         let mut m = b.receive_board_model_changed().await;
         wait_property(&mut m, "BoardModel", |v| v == model).await;
-        let mut fen = b.receive_fen_changed().await;
-        wait_property(&mut fen, "the start position", |f: &String| {
-            f.starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
-        })
-        .await;
+        wait_start_position(&b).await;
     }
     let game = opening(&default_game(), 12);
     let want = sans(&game);
@@ -516,15 +504,7 @@ async fn a_dgt_and_a_chesslink_board_are_served_side_by_side() {
     cl_played.unwrap();
     wait_moves(&dgt_events, &want).await;
     wait_moves(&cl_events, &want).await;
-    assert!(
-        accusations(&cl_events.all()).is_empty(),
-        "{}",
-        cl_events.describe()
-    );
-    assert!(
-        accusations(&dgt_events.all()).is_empty(),
-        "{}",
-        dgt_events.describe()
-    );
+    cl_events.assert_nobody_accused();
+    dgt_events.assert_nobody_accused();
     cl.shutdown().await;
 }

@@ -7,7 +7,7 @@ mod common;
 mod ctl_support;
 
 use common::board::FakeBoard;
-use common::events::{Ev, Event, Events};
+use common::events::{Ev, Event, Events, accusations};
 use common::proxies::{self, BoardProxy};
 use common::rig::{quick, ready_to_play, sans, wait_moves};
 use common::sim::sim_board;
@@ -22,20 +22,6 @@ use std::time::Duration;
 
 const RUY: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
                    c4 c6 cxb5 axb5 Nc3 Bb7 Bg5 b4 Nb1 h6";
-
-fn accusations(events: &[Ev]) -> Vec<Ev> {
-    events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                Ev::Signal(Event::IllegalPlacement { .. })
-                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
-            )
-        })
-        .cloned()
-        .collect()
-}
 
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

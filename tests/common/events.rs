@@ -241,3 +241,26 @@ impl Drop for FileReadings {
         self.reader.abort();
     }
 }
+
+/// The accusations among these events: `IllegalPlacement` and `IllegalMoveCompleted` (what a
+/// gap, a move in progress or line noise must never become).
+pub fn accusations(events: &[Ev]) -> Vec<Ev> {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Ev::Signal(Event::IllegalPlacement { .. })
+                    | Ev::Signal(Event::IllegalMoveCompleted { .. })
+            )
+        })
+        .cloned()
+        .collect()
+}
+
+impl Events {
+    /// Panic, listing the signals received, if anybody was accused.
+    pub fn assert_nobody_accused(&self) {
+        assert!(accusations(&self.all()).is_empty(), "{}", self.describe());
+    }
+}

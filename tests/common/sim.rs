@@ -32,3 +32,21 @@ pub fn corpus_games(
         .take(count)
         .collect()
 }
+
+/// A simulated Millennium ChessLink board `board` whose port is `dir/name`, running `speed`
+/// times real time.
+pub async fn chesslink_board(
+    dir: &Path,
+    name: &str,
+    speed: f64,
+    board: eboard_sim::chesslink::MillenniumOptions,
+) -> eboard_sim::chesslink::ChessLinkHandle {
+    eboard_sim::chesslink::ChessLinkSim::spawn(eboard_sim::chesslink::ChessLinkSimOptions {
+        board,
+        link: Some(dir.join(name)),
+        speed,
+        tap: false,
+    })
+    .await
+    .expect("the simulated ChessLink board")
+}
