@@ -324,3 +324,39 @@ fn each_rule_judged_at_a_tick_is_still_judged() {
         assert!(pgn.contains(judged), "{clock:?}: {judged:?} not in {pgn}");
     }
 }
+
+/// What the change saves: a board waiting for a move (a clock running, nothing judged at each
+/// tick) is ticked about once a second, not ten times; a game at a brisk pace a fraction as
+/// often.
+#[test]
+fn an_idle_board_is_ticked_once_a_second_and_a_game_far_less_often_than_the_grid() {
+    let case = Case {
+        game: 11,
+        plies: 40,
+        clock: Clock::SuddenDeath,
+        noise: Noise::Clean,
+        seed: 5,
+        plies_as: vec![(Some(800), Fault::None); 60],
+        edition: Edition::Fide2023,
+    };
+    let ticks = |ticks: Ticks, play: bool| {
+        let mut rig = rig(&case, ticks);
+        if play {
+            for &m in &games()[case.game][..case.plies] {
+                rig.play_quick(m, 800);
+            }
+        }
+        let from = rig.ticks_given;
+        rig.advance(60_000);
+        (from, rig.ticks_given - from)
+    };
+    // A minute of waiting: 600 grid ticks against one a second.
+    let (_, always) = ticks(Ticks::Always, false);
+    let (_, daemon) = ticks(Ticks::AsTheDaemon, false);
+    assert!(always >= 599, "{always}");
+    assert!((59..=62).contains(&daemon), "{daemon}");
+    // Forty plies at 0.8 s each: the grid's ticks against those the rules asked for.
+    let (always, _) = ticks(Ticks::Always, true);
+    let (daemon, _) = ticks(Ticks::AsTheDaemon, true);
+    assert!(daemon * 4 < always, "{daemon} of {always}");
+}

@@ -63,6 +63,8 @@ pub struct Rig {
     /// When the session was last ticked, and when it is ticked.
     last_tick: u64,
     ticks: Ticks,
+    /// The ticks given so far (see [`Ticks`]).
+    pub ticks_given: u64,
     /// Cut the next chunk the board sends with a junk byte (a frame is lost).
     cut_next: bool,
     /// Cut the board's next memory dump off after this many bytes (the cable went).
@@ -104,6 +106,7 @@ impl Rig {
             next_tick: 0,
             last_tick: 0,
             ticks: Ticks::default(),
+            ticks_given: 0,
             cut_next: false,
             cut_dump: None,
             hands: Handling::new(seed, noise),
@@ -506,6 +509,7 @@ impl Rig {
         }
         if self.tick_due(on_grid) {
             self.last_tick = self.now;
+            self.ticks_given += 1;
             self.input(Input::Tick);
             self.serve_requests();
         }
