@@ -24,6 +24,7 @@ pub mod file_error;
 pub mod health;
 pub mod journal;
 pub mod kept;
+pub mod leased_write;
 pub mod leds;
 pub mod link;
 pub mod logging;
@@ -92,8 +93,14 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
+    // Before any other thread starts: a live file's write lease, when broken, signals SIGIO
+    // (see `leased_write`); blocked, it cannot end the daemon. Failing that, no leases.
+    let leases = leased_write::block_lease_signals();
     // The demo's terminal is for the events; the daemon's own story only when asked.
     logging::init(args.log_format, if args.demo { "warn" } else { "info" });
+    if let Err(e) = leases {
+        tracing::warn!("live PGN files are replaced, never rewritten in place: SIGIO: {e}");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

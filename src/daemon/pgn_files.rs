@@ -9,10 +9,12 @@
 //! <YYYY-MM-DD>-<board id>-<N>.pgn  finished games, N counting from 1 per day and board
 //! ```
 //!
-//! Live files are written to a hidden temporary file in the same directory (`.<id>.pgn.tmp`,
-//! which folder pollers ignore) and put in place of the old one in one step (the names
-//! swapped, then the old file removed; a rename where a swap cannot be done), so a reader
-//! sees either the previous or the new game text, never a mix. The journal, not these files, is the source
+//! Live files are rewritten in place while nobody has them open, under a write lease that
+//! makes anyone opening the file meanwhile wait for the whole text ([`super::leased_write`]);
+//! otherwise they are written to a hidden temporary file in the same directory
+//! (`.<id>.pgn.tmp`, which folder pollers ignore) and put in place of the old one in one step
+//! (the names swapped, then the old file removed; a rename where a swap cannot be done). Either
+//! way a reader sees the previous or the new game text, never a mix. The journal, not these files, is the source
 //! of truth: after a crash the daemon simply rewrites them.
 //!
 //! Finished games are published without clobbering: the text is linked into place under the
@@ -30,6 +32,9 @@ use super::file_error::file_kind;
 #[derive(Debug, Clone)]
 pub struct PgnFiles {
     dir: PathBuf,
+    /// Live files may be rewritten in place while nobody has them open
+    /// ([`super::leased_write`]): the live directory's file system overwrites in place.
+    in_place: bool,
 }
 
 file_kind!(
@@ -42,11 +47,13 @@ file_kind!(
 impl PgnFiles {
     /// Use `dir` (and `dir/live`), creating them if needed.
     pub fn new(dir: &Path) -> Result<PgnFiles, PgnFileError> {
-        let files = PgnFiles {
+        let mut files = PgnFiles {
             dir: dir.to_path_buf(),
+            in_place: false,
         };
         let live = files.live_dir();
         fs::create_dir_all(&live).map_err(PgnFileError::at(&live, "create the directory"))?;
+        files.in_place = super::leased_write::overwrites_in_place(&live);
         Ok(files)
     }
 
@@ -71,6 +78,15 @@ impl PgnFiles {
         check_id(board_id).map_err(PgnFileError::at(&path, "use this board id"))?;
         let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
         super::faults::check().map_err(PgnFileError::at(&tmp, "write the new game text"))?;
+        // While nobody has the file open, in place under a lease: no new file per move.
+        if self.in_place {
+            match super::leased_write::rewrite_unshared(&path, with_newline(pgn).as_bytes()) {
+                Ok(true) => return Ok(path),
+                Ok(false) => {}
+                // Part of the new text may be in the file: the replacement puts all of it there.
+                Err(e) => tracing::debug!(path = %path.display(), "rewrite in place: {e}"),
+            }
+        }
         // No fsync: readers need the atomic rename, not durability. The journal is what
         // survives a crash, and the daemon rewrites every live file from it at start. A sync
         // here cost two synced writes per move on the board task (measured: the p99 outliers).
