@@ -307,13 +307,17 @@ fn push_tag(out: &mut String, name: &str, value: &str) {
     out.push('[');
     out.push_str(name);
     out.push_str(" \"");
-    for c in value.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
+    if value.contains(['\\', '"', '\n', '\r']) {
+        for c in value.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                '\n' | '\r' => out.push(' '),
+                c => out.push(c),
+            }
         }
+    } else {
+        out.push_str(value);
     }
     out.push_str("\"]\n");
 }
