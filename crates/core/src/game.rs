@@ -17,8 +17,6 @@
 mod date;
 mod pgn_text;
 #[cfg(test)]
-mod pgn_text_tests;
-#[cfg(test)]
 mod reference;
 
 use serde::{Deserialize, Serialize};
