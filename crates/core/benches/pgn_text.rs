@@ -89,7 +89,7 @@ fn play(view: &mut View, game: &mut Game, m: &MoveRecord, ply: usize) {
         black_ms: 895_000 - 1_000 * ply as u64,
         reference: Some((running, 1_800_000_000_000 + 2_000 * ply as u64)),
     };
-    let mover = if ply % 2 == 0 {
+    let mover = if ply.is_multiple_of(2) {
         Color::White
     } else {
         Color::Black

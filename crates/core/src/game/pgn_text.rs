@@ -209,7 +209,7 @@ fn write_move<'a>(
     ending: Option<&str>,
 ) {
     let m = &seg.moves[j];
-    let white = numbering.white_first == (j % 2 == 0);
+    let white = numbering.white_first == j.is_multiple_of(2);
     // The black moves before this one, each of which counted the number on.
     let black_before = if numbering.white_first {
         j / 2
@@ -529,7 +529,10 @@ mod tests {
     }
 
     /// A render: the moves left out as pending and the clock tags.
-    fn render() -> impl Strategy<Value = (usize, Option<ClockTags>)> {
+    type Render = (usize, Option<ClockTags>);
+
+    /// Renders drawn at random: 0 to 5 moves pending, the clock tags or none.
+    fn render() -> impl Strategy<Value = Render> {
         (
             0usize..6,
             proptest::option::of((
@@ -758,7 +761,7 @@ mod tests {
     }
 
     /// The kept text after every edit and every render, against the reference.
-    fn check(corpus_game: usize, steps: &[(Op, Vec<(usize, Option<ClockTags>)>)]) {
+    fn check(corpus_game: usize, steps: &[(Op, Vec<Render>)]) {
         let games = &*CORPUS;
         let source = &games[corpus_game % games.len()];
         let mut play = Play::new(
