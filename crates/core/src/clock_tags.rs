@@ -51,22 +51,26 @@ pub struct ClockTags {
 impl ClockTags {
     /// The tag lines, each ending with a newline.
     pub fn lines(&self) -> String {
-        let mut out = format!(
-            "[WhiteClock \"{}\"]\n[BlackClock \"{}\"]\n",
-            hms(self.white_ms),
-            hms(self.black_ms)
-        );
-        if let Some((color, unix_ms)) = self.reference {
-            let side = match color {
-                Color::White => 'W',
-                Color::Black => 'B',
-            };
-            out.push_str(&format!(
-                "[ReferenceTime \"{side}/{}\"]\n",
-                iso_utc_millis(unix_ms)
-            ));
-        }
+        let mut out = String::new();
+        self.write_lines(&mut out);
         out
+    }
+
+    /// [`ClockTags::lines`] written at the end of `out` (no new string per render).
+    pub fn write_lines(&self, out: &mut String) {
+        out.push_str("[WhiteClock \"");
+        write_hms(out, self.white_ms);
+        out.push_str("\"]\n[BlackClock \"");
+        write_hms(out, self.black_ms);
+        out.push_str("\"]\n");
+        if let Some((color, unix_ms)) = self.reference {
+            out.push_str(match color {
+                Color::White => "[ReferenceTime \"W/",
+                Color::Black => "[ReferenceTime \"B/",
+            });
+            write_iso_utc_millis(out, unix_ms);
+            out.push_str("\"]\n");
+        }
     }
 }
 
@@ -233,23 +237,40 @@ fn days_from_civil(y: u64, m: u64, d: u64) -> u64 {
 
 /// `h:mm:ss` of a time in milliseconds (whole seconds, as the clock shows them).
 pub fn hms(ms: u64) -> String {
+    let mut out = String::new();
+    write_hms(&mut out, ms);
+    out
+}
+
+/// [`hms`] written at the end of `out`.
+fn write_hms(out: &mut String, ms: u64) {
+    use std::fmt::Write as _;
     let s = ms / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    let _ = write!(out, "{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
 }
 
 /// An instant (Unix milliseconds) as ISO 8601 in UTC with milliseconds:
 /// `2026-12-04T18:52:47.862Z`.
 pub fn iso_utc_millis(unix_ms: u64) -> String {
+    let mut out = String::new();
+    write_iso_utc_millis(&mut out, unix_ms);
+    out
+}
+
+/// [`iso_utc_millis`] written at the end of `out`.
+fn write_iso_utc_millis(out: &mut String, unix_ms: u64) {
+    use std::fmt::Write as _;
     let secs = unix_ms / 1000;
     let (y, m, d) = civil_from_days(secs / 86_400);
     let t = secs % 86_400;
-    format!(
+    let _ = write!(
+        out,
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
         t / 3600,
         (t / 60) % 60,
         t % 60,
         unix_ms % 1000
-    )
+    );
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm,

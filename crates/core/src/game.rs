@@ -15,10 +15,14 @@
 //! ...}`; the last one carries the real result. All segments share the tags.
 
 mod date;
+mod pgn_text;
+#[cfg(test)]
+mod reference;
 
 use serde::{Deserialize, Serialize};
 
 pub use date::PgnDate;
+pub use pgn_text::PgnText;
 
 use crate::clock_tags::ClockTags;
 use crate::vocab::{GameResult, Player, Termination};
@@ -105,32 +109,6 @@ fn pgn_termination(t: Option<Termination>) -> &'static str {
         | Termination::Claim
         | Termination::ResultGesture => "normal",
     }
-}
-
-fn escape_tag(v: &str) -> String {
-    v.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace(['\n', '\r'], " ")
-}
-
-fn clean_comment(c: &str) -> String {
-    // A `}` would end the comment early; newlines are legal but make lines hard to wrap.
-    c.replace('}', ")").replace(['\n', '\r'], " ")
-}
-
-/// A comment as a sentence: capital first letter, a full stop at the end unless it ends
-/// with one already, so that several comments after one move read as separate sentences.
-fn sentence(c: &str) -> String {
-    let c = clean_comment(c.trim());
-    let mut chars = c.chars();
-    let mut out: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => return c,
-    };
-    if !out.ends_with(['.', '!', '?']) {
-        out.push('.');
-    }
-    out
 }
 
 /// Whether `name` is a PGN tag name: a letter, then letters, digits or `_`.
@@ -452,171 +430,13 @@ impl Game {
     /// The text with the current segment's last `pending` moves left out, written from the
     /// record as it is (no copy of the game): the comments of the moves left out are written
     /// on the last move shown (or the segment's introduction), as [`Game::pop_move`] would
-    /// have moved them.
+    /// have moved them. A view that renders the text again and again keeps a [`PgnText`]
+    /// instead, which writes only what changed.
     fn pgn_with_clock(&self, pending: usize, clock: Option<&ClockTags>) -> String {
         let mut out = String::new();
-        let n = self.segments.len();
-        for (i, seg) in self.segments.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            let last = i + 1 == n;
-            let result = if last {
-                self.result
-            } else {
-                GameResult::Ongoing
-            };
-            let clock = clock.filter(|_| last);
-            let shown = if last {
-                seg.moves.len().saturating_sub(pending)
-            } else {
-                seg.moves.len()
-            };
-            self.write_segment(&mut out, seg, shown, result, last, clock);
-        }
+        PgnText::default().write(&mut out, self, pending, clock);
         out
     }
-
-    /// One segment's PGN game, with its first `shown` moves (see [`Game::pgn_with_clock`]).
-    fn write_segment(
-        &self,
-        out: &mut String,
-        seg: &Segment,
-        shown: usize,
-        result: GameResult,
-        last: bool,
-        clock: Option<&ClockTags>,
-    ) {
-        for tag in ROSTER {
-            let v = if tag == "Result" {
-                result.as_str()
-            } else {
-                self.tag_value(tag).unwrap_or(roster_default(tag))
-            };
-            out.push_str(&format!("[{tag} \"{}\"]\n", escape_tag(v)));
-        }
-        for (k, v) in &self.tags {
-            // The record's own tags are written from the game; one found among the tags (a
-            // journal from before they were refused) is not taken. `Variant` is the board's,
-            // put there from its setting when the game starts.
-            if ROSTER.contains(&k.as_str()) || (RECORD_TAGS.contains(&k.as_str()) && k != "Variant")
-            {
-                continue;
-            }
-            out.push_str(&format!("[{k} \"{}\"]\n", escape_tag(v)));
-        }
-        // A Chess960 game always says where it started, the standard arrangement included.
-        let chess960 = self
-            .tag_value("Variant")
-            .is_some_and(|v| v.eq_ignore_ascii_case("chess960"));
-        if seg.start_fen != START_FEN || chess960 {
-            out.push_str("[SetUp \"1\"]\n");
-            out.push_str(&format!("[FEN \"{}\"]\n", escape_tag(&seg.start_fen)));
-        }
-        if let Some(clock) = clock {
-            out.push_str(&clock.lines());
-        }
-        let term = if last {
-            pgn_termination(self.termination)
-        } else {
-            "unterminated"
-        };
-        out.push_str(&format!("[Termination \"{}\"]\n\n", escape_tag(term)));
-
-        let (moves, left_out) = seg.moves.split_at(shown.min(seg.moves.len()));
-        // The comments of the moves left out, on the last move shown or the introduction.
-        let carried: Vec<&String> = left_out.iter().flat_map(|m| &m.comments).collect();
-        let carried_by = |i: Option<usize>| -> &[&String] {
-            if i == moves.len().checked_sub(1) {
-                &carried
-            } else {
-                &[]
-            }
-        };
-        let mut tokens: Vec<String> = Vec::new();
-        for c in seg.intro.iter().chain(carried_by(None).iter().copied()) {
-            tokens.push(format!("{{{}}}", sentence(c)));
-        }
-        let (mut white, mut number) = fen_turn_and_number(&seg.start_fen);
-        let mut need_number = true;
-        // How the game ended goes in the last move's comment: one comment per move, `%clk`
-        // first (readers take the first comment after a move as its comment).
-        let ending = self.termination.filter(|_| last).map(|t| t.as_str());
-        let last_move = moves.len().checked_sub(1);
-        for (i, m) in moves.iter().enumerate() {
-            let carried = carried_by(Some(i));
-            let commented = !m.comments.is_empty() || !carried.is_empty();
-            if white {
-                tokens.push(format!("{number}."));
-            } else if need_number {
-                tokens.push(format!("{number}..."));
-            }
-            tokens.push(m.san.clone());
-            let clk_ms = m.clk_ms.or(if white { m.white_ms } else { m.black_ms });
-            let mut comment = Vec::new();
-            if let Some(ms) = clk_ms {
-                comment.push(format!("[%clk {}]", clk(ms)));
-            }
-            comment.extend(
-                m.comments
-                    .iter()
-                    .chain(carried.iter().copied())
-                    .map(|c| sentence(c)),
-            );
-            if let Some(t) = ending.filter(|_| Some(i) == last_move) {
-                // A bare word after the clock (`checkmate`), a sentence after sentences.
-                if !commented {
-                    comment.push(clean_comment(t));
-                } else {
-                    comment.push(sentence(&format!("termination: {t}")));
-                }
-            }
-            need_number = commented;
-            if !comment.is_empty() {
-                tokens.push(format!("{{{}}}", comment.join(" ")));
-            }
-            if !white {
-                number = number.saturating_add(1);
-            }
-            white = !white;
-        }
-        if let Some(t) = ending.filter(|_| last_move.is_none()) {
-            tokens.push(format!("{{{}}}", clean_comment(t)));
-        }
-        tokens.push(result.to_string());
-        wrap_tokens(out, &tokens);
-    }
-}
-
-/// Writes movetext tokens wrapped at 79 columns (PGN export format), then a blank line.
-fn wrap_tokens(out: &mut String, tokens: &[String]) {
-    let mut line_len = 0usize;
-    for t in tokens {
-        // Comments may contain spaces; break them only between words, and never inside a
-        // `[%clk h:mm:ss]` command (some readers match it on one line).
-        let mut words: Vec<String> = Vec::new();
-        for w in t.split(' ') {
-            match words.last_mut() {
-                Some(prev) if prev.ends_with("[%clk") => {
-                    prev.push(' ');
-                    prev.push_str(w);
-                }
-                _ => words.push(w.to_string()),
-            }
-        }
-        for word in words {
-            if line_len > 0 && line_len + 1 + word.len() > 79 {
-                out.push('\n');
-                line_len = 0;
-            } else if line_len > 0 {
-                out.push(' ');
-                line_len += 1;
-            }
-            out.push_str(&word);
-            line_len += word.len();
-        }
-    }
-    out.push('\n');
 }
 
 #[cfg(test)]

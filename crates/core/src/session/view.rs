@@ -122,7 +122,11 @@ impl Session {
             self.view_text = Some(text_signature);
             let game = arbiter.game();
             // `Pgn` is a broadcast output: final moves only. `Moves` follows `MovePlayed`.
-            set(pgn, game.pgn_final_with_clock(pending, clock_tags.as_ref()));
+            // Written in place from what the cache kept of the last text: only the tags
+            // and the moves it does not hold yet are written (`game::PgnText`).
+            self.view_texts
+                .pgn
+                .write(pgn, game, pending, clock_tags.as_ref());
             set_moves(moves, game);
         }
         match sensed {
@@ -272,15 +276,17 @@ fn set_moves(moves: &mut Vec<String>, game: &Game) {
     moves.truncate(n);
 }
 
-/// The FEN of the record's position and the placement text, each kept with what it was
-/// written from and written again only when that changed: the view is rebuilt after every
-/// input (ten ticks a second per board), and most inputs move nothing. The keys are the
-/// whole values the texts are made of (the position's setup with its counters, the
-/// placement), compared exactly, so a text is never stale.
+/// The FEN of the record's position, the placement text and the PGN's movetext, each kept
+/// with what it was written from and written again only when that changed: the view is
+/// rebuilt after every input (ten ticks a second per board), and most inputs move nothing.
+/// The keys are the whole values the texts are made of (the position's setup with its
+/// counters, the placement, the moves), compared exactly, so a text is never stale.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TextCache {
     fen: Option<(shakmaty::Setup, String)>,
     placement: Option<(crate::board::Placement, String)>,
+    /// The PGN text's movetext kept between renders, with the moves it was written from.
+    pgn: crate::game::PgnText,
 }
 
 impl TextCache {
