@@ -104,7 +104,11 @@ mod tests {
         let inode = fs::metadata(&path).unwrap().ino();
         assert!(rewrite_unshared(&path, b"1. d4 *\n").unwrap());
         assert_eq!(fs::read_to_string(&path).unwrap(), "1. d4 *\n");
-        assert_eq!(fs::metadata(&path).unwrap().ino(), inode, "the same file, rewritten");
+        assert_eq!(
+            fs::metadata(&path).unwrap().ino(),
+            inode,
+            "the same file, rewritten"
+        );
         assert!(rewrite_unshared(&path, b"1. d4 d5 *\n").unwrap());
         assert_eq!(fs::read_to_string(&path).unwrap(), "1. d4 d5 *\n");
     }
