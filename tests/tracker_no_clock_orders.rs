@@ -250,9 +250,13 @@ fn ticks() -> impl Strategy<Value = Ticks> {
 
 proptest! {
     // A fixed seed by default, so that CI runs the same 384 cases every time and a failure
-    // is reproducible; `NO_CLOCK_ORDERS_SEED=random` (or a number) explores further.
+    // is reproducible; `NO_CLOCK_ORDERS_SEED=random` (or a number) explores further, and
+    // `PROPTEST_CASES` runs more cases.
     #![proptest_config(ProptestConfig {
-        cases: 384,
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .map(|n| n.parse().expect("PROPTEST_CASES: a number"))
+            .unwrap_or(384),
         rng_seed: match std::env::var("NO_CLOCK_ORDERS_SEED").as_deref() {
             Ok("random") => proptest::test_runner::RngSeed::Random,
             Ok(n) => proptest::test_runner::RngSeed::Fixed(
