@@ -12,7 +12,12 @@
 //! Every failing case proptest finds becomes a named test below once it is fixed. Open:
 //! corpus game 50 played with every step 1 ms after the last (seed 0, victim first, ticked
 //! at wakeups, 64 plies) ends with its last two plies (Qa8, then Ra7 within 4 ms) never
-//! published and the tracker out of sync; found by a random-seed run, not yet fixed.
+//! published and the tracker out of sync. The still board is explained by two stories the
+//! board cannot tell apart (Rb7, Qa8, Ra7 — or Rc7-a7 slid with the hand resting on b7 while
+//! Qa8 was made, which takes back the published Rb7), and the tracker leaves both open. A
+//! rule that took the longer story once the board stood still was tried and not kept: the
+//! same rule decides corpus game 895, whose still board the session deliberately leaves to
+//! the arbiter (`session_hall`), and a heuristic may delay the record, never decide it.
 
 mod tracker_common;
 

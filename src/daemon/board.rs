@@ -120,10 +120,13 @@ impl BoardTask {
         let mut removed = false;
         loop {
             let now = r.task.now();
-            r.link.set_session_timer(SessionTimer {
-                wakeup: r.task.session.next_wakeup(),
-                ticks: r.task.session.wants_ticks(),
-            });
+            r.link.set_session_timer(
+                SessionTimer {
+                    wakeup: r.task.session.next_wakeup(),
+                    ticks: r.task.session.wants_ticks(),
+                },
+                now,
+            );
             let wake_ms = r.link.wake_at(now);
             let wake = r.task.epoch + Duration::from_millis(wake_ms);
             let read = async {

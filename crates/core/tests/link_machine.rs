@@ -850,17 +850,17 @@ fn the_session_is_ticked_ten_times_a_second_while_open_and_its_deadline_is_honou
         wakeup,
         ticks: true,
     };
-    r.link.set_session_timer(timer(Some(now + 7)));
+    r.link.set_session_timer(timer(Some(now + 7)), now);
     assert_eq!(r.link.wake_at(now).min(own), now + 7);
-    r.link.set_session_timer(timer(Some(now - 50)));
+    r.link.set_session_timer(timer(Some(now - 50)), now);
     assert_eq!(r.link.wake_at(now), now + 1);
-    r.link.set_session_timer(timer(None));
+    r.link.set_session_timer(timer(None), now);
     assert_eq!(r.link.wake_at(now), own);
     // Without a port the session's deadline does not matter: nothing is settling.
     r.link.on_eof(now);
     r.drain();
     let closed = r.link.poll_timeout();
-    r.link.set_session_timer(timer(Some(now + 1)));
+    r.link.set_session_timer(timer(Some(now + 1)), now);
     assert_eq!(r.link.wake_at(now), closed);
 }
 
@@ -882,10 +882,13 @@ fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_se
             .collect()
     };
     // Idle: one tick a second, whatever the grid.
-    r.link.set_session_timer(SessionTimer {
-        wakeup: None,
-        ticks: false,
-    });
+    r.link.set_session_timer(
+        SessionTimer {
+            wakeup: None,
+            ticks: false,
+        },
+        r.now,
+    );
     let from = r.now;
     r.advance(5_000);
     let idle = ticks_in(&r, from);
@@ -896,15 +899,25 @@ fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_se
     );
     // A deadline of its own, off the grid: ticked exactly then.
     let at = r.now + 333;
-    r.link.set_session_timer(SessionTimer {
-        wakeup: Some(at),
-        ticks: false,
-    });
+    r.link.set_session_timer(
+        SessionTimer {
+            wakeup: Some(at),
+            ticks: false,
+        },
+        r.now,
+    );
     let from = r.now;
     r.advance(333);
     assert!(ticks_in(&r, from).contains(&at), "{:?}", ticks_in(&r, from));
-    // Wanting the periodic tick again: on the slot's grid, every TICK_MS.
-    r.link.set_session_timer(SessionTimer::default());
+    // Wanting the periodic tick again, in the middle of a quiet stretch: on the slot's grid
+    // from its next instant (not at once, off the grid), every TICK_MS.
+    let quiet = SessionTimer {
+        wakeup: None,
+        ticks: false,
+    };
+    r.link.set_session_timer(quiet, r.now);
+    r.advance(457);
+    r.link.set_session_timer(SessionTimer::default(), r.now);
     let from = r.now;
     r.advance(1_000);
     let grid = ticks_in(&r, from);

@@ -178,7 +178,6 @@ impl OpenLink {
     }
 }
 
-/// One board's serial link (see the module documentation).
 /// What the session waits on, as the shell tells the link before it sleeps: its exact
 /// deadline (`Session::next_wakeup`) and whether it wants the periodic tick
 /// (`Session::wants_ticks`). The default (never told) ticks on the grid, as a link without a
@@ -198,6 +197,7 @@ impl Default for SessionTimer {
     }
 }
 
+/// One board's serial link (see the module documentation).
 #[derive(Debug)]
 pub struct Link {
     listen_only: bool,
@@ -300,10 +300,17 @@ impl Link {
         self.outputs.pop_front()
     }
 
-    /// What the session waits on, said by the shell before it sleeps (`Session::next_wakeup`,
-    /// `Session::wants_ticks`); it counts while the port is open.
-    pub fn set_session_timer(&mut self, timer: SessionTimer) {
+    /// What the session waits on, said by the shell at `now` before it sleeps
+    /// (`Session::next_wakeup`, `Session::wants_ticks`); it counts while the port is open.
+    /// The grid is brought up to `now` (instants passed while the session wanted no tick are
+    /// not owed), so a session that wants the tick again gets it at the grid's next instant,
+    /// as it would have had it wanted it all along.
+    pub fn set_session_timer(&mut self, timer: SessionTimer, now: Millis) {
         self.session = timer;
+        if self.next_tick < now {
+            let since = (now + TICK_MS - self.tick_phase) % TICK_MS;
+            self.next_tick = now + (TICK_MS - since) % TICK_MS;
+        }
     }
 
     /// When the machine next needs [`Link::handle_timeout`], if nothing else arrives: the
