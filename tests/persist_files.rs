@@ -3,6 +3,7 @@
 //! chunks that were read from the board.
 
 mod captures;
+mod pgn_texts;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,18 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use eboard_core::capture;
 use eboardd::daemon::pgn_files::PgnFiles;
 use eboardd::daemon::recorder::Recorder;
+use pgn_texts::game;
 use proptest::prelude::*;
-
-fn game(n: usize) -> String {
-    let mut pgn = format!("[Event \"Test\"]\n[Round \"{n}\"]\n\n");
-    for i in 1..=n {
-        pgn.push_str(&format!(
-            "{i}. Nf3 {{[%clk 1:30:00]}} Nf6 {{[%clk 1:30:00]}} "
-        ));
-    }
-    pgn.push_str("*\n");
-    pgn
-}
 
 #[test]
 fn live_pgn_readers_never_see_a_partial_file() {

@@ -5,23 +5,15 @@
 //! nothing. Its own process (`harness = false`): the signal must be blocked before any thread
 //! starts.
 
+mod pgn_texts;
+
 use std::os::unix::fs::MetadataExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use eboardd::daemon::leased_write;
 use eboardd::daemon::pgn_files::PgnFiles;
-
-fn game(n: usize) -> String {
-    let mut pgn = format!("[Event \"Lease\"]\n[Round \"{n}\"]\n\n");
-    for i in 1..=n {
-        pgn.push_str(&format!(
-            "{i}. Nf3 {{[%clk 1:30:00]}} Nf6 {{[%clk 1:30:00]}} "
-        ));
-    }
-    pgn.push_str("*\n");
-    pgn
-}
+use pgn_texts::game;
 
 fn main() {
     leased_write::block_lease_signals().expect("SIGIO blocked");
