@@ -300,9 +300,32 @@ impl Run {
         // Longer than anything the session waits for on its own (a move becoming final,
         // a gesture, an unreachable board's memory).
         const SETTLE_MS: Millis = 60_000;
-        let mut t = end;
+        // The line is silent after the capture: the board task counts the board gone
+        // `LOST_AFTER_MS` after the last read and tells the session (what a record's `Lost`
+        // note says), so nothing later is judged as if the board and its clock were still
+        // heard (a silent clock's flag is the clock not heard, not a clock that fell).
+        if self.open {
+            let lost = end + link::LOST_AFTER_MS;
+            self.follow_wakeups(index, byte, at_ms, lost);
+            self.tick_until(lost, index, byte, at_ms);
+            let pos = StreamPos {
+                chunk: index.max(1),
+                byte,
+                at_ms,
+                now: lost.max(self.now),
+            };
+            self.input(Input::Link(false), pos);
+            self.connected = false;
+            self.open = false;
+        }
+        self.follow_wakeups(index, byte, at_ms, end + SETTLE_MS);
+    }
+
+    /// Tick at each time the session asks to be woken, up to `horizon`.
+    fn follow_wakeups(&mut self, index: usize, byte: u64, at_ms: Option<u64>, horizon: Millis) {
+        let mut t = self.now;
         while let Some(w) = self.session.next_wakeup() {
-            if w > end + SETTLE_MS {
+            if w > horizon {
                 break;
             }
             t = t.max(w).max(self.now + 1);
