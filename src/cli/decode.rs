@@ -161,6 +161,14 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
                 run.input(Input::Board(input), pos);
             }
         }
+        if !chunk.bytes.is_empty() {
+            run.tick_with_read(StreamPos {
+                chunk: index + 1,
+                byte,
+                at_ms: chunk.at_ms,
+                now,
+            });
+        }
     }
     for note in notes {
         run.link_change(note, chunks.len(), byte);
@@ -258,9 +266,10 @@ impl Run {
         }
     }
 
-    /// The ticks the board task gives before `until`: while the port is open, one every
-    /// [`link::TICK_MS`] while the session wants the periodic tick (else one every
-    /// [`link::IDLE_TICK_MS`]) and at each time the session asks to be woken; one every
+    /// The ticks the board task's timer gives before `until`: while the port is open, one
+    /// every [`link::TICK_MS`] while the session wants the periodic tick (else one after
+    /// [`link::QUIET_TICK_MS`] without a tick: a read brings it sooner, see
+    /// [`Run::tick_with_read`]) and at each time the session asks to be woken; one every
     /// [`link::IDLE_TICK_MS`] while it is closed (see `Link::wake_at`).
     fn tick_until(&mut self, until: Millis, index: usize, byte: u64, at_ms: Option<u64>) {
         loop {
@@ -268,7 +277,7 @@ impl Run {
                 let period = if self.session.wants_ticks() {
                     link::TICK_MS
                 } else {
-                    link::IDLE_TICK_MS
+                    link::QUIET_TICK_MS
                 };
                 (period, self.session.next_wakeup())
             } else {
@@ -291,6 +300,15 @@ impl Run {
                 at_ms,
                 now: at,
             };
+            self.input(Input::Tick, pos);
+        }
+    }
+
+    /// The idle tick a read brings, after what it brought: [`link::IDLE_TICK_MS`] or more
+    /// since the last tick while the port is open (as `Link::on_bytes` gives it).
+    fn tick_with_read(&mut self, pos: StreamPos) {
+        if self.open && pos.now.saturating_sub(self.last_tick) >= link::IDLE_TICK_MS {
+            self.last_tick = pos.now;
             self.input(Input::Tick, pos);
         }
     }

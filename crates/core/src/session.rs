@@ -408,7 +408,8 @@ impl Session {
     /// move counter), a gap is open, or a clock reading is held. Otherwise a tick changes
     /// nothing (every other rule that waits on time has its deadline in `next_wakeup`), so
     /// an idle board is not woken ten times a second. The shell still ticks now and then
-    /// (`link::IDLE_TICK_MS`), so a rule missing here would run late, never not at all.
+    /// (with a read `link::IDLE_TICK_MS` after the last tick, by its timer after
+    /// `link::QUIET_TICK_MS`), so a rule missing here would run late, never not at all.
     pub fn wants_ticks(&self) -> bool {
         self.confirm.holding()
             || self.recovery.is_open()

@@ -12,7 +12,7 @@ use eboard_core::dgt::message::ClockAck;
 use eboard_core::dgt::{Command, Message};
 use eboard_core::link::{
     self, BACKOFF_MAX_MS, ClockRefusal, Fact, HANDSHAKE_GAP_MS, IDLE_TICK_MS, LOST_AFTER_MS, Link,
-    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, SessionTimer, TICK_MS, TICK_SLOTS,
+    Lost, OPEN_SETTLE_MS, Output, PROBE_AFTER_MS, QUIET_TICK_MS, SessionTimer, TICK_MS, TICK_SLOTS,
 };
 use eboard_core::session::{BoardRequest, Input};
 use eboard_core::vocab::Millis;
@@ -865,10 +865,11 @@ fn the_session_is_ticked_ten_times_a_second_while_open_and_its_deadline_is_honou
 }
 
 /// A session that wants no periodic tick (nothing judged at each tick waits) is ticked at its
-/// own deadline and once every `IDLE_TICK_MS`, not ten times a second; the grid comes back the
-/// moment it wants it again, on the link's slot.
+/// own deadline, with the first read `IDLE_TICK_MS` after its last tick and by the timer only
+/// after `QUIET_TICK_MS` without one, not ten times a second; the grid comes back the moment
+/// it wants it again, on the link's slot.
 #[test]
-fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_second() {
+fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_about_once_a_second() {
     let mut r = Rig::new(true);
     r.link = Link::new(true).with_tick_slot(4);
     r.advance_to(1_000);
@@ -881,7 +882,8 @@ fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_se
             .map(|(t, _)| *t)
             .collect()
     };
-    // Idle: one tick a second, whatever the grid.
+    // Idle and talking (a read every 300 ms): the tick rides on the first read a second or
+    // more after the last one, whatever the grid; the timer never wakes for it.
     r.link.set_session_timer(
         SessionTimer {
             wakeup: None,
@@ -890,12 +892,28 @@ fn a_session_that_wants_no_periodic_tick_is_ticked_at_its_deadline_and_once_a_se
         r.now,
     );
     let from = r.now;
-    r.advance(5_000);
+    let mut reads = Vec::new();
+    for _ in 0..20 {
+        r.advance(300);
+        reads.push(r.now);
+        r.message(dump());
+    }
     let idle = ticks_in(&r, from);
     assert!((4..=6).contains(&idle.len()), "{idle:?}");
+    assert!(idle.iter().all(|t| reads.contains(t)), "{idle:?}");
     assert!(
-        idle.windows(2).all(|w| w[1] - w[0] == IDLE_TICK_MS),
+        idle.windows(2)
+            .all(|w| (IDLE_TICK_MS..IDLE_TICK_MS + 300).contains(&(w[1] - w[0]))),
         "{idle:?}"
+    );
+    // Idle and silent: the timer's tick, once every QUIET_TICK_MS.
+    let from = r.now;
+    r.advance(3 * QUIET_TICK_MS);
+    let quiet = ticks_in(&r, from);
+    assert_eq!(quiet.len(), 3, "{quiet:?}");
+    assert!(
+        quiet.windows(2).all(|w| w[1] - w[0] == QUIET_TICK_MS),
+        "{quiet:?}"
     );
     // A deadline of its own, off the grid: ticked exactly then.
     let at = r.now + 333;

@@ -25,14 +25,15 @@ use eboard_core::vocab::CommandError;
 
 /// How often the session gets a tick while it wants the periodic tick, and how often at
 /// least: the daemon's board task's own paces.
-pub use eboard_core::link::{IDLE_TICK_MS, TICK_MS};
+pub use eboard_core::link::{IDLE_TICK_MS, QUIET_TICK_MS, TICK_MS};
 
 /// When the rig ticks its session (see `Session::wants_ticks`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ticks {
     /// As the daemon's board task does: at the session's own deadline
-    /// (`Session::next_wakeup`), every [`TICK_MS`] while it wants the periodic tick, and at
-    /// least once every [`IDLE_TICK_MS`].
+    /// (`Session::next_wakeup`), every [`TICK_MS`] while it wants the periodic tick, with
+    /// the first bytes [`IDLE_TICK_MS`] or more after the last tick, and at least once every
+    /// [`QUIET_TICK_MS`] while the line is up ([`IDLE_TICK_MS`] while it is down).
     #[default]
     AsTheDaemon,
     /// Every [`TICK_MS`] and at every deadline, whatever the session wants (the daemon
@@ -497,7 +498,8 @@ impl Rig {
             self.line_credit %= 1000;
             bytes = self.line.drain(..n).collect();
         }
-        if self.link_up && !bytes.is_empty() {
+        let heard = self.link_up && !bytes.is_empty();
+        if heard {
             if let Some(tap) = self.tap.as_mut() {
                 tap.push((self.now, bytes.clone()));
             }
@@ -507,7 +509,7 @@ impl Rig {
         if on_grid {
             self.next_tick = self.now + TICK_MS;
         }
-        if self.tick_due(on_grid) {
+        if self.tick_due(on_grid, heard) {
             self.last_tick = self.now;
             self.ticks_given += 1;
             self.input(Input::Tick);
@@ -515,8 +517,8 @@ impl Rig {
         }
     }
 
-    /// Whether the session is ticked now (see [`Ticks`]).
-    fn tick_due(&self, on_grid: bool) -> bool {
+    /// Whether the session is ticked now (see [`Ticks`]); `heard`: bytes reached it now.
+    fn tick_due(&self, on_grid: bool, heard: bool) -> bool {
         let Some(session) = self.session.as_ref() else {
             return false;
         };
@@ -526,7 +528,13 @@ impl Rig {
             Ticks::Always => on_grid || deadline,
             Ticks::AsNeeded => wanted || deadline,
             Ticks::AsTheDaemon => {
-                wanted || deadline || self.now.saturating_sub(self.last_tick) >= IDLE_TICK_MS
+                let since = self.now.saturating_sub(self.last_tick);
+                let quiet = if self.link_up {
+                    QUIET_TICK_MS
+                } else {
+                    IDLE_TICK_MS
+                };
+                wanted || deadline || since >= quiet || (heard && since >= IDLE_TICK_MS)
             }
         }
     }

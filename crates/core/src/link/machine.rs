@@ -28,8 +28,15 @@ pub const TICK_MS: Millis = 100;
 /// Session ticks while the port is closed, or open with nothing judged at each tick: nothing
 /// is settling on a board nobody hears and an idle board has nothing to judge, so one a
 /// second is enough (a rule that waits on time has its deadline, and this tick only makes
-/// a rule missing from those late, never lost), and a rack of boards costs little.
+/// a rule missing from those late, never lost), and a rack of boards costs little. While the
+/// port is open this tick rides on the first read that comes this long after the last tick
+/// (the board task is awake for it anyway); the timer gives it only after [`QUIET_TICK_MS`].
 pub const IDLE_TICK_MS: Millis = 1_000;
+/// While the port is open and nothing is judged at each tick, the longest the session goes
+/// without a tick when no read brings one ([`IDLE_TICK_MS`]). A talking board (a clock
+/// reports every second) is then never woken by the timer for it: at 50 boards that was 50
+/// wake-ups a second, a sixth of the daemon's work at a classical pace.
+pub const QUIET_TICK_MS: Millis = 5_000;
 /// The instants in each [`TICK_MS`] at which boards are ticked (see [`Link::with_tick_slot`]).
 pub const TICK_SLOTS: u64 = 10;
 /// Silence after which a probe is sent (the board answers it with its version).
@@ -345,7 +352,7 @@ impl Link {
         let periodic = if self.session.ticks {
             self.next_tick
         } else {
-            self.last_tick + IDLE_TICK_MS
+            self.last_tick + QUIET_TICK_MS
         };
         Some(self.session.wakeup.map_or(periodic, |w| w.min(periodic)))
     }
@@ -369,12 +376,12 @@ impl Link {
             let since = (now + TICK_MS - self.tick_phase) % TICK_MS;
             self.next_tick = now + (TICK_MS - since);
         }
-        let idle_due = now.saturating_sub(self.last_tick) >= IDLE_TICK_MS;
+        let since = now.saturating_sub(self.last_tick);
         let tick = if self.is_open() {
             let s = self.session;
-            (on_grid && s.ticks) || s.wakeup.is_some_and(|w| w <= now) || idle_due
+            (on_grid && s.ticks) || s.wakeup.is_some_and(|w| w <= now) || since >= QUIET_TICK_MS
         } else {
-            idle_due
+            since >= IDLE_TICK_MS
         };
         if tick {
             self.last_tick = now;
@@ -501,6 +508,11 @@ impl Link {
         }
         // An ack frees the clock channel for its next command.
         self.pump(now);
+        // The idle tick rides on the read (see `IDLE_TICK_MS`), after what it brought.
+        if now.saturating_sub(self.last_tick) >= IDLE_TICK_MS {
+            self.last_tick = now;
+            self.outputs.push_back(Output::Session(Input::Tick));
+        }
     }
 
     /// A read of zero bytes: the device went away.

@@ -20,7 +20,7 @@ pub use crate::dgt::driver::{Reader, handshake, probe};
 pub use driver::{Driver, LineSettings, LineStats, Parity, Protocol};
 pub use machine::{
     BACKOFF_MAX_MS, BACKOFF_MIN_MS, BATTERY_POLL_MS, CONFIRM_ASK_MS, HANDSHAKE_GAP_MS,
-    IDLE_TICK_MS, LOST_AFTER_MS, Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, SessionTimer, TICK_MS,
-    TICK_SLOTS,
+    IDLE_TICK_MS, LOST_AFTER_MS, Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, QUIET_TICK_MS, SessionTimer,
+    TICK_MS, TICK_SLOTS,
 };
 pub use output::{ClockRefusal, Fact, Lost, Output};
