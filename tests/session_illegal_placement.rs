@@ -15,6 +15,7 @@
 //! A board that exactly one short legal sequence from the position also produces is play the
 //! session catches up (as after a gap), not a mistake: such placements are not drawn here.
 
+mod proptest_runs;
 mod session_support;
 
 use eboard_core::board::{Orientation, Placement};
@@ -499,17 +500,7 @@ fn reachable(pos: &Chess, board: &Board) -> bool {
 proptest! {
     // A fixed seed by default, so that CI runs the same cases every time and a failure is
     // reproducible; `ILLEGAL_PLACEMENT_SEED=random` (or a number) explores further.
-    #![proptest_config(ProptestConfig {
-        cases: 48,
-        rng_seed: match std::env::var("ILLEGAL_PLACEMENT_SEED").as_deref() {
-            Ok("random") => proptest::test_runner::RngSeed::Random,
-            Ok(n) => proptest::test_runner::RngSeed::Fixed(
-                n.parse().expect("ILLEGAL_PLACEMENT_SEED: a number or random"),
-            ),
-            Err(_) => proptest::test_runner::RngSeed::Fixed(1),
-        },
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_runs::config("ILLEGAL_PLACEMENT_SEED", 48, 1))]
 
     /// Random legal play, then each of a few pseudo-moves no legal move produces (the first one
     /// made at once after the last move, before that move is final, when `quick`).

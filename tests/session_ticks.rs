@@ -14,6 +14,7 @@
 //! frames, junk, a dropped link, an unplugged board and a daemon killed and restarted.
 //! A fixed seed by default (CI is reproducible); `SESSION_TICKS_SEED=random` explores.
 
+mod proptest_runs;
 mod tracker_common;
 
 use eboard_core::arbiter::ArbiterConfig;
@@ -25,7 +26,7 @@ use eboard_sim::handling::{Noise, SensorStep};
 use eboard_sim::rig::{QUIET_TICK_MS, Rig, Ticks};
 use eboard_sim::virtual_board::BoardOptions;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
+use proptest::test_runner::Config;
 use shakmaty::Move;
 use std::sync::OnceLock;
 
@@ -255,19 +256,9 @@ fn check(case: &Case) {
 }
 
 fn config() -> Config {
-    let random = std::env::var("SESSION_TICKS_SEED").is_ok_and(|v| v == "random");
     Config {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(48),
-        rng_seed: if random {
-            RngSeed::Random
-        } else {
-            RngSeed::Fixed(45)
-        },
         failure_persistence: None,
-        ..Config::default()
+        ..proptest_runs::config("SESSION_TICKS_SEED", 48, 45)
     }
 }
 

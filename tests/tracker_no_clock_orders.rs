@@ -19,6 +19,7 @@
 //! same rule decides corpus game 895, whose still board the session deliberately leaves to
 //! the arbiter (`session_hall`), and a heuristic may delay the record, never decide it.
 
+mod proptest_runs;
 mod tracker_common;
 
 use eboard_core::board::Orientation;
@@ -257,20 +258,7 @@ proptest! {
     // A fixed seed by default, so that CI runs the same 384 cases every time and a failure
     // is reproducible; `NO_CLOCK_ORDERS_SEED=random` (or a number) explores further, and
     // `PROPTEST_CASES` runs more cases.
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .map(|n| n.parse().expect("PROPTEST_CASES: a number"))
-            .unwrap_or(384),
-        rng_seed: match std::env::var("NO_CLOCK_ORDERS_SEED").as_deref() {
-            Ok("random") => proptest::test_runner::RngSeed::Random,
-            Ok(n) => proptest::test_runner::RngSeed::Fixed(
-                n.parse().expect("NO_CLOCK_ORDERS_SEED: a number or random"),
-            ),
-            Err(_) => proptest::test_runner::RngSeed::Fixed(1),
-        },
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_runs::config("NO_CLOCK_ORDERS_SEED", 384, 1))]
 
     /// Any pace of the hand (0 ms a step up to a slow one), any order of a capture, the hand
     /// resting in the air for up to five seconds, any ticking: the game played, exactly.

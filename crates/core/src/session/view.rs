@@ -278,7 +278,7 @@ fn set_moves(moves: &mut Vec<String>, game: &Game) {
 
 /// The FEN of the record's position, the placement text and the PGN's movetext, each kept
 /// with what it was written from and written again only when that changed: the view is
-/// rebuilt after every input (ten ticks a second per board), and most inputs move nothing.
+/// rebuilt after every input (every read, every tick), and most inputs move nothing.
 /// The keys are the whole values the texts are made of (the position's setup with its
 /// counters, the placement, the moves), compared exactly, so a text is never stale.
 #[derive(Debug, Clone, Default)]
