@@ -32,7 +32,7 @@
 //! * **The control of a period but the last is judged here**, not left to the clock: a
 //!   FIDE-mode clock adds the next period when a player's time runs out (steady flag), whether
 //!   or not he made his moves. The arbiter compares his completed moves with the moves due
-//!   (see [`control`]); short of them is a flag fall in that period, with all it brings.
+//!   (see the `control` module); short of them is a flag fall in that period, with all it brings.
 //! * **Resignations** are recorded with `Adjudicate(result, reason)`; a reason containing
 //!   "resign" under `fide-2023` is scored a draw when the winner cannot mate (5.1.2).
 //! * **Late tracker reports.** The board reports a move when the pieces settle, which can be

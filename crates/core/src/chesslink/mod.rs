@@ -7,7 +7,7 @@
 //! host ◄── Decoder (resync, parity, check) ◄── "v0103" "s…64 squares…" "w0203" + checks ── board
 //! ```
 //!
-//! - [`line`] — 38400 baud, 7 data bits, odd parity, 1 stop bit; the parity bit made by the
+//! - [`line`](mod@line) — 38400 baud, 7 data bits, odd parity, 1 stop bit; the parity bit made by the
 //!   host in bit 7 (8N1 port, the default) or by the UART (7O1); the block check (XOR of the
 //!   7-bit characters as two upper-case hex digits).
 //! - [`message`] — [`Command`] (version, status, LEDs, LEDs off, reset, option write/read)

@@ -98,7 +98,7 @@ impl Dgt {
 
 /// Board commands sent on every (re)connection, in order (protocol sheet, section 7.2):
 /// update-nice mode, a full board dump, serial number, firmware version, clock version.
-/// Each is written on its own (see [`super::HANDSHAKE_GAP_MS`]). The whole board is the first
+/// Each is written on its own (see [`crate::link::HANDSHAKE_GAP_MS`]). The whole board is the first
 /// thing asked: a gap ends at that reading and `Connected` turns true with it, so play that
 /// goes on the moment a board is back is followed live instead of joining the gap. Update mode
 /// comes before it so that no change after the dump goes unreported (changes between the two

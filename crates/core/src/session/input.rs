@@ -102,9 +102,9 @@ pub enum Input {
     Link(bool),
     /// A frame was lost on the line (bytes that could not be decoded cut a message): the
     /// next whole board decides whether anything was missed. The session asks for one
-    /// ([`BoardRequest::SendBoard`]).
+    /// ([`BoardRequest::SendBoard`](crate::recovery::BoardRequest::SendBoard)).
     LineLoss,
-    /// The board cannot be asked for its memory ([`BoardRequest::ReadMemory`]; a listen-only
+    /// The board cannot be asked for its memory ([`BoardRequest::ReadMemory`](crate::recovery::BoardRequest::ReadMemory); a listen-only
     /// link): the gap is resolved without it.
     MemoryUnavailable,
 }

@@ -328,7 +328,7 @@ impl Tracker {
 
     /// The games the board cannot yet tell apart, each the whole game from
     /// [`Tracker::root`]: two stories held open (a move and its reply, or a slide finished
-    /// and the reply read together: see [`Ambiguous`]), or several the readings witness
+    /// and the reply read together: see `ambiguous::Ambiguous`), or several the readings witness
     /// equally for a settled board. The next move, or the arbiter, decides.
     pub fn open_stories(&self) -> Option<Vec<Vec<Move>>> {
         let Some(amb) = self.ambiguous else {
