@@ -14,7 +14,8 @@
 //! file as before, which is what keeps that reader's text whole.
 //!
 //! Only file systems that overwrite a file's blocks in place are rewritten this way (ext2/3/4,
-//! XFS, tmpfs), and only when the file's blocks already hold the new text, so the write cannot
+//! XFS, tmpfs: the directory's, checked once, and a file elsewhere, through a link, is not),
+//! and only when the file's blocks already hold the new text, so the write cannot
 //! run out of space half-way; a copy-on-write or log-structured file system (btrfs, f2fs) and a
 //! text that grows past its blocks take the replacement. A lease being broken is signalled to
 //! the holder with SIGIO, whose default action ends the process: the daemon blocks SIGIO in
