@@ -25,7 +25,7 @@ fn main() {
 
     // Nobody reading: the file is rewritten in place where the file system allows it (the
     // same inode, no new file per move), else replaced by a new one each time.
-    let in_place = leased_write::overwrites_in_place(&files.live_dir());
+    let in_place = leased_write::overwrites_in_place(&files.live_dir()).is_some();
     let inode = std::fs::metadata(&path).unwrap().ino();
     for t in texts.iter().take(20).rev() {
         files.write_live("board_1", t).unwrap();

@@ -33,8 +33,9 @@ use super::file_error::file_kind;
 pub struct PgnFiles {
     dir: PathBuf,
     /// Live files may be rewritten in place while nobody has them open
-    /// ([`super::leased_write`]): the live directory's file system overwrites in place.
-    in_place: bool,
+    /// ([`super::leased_write`]): the live directory's file system overwrites in place,
+    /// checked once when the directory is taken into use.
+    in_place: Option<super::leased_write::InPlaceDir>,
 }
 
 file_kind!(
@@ -49,7 +50,7 @@ impl PgnFiles {
     pub fn new(dir: &Path) -> Result<PgnFiles, PgnFileError> {
         let mut files = PgnFiles {
             dir: dir.to_path_buf(),
-            in_place: false,
+            in_place: None,
         };
         let live = files.live_dir();
         fs::create_dir_all(&live).map_err(PgnFileError::at(&live, "create the directory"))?;
@@ -79,8 +80,9 @@ impl PgnFiles {
         let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
         super::faults::check().map_err(PgnFileError::at(&tmp, "write the new game text"))?;
         // While nobody has the file open, in place under a lease: no new file per move.
-        if self.in_place {
-            match super::leased_write::rewrite_unshared(&path, with_newline(pgn).as_bytes()) {
+        if let Some(dir) = self.in_place {
+            let text = with_newline(pgn);
+            match super::leased_write::rewrite_unshared(dir, &path, text.as_bytes()) {
                 Ok(true) => return Ok(path),
                 Ok(false) => {}
                 // Part of the new text may be in the file: the replacement puts all of it there.

@@ -269,6 +269,10 @@ impl BoardFiles {
                     tracing::warn!(board = %id, "{e}");
                 }
                 self.failing = Some(Instant::now());
+                // The directory is taken into use afresh at the retry (made again if someone
+                // removed it, its file system checked again): what was found of it once may
+                // be what failed.
+                self.files = None;
                 // The disk's trouble is said of the directory; anything else (a directory in
                 // place of the live file) of the file itself.
                 let problem = if super::journal::is_storage_fault(&e.source) {
@@ -370,6 +374,44 @@ mod tests {
             "1. d4 *\n"
         );
         assert!(dir.join("2026-12-03-b1-1.pgn").exists());
+    }
+
+    #[test]
+    fn a_live_directory_removed_under_the_writer_is_made_again_at_the_retry() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("pgn");
+        let health = Health::new();
+        let writer = PgnWriter::start(health.clone()).unwrap();
+        let rt = runtime();
+        writer.live("b1", &dir, "1. e4 *\n");
+        rt.block_on(writer.flush());
+        assert_eq!(
+            fs::read_to_string(dir.join("live/b1.pgn")).unwrap(),
+            "1. e4 *\n"
+        );
+        fs::remove_dir_all(dir.join("live")).unwrap();
+        let mut changes = health.subscribe();
+        writer.live("b1", &dir, "1. e4 e5 *\n");
+        rt.block_on(writer.flush());
+        assert!(
+            health.summary().contains("live"),
+            "the failed write is reported: {}",
+            health.summary()
+        );
+        rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(30), async {
+                while !changes.borrow_and_update().is_empty() {
+                    changes.changed().await.unwrap();
+                }
+            })
+            .await
+            .expect("the problem clears after a retry");
+        });
+        rt.block_on(writer.flush());
+        assert_eq!(
+            fs::read_to_string(dir.join("live/b1.pgn")).unwrap(),
+            "1. e4 e5 *\n"
+        );
     }
 
     #[test]
