@@ -347,11 +347,13 @@ mod tests {
     /// The dict's entries are written in the table's order (a `HashMap` had none).
     #[test]
     fn changed_properties_are_written_in_the_table_order() {
-        let mut new = BoardProps::default();
-        new.connected = true;
-        new.moves = vec!["e4".into(), "e5".into()];
-        new.white_time_ms = 5;
-        new.illegal_moves = (1, 2).into();
+        let new = BoardProps {
+            connected: true,
+            moves: vec!["e4".into(), "e5".into()],
+            white_time_ms: 5,
+            illegal_moves: (1, 2).into(),
+            ..Default::default()
+        };
         let msg = sent(&BoardProps::default(), &new);
         let body = msg.body();
         let bytes = body.data().bytes();
@@ -376,10 +378,12 @@ mod tests {
     /// reach the bus: it is sent as U+FFFD.
     #[test]
     fn a_nul_is_never_written() {
-        let mut new = BoardProps::default();
-        new.fen = "8/8\u{0}".into();
-        new.moves = vec!["e4\u{0}".into()];
-        new.claims = vec![("white".into(), "\u{0}".into(), String::new()).into()];
+        let new = BoardProps {
+            fen: "8/8\u{0}".into(),
+            moves: vec!["e4\u{0}".into()],
+            claims: vec![("white".into(), "\u{0}".into(), String::new()).into()],
+            ..Default::default()
+        };
         let read: Decoded = sent(&BoardProps::default(), &new)
             .body()
             .deserialize()
