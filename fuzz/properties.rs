@@ -12,7 +12,7 @@ use eboard_core::dgt::{CommandDecoder, Decoder, Message, parse_command};
 use eboard_core::session::{Event, Input, Session, SessionConfig};
 use eboard_sim::{BoardOptions, ClockSetup, Noise};
 use eboardd::daemon::dbus::{
-    holds_only_dbus_text, is_dbus_text, property_value, sendable, signal_body,
+    SignalBody, holds_only_dbus_text, is_dbus_text, property_value, sendable,
 };
 
 /// Every byte `decoder` has read is in a message, skipped or still pending, and every dropped
@@ -135,8 +135,8 @@ fn published(events: &[Event], view: &BoardProps) {
                 assert!(is_dbus_text(text), "{member}.{name} = {text:?}");
             }
         }
-        let body = signal_body(event).unwrap_or_else(|| panic!("{member} has no body"));
-        assert!(body.fields().iter().all(holds_only_dbus_text), "{member}");
+        let body = SignalBody::of(event).unwrap_or_else(|| panic!("{member} has no body"));
+        assert!(body.sends_only_dbus_text().expect("a message"), "{member}");
     }
     for p in BOARD_PROPERTIES {
         let value = property_value(view, p.name).expect("a contract property");

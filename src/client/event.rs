@@ -254,7 +254,7 @@ mod tests {
             .zip(eboard_core::session::signal::every_signal())
         {
             let member = event.member().unwrap_or_default();
-            let body = crate::daemon::dbus::signal_body(&event).expect("a body");
+            let body = crate::daemon::dbus::SignalBody::of(&event).expect("a body");
             let ours = Message::signal(P, b, member)
                 .build(&body)
                 .expect("signal builds");

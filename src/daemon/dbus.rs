@@ -18,14 +18,16 @@ use zbus::Variant as Value;
 use zbus::message::Header;
 use zbus::names::MemberName;
 use zbus::object_server::{DispatchResult, Interface, SignalEmitter};
-use zbus::wire::StructureBuilder;
 use zbus::{BoxDBusError, Connection, Message, ObjectServer, OwnedVariant, fdo};
-use zbus::{Structure, interface, names::InterfaceName};
+use zbus::{interface, names::InterfaceName};
 
 use eboard_core::contract::{BOARD_PROPERTIES, BoardProps, ErrorName, WireValue};
 use eboard_core::session::{Command, Event};
 
 use eboard_core::vocab::CommandError;
+
+mod wire_body;
+pub use wire_body::{PROPERTIES_CHANGED, PROPERTIES_INTERFACE, PropertiesChangedBody, SignalBody};
 
 // The names and paths are the contract's, written down once in `eboard_core::contract`.
 pub use eboard_core::contract::{BOARD_INTERFACE, BUS_NAME, MANAGER_PATH, board_path};
@@ -218,7 +220,7 @@ impl BoardMethods {
 
     // The signals, declared for the interface's introspection (checked against
     // `dbus/*.xml` by `daemon_introspection`). They are emitted by `Publisher::signal` from
-    // the contract's table ([`signal_body`]), which writes the same bytes these would.
+    // the contract's table ([`SignalBody`]), which writes the same bytes these would.
     #[zbus(signal)]
     async fn game_started(emitter: &SignalEmitter<'_>, fen: &str) -> zbus::Result<()>;
 
@@ -459,19 +461,20 @@ impl Publisher {
                 tracing::warn!("cannot emit a signal: {e}");
             }
         }
-        let changed = changed_properties(&self.last, &next);
+        // Straight from the snapshot into the message (see `wire_body`), in the table's order.
+        let changed = self.last.changes(&next);
         if !changed.is_empty() {
-            let names: Vec<&str> = changed.iter().map(|(n, _)| *n).collect();
-            tracing::trace!(?names, "properties changed");
-            let map: HashMap<&str, Value<'_>> = changed.into_iter().collect();
-            let iface = InterfaceName::from_static_str_unchecked(BOARD_INTERFACE);
-            if let Err(e) = zbus::fdo::Properties::properties_changed(
-                &self.emitter,
-                iface,
-                map,
-                Cow::Borrowed(&[]),
-            )
-            .await
+            if tracing::enabled!(tracing::Level::TRACE) {
+                let names: Vec<&str> = changed.iter().map(|(n, _)| *n).collect();
+                tracing::trace!(?names, "properties changed");
+            }
+            let body = PropertiesChangedBody {
+                interface: BOARD_INTERFACE,
+                changed: &changed,
+            };
+            if let Err(e) = (self.emitter)
+                .emit(PROPERTIES_INTERFACE, PROPERTIES_CHANGED, &body)
+                .await
             {
                 tracing::warn!("cannot emit PropertiesChanged: {e}");
             }
@@ -482,31 +485,34 @@ impl Publisher {
         }
     }
 
-    /// Emits the signal `event` is (nothing for a journal-only event), built by
-    /// [`signal_body`] from the contract's table.
+    /// Emits the signal `event` is (nothing for a journal-only event), its body
+    /// ([`SignalBody`]) written from the event with the contract table's types.
     async fn signal(&self, event: &Event) -> zbus::Result<()> {
         let Some(member) = event.member() else {
             return Ok(());
         };
-        let body = signal_body(event).ok_or_else(|| {
+        let body = SignalBody::of(event).ok_or_else(|| {
             zbus::Error::Failure(format!("{member}: no body of the contract's signature"))
         })?;
-        self.emitter.emit(BOARD_INTERFACE, member, &body).await
+        // The names are the contract table's, checked once by the introspection test.
+        let interface = InterfaceName::from_static_str_unchecked(BOARD_INTERFACE);
+        let member = MemberName::from_static_str_unchecked(member);
+        self.emitter.emit(interface, member, &body).await
     }
 }
 
-/// The body of the signal `event` is published as: its arguments, taken straight from the
-/// event (`session::Event::signal_values`, no JSON in between), with the order and D-Bus types
-/// of `contract::SIGNALS`, every string made sendable ([`dbus_text`]). The one mapping from
-/// events to signals; its inverse is `client::event::board_signal`. `None` for an event that
-/// is not a signal.
-pub fn signal_body(event: &Event) -> Option<Structure<'static>> {
+/// The body of the signal `event` as a `Structure` of owned values: the way signals were
+/// built before [`SignalBody`], kept as the reference its tests compare with. Its arguments
+/// are taken from the event with the order and D-Bus types of `contract::SIGNALS`, every
+/// string made sendable ([`dbus_text`]). `None` for an event that is not a signal.
+#[cfg(test)]
+pub fn signal_body(event: &Event) -> Option<zbus::Structure<'static>> {
     let signal = event.signal()?;
     let values = event.signal_values()?;
     if values.len() != signal.args.len() {
         return None;
     }
-    let mut body = StructureBuilder::new();
+    let mut body = zbus::wire::StructureBuilder::new();
     for ((_, signature), value) in signal.args.iter().zip(values) {
         // An argument of a type the contract does not give it is never sent.
         if value.signature() != *signature {
@@ -605,10 +611,11 @@ pub fn property_value<'a>(v: &'a BoardProps, name: &str) -> Option<Value<'a>> {
     v.wire_value(name).map(variant)
 }
 
-/// The board properties whose values differ between `old` and `new`, with their new values,
-/// in the contract's table order: each field compared with its own `==`
-/// ([`BoardProps::changes`]), never through its D-Bus value (a copy of the whole PGN on
-/// every clock tick).
+/// The board properties whose values differ between `old` and `new`, with their new values
+/// as `Variant`s, in the contract's table order ([`BoardProps::changes`]): what a
+/// `PropertiesChanged` carried before [`PropertiesChangedBody`], kept as the reference its
+/// tests compare with.
+#[cfg(test)]
 pub fn changed_properties<'a>(
     old: &BoardProps,
     new: &'a BoardProps,
@@ -729,11 +736,14 @@ mod tests {
     fn every_event_signal_has_a_body_of_its_contract_signature() {
         for event in eboard_core::session::signal::every_signal() {
             let signal = event.signal().expect("a signal");
-            let body = signal_body(&event).unwrap_or_else(|| panic!("{} has no body", signal.name));
+            let body =
+                SignalBody::of(&event).unwrap_or_else(|| panic!("{} has no body", signal.name));
             let msg = zbus::Message::signal(board_path("b"), BOARD_INTERFACE, signal.name)
                 .build(&body)
                 .expect("a body");
-            let types: Vec<String> = body
+            let read = msg.body();
+            let read: zbus::Structure<'_> = read.deserialize().expect("a structure");
+            let types: Vec<String> = read
                 .fields()
                 .iter()
                 .map(|f| f.value_signature().to_string())
