@@ -311,6 +311,22 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// Waits (30 s at most) until `health` reports no problem any more: a retry succeeded.
+    fn until_healthy(
+        rt: &tokio::runtime::Runtime,
+        changes: &mut tokio::sync::watch::Receiver<String>,
+    ) {
+        rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(30), async {
+                while !changes.borrow_and_update().is_empty() {
+                    changes.changed().await.unwrap();
+                }
+            })
+            .await
+            .expect("the problem clears after a retry");
+        });
+    }
+
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -359,15 +375,7 @@ mod tests {
         // The disk is right again: the next retry writes both and clears the problem.
         fs::remove_file(&dir).unwrap();
         let mut changes = health.subscribe();
-        rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(30), async {
-                while !changes.borrow_and_update().is_empty() {
-                    changes.changed().await.unwrap();
-                }
-            })
-            .await
-            .expect("the problem clears after a retry");
-        });
+        until_healthy(&rt, &mut changes);
         rt.block_on(writer.flush());
         assert_eq!(
             fs::read_to_string(dir.join("live/b1.pgn")).unwrap(),
@@ -398,15 +406,7 @@ mod tests {
             "the failed write is reported: {}",
             health.summary()
         );
-        rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(30), async {
-                while !changes.borrow_and_update().is_empty() {
-                    changes.changed().await.unwrap();
-                }
-            })
-            .await
-            .expect("the problem clears after a retry");
-        });
+        until_healthy(&rt, &mut changes);
         rt.block_on(writer.flush());
         assert_eq!(
             fs::read_to_string(dir.join("live/b1.pgn")).unwrap(),
