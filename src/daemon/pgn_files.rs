@@ -21,6 +21,7 @@
 //! first free number, and writing the very same game again (say, after a restart restored a
 //! finished game) returns the existing file instead of making a copy.
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -79,9 +80,10 @@ impl PgnFiles {
         check_id(board_id).map_err(PgnFileError::at(&path, "use this board id"))?;
         let tmp = self.live_dir().join(format!(".{board_id}.pgn.tmp"));
         super::faults::check().map_err(PgnFileError::at(&tmp, "write the new game text"))?;
+        // The text as every file holds it, made once for both ways of writing it.
+        let text = with_newline(pgn);
         // While nobody has the file open, in place under a lease: no new file per move.
         if let Some(dir) = self.in_place {
-            let text = with_newline(pgn);
             match super::leased_write::rewrite_unshared(dir, &path, text.as_bytes()) {
                 Ok(true) => return Ok(path),
                 Ok(false) => {}
@@ -92,7 +94,7 @@ impl PgnFiles {
         // No fsync: readers need the atomic rename, not durability. The journal is what
         // survives a crash, and the daemon rewrites every live file from it at start. A sync
         // here cost two synced writes per move on the board task (measured: the p99 outliers).
-        write_unsynced(&tmp, pgn).map_err(PgnFileError::at(&tmp, "write the new game text"))?;
+        write_unsynced(&tmp, &text).map_err(PgnFileError::at(&tmp, "write the new game text"))?;
         replace_unsynced(&tmp, &path).map_err(PgnFileError::at(&path, "replace it"))?;
         Ok(path)
     }
@@ -240,12 +242,13 @@ fn check_id(board_id: &str) -> io::Result<()> {
     }
 }
 
-fn with_newline(pgn: &str) -> String {
-    let mut text = pgn.to_string();
-    if !text.ends_with('\n') {
-        text.push('\n');
+/// `pgn` ending with a newline: borrowed when it already does (then nothing is copied).
+fn with_newline(pgn: &str) -> Cow<'_, str> {
+    if pgn.ends_with('\n') {
+        Cow::Borrowed(pgn)
+    } else {
+        Cow::Owned(format!("{pgn}\n"))
     }
-    text
 }
 
 fn write_synced(path: &Path, text: &str) -> io::Result<()> {
