@@ -10,10 +10,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 
 use eboard_core::capture;
 use eboard_core::dgt::clock_channel::MessageError;
@@ -23,6 +21,7 @@ use eboard_core::session::{Command, Event, Input, Session};
 use eboard_core::vocab::{CommandError, Millis};
 
 use super::dbus::{CommandRequest, Publisher};
+use super::serial_port::SerialPort;
 use super::settings::BoardSpec;
 use super::store::BoardStore;
 use super::writer::Outcome as WriteOutcome;
@@ -56,7 +55,7 @@ type ClockReply = oneshot::Sender<Result<(), CommandError>>;
 struct Running {
     task: BoardTask,
     link: Link,
-    port: Option<SerialStream>,
+    port: Option<SerialPort>,
     /// Clock messages waiting for the clock's ack, by the machine's request id.
     clock_waiting: HashMap<u64, ClockReply>,
     /// The probing of an `auto` port on an FTDI adapter (see [`super::link::AutoProbe`]).
@@ -130,7 +129,7 @@ impl BoardTask {
             let wake_ms = r.link.wake_at(now);
             let wake = r.task.epoch + Duration::from_millis(wake_ms);
             let read = async {
-                match r.port.as_mut() {
+                match r.port.as_ref() {
                     Some(port) => port.read(&mut buf).await,
                     None => std::future::pending().await,
                 }
@@ -265,7 +264,7 @@ impl Running {
                 Output::Close => self.port = None,
                 Output::Write(bytes) => {
                     tracing::debug!(bytes = ?bytes, "write");
-                    let result = match self.port.as_mut() {
+                    let result = match self.port.as_ref() {
                         Some(port) => write(port, &bytes).await,
                         None => Err(std::io::Error::new(
                             std::io::ErrorKind::NotConnected,
@@ -323,7 +322,7 @@ impl Running {
 
     /// Open the port with the line of the protocol the board speaks: with `protocol =
     /// "auto"` decided again at every opening, since another board may have been plugged in.
-    fn open_port(&mut self) -> std::io::Result<tokio_serial::SerialStream> {
+    fn open_port(&mut self) -> std::io::Result<SerialPort> {
         let spec = &self.task.spec;
         let suggested = super::link::protocol_for(spec.protocol, &spec.port);
         let protocol = self
@@ -428,7 +427,7 @@ impl Running {
     }
 }
 
-async fn write(stream: &mut SerialStream, bytes: &[u8]) -> std::io::Result<()> {
+async fn write(stream: &SerialPort, bytes: &[u8]) -> std::io::Result<()> {
     match tokio::time::timeout(WRITE_TIMEOUT, stream.write_all(bytes)).await {
         Ok(r) => r,
         Err(_) => Err(std::io::Error::new(

@@ -7,15 +7,17 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+use mio_serial::{DataBits, FlowControl, Parity, StopBits};
+
+use super::serial_port::SerialPort;
 
 use eboard_core::link::{LineSettings, Parity as LineParity, Protocol};
 use eboard_core::vocab::ProtocolSetting;
 
 /// Open the serial device with `line`'s settings, without flow control.
-pub fn open(port: &Path, line: LineSettings) -> io::Result<SerialStream> {
+pub fn open(port: &Path, line: LineSettings) -> io::Result<SerialPort> {
     let path = port.to_string_lossy();
-    let mut stream = tokio_serial::new(path.as_ref(), line.baud)
+    let builder = mio_serial::new(path.as_ref(), line.baud)
         .data_bits(data_bits(line.data_bits)?)
         .parity(match line.parity {
             LineParity::None => Parity::None,
@@ -28,12 +30,11 @@ pub fn open(port: &Path, line: LineSettings) -> io::Result<SerialStream> {
             StopBits::One
         })
         .flow_control(FlowControl::None)
-        .timeout(Duration::from_millis(500))
-        .open_native_async()
-        .map_err(io::Error::from)?;
+        .timeout(Duration::from_millis(500));
+    let mut stream = SerialPort::open(&builder)?;
     // Some USB adapters want DTR raised (dgtnix does); the ChessLink drivers in use clear
     // it. Ptys and CDC-ACM devices may refuse either, which is harmless.
-    let _ = tokio_serial::SerialPort::write_data_terminal_ready(&mut stream, line.dtr);
+    let _ = stream.set_dtr(line.dtr);
     Ok(stream)
 }
 

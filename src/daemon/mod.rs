@@ -33,6 +33,7 @@ pub mod pgn_writer;
 pub mod recorder;
 pub mod round_writer;
 pub mod rounds;
+pub mod serial_port;
 pub mod service;
 pub mod settings;
 pub mod signature;
