@@ -102,24 +102,30 @@ mod tests {
         n as usize
     }
 
+    /// Read `len` bytes, `chunk` at most a read; `lost` says what a read that never comes means
+    /// (generous: waiting is the failure, never how long it took).
+    async fn read_len(port: &SerialPort, len: usize, chunk: usize, lost: &str) -> Vec<u8> {
+        let mut buf = vec![0u8; chunk];
+        let mut got = Vec::new();
+        while got.len() < len {
+            let n = tokio::time::timeout(std::time::Duration::from_secs(20), port.read(&mut buf))
+                .await
+                .expect(lost)
+                .unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        got
+    }
+
     #[tokio::test]
     async fn every_frame_after_a_short_read_still_wakes_the_reader() {
         let (board, daemon) = pair();
-        let mut buf = [0u8; 64];
         // Frames one at a time: each read is short (it clears the readiness), and each next
         // frame must still be read, however soon after the read it is written.
         for i in 0..200u8 {
             let frame = [0x8d, 0, 10, i, i, i, i, i, i, i];
             board.write_all(&frame).await.unwrap();
-            let mut got = Vec::new();
-            while got.len() < frame.len() {
-                let n =
-                    tokio::time::timeout(std::time::Duration::from_secs(10), daemon.read(&mut buf))
-                        .await
-                        .expect("the frame was never read: a readiness was lost")
-                        .unwrap();
-                got.extend_from_slice(&buf[..n]);
-            }
+            let got = read_len(&daemon, frame.len(), 64, "a frame was never read").await;
             assert_eq!(got, frame);
         }
     }
@@ -155,18 +161,9 @@ mod tests {
                 }
             }
         });
-        let mut buf = [0u8; 4096];
         while let Some(bytes) = bursts.recv().await {
-            let mut got = 0;
-            while got < bytes {
-                let n =
-                    tokio::time::timeout(std::time::Duration::from_secs(20), daemon.read(&mut buf))
-                        .await
-                        .expect("bytes of a burst were never read: a readiness was lost")
-                        .unwrap();
-                got += n;
-            }
-            assert_eq!(got, bytes, "no byte comes twice or from nowhere");
+            let got = read_len(&daemon, bytes, 4096, "bytes of a burst were never read").await;
+            assert_eq!(got.len(), bytes, "no byte comes twice or from nowhere");
             read_all.send(()).unwrap();
         }
         writer.join().unwrap();
@@ -181,17 +178,13 @@ mod tests {
         while unread(&daemon) < sent.len() {
             tokio::task::yield_now().await;
         }
-        let mut small = [0u8; 30];
-        let mut got = Vec::new();
-        while got.len() < sent.len() {
-            let n =
-                tokio::time::timeout(std::time::Duration::from_secs(10), daemon.read(&mut small))
-                    .await
-                    .expect("bytes left behind a full read were never read")
-                    .unwrap();
-            got.extend_from_slice(&small[..n]);
-        }
-        assert_eq!(got, sent);
+        let got = read_len(
+            &daemon,
+            sent.len(),
+            30,
+            "bytes behind a full read were never read",
+        );
+        assert_eq!(got.await, sent);
     }
 
     #[tokio::test]
