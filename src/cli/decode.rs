@@ -21,7 +21,7 @@ use eboard_core::board::Orientation;
 use eboard_core::capture::{self, Chunk, LinkChange, LinkNote};
 use eboard_core::dgt::{Decoder, Message};
 use eboard_core::game::PgnDate;
-use eboard_core::link;
+use eboard_core::link::{self, IdleTick};
 use eboard_core::session::{Event, Input, Session, SessionConfig};
 use eboard_core::vocab::Millis;
 
@@ -107,7 +107,7 @@ pub fn decode(chunks: &[Chunk], link: &[LinkNote], config: SessionConfig, today:
         });
         if index == 0 {
             run.now = now;
-            run.last_tick = now;
+            run.idle = IdleTick::since(now);
         }
         // What happened to the link before this read, in the board task's order.
         while let Some(note) = notes.next_if(|n| n.after_reads <= index) {
@@ -189,7 +189,8 @@ struct Run {
     chunk_starts: Vec<u64>,
     /// The last time the session was given.
     now: Millis,
-    last_tick: Millis,
+    /// When the session was last ticked: the grid's and the idle tick's start.
+    idle: IdleTick,
     /// The port is open (the record did not note it lost since it was last opened).
     open: bool,
     /// The board has answered since the port was opened (the session was told so).
@@ -213,7 +214,7 @@ impl Run {
             finished: None,
             chunk_starts: Vec::new(),
             now: 0,
-            last_tick: 0,
+            idle: IdleTick::default(),
             open: true,
             connected: false,
             decoder: Decoder::new(),
@@ -267,23 +268,19 @@ impl Run {
     }
 
     /// The ticks the board task's timer gives before `until`: while the port is open, one
-    /// every [`link::TICK_MS`] while the session wants the periodic tick (else one after
-    /// [`link::QUIET_TICK_MS`] without a tick: a read brings it sooner, see
-    /// [`Run::tick_with_read`]) and at each time the session asks to be woken; one every
-    /// [`link::IDLE_TICK_MS`] while it is closed (see `Link::wake_at`).
+    /// every [`link::TICK_MS`] while the session wants the periodic tick, else the idle tick
+    /// of the timer ([`IdleTick::timer_due`]: a read brings it sooner, see
+    /// [`Run::tick_with_read`]), and one at each time the session asks to be woken; the idle
+    /// tick of a closed port while it is closed (see `Link::wake_at`).
     fn tick_until(&mut self, until: Millis, index: usize, byte: u64, at_ms: Option<u64>) {
         loop {
-            let (period, wakeup) = if self.open {
-                let period = if self.session.wants_ticks() {
-                    link::TICK_MS
-                } else {
-                    link::QUIET_TICK_MS
-                };
-                (period, self.session.next_wakeup())
+            let (periodic, wakeup) = if !self.open {
+                (self.idle.timer_due(false), None)
+            } else if self.session.wants_ticks() {
+                (self.idle.last() + link::TICK_MS, self.session.next_wakeup())
             } else {
-                (link::IDLE_TICK_MS, None)
+                (self.idle.timer_due(true), self.session.next_wakeup())
             };
-            let periodic = self.last_tick + period;
             let at = match wakeup {
                 Some(w) => periodic.min(w.max(self.now + 1)),
                 None => periodic,
@@ -291,9 +288,8 @@ impl Run {
             if at >= until {
                 return;
             }
-            if at >= periodic {
-                self.last_tick = at;
-            }
+            // Any tick starts the wait again, as in the link.
+            self.idle.ticked(at);
             let pos = StreamPos {
                 chunk: index.max(1),
                 byte,
@@ -304,11 +300,11 @@ impl Run {
         }
     }
 
-    /// The idle tick a read brings, after what it brought: [`link::IDLE_TICK_MS`] or more
-    /// since the last tick while the port is open (as `Link::on_bytes` gives it).
+    /// The idle tick a read brings while the port is open, after what it brought
+    /// ([`IdleTick::read_brings_tick`], as `Link::on_bytes` gives it).
     fn tick_with_read(&mut self, pos: StreamPos) {
-        if self.open && pos.now.saturating_sub(self.last_tick) >= link::IDLE_TICK_MS {
-            self.last_tick = pos.now;
+        if self.open && self.idle.read_brings_tick(pos.now) {
+            self.idle.ticked(pos.now);
             self.input(Input::Tick, pos);
         }
     }

@@ -23,6 +23,7 @@ use eboard_core::session::{
 };
 use eboard_core::vocab::CommandError;
 
+use eboard_core::link::IdleTick;
 /// How often the session gets a tick while it wants the periodic tick, and how often at
 /// least: the daemon's board task's own paces.
 pub use eboard_core::link::{IDLE_TICK_MS, QUIET_TICK_MS, TICK_MS};
@@ -31,9 +32,10 @@ pub use eboard_core::link::{IDLE_TICK_MS, QUIET_TICK_MS, TICK_MS};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ticks {
     /// As the daemon's board task does: at the session's own deadline
-    /// (`Session::next_wakeup`), every [`TICK_MS`] while it wants the periodic tick, with
-    /// the first bytes [`IDLE_TICK_MS`] or more after the last tick, and at least once every
-    /// [`QUIET_TICK_MS`] while the line is up ([`IDLE_TICK_MS`] while it is down).
+    /// (`Session::next_wakeup`), every [`TICK_MS`] while it wants the periodic tick, and the
+    /// daemon's idle tick ([`IdleTick`]: with the first bytes [`IDLE_TICK_MS`] or more after
+    /// the last tick, and at least once every [`QUIET_TICK_MS`] while the line is up,
+    /// [`IDLE_TICK_MS`] while it is down).
     #[default]
     AsTheDaemon,
     /// Every [`TICK_MS`] and at every deadline, whatever the session wants (the daemon
@@ -61,8 +63,8 @@ pub struct Rig {
     /// The session has been told the link is up.
     told_up: bool,
     next_tick: u64,
-    /// When the session was last ticked, and when it is ticked.
-    last_tick: u64,
+    /// When the session was last ticked, and so when its idle tick is due.
+    idle: IdleTick,
     ticks: Ticks,
     /// The ticks given so far (see [`Ticks`]).
     pub ticks_given: u64,
@@ -105,7 +107,7 @@ impl Rig {
             link_up: false,
             told_up: false,
             next_tick: 0,
-            last_tick: 0,
+            idle: IdleTick::default(),
             ticks: Ticks::default(),
             ticks_given: 0,
             cut_next: false,
@@ -510,7 +512,7 @@ impl Rig {
             self.next_tick = self.now + TICK_MS;
         }
         if self.tick_due(on_grid, heard) {
-            self.last_tick = self.now;
+            self.idle.ticked(self.now);
             self.ticks_given += 1;
             self.input(Input::Tick);
             self.serve_requests();
@@ -528,13 +530,10 @@ impl Rig {
             Ticks::Always => on_grid || deadline,
             Ticks::AsNeeded => wanted || deadline,
             Ticks::AsTheDaemon => {
-                let since = self.now.saturating_sub(self.last_tick);
-                let quiet = if self.link_up {
-                    QUIET_TICK_MS
-                } else {
-                    IDLE_TICK_MS
-                };
-                wanted || deadline || since >= quiet || (heard && since >= IDLE_TICK_MS)
+                wanted
+                    || deadline
+                    || self.now >= self.idle.timer_due(self.link_up)
+                    || (heard && self.idle.read_brings_tick(self.now))
             }
         }
     }

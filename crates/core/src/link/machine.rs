@@ -19,24 +19,13 @@ use crate::session::{BoardRequest, Input};
 use crate::vocab::Millis;
 
 use super::driver::{Driver, LineSettings, Protocol};
+use super::idle_tick::IdleTick;
 use super::output::{ClockRefusal, Fact, Lost, Output};
 
 /// How often the session gets a `Tick` while the port is open and the session wants the
 /// periodic tick (`Session::wants_ticks`: a rule judged at each tick waits); the session's
 /// own deadlines and the watchdog's are exact, not on this grid.
 pub const TICK_MS: Millis = 100;
-/// Session ticks while the port is closed, or open with nothing judged at each tick: nothing
-/// is settling on a board nobody hears and an idle board has nothing to judge, so one a
-/// second is enough (a rule that waits on time has its deadline, and this tick only makes
-/// a rule missing from those late, never lost), and a rack of boards costs little. While the
-/// port is open this tick rides on the first read that comes this long after the last tick
-/// (the board task is awake for it anyway); the timer gives it only after [`QUIET_TICK_MS`].
-pub const IDLE_TICK_MS: Millis = 1_000;
-/// While the port is open and nothing is judged at each tick, the longest the session goes
-/// without a tick when no read brings one ([`IDLE_TICK_MS`]). A talking board (a clock
-/// reports every second) is then never woken by the timer for it: at 50 boards that was 50
-/// wake-ups a second, a sixth of the daemon's work at a classical pace.
-pub const QUIET_TICK_MS: Millis = 5_000;
 /// The instants in each [`TICK_MS`] at which boards are ticked (see [`Link::with_tick_slot`]).
 pub const TICK_SLOTS: u64 = 10;
 /// Silence after which a probe is sent (the board answers it with its version).
@@ -213,8 +202,8 @@ pub struct Link {
     next_attempt: Millis,
     /// Open failures in a row (reset when the board answers): only the first is loud.
     open_failures: u32,
-    /// When the session was last ticked.
-    last_tick: Millis,
+    /// When the session was last ticked, and so when its idle tick is due.
+    idle: IdleTick,
     /// The next periodic session tick while the port is open.
     next_tick: Millis,
     /// Where in each [`TICK_MS`] this link's ticks fall (see [`Link::with_tick_slot`]).
@@ -239,7 +228,7 @@ impl Link {
             backoff: BACKOFF_MIN_MS,
             next_attempt: 0,
             open_failures: 0,
-            last_tick: 0,
+            idle: IdleTick::default(),
             next_tick: 0,
             tick_phase: 0,
             session: SessionTimer::default(),
@@ -338,8 +327,8 @@ impl Link {
                 .map_or(Millis::MAX, |w| w)
                 .min(o.watchdog_due()),
             Port::Open(_) => Millis::MAX,
-            Port::Closed => (self.last_tick + IDLE_TICK_MS).min(self.next_attempt),
-            Port::Opening => self.last_tick + IDLE_TICK_MS,
+            Port::Closed => self.idle.timer_due(false).min(self.next_attempt),
+            Port::Opening => self.idle.timer_due(false),
         }
     }
 
@@ -352,7 +341,7 @@ impl Link {
         let periodic = if self.session.ticks {
             self.next_tick
         } else {
-            self.last_tick + QUIET_TICK_MS
+            self.idle.timer_due(true)
         };
         Some(self.session.wakeup.map_or(periodic, |w| w.min(periodic)))
     }
@@ -376,15 +365,12 @@ impl Link {
             let since = (now + TICK_MS - self.tick_phase) % TICK_MS;
             self.next_tick = now + (TICK_MS - since);
         }
-        let since = now.saturating_sub(self.last_tick);
-        let tick = if self.is_open() {
-            let s = self.session;
-            (on_grid && s.ticks) || s.wakeup.is_some_and(|w| w <= now) || since >= QUIET_TICK_MS
-        } else {
-            since >= IDLE_TICK_MS
-        };
+        let open = self.is_open();
+        let idle = now >= self.idle.timer_due(open);
+        let s = self.session;
+        let tick = idle || (open && ((on_grid && s.ticks) || s.wakeup.is_some_and(|w| w <= now)));
         if tick {
-            self.last_tick = now;
+            self.idle.ticked(now);
             self.outputs.push_back(Output::Session(Input::Tick));
         }
         match self.port {
@@ -508,9 +494,9 @@ impl Link {
         }
         // An ack frees the clock channel for its next command.
         self.pump(now);
-        // The idle tick rides on the read (see `IDLE_TICK_MS`), after what it brought.
-        if now.saturating_sub(self.last_tick) >= IDLE_TICK_MS {
-            self.last_tick = now;
+        // The idle tick rides on the read (see `idle_tick`), after what it brought.
+        if self.idle.read_brings_tick(now) {
+            self.idle.ticked(now);
             self.outputs.push_back(Output::Session(Input::Tick));
         }
     }

@@ -8,19 +8,22 @@
 //! minutes of link time in microseconds.
 //!
 //! - `machine`: the [`Link`] and its timing constants;
+//! - `idle_tick`: when a session waiting on nothing is ticked anyway ([`IdleTick`]), the one
+//!   rule the daemon's link, the simulator's rig and `eboardctl decode` follow;
 //! - `output`: what it asks and tells ([`Output`], [`Fact`], [`Lost`], [`ClockRefusal`]);
 //! - `driver`: the board protocols ([`Protocol`], [`Driver`]) and their serial line
 //!   ([`LineSettings`]); the DGT one lives in `crate::dgt::driver`.
 
 mod driver;
+mod idle_tick;
 mod machine;
 mod output;
 
 pub use crate::dgt::driver::{Reader, handshake, probe};
 pub use driver::{Driver, LineSettings, LineStats, Parity, Protocol};
+pub use idle_tick::{IDLE_TICK_MS, IdleTick, QUIET_TICK_MS};
 pub use machine::{
     BACKOFF_MAX_MS, BACKOFF_MIN_MS, BATTERY_POLL_MS, CONFIRM_ASK_MS, HANDSHAKE_GAP_MS,
-    IDLE_TICK_MS, LOST_AFTER_MS, Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, QUIET_TICK_MS, SessionTimer,
-    TICK_MS, TICK_SLOTS,
+    LOST_AFTER_MS, Link, OPEN_SETTLE_MS, PROBE_AFTER_MS, SessionTimer, TICK_MS, TICK_SLOTS,
 };
 pub use output::{ClockRefusal, Fact, Lost, Output};
