@@ -69,8 +69,8 @@ impl SerialPort {
 
 /// Register the device with the runtime.
 fn register(stream: mio_serial::SerialStream) -> io::Result<AsyncFd<mio_serial::SerialStream>> {
-    // SAFETY: the stream owns its descriptor and closes it only when dropped, which the
-    // `AsyncFd` that owns the stream outlives never; its `as_raw_fd` is always that one.
+    // SAFETY: the stream owns its descriptor and closes it only when it is dropped, which
+    // happens with the `AsyncFd` that owns it; its `as_raw_fd` is always that descriptor.
     unsafe { AsyncFd::register(stream) }.map_err(|e| e.into_parts().1)
 }
 

@@ -18,12 +18,12 @@ use super::clock::ClockSide;
 use super::handling::{Handling, Noise, SensorStep};
 use super::virtual_board::{BoardOptions, VirtualBoard};
 use eboard_core::dgt::{ClockCommand, Command, Decoder, Message};
+use eboard_core::link::IdleTick;
 use eboard_core::session::{
     BoardRequest, Command as SessionCommand, Event, Input, Session, SessionConfig,
 };
 use eboard_core::vocab::CommandError;
 
-use eboard_core::link::IdleTick;
 /// How often the session gets a tick while it wants the periodic tick, and how often at
 /// least: the daemon's board task's own paces.
 pub use eboard_core::link::{IDLE_TICK_MS, QUIET_TICK_MS, TICK_MS};
