@@ -174,9 +174,15 @@ impl BoardTask {
     async fn commit(&mut self, events: Vec<Event>) {
         if !events.is_empty() {
             for e in &events {
-                // Journal records carry whole game snapshots: too much for the log.
+                // Journal records carry whole game snapshots: too much for the log. A move is
+                // the record's business (journal, PGN, bus), not the log's: a line a move a
+                // board is a line a second per board at blitz for journald to store, as
+                // mosquitto logs connections and not messages. The rest stays: a game's start
+                // and end, flags, illegal moves, retractions are what an operator looks for.
                 if matches!(e, Event::Record(_)) {
                     tracing::debug!(event = ?e, "record");
+                } else if matches!(e, Event::MovePlayed { .. }) {
+                    tracing::debug!(event = ?e, "event");
                 } else {
                     tracing::info!(event = ?e, "event");
                 }
