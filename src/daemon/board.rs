@@ -174,11 +174,11 @@ impl BoardTask {
     async fn commit(&mut self, events: Vec<Event>) {
         if !events.is_empty() {
             for e in &events {
-                // Journal records carry whole game snapshots: too much for the log. A move is
-                // the record's business (journal, PGN, bus), not the log's: a line a move a
-                // board is a line a second per board at blitz for journald to store, as
-                // mosquitto logs connections and not messages. The rest stays: a game's start
-                // and end, flags, illegal moves, retractions are what an operator looks for.
+                // Journal records carry whole game snapshots: too much for the log. Moves are
+                // not logged at info either: they are the record's (journal, PGN, bus), and a
+                // line per move per board is a line a second per board at blitz for journald
+                // to keep. What an operator looks for stays: a game's start and end, flags,
+                // illegal moves, retractions.
                 if matches!(e, Event::Record(_)) {
                     tracing::debug!(event = ?e, "record");
                 } else if matches!(e, Event::MovePlayed { .. }) {
