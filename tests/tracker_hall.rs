@@ -136,3 +136,16 @@ fn a_rook_slid_back_after_the_reply_is_not_the_held_story() {
     let hall = unclocked(2814, Orientation::Normal);
     check(816, hall).unwrap();
 }
+
+/// Bf4 slid to d2 (set down on e3 on the way), answered at once by ...Bg5xd2 with the
+/// victim lifted first and the bishop set down on f4 and e3 on its way: on e3 the board read
+/// as Bf4-e3 Bxe3, a white bishop seen standing on e3, and the two plies were taken; the
+/// record then fell behind the board for good and a legal game was called illegal. The
+/// white bishop was seen on d2 after e3: the capture may still be on its way, and the next
+/// change (the bishop set down on d2) tells. Found by the property test (corpus game 757,
+/// no clock).
+#[test]
+fn a_capture_set_down_on_the_way_to_a_piece_that_moved_on_is_not_taken_short() {
+    let hall = unclocked(3_765_028_393_421_860_144, Orientation::Normal);
+    check(757, hall).unwrap();
+}

@@ -75,6 +75,43 @@ pub fn may_go_on(pos: &Chess, mv: Move) -> bool {
     !continuations(pos, mv).is_empty()
 }
 
+/// `a`, then `b` capturing `a`'s piece where it landed, with a piece that slides: the
+/// squares beyond `a`'s landing square on `b`'s line where `a`'s piece could have gone
+/// instead (a legal move from the same square) and `b`'s piece could then have captured it,
+/// passing over that landing square on its way. If `a`'s piece was seen standing on one of
+/// them, the board `a` and `b` leave is also that other move answered by a capture still on
+/// its way (Bf4-e3-d2, ...Bg5 set down on e3 on its way to d2), and only the next change or
+/// a still board tells which. `a` must be legal in `before`, `b` after it.
+pub fn capture_passing_over(before: &Chess, a: Move, b: Move) -> Vec<shakmaty::Square> {
+    let (Some(a_from), Some(b_from)) = (a.from(), b.from()) else {
+        return Vec::new();
+    };
+    if b.to() != a.to()
+        || !b.is_capture()
+        || !matches!(b.role(), Role::Rook | Role::Bishop | Role::Queen)
+    {
+        return Vec::new();
+    }
+    before
+        .legal_moves()
+        .into_iter()
+        .filter(|other| {
+            other.from() == Some(a_from)
+                && other.role() == a.role()
+                && other.to() != a.to()
+                && shakmaty::attacks::between(b_from, other.to()).contains(a.to())
+        })
+        .filter(|&other| {
+            let mut then = before.clone();
+            then.play_unchecked(other);
+            then.legal_moves().into_iter().any(|reply| {
+                reply.from() == Some(b_from) && reply.to() == other.to() && reply.role() == b.role()
+            })
+        })
+        .map(|other| other.to())
+        .collect()
+}
+
 /// The same piece going on from `from` over `to` to `further`, in one straight line.
 fn line_goes_on(
     role: Role,
@@ -179,6 +216,36 @@ mod tests {
             "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3KB1R w KQkq - 0 1",
             "h1g1"
         ));
+    }
+
+    #[test]
+    fn a_slider_capturing_a_piece_that_just_moved_may_be_passing_over_its_square() {
+        let mv = |p: &Chess, uci: &str| {
+            UciMove::from_ascii(uci.as_bytes())
+                .unwrap()
+                .to_move(p)
+                .unwrap()
+        };
+        let beyond = |fen: &str, a: &str, b: &str| {
+            let p = pos(fen);
+            let a = mv(&p, a);
+            let mut then = p.clone();
+            then.play_unchecked(a);
+            let mut squares = capture_passing_over(&p, a, mv(&then, b));
+            squares.sort();
+            squares
+        };
+        // Bf4-d2 or Bf4-c1 instead, taken there by the bishop passing over e3.
+        assert_eq!(
+            beyond("6k1/8/8/6b1/5B2/8/8/7K w - - 0 1", "f4e3", "g5e3"),
+            [shakmaty::Square::C1, shakmaty::Square::D2]
+        );
+        // A knight passes over nothing.
+        assert!(beyond("6k1/8/8/8/5B2/8/2n5/7K w - - 0 1", "f4e3", "c2e3").is_empty());
+        // The bishop could not have gone on beyond e3 (its own pawn on d2).
+        assert!(beyond("6k1/8/8/6b1/5B2/8/3P4/7K w - - 0 1", "f4e3", "g5e3").is_empty());
+        // Beyond on the capturer's line, but the moved piece could not have gone there.
+        assert!(beyond("6k1/8/8/7b/8/8/8/4N2K w - - 0 1", "e1f3", "h5f3").is_empty());
     }
 
     #[test]

@@ -34,7 +34,7 @@ impl Tracker {
         }
         // Before anyone is accused: the readings since the last final position, searched as
         // deep as a gap is.
-        if self.recover(SETTLED_EXTRA_PLIES, true, ev) {
+        if self.recover(Reach::Settled, true, ev) {
             self.set_sync(true, ev);
             return;
         }

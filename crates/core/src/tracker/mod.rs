@@ -102,11 +102,26 @@ pub const ILLEGAL_SETTLE_MS: Millis = 600;
 /// A move the board has shown, unchanged, for this long is final (contract section 2).
 pub const FINAL_STILL_MS: Millis = 2_000;
 pub use hold::DWELL_MS;
-/// A board explained from the readings at a piece's placement may be this many plies
-/// beyond the record (a quick reply answered at once)...
-const LIVE_EXTRA_PLIES: usize = 3;
-/// ...and a settled board, before anyone is accused, as many as a gap.
-const SETTLED_EXTRA_PLIES: usize = sequences::MAX_PLIES;
+/// When the board is re-derived from the readings (see `Tracker::recover`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// At a change, with the hand perhaps still moving: a few plies beyond the record, and
+    /// no story whose last move may be a capture still on its way.
+    Live,
+    /// On a board that stood still, before anyone is accused: as deep as a gap.
+    Settled,
+}
+
+impl Reach {
+    /// How many plies beyond the record a story may go.
+    fn extra_plies(self) -> usize {
+        match self {
+            // A quick reply answered at once.
+            Reach::Live => 3,
+            Reach::Settled => sequences::MAX_PLIES,
+        }
+    }
+}
 
 /// A move the board shows while the hand may still be moving on (see [`hold`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

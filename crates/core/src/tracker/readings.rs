@@ -85,6 +85,35 @@ impl Readings {
         true
     }
 
+    /// Whether the story's last move may be a capture still on its way (see
+    /// [`super::hold::capture_passing_over`]): after the move before it was set down, that
+    /// move's piece was seen on a square the capture could be going to instead.
+    pub(super) fn last_capture_may_go_on(&self, from: &Chess, moves: &[Move]) -> bool {
+        let [.., a, b] = moves else {
+            return false;
+        };
+        let mut pos = from.clone();
+        let mut next = 0usize;
+        for &m in &moves[..moves.len() - 2] {
+            if let Some(k) = self.set_down(&pos, m, next) {
+                next = k + 1;
+            }
+            pos.play_unchecked(m);
+        }
+        let Some(k) = self.set_down(&pos, *a, next) else {
+            return false;
+        };
+        let piece = a.role().of(pos.turn());
+        super::hold::capture_passing_over(&pos, *a, *b)
+            .into_iter()
+            .any(|sq| {
+                self.boards
+                    .iter()
+                    .skip(k + 1)
+                    .any(|r| r.piece_at(sq) == Some(piece))
+            })
+    }
+
     /// The legal sequences from `from` to `target` that the readings show being made (see
     /// [`Readings::witness`]), of the shortest length found and one ply longer (no clock says
     /// whose turn it is), at most `max_plies` long. The readings guide the search: only a

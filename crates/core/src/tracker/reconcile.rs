@@ -61,12 +61,12 @@ impl Tracker {
     /// two plies shorter); the next piece set down, or the settled board, decides.
     pub(super) fn recover_live(&mut self, ev: &mut Vec<TrackerEvent>) -> bool {
         let rewrite = !self.record_witnessed();
-        self.recover(LIVE_EXTRA_PLIES, rewrite, ev)
+        self.recover(Reach::Live, rewrite, ev)
     }
 
     /// The board cannot be explained from the game: re-derive the moves since the last
     /// final position (the anchor) from the readings themselves. The legal sequences from the
-    /// anchor to the board that the readings show being made, at most `extra` plies more
+    /// anchor to the board that the readings show being made, at most `reach`'s extra plies more
     /// than the record holds since it, of the shortest length and one ply longer (no clock
     /// says whose turn it is), are searched ([`readings::Readings::witnessed_sequences`]);
     /// when there is exactly one, it is the game. Moves of the record since
@@ -76,10 +76,11 @@ impl Tracker {
     /// the game now matches the board.
     pub(super) fn recover(
         &mut self,
-        extra: usize,
+        reach: Reach,
         rewrite: bool,
         ev: &mut Vec<TrackerEvent>,
     ) -> bool {
+        let extra = reach.extra_plies();
         if self.taken_back.is_some() || self.orientation.is_none() {
             return false;
         }
@@ -126,6 +127,11 @@ impl Tracker {
             },
             _ => return false,
         };
+        // A capture that may still be on its way waits for the next change or a still board
+        // (see [`hold::capture_passing_over`]).
+        if reach == Reach::Live && self.readings.last_capture_may_go_on(from, &chosen) {
+            return false;
+        }
         let common = self.moves[anchor..]
             .iter()
             .zip(&chosen)
@@ -204,7 +210,7 @@ impl Tracker {
             // slide and a quick reply read as a move, a reply and the piece moved on): the
             // one they show, if only one, is the game.
             if !self.record_witnessed() {
-                self.recover(LIVE_EXTRA_PLIES, true, ev);
+                self.recover(Reach::Live, true, ev);
             }
             if self.orientation.is_none() {
                 self.orientation = Some(Orientation::Normal);
@@ -323,7 +329,7 @@ impl Tracker {
                 let placed = after(prev, a);
                 let landed = diff(prev.board(), placed.board()) & placed.board().occupied();
                 let visible = (diff(placed.board(), &self.sensed) & landed).is_empty();
-                if visible {
+                if visible && (settled || !self.readings.last_capture_may_go_on(prev, &[a, b])) {
                     // "Move, reply, the first piece moved on" leaves the same board: then
                     // nothing is picked, the board stays out of sync until the next move
                     // tells the stories apart.
@@ -366,6 +372,11 @@ impl Tracker {
             && (self.read_whole
                 || self.two_plies_witnessed(a, b)
                 || (settled && !self.in_progress(now)))
+            && (settled
+                || self.read_whole
+                || !self
+                    .readings
+                    .last_capture_may_go_on(self.position(), &[a, b]))
         {
             self.play(a, ev);
             return self.play_or_hold(b, now, ev);
