@@ -9,8 +9,9 @@
 //! Then bullet pace through faults (`tracker_common/faults.rs`): unplugs, link drops, kills
 //! restored from the journal, with up to 14 plies made unseen, and an arbiter answering
 //! what `Gap` asks from the scoresheet. No still board may show a record of a game not
-//! played or lag in silence, and every game ends exact. CI plays a fixed set of 96 games
-//! (`BULLET_SEED=random BULLET_CASES=N` for a soak; `one_bullet_case` replays one).
+//! played or lag in silence, and every game ends exact. CI plays a fixed set of games each
+//! time, 200 and 96 (`HALL_SEED=random HALL_CASES=N` and `BULLET_SEED=random BULLET_CASES=N`
+//! for a soak; `one_bullet_case` replays one).
 
 mod session_support;
 mod tracker_common;
@@ -32,6 +33,32 @@ use tracker_common::hand::{HallGame, STILL_MS, script};
 fn games() -> &'static [Vec<Move>] {
     static GAMES: OnceLock<Vec<Vec<Move>>> = OnceLock::new();
     GAMES.get_or_init(corpus_games)
+}
+
+/// A property test's runs: `cases` games (or as many as `cases_var` says) from the fixed
+/// seed 1 (or the one `seed_var` names, or a random one), so that CI plays the same games
+/// every time and a failure is reproducible.
+fn runs(cases_var: &str, seed_var: &str, cases: u32) -> ProptestConfig {
+    let cases = match std::env::var(cases_var) {
+        Ok(n) => n
+            .parse()
+            .unwrap_or_else(|_| panic!("{cases_var}: a number")),
+        Err(_) => cases,
+    };
+    let rng_seed = match std::env::var(seed_var).as_deref() {
+        Ok("random") => proptest::test_runner::RngSeed::Random,
+        Ok(n) => proptest::test_runner::RngSeed::Fixed(
+            n.parse()
+                .unwrap_or_else(|_| panic!("{seed_var}: a number or random")),
+        ),
+        Err(_) => proptest::test_runner::RngSeed::Fixed(1),
+    };
+    ProptestConfig {
+        cases,
+        rng_seed,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 fn uci(m: &Move) -> String {
@@ -191,12 +218,9 @@ fn check(index: usize, hall: &HallGame) -> Result<Run, String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        // More with HALL_CASES=N (a local soak); CI runs 200.
-        cases: std::env::var("HALL_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200),
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    // More with HALL_CASES=N (a local soak), other games with HALL_SEED=N or
+    // HALL_SEED=random: CI plays the same 200 games every time.
+    #![proptest_config(runs("HALL_CASES", "HALL_SEED", 200))]
 
     #[test]
     fn at_every_still_board_moves_is_the_game_or_gap_asks_with_it(
@@ -600,18 +624,9 @@ fn check_bullet(index: usize, bullet: &BulletGame) -> Result<BulletRun, String> 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        // More with BULLET_CASES=N (a local soak), other cases with BULLET_SEED=N or
-        // BULLET_SEED=random: CI plays the same 96 games every time.
-        cases: std::env::var("BULLET_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(96),
-        rng_seed: match std::env::var("BULLET_SEED").as_deref() {
-            Ok("random") => proptest::test_runner::RngSeed::Random,
-            Ok(n) => proptest::test_runner::RngSeed::Fixed(n.parse().expect("BULLET_SEED: a number or random")),
-            Err(_) => proptest::test_runner::RngSeed::Fixed(1),
-        },
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
+    // More with BULLET_CASES=N (a local soak), other cases with BULLET_SEED=N or
+    // BULLET_SEED=random: CI plays the same 96 games every time.
+    #![proptest_config(runs("BULLET_CASES", "BULLET_SEED", 96))]
 
     /// Bullet pace (replies 0–150 ms after the press before, the hall's hand orders) through
     /// unplugs, link drops, kills (-9, restored from the journal) and both, with up to 14

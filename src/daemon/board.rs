@@ -179,12 +179,10 @@ impl BoardTask {
                 // line per move per board is a line a second per board at blitz for journald
                 // to keep. What an operator looks for stays: a game's start and end, flags,
                 // illegal moves, retractions.
-                if matches!(e, Event::Record(_)) {
-                    tracing::debug!(event = ?e, "record");
-                } else if matches!(e, Event::MovePlayed { .. }) {
-                    tracing::debug!(event = ?e, "event");
-                } else {
-                    tracing::info!(event = ?e, "event");
+                match e {
+                    Event::Record(_) => tracing::debug!(event = ?e, "record"),
+                    Event::MovePlayed { .. } => tracing::debug!(event = ?e, "event"),
+                    _ => tracing::info!(event = ?e, "event"),
                 }
             }
             if let WriteOutcome::Held(problem) = self.store.append(&events).await {

@@ -116,15 +116,27 @@ impl Tracker {
             .copied()
             .filter(|s| self.readings.witness(from, &told(s)))
             .collect();
+        // Several witnessed (a rook shuffled through a repetition, set down on each square
+        // on the way): the one whose every reading fits it at the time it was read.
+        let in_time: Vec<&Vec<Move>> = if witnessed.len() > 1 {
+            witnessed
+                .iter()
+                .copied()
+                .filter(|s| self.readings.fits_in_time(from, &told(s)))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let chosen = match (
             fitting.as_slice(),
             witnessed.as_slice(),
+            in_time.as_slice(),
             &by_short,
             &by_long,
         ) {
-            ([one], ..) | (_, [one], ..) => (*one).clone(),
-            (_, _, Some(s), None) => s.clone(),
-            (_, _, None, Some(l)) => l.clone(),
+            ([one], ..) | (_, [one], ..) | (_, _, [one], ..) => (*one).clone(),
+            (_, _, _, Some(s), None) => s.clone(),
+            (_, _, _, None, Some(l)) => l.clone(),
             _ => return false,
         };
         self.ambiguous = None;

@@ -73,16 +73,70 @@ impl Readings {
     /// captured piece touching a square on its way off) sets pieces down out of that order,
     /// so such a story is not taken for play.
     pub(super) fn witness(&self, from: &Chess, moves: &[Move]) -> bool {
+        self.set_downs(from, moves).is_some()
+    }
+
+    /// For each of `moves` played from `from`, the reading in which its piece was set down
+    /// (see [`Readings::witness`]); `None` if the readings do not show them so.
+    fn set_downs(&self, from: &Chess, moves: &[Move]) -> Option<Vec<usize>> {
         let mut pos = from.clone();
         let mut next = 0usize;
+        let mut at = Vec::with_capacity(moves.len());
         for &m in moves {
-            let Some(k) = self.set_down(&pos, m, next) else {
-                return false;
-            };
+            let k = self.set_down(&pos, m, next)?;
+            at.push(k);
             next = k + 1;
             pos.play_unchecked(m);
         }
-        true
+        Some(at)
+    }
+
+    /// Whether every reading fits the story `moves` (witnessed from `from`) at the time it
+    /// was read: each piece seen stands where the story has one like it then (before the
+    /// move last set down, after it, or after the one being made), on the line of the move
+    /// last set down or of the one being made, or next to where either captured it. A
+    /// repetition can put a piece on a square in some position of a story without it being
+    /// there when it was seen: Ra4-a5, ...Qb7, Ra5-a4 has the rook on a6 in no position of
+    /// its time, though the board showed it there until the queen was set down (it was
+    /// Ra4-a6, ...Qb7, Ra6-a4, set down on a5 on the way); [`Readings::misfit`] cannot tell.
+    pub(super) fn fits_in_time(&self, from: &Chess, moves: &[Move]) -> bool {
+        let Some(at) = self.set_downs(from, moves) else {
+            return false;
+        };
+        let mut positions = vec![from.clone()];
+        for &m in moves {
+            let mut next = positions[positions.len() - 1].clone();
+            next.play_unchecked(m);
+            positions.push(next);
+        }
+        // What the move `i` (0-based) allows besides the positions: its line, its victim.
+        let allowed = |i: usize, sq: Square, piece: Option<Piece>| {
+            let (Some(&m), Some(pos)) = (moves.get(i), positions.get(i)) else {
+                return false;
+            };
+            let turn = pos.turn();
+            let on_line = m.from().is_some_and(|origin| {
+                (attacks::between(origin, m.to()) | Bitboard::from(m.to())).contains(sq)
+                    && piece == Some(m.role().of(turn))
+            });
+            let victim = m.capture().is_some_and(|v| {
+                attacks::king_attacks(m.to()).contains(sq) && piece == Some(v.of(!turn))
+            });
+            on_line || victim
+        };
+        self.boards.iter().enumerate().all(|(j, reading)| {
+            // Moves set down by this reading.
+            let done = at.iter().filter(|&&k| k <= j).count();
+            reading.occupied().into_iter().all(|sq| {
+                let piece = reading.piece_at(sq);
+                let around = done.saturating_sub(1)..=(done + 1).min(moves.len());
+                around
+                    .clone()
+                    .any(|i| positions[i].board().piece_at(sq) == piece)
+                    || (done > 0 && allowed(done - 1, sq, piece))
+                    || allowed(done, sq, piece)
+            })
+        })
     }
 
     /// Whether the story's last move may be a capture still on its way (see
