@@ -57,7 +57,8 @@ impl Tracker {
 
     /// With two stories open (see [`Ambiguous`]): the board one move beyond them, or the
     /// long story's reply and its first piece moved on elsewhere, settles it when only one
-    /// such story fits every reading, or else when the board is one move beyond exactly one
+    /// such story fits every reading, or is shown being made, or of those shown being made
+    /// fits every reading at its time; or else when the board is one move beyond exactly one
     /// of the two. Anything else keeps waiting.
     pub(super) fn resolve_ambiguous(
         &mut self,

@@ -11,6 +11,10 @@
 //!   read); a takeback of several plies (only once the board has settled: a piece dragged
 //!   through a repeated position passes over earlier boards of the game). Two plies are accepted only when exactly one
 //!   sequence fits: nothing is guessed, the board stays out of sync until it disambiguates.
+//! - Two plies whose reply captures the first move's piece with a slider are not taken at a
+//!   change when that piece was seen, after it landed, on a square further along the
+//!   capturer's line where its move could have gone instead: the capture may still be on its
+//!   way there ([`hold::capture_passing_over`]). The next change or a still board tells.
 //! - A move is published as soon as the board shows it, unless the same hand may still be
 //!   moving on ([`hold`]: a slider or pawn whose line goes on, a castling half, a piece set
 //!   beside a victim). Such a move is *held* — not published, the board out of sync — until
