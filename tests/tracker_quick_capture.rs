@@ -203,6 +203,16 @@ fn a_held_rook_captured_by_a_rook_resting_on_its_way_is_recorded_exactly() {
 /// White's bishop on f4 and Black's on g5, the h-file kings out of the way.
 const BISHOPS: &str = "6k1/8/8/6b1/5B2/8/8/7K w - - 0 1";
 
+/// Black's bishop, lifted from g5, set down on f4 and then on e3.
+fn black_bishop_set_down_on_f4_then_e3(rig: &mut Rig) {
+    rig.pass(40);
+    rig.place("f4", 'b');
+    rig.pass(90);
+    rig.lift("f4");
+    rig.pass(60);
+    rig.place("e3", 'b');
+}
+
 /// White's bishop slid f4-e3-d2, set down on e3 on the way; then, after `reply_ms`,
 /// Black's bishop takes it on d2, the victim lifted first or not, set down on f4 and on e3
 /// on its way (`rest_ms` on e3). Returns the rig just after the capture's last change.
@@ -224,12 +234,7 @@ fn bishop_slid_on_and_taken_on_its_way(victim_first: bool, reply_ms: u64, rest_m
     } else {
         rig.lift("g5");
     }
-    rig.pass(40);
-    rig.place("f4", 'b');
-    rig.pass(90);
-    rig.lift("f4");
-    rig.pass(60);
-    rig.place("e3", 'b');
+    black_bishop_set_down_on_f4_then_e3(&mut rig);
     rig.pass(rest_ms);
     rig.lift("e3");
     if !victim_first {
@@ -297,12 +302,7 @@ fn a_capture_whose_victim_touched_a_square_beyond_is_the_game_once_the_board_tel
         rig.lift("d2");
         rig.pass(60);
         rig.lift("g5");
-        rig.pass(40);
-        rig.place("f4", 'b');
-        rig.pass(90);
-        rig.lift("f4");
-        rig.pass(60);
-        rig.place("e3", 'b');
+        black_bishop_set_down_on_f4_then_e3(&mut rig);
         let mut want = vec!["f4e3", "g5e3"];
         if let Some(ms) = reply {
             rig.pass(ms);
