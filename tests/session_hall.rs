@@ -692,6 +692,27 @@ fn the_arbiters_moves_turn_a_board_read_the_wrong_way_round_after_a_restart() {
     check_bullet(530, &bullet).unwrap();
 }
 
+/// Unplugged, then killed, while eleven plies of exchanges were made (...d4 cxd4 Nxd4 Rxc8
+/// Rxc8 Be4 Bxe4 Rxe4 Nb5 Re3 Rd8): every piece left stands on a square one of its kind
+/// held before, so the restarted daemon's first whole board was the known position with six
+/// pieces missing, which no sequence of six plies reaches. That was taken for pieces in
+/// hand and the gap closed: the record stood at 57 plies with `Gap` empty while play went
+/// on (corpus game 243, found by a soak). The gap stays open and says so; the arbiter's
+/// scoresheet settles it.
+#[test]
+fn exchanges_beyond_the_search_that_leave_only_pieces_missing_are_a_gap_not_a_move_begun() {
+    let bullet = BulletGame {
+        hall: HallGame {
+            reply_ms: Some((0, 150)),
+            ..named(14_328_221_875_620_333_788, true, Orientation::Normal)
+        },
+        increment_ms: 0,
+        paced_line: false,
+    };
+    let run = check_bullet(243, &bullet).unwrap();
+    assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -431,12 +431,15 @@ impl Recovery {
         }
         let read = reading::board_of(h, &fields);
         let board = reading::learn_orientation(h, read);
-        // Only pieces lifted from the known position: a move in progress, the tracker's job
-        // (unless moves reach it: an exchange of captures on one square also leaves only
-        // pieces missing).
+        // The known position, or the pieces of one legal move lifted from it: the next move
+        // begun, the tracker's job. More pieces missing is no move in progress, however
+        // unlikely a sequence to it: an exchange on one square (dxc5 bxc5) leaves only
+        // pieces missing, and so can a run of exchanges longer than the search reaches
+        // (eleven plies that put every piece left back on a square of its kind). The gap
+        // stays open and says so; a board put back to the position closes it.
         if !h.game_on()
             || reading::is_start(&board)
-            || reading::move_in_progress(h.tracker().position(), &board)
+            || reading::one_move_begun(h.tracker().position(), &board)
         {
             self.close(h, now, out);
             return;

@@ -60,19 +60,6 @@ pub(super) fn is_start(board: &Board) -> bool {
     }
 }
 
-/// Whether `board` is `from` itself or `from` with a move in progress: pieces lifted —
-/// one, or those one legal move takes up (a capture, castling) — or lifted pieces no
-/// legal sequence explains. An exchange on one square (dxc5 bxc5) also leaves only
-/// pieces missing, d6 and b4, which no one move takes up: a gap.
-pub(super) fn move_in_progress(from: &Chess, board: &Board) -> bool {
-    one_move_begun(from, board)
-        || lifted_only(from.board(), board)
-            && matches!(
-                search::explain(from, board, None),
-                search::Outcome::Unreachable
-            )
-}
-
 /// Whether `board` is `from` itself or `from` with the pieces of one legal move lifted
 /// (one piece, a capture's two, castling's): the next move begun, nothing more.
 pub(super) fn one_move_begun(from: &Chess, board: &Board) -> bool {
