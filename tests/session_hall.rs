@@ -713,6 +713,25 @@ fn exchanges_beyond_the_search_that_leave_only_pieces_missing_are_a_gap_not_a_mo
     assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
 }
 
+/// Killed while ten plies were made, no clock, a 9,600-baud line: the board's memory gave
+/// the ten (up to ...Rb8), but by then Bb7-g2 had been made too and ...Bh3xg2 was under way,
+/// the bishop on g2 lifted. The board read as the last position with the bishop on b7
+/// lifted, taken for White's next move begun: the gap closed, the live tracker never saw
+/// Bg2 being made, and the record stood behind with `Gap` empty (corpus game 787, found by a
+/// soak). The memory shows a piece set down after its last move: the gap searches on.
+#[test]
+fn a_piece_set_down_after_the_memorys_last_move_is_no_move_begun() {
+    let bullet = BulletGame {
+        hall: HallGame {
+            reply_ms: Some((0, 150)),
+            ..named(14_181_408_765_893_022_140, false, Orientation::Normal)
+        },
+        increment_ms: 0,
+        paced_line: true,
+    };
+    check_bullet(787, &bullet).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -510,10 +510,15 @@ impl Recovery {
                     plies(found.moves.len()),
                     self.cause()
                 );
-                if play::memory_moves(h, &found, &fields, note, now, out) {
-                    self.close_or_search_on(h, now, out);
-                } else {
+                if !play::memory_moves(h, &found, &fields, note, now, out) {
                     self.search_again(h, held_unique, now, out);
+                } else if found.set_down_since {
+                    // Pieces missing from the position now are no move begun: a piece was
+                    // set down after the memory's last move (Bb7-g2, then ...Bxg2 under
+                    // way with the bishop on g2 lifted). The search goes on from there.
+                    self.search_on(h, now, out);
+                } else {
+                    self.close_or_search_on(h, now, out);
                 }
             }
             Ok(_) => self.search_again(h, held_unique, now, out),
@@ -561,12 +566,17 @@ impl Recovery {
         if done {
             self.close(h, now, out);
         } else {
-            let last_change = self.state.gap().map_or(0, |g| g.last_change);
-            let settled =
-                now.saturating_sub(last_change) >= evidence::settle_ms(h, self.state.gap());
-            self.enter_search(settled.then_some(last_change), Memory::Settled);
-            self.search(h, now, out, settled);
+            self.search_on(h, now, out);
         }
+    }
+
+    /// The gap goes on from the tracker's position: searched at once, as a position if the
+    /// board has settled.
+    fn search_on(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        let last_change = self.state.gap().map_or(0, |g| g.last_change);
+        let settled = now.saturating_sub(last_change) >= evidence::settle_ms(h, self.state.gap());
+        self.enter_search(settled.then_some(last_change), Memory::Settled);
+        self.search(h, now, out, settled);
     }
 
     /// Search the board as sensed; `position`: the reading is known to be a position (a

@@ -40,6 +40,10 @@ pub struct Recovered {
     /// The last time logged for each display (left, right) before the gap: the time of the
     /// side that does not move first stands at it until that side's first press.
     pub before: [Option<u64>; 2],
+    /// After the last move found, a piece was set down: a board that shows the last
+    /// position with pieces missing is then more than the next move begun (a move made and
+    /// its piece taken, the capture in progress).
+    pub set_down_since: bool,
 }
 
 /// Why the memory could not be used.
@@ -147,7 +151,16 @@ fn replay(
     let mut events = shadow.on_board_dump(known, t);
     let mut presses: Vec<(usize, bool, u64)> = Vec::new();
     let mut board = *known;
+    let mut set_down_since = false;
     for e in tail {
+        let plies = shadow.moves().len();
+        let set_down = matches!(
+            e,
+            MemoryEvent::Square {
+                content: Some(_),
+                ..
+            }
+        );
         match *e {
             MemoryEvent::Square {
                 index: field,
@@ -185,9 +198,18 @@ fn replay(
             return Err(Unusable::NotThisGame);
         }
         events.clear();
+        if shadow.moves().len() != plies {
+            set_down_since = false;
+        } else if set_down {
+            set_down_since = true;
+        }
     }
     t += PAUSE_MS;
+    let plies = shadow.moves().len();
     let _ = shadow.on_tick(t);
+    if shadow.moves().len() != plies {
+        set_down_since = false;
+    }
     let moves = shadow.moves();
     if moves.len() < base.len() || moves[..base.len()] != base[..] {
         return Err(Unusable::NotThisGame);
@@ -218,6 +240,7 @@ fn replay(
         moves: new,
         presses: stamps,
         before: [None, None],
+        set_down_since,
     })
 }
 
