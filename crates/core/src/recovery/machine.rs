@@ -7,8 +7,7 @@
 //! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
 //! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
 //! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
-//! Gap(Unread) ── first whole board: the known position, a start
-//!                position, a move in progress, no game ──────────────▶ Closed
+//! Gap(Unread) ── first whole board: the position, one move begun, a start, no game ▶ Closed
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -352,7 +351,7 @@ impl Recovery {
     pub fn handle_took_back(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
         match &self.state {
             State::Gap(g) if matches!(g.stage, Stage::Unread { .. }) => {}
-            State::Gap(_) => self.close_or_search_on(h, now, out),
+            State::Gap(_) => self.close_or_search_on(h, now, out, false),
             State::Asking(_) => self.state = State::Closed,
             State::Closed => {}
         }
@@ -415,7 +414,7 @@ impl Recovery {
         play::replay_moves(h, &all[..gap_len], &[], [None, None], now, out);
         h.arbiter_mut().note(note);
         play::replay_moves(h, &all[gap_len..], &[], [None, None], now, out);
-        self.close_or_search_on(h, now, out);
+        self.close_or_search_on(h, now, out, false);
         Ok(())
     }
 
@@ -431,12 +430,8 @@ impl Recovery {
         }
         let read = reading::board_of(h, &fields);
         let board = reading::learn_orientation(h, read);
-        // The known position, or the pieces of one legal move lifted from it: the next move
-        // begun, the tracker's job. More pieces missing is no move in progress, however
-        // unlikely a sequence to it: an exchange on one square (dxc5 bxc5) leaves only
-        // pieces missing, and so can a run of exchanges longer than the search reaches
-        // (eleven plies that put every piece left back on a square of its kind). The gap
-        // stays open and says so; a board put back to the position closes it.
+        // The position, or one legal move's pieces lifted: the next move begun, the tracker's
+        // job. More pieces missing is a gap (exchanges, even beyond the search's reach).
         if !h.game_on()
             || reading::is_start(&board)
             || reading::one_move_begun(h.tracker().position(), &board)
@@ -455,8 +450,7 @@ impl Recovery {
                 held_unique: false,
             },
         );
-        // Search at once: the first whole board may already tell (published once the board
-        // proves a position: a press or a settled reading).
+        // Search at once: the first board may tell (published once it proves a position).
         self.search(h, now, out, false);
     }
 
@@ -510,15 +504,10 @@ impl Recovery {
                     plies(found.moves.len()),
                     self.cause()
                 );
-                if !play::memory_moves(h, &found, &fields, note, now, out) {
-                    self.search_again(h, held_unique, now, out);
-                } else if found.set_down_since {
-                    // Pieces missing from the position now are no move begun: a piece was
-                    // set down after the memory's last move (Bb7-g2, then ...Bxg2 under
-                    // way with the bishop on g2 lifted). The search goes on from there.
-                    self.search_on(h, now, out);
+                if play::memory_moves(h, &found, &fields, note, now, out) {
+                    self.close_or_search_on(h, now, out, found.set_down_since);
                 } else {
-                    self.close_or_search_on(h, now, out);
+                    self.search_again(h, held_unique, now, out);
                 }
             }
             Ok(_) => self.search_again(h, held_unique, now, out),
@@ -553,30 +542,30 @@ impl Recovery {
         }
     }
 
-    /// Moves were published up to the tracker's position: closed when the board now shows
-    /// it (or the next move begun), else the gap goes on from there (plies made while the
-    /// memory or the arbiter was awaited), searched at once. Pieces in hand that no one move
-    /// takes up are plies on from there in the middle of a capture (Bc2 Bxc2 with Qxc2 under
-    /// way), not a move the tracker could follow.
-    fn close_or_search_on(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+    /// Moves were published up to the tracker's position: closed when the board shows it or
+    /// the next move begun (not if the memory shows a piece `set_down_since` its last move:
+    /// Bb7-g2, ...Bxg2 under way), else searched on at once (plies made while the memory or
+    /// the arbiter was awaited; pieces in hand no one move takes up: Bc2 Bxc2, Qxc2 begun).
+    fn close_or_search_on(
+        &mut self,
+        h: &mut dyn Host,
+        now: Millis,
+        out: &mut Vec<Event>,
+        set_down_since: bool,
+    ) {
         let on_board = self.sensed().map(|f| reading::board_of(h, &f));
         let done = on_board
             .as_ref()
             .is_none_or(|b| reading::one_move_begun(h.tracker().position(), b));
-        if done {
+        if done && !set_down_since {
             self.close(h, now, out);
         } else {
-            self.search_on(h, now, out);
+            let last_change = self.state.gap().map_or(0, |g| g.last_change);
+            let settled =
+                now.saturating_sub(last_change) >= evidence::settle_ms(h, self.state.gap());
+            self.enter_search(settled.then_some(last_change), Memory::Settled);
+            self.search(h, now, out, settled);
         }
-    }
-
-    /// The gap goes on from the tracker's position: searched at once, as a position if the
-    /// board has settled.
-    fn search_on(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
-        let last_change = self.state.gap().map_or(0, |g| g.last_change);
-        let settled = now.saturating_sub(last_change) >= evidence::settle_ms(h, self.state.gap());
-        self.enter_search(settled.then_some(last_change), Memory::Settled);
-        self.search(h, now, out, settled);
     }
 
     /// Search the board as sensed; `position`: the reading is known to be a position (a
