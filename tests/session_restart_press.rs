@@ -1,11 +1,16 @@
-//! A press the clock's first reading after a gap already holds. After a restart (or an unplug)
-//! the clock's lever is unknown: its first reading is a fresh start, not a press. At bullet
+//! A press the clock's first reading after a gap already holds, and the clock's sides across a
+//! restart. After a restart (or an unplug) the clock's lever is unknown: its first reading is a
+//! fresh start, not a press. At bullet
 //! pace the next mover can move and press before that reading comes, and the reading then
 //! holds his press unseen. Taken as still awaited, his press made the opponent's press
 //! (read within a quarter second of the opponent's move) look like his own, overtaken; the
 //! clock's sides, unknown after the restart, were learnt from it the wrong way round, and
 //! every later press was the other player's — the last one of the game a "press without a
 //! move" (7.5.3). Found by the bench's fast bullet scrambles (0.1–0.3 s a ply, kills).
+//!
+//! The sides learnt before a restart are now journalled and kept (a clock is not turned round
+//! mid-game); the press held by the first reading still completes its move, and a game killed
+//! before its sides were learnt still learns them after the restart as above.
 
 mod session_support;
 
@@ -13,7 +18,7 @@ use eboard_core::dgt::{Decoder, Message};
 use eboard_core::session::SessionConfig;
 use eboard_sim::rig::Rig;
 use eboard_sim::scramble::{Pace, play_game};
-use eboard_sim::{BoardOptions, ClockSetup, Noise, parse_games};
+use eboard_sim::{BoardOptions, ClockSetup, ClockSide, Noise, parse_games};
 use session_support::accusations;
 use shakmaty::Move;
 use shakmaty::san::San;
@@ -168,4 +173,89 @@ fn fast_bullet_scramble_corpus_game_247_with_a_kill_accuses_no_one() {
     let accused = accusations(&events);
     assert!(accused.is_empty(), "nobody is accused: {accused:?}");
     assert_eq!(f.false_accusations, 0);
+}
+
+/// Each move's clock stamps in the record: (White's time, Black's time).
+fn stamps(rig: &Rig) -> Vec<(Option<u64>, Option<u64>)> {
+    rig.session()
+        .game()
+        .current_moves()
+        .iter()
+        .map(|m| (m.white_ms, m.black_ms))
+        .collect()
+}
+
+/// White's time on the clock's right half. `auto` learns that at White's first press and
+/// swaps the stamps taken on the provisional left. A restart forgot it: learnt again at the
+/// next press, every stamp of the game was swapped again, those from before the restart too,
+/// each player's time shown as his opponent's. The side is journalled and kept, so the
+/// stamps before the restart stand and the later ones are the right way round.
+#[test]
+fn a_restart_keeps_the_clock_sides_learnt_and_the_stamps_before_it() {
+    let mut rig = Rig::new(
+        BoardOptions {
+            white_display: ClockSide::Right,
+            ..BoardOptions::default()
+        },
+        SessionConfig {
+            name: "restart-sides".into(),
+            ..SessionConfig::default()
+        },
+        7,
+        Noise::Clean,
+    );
+    rig.take_events();
+    // White thinks 4 s a move, Black 1 s: White's time is the lower from his second move on.
+    let think = |rig: &mut Rig, san: &str| {
+        let white = shakmaty::Position::turn(&rig.played) == shakmaty::Color::White;
+        rig.advance(if white { 4_000 } else { 1_000 });
+        rig.play(san).unwrap();
+    };
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bb5"] {
+        think(&mut rig, san);
+    }
+    rig.advance(1_000);
+    let before = stamps(&rig);
+    assert_eq!(before.len(), 5);
+    let (w, b) = before[4];
+    assert!(
+        w < b,
+        "the sides were learnt the right way round: {before:?}"
+    );
+    rig.kill();
+    rig.advance(500);
+    rig.restart();
+    rig.advance(1_000);
+    for san in ["a6", "Ba4", "Nf6", "O-O"] {
+        think(&mut rig, san);
+    }
+    rig.advance(2_000);
+    let after = stamps(&rig);
+    assert_eq!(
+        rig.session().view().moves,
+        rig.played_san,
+        "every ply recorded"
+    );
+    assert_eq!(
+        after[..5],
+        before[..],
+        "the stamps before the restart stand"
+    );
+    let (w, b) = after[8];
+    assert!(
+        w < b,
+        "White's time, 4 s a move, is still White's: {after:?}"
+    );
+    let side = rig.journal().iter().find_map(|e| match e {
+        eboard_core::session::Event::Record(eboard_core::session::RecordFact::ClockSide {
+            white_display,
+        }) => Some(*white_display),
+        _ => None,
+    });
+    assert_eq!(
+        side.map(|s| s.as_str()),
+        Some("right"),
+        "the side is journalled"
+    );
+    assert!(accusations(rig.journal()).is_empty());
 }

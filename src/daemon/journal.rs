@@ -6,7 +6,7 @@
 //! `<state_dir>/games/<board id>.journal` (see [`journal_path`]), UTF-8 text:
 //!
 //! ```text
-//! # eboardd-journal 1
+//! # eboardd-journal 3
 //! <crc32 of the JSON, 8 lowercase hex digits> <the event as one line of JSON>
 //! ```
 //!
@@ -69,11 +69,13 @@ use settle::FileId;
 pub use settle::Kept;
 pub use warning::{Damage, Warning};
 
-/// First line of every journal file.
-pub const JOURNAL_HEADER: &str = "# eboardd-journal 2";
-/// The first line of journals written before game-record patches (still read: they are the
-/// same records, with a whole snapshot per change).
-pub const JOURNAL_HEADER_V1: &str = "# eboardd-journal 1";
+/// First line of every journal file. Version 3 added the clock side learnt
+/// (`RecordFact::ClockSide`), which an earlier eboardd could not read: it keeps such a file
+/// aside as a newer format instead of taking the record for damage.
+pub const JOURNAL_HEADER: &str = "# eboardd-journal 3";
+/// The first lines of journals written by earlier versions, still read as they are: version 1
+/// before game-record patches (a whole snapshot per change), version 2 before the clock side.
+pub const JOURNAL_HEADERS_EARLIER: [&str; 2] = ["# eboardd-journal 1", "# eboardd-journal 2"];
 const HEADER_PREFIX: &str = "# eboardd-journal ";
 /// A line saying that the bytes from the offset it names up to itself are void: what a
 /// failed write left when it could not be cut back (see [`Journal::cut_back`]).
@@ -159,12 +161,14 @@ file_kind!(
 );
 
 /// Whether an event must be on the device before its append returns. Everything that is part
-/// of the game record is; only the transient early warning and free comments may wait for the
-/// next synced record (the file is append-only, so they still survive a `kill -9`).
+/// of the game record is; only the transient early warning, free comments and the clock side
+/// learnt (once a game, relearnt if lost) may wait for the next synced record (the file is
+/// append-only, so they still survive a `kill -9`).
 pub fn needs_sync(event: &Event) -> bool {
     !matches!(
         event,
-        Event::IllegalPlacement { .. } | Event::Record(RecordFact::Comment { .. })
+        Event::IllegalPlacement { .. }
+            | Event::Record(RecordFact::Comment { .. } | RecordFact::ClockSide { .. })
     )
 }
 

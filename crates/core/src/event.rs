@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, clk};
 use crate::patch::Patch;
-use crate::vocab::{ClaimKind, Edition, GameResult, Player, Rules, Termination};
+use crate::vocab::{ClaimKind, Edition, GameResult, Player, Rules, Termination, WhiteDisplay};
 
 /// What a session reports. The variants named after contract signals carry exactly the
 /// signal's arguments; the others exist so the journal can rebuild the game record.
@@ -77,6 +77,14 @@ pub enum RecordFact {
     Comment {
         text: String,
     },
+    /// The clock's half White's time was learnt on (`white_display = "auto"`, learnt from the
+    /// presses): `left` or `right`. A clock is not turned round while its game goes on, so a
+    /// restart keeps the side: learnt again from the first presses after the gap, where a
+    /// report can be late and a press hidden in the first reading, it could come out the
+    /// wrong way round and make every later press the other player's.
+    ClockSide {
+        white_display: WhiteDisplay,
+    },
     /// The whole game record: journalled when a game begins (and after a restore); what
     /// `Session::restore` starts from.
     Snapshot {
@@ -102,6 +110,7 @@ pub fn is_journalled(event: &Event) -> bool {
                     | RecordFact::Patch { .. }
                     | RecordFact::Tags { .. }
                     | RecordFact::Rules { .. }
+                    | RecordFact::ClockSide { .. }
             )
     )
 }
@@ -192,6 +201,9 @@ impl fmt::Display for RecordFact {
                 description,
             } => write!(f, "penalty {player}: {description}"),
             RecordFact::Comment { text } => write!(f, "comment {text:?}"),
+            RecordFact::ClockSide { white_display } => {
+                write!(f, "clock side: White's time on the {white_display}")
+            }
             RecordFact::Snapshot { .. } => f.write_str("game record"),
             RecordFact::Patch { .. } => f.write_str("game record change"),
         }

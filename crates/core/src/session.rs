@@ -29,7 +29,7 @@ use crate::patch;
 use crate::recovery::{Cause, Recovery};
 use crate::tracker::gesture;
 use crate::tracker::{Tracker, TrackerEvent};
-use crate::vocab::{CommandError, GameResult, Millis, Termination, Variant};
+use crate::vocab::{CommandError, GameResult, Millis, Termination, Variant, WhiteDisplay};
 
 pub use crate::event::{Event, RecordFact, is_journalled};
 pub use crate::fact::{Fact, Level};
@@ -65,6 +65,8 @@ pub struct Session {
     /// The record as the journal has it, which the next patch is computed from (`None`:
     /// the next record is a whole snapshot).
     journalled_game: Option<Game>,
+    /// The clock side as last journalled (see [`RecordFact::ClockSide`]).
+    journalled_side: Option<WhiteDisplay>,
     /// The record the view's PGN text and move list were rendered from.
     view_text: Option<TextSignature>,
     /// The view's FEN and placement texts with what they were written from (see
@@ -128,6 +130,7 @@ impl Session {
             illegal_board: None,
             journalled: RecordSignature::default(),
             journalled_game: None,
+            journalled_side: None,
             view_text: None,
             view_texts: view::TextCache::default(),
             clock_live: true,
@@ -164,12 +167,15 @@ impl Session {
         }
         let mut s = Session::new(config);
         let mut game = None;
+        // The clock side learnt in this game (a new game learns it again).
+        let mut side = None;
         // A patch did not fit: the record is as of the patch before, until a snapshot.
         let mut patch_failed = false;
         for event in journal {
             match event {
                 Event::GameStarted { fen } => {
                     s.started = true;
+                    side = None;
                     game = parse_fen_in(fen, s.config.variant == Variant::Chess960)
                         .ok()
                         .map(|pos| {
@@ -194,6 +200,9 @@ impl Session {
                         patch_failed = true;
                     }
                 }
+                Event::Record(RecordFact::ClockSide { white_display }) => {
+                    side = Some(*white_display);
+                }
                 Event::Record(RecordFact::Tags { tags }) => {
                     s.config.tags = tags.clone();
                     if let Some(g) = game.as_mut() {
@@ -212,6 +221,10 @@ impl Session {
                     }
                     s.tracker.set_variant(s.config.variant);
                     s.arbiter = arbiter;
+                    if let Some(side) = side {
+                        s.arbiter.restore_white_display(side);
+                    }
+                    s.journalled_side = s.arbiter.learned_white_display();
                 }
                 Err(reason) => {
                     s.report(Fact::RestoreFailed {
@@ -316,6 +329,7 @@ impl Session {
         self.watch_gesture_first(now);
         self.check_gesture(now, out);
         self.journal_snapshot(out);
+        self.journal_clock_side(out);
         self.refresh_view();
         Ok(())
     }

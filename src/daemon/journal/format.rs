@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{Damage, HEADER_PREFIX, JOURNAL_HEADER, JOURNAL_HEADER_V1, VOID_PREFIX};
+use super::{Damage, HEADER_PREFIX, JOURNAL_HEADER, JOURNAL_HEADERS_EARLIER, VOID_PREFIX};
 use eboard_core::session::Event;
 
 /// Encode events as journal lines.
@@ -87,7 +87,9 @@ pub(super) fn scan(bytes: &[u8]) -> Result<Scan, String> {
         let verdict = if !complete {
             Err("incomplete line".to_string())
         } else if line_no == 1 {
-            if line == JOURNAL_HEADER.as_bytes() || line == JOURNAL_HEADER_V1.as_bytes() {
+            if line == JOURNAL_HEADER.as_bytes()
+                || JOURNAL_HEADERS_EARLIER.iter().any(|h| line == h.as_bytes())
+            {
                 Ok(Line::Header)
             } else if line.starts_with(HEADER_PREFIX.as_bytes()) {
                 return Err(String::from_utf8_lossy(line).into_owned());

@@ -47,6 +47,19 @@ impl Session {
         }));
     }
 
+    /// Journal the clock side when it is learnt (see [`RecordFact::ClockSide`]), after the
+    /// events of the same input: after a `GameStarted`, which forgets it on restore.
+    pub(super) fn journal_clock_side(&mut self, out: &mut Vec<Event>) {
+        let side = self.arbiter.learned_white_display();
+        if side == self.journalled_side || !self.started {
+            return;
+        }
+        self.journalled_side = side;
+        if let Some(white_display) = side {
+            out.push(Event::Record(RecordFact::ClockSide { white_display }));
+        }
+    }
+
     /// The clock as the clock tags may show it: connected, both times known, heard since the
     /// link came up (a restored session's clock is not, so a reading from before a restart is
     /// never shown as current), and no gap open (its readings wait for the gap's end: what
