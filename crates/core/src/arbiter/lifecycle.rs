@@ -11,7 +11,7 @@ use super::{
 };
 use crate::board_input::ClockReading;
 use crate::event::Event;
-use crate::vocab::{GameResult, Millis, Player, Termination};
+use crate::vocab::{GameResult, Millis, Player, Termination, WhiteDisplay};
 
 impl Arbiter {
     // ----- clock ------------------------------------------------------------------------
@@ -148,6 +148,29 @@ impl Arbiter {
                 // Possibly 7.5.3, or the tracker has not reported the move yet.
                 self.unexplained_press = Some((presser, now));
             }
+        }
+    }
+
+    /// The clock's half White's time was learnt on, with `white_display = "auto"` (a
+    /// configured side is none: nothing was learnt).
+    pub fn learned_white_display(&self) -> Option<WhiteDisplay> {
+        if self.cfg.white_display != WhiteDisplay::Auto || !self.clock.white_known() {
+            return None;
+        }
+        Some(match self.clock.white_display() {
+            Display::Left => WhiteDisplay::Left,
+            Display::Right => WhiteDisplay::Right,
+        })
+    }
+
+    /// A restored game's clock side as it was learnt before the restart (see
+    /// [`crate::event::RecordFact::ClockSide`]): not learnt again. A configured side is never
+    /// overridden.
+    pub fn restore_white_display(&mut self, side: WhiteDisplay) {
+        match side {
+            WhiteDisplay::Left => self.clock.learn_white(Display::Left),
+            WhiteDisplay::Right => self.clock.learn_white(Display::Right),
+            WhiteDisplay::Auto => {}
         }
     }
 

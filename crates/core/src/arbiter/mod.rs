@@ -81,11 +81,9 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::event::{Event, RecordFact};
 use crate::game::{Game, MoveRecord};
-use crate::vocab::{
-    ClaimKind, CommandError, GameResult, Millis, Player, Termination, WhiteDisplay,
-};
+use crate::vocab::{ClaimKind, CommandError, GameResult, Millis, Player, Termination};
 use claims::{History, PositionClaims, position_claims, uci_in};
-use clock::{ClockModel, Display};
+use clock::ClockModel;
 pub use fen::{FEN_MAX, FEN_NUMBER_MAX, fen_of, parse_fen, parse_fen_in};
 
 /// How long a clock press may wait for the tracker's late report of the move it completes.
@@ -372,28 +370,6 @@ impl Arbiter {
 
     pub fn clock(&self) -> &ClockModel {
         &self.clock
-    }
-
-    /// The clock's half White's time was learnt on, with `white_display = "auto"` (a
-    /// configured side is none: nothing was learnt).
-    pub fn learned_white_display(&self) -> Option<WhiteDisplay> {
-        if self.cfg.white_display != WhiteDisplay::Auto || !self.clock.white_known() {
-            return None;
-        }
-        Some(match self.clock.white_display() {
-            Display::Left => WhiteDisplay::Left,
-            Display::Right => WhiteDisplay::Right,
-        })
-    }
-
-    /// A restored game's clock side as it was learnt before the restart (see
-    /// [`RecordFact::ClockSide`]): not learnt again. A configured side is never overridden.
-    pub fn restore_white_display(&mut self, side: WhiteDisplay) {
-        match side {
-            WhiteDisplay::Left => self.clock.learn_white(Display::Left),
-            WhiteDisplay::Right => self.clock.learn_white(Display::Right),
-            WhiteDisplay::Auto => {}
-        }
     }
 
     /// The claims available right now: (player, kind, detail).
