@@ -850,6 +850,26 @@ mod tests {
     }
 
     #[test]
+    fn journals_of_earlier_versions_are_read_and_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = journal_path(dir.path(), "b1");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        for header in JOURNAL_HEADERS_EARLIER {
+            let text = format!("{header}\n{}", encode_lines(&[started(1), mv(1)]).unwrap());
+            fs::write(&path, &text).unwrap();
+            let (mut j, restored, w) = Journal::open(&path).unwrap();
+            assert_eq!(restored, vec![started(1), mv(1)], "{header}");
+            assert!(w.is_none() && j.take_kept().is_empty(), "{header}");
+            j.append(&mv(2)).unwrap();
+            drop(j);
+            assert_eq!(
+                Journal::open(&path).unwrap().1,
+                vec![started(1), mv(1), mv(2)]
+            );
+        }
+    }
+
+    #[test]
     fn what_is_not_a_regular_file_is_waited_out_and_never_blocks() {
         let dir = tempfile::tempdir().unwrap();
         let path = journal_path(dir.path(), "b1");
