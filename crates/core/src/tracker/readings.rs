@@ -111,18 +111,9 @@ impl Readings {
         }
         // What the move `i` (0-based) allows besides the positions: its line, its victim.
         let allowed = |i: usize, sq: Square, piece: Option<Piece>| {
-            let (Some(&m), Some(pos)) = (moves.get(i), positions.get(i)) else {
-                return false;
-            };
-            let turn = pos.turn();
-            let on_line = m.from().is_some_and(|origin| {
-                (attacks::between(origin, m.to()) | Bitboard::from(m.to())).contains(sq)
-                    && piece == Some(m.role().of(turn))
-            });
-            let victim = m.capture().is_some_and(|v| {
-                attacks::king_attacks(m.to()).contains(sq) && piece == Some(v.of(!turn))
-            });
-            on_line || victim
+            moves.get(i).zip(positions.get(i)).is_some_and(|(&m, pos)| {
+                passing(pos, m).any(|(line, p)| line.contains(sq) && piece == Some(p))
+            })
         };
         self.boards.iter().enumerate().all(|(j, reading)| {
             // Moves set down by this reading.
@@ -235,14 +226,7 @@ impl Readings {
         let mut travelled: Vec<(Bitboard, Piece)> = Vec::new();
         let mut pos = from.clone();
         for &m in moves {
-            let turn = pos.turn();
-            if let Some(origin) = m.from() {
-                let line = attacks::between(origin, m.to()) | Bitboard::from(m.to());
-                travelled.push((line, m.role().of(turn)));
-            }
-            if let Some(victim) = m.capture() {
-                travelled.push((attacks::king_attacks(m.to()), victim.of(!turn)));
-            }
+            travelled.extend(passing(&pos, m));
             pos.play_unchecked(m);
             boards.push(pos.board().clone());
         }
@@ -342,4 +326,21 @@ fn landing(pos: &Chess, m: Move) -> Vec<(Square, Piece)> {
         }
         Move::Put { role, to } => vec![(to, role.of(turn))],
     }
+}
+
+/// Where a reading may show a piece of the move `m` (played in `pos`) that no position of the
+/// story has there: the mover on the line it travelled (a slide set down on its way) and the
+/// victim next to the square it was taken on (touching a square on its way off).
+fn passing(pos: &Chess, m: Move) -> impl Iterator<Item = (Bitboard, Piece)> {
+    let turn = pos.turn();
+    let line = m.from().map(|origin| {
+        (
+            attacks::between(origin, m.to()) | Bitboard::from(m.to()),
+            m.role().of(turn),
+        )
+    });
+    let victim = m
+        .capture()
+        .map(|v| (attacks::king_attacks(m.to()), v.of(!turn)));
+    line.into_iter().chain(victim)
 }
