@@ -433,7 +433,15 @@ impl Table {
         }
         for e in self.rig.take_events() {
             let text = format!("{e:?}");
-            println!("    {}", &text[..text.len().min(160)]);
+            println!(
+                "    {}",
+                &text[..text.len().min(
+                    std::env::var("TRACE_LEN")
+                        .ok()
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(160)
+                )]
+            );
         }
     }
 
@@ -723,6 +731,19 @@ fn a_piece_set_down_after_the_memorys_last_move_is_no_move_begun() {
 #[test]
 fn a_restart_keeps_the_clock_sides_it_learnt() {
     check_bullet(552, &bullet(368_591_376_062_537_042, true, false)).unwrap();
+}
+
+/// Unplugged and killed at once, then a repetition (Rb2 Kf3 Rb3 Kf2, twice) while the gap
+/// waited: the board came back to the record's position and the arbiter, his scoresheet
+/// showing nothing the record lacks, continued from the board. He did so the moment White set
+/// his king down on f2 and pressed, before that press's clock reading came in on the 9,600-baud
+/// line: the reading held showed White's clock running, the new segment had White to move,
+/// and Black's ...Rb2 was never recorded, with `Gap` empty (corpus game 721, found by a soak).
+/// A piece of the running side set down since the reading is that side's move: Black is to
+/// move.
+#[test]
+fn a_board_continued_from_just_after_a_move_is_the_other_sides_turn() {
+    check_bullet(721, &bullet(1_104_659_068_001_641_209, true, true)).unwrap();
 }
 
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,

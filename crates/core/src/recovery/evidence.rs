@@ -131,6 +131,20 @@ pub(super) fn clock_side(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
     Some(h.arbiter().clock().color_of(display))
 }
 
+/// The side to move on the board the gap holds, by the clock (see [`clock_side`]): a piece of
+/// the side whose clock runs set down since that reading is that side's move, whose press
+/// the reading cannot show (pressed a moment later, or read late on a slow line), so the
+/// other side is to move. One reading of a running clock is not the turn when the board has
+/// moved on since.
+pub(super) fn side_to_move(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
+    let running = clock_side(h, g)?;
+    let read_at = g?.clock.as_ref()?.1;
+    let moved_since = g?
+        .last_set_down
+        .is_some_and(|(c, at)| c == running && at >= read_at);
+    Some(if moved_since { !running } else { running })
+}
+
 /// The clock at the gap's start, when the arbiter knows both times and the clock is
 /// connected: what the witness counts from.
 pub(super) fn clock_before(h: &dyn Host, now: Option<Millis>) -> Option<clock::Reading> {

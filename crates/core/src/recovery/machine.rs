@@ -182,19 +182,12 @@ impl Recovery {
                 index: field,
                 content,
             } => {
-                let Some(sensed) = g.sensed.as_mut() else {
-                    // Before a whole board: the next dump supersedes it.
-                    return true;
-                };
-                if let Some(slot) = sensed.get_mut(usize::from(*field))
-                    && *slot != *content
+                // Before a whole board the next dump supersedes it.
+                if g.set_square(*field, *content, now)
+                    && let Stage::Choose { candidates, .. } = &mut g.stage
                 {
-                    *slot = *content;
-                    g.last_change = now;
-                    if let Stage::Choose { candidates, .. } = &mut g.stage {
-                        for c in candidates {
-                            let _ = c.shadow.on_field_update(*field, *content, now);
-                        }
+                    for c in candidates {
+                        let _ = c.shadow.on_field_update(*field, *content, now);
                     }
                 }
             }

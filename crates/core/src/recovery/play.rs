@@ -76,7 +76,8 @@ pub(super) fn replay_moves(
 }
 
 /// Play continues from the board the gap `g` holds as it stands, in a new segment (the side
-/// whose clock runs to move, else the side the record has); no one is accused. Returns false
+/// the clock says is to move, see [`evidence::side_to_move`], else the side the record has);
+/// no one is accused. Returns false
 /// when the board cannot be a position (pieces in hand: keep waiting).
 pub(super) fn continue_from_board(
     h: &mut dyn Host,
@@ -88,7 +89,7 @@ pub(super) fn continue_from_board(
     let Some(fields) = g.and_then(|g| g.sensed.as_ref()) else {
         return false;
     };
-    let turn = evidence::clock_side(h, g).unwrap_or_else(|| h.tracker().position().turn());
+    let turn = evidence::side_to_move(h, g).unwrap_or_else(|| h.tracker().position().turn());
     let mut trial = h.tracker().clone();
     let _ = trial.on_board_dump(fields, now);
     if trial.adopt_placement(turn).is_err() {

@@ -49,6 +49,8 @@ pub(super) struct Gap {
     pub(super) sensed: Option<[SquareContent; 64]>,
     /// When `sensed` last changed.
     pub(super) last_change: Millis,
+    /// The colour of the piece last set down, and when.
+    pub(super) last_set_down: Option<(Color, Millis)>,
     /// The first whole board read after the gap (wire order): it stood on the table.
     pub(super) first_read: Option<[SquareContent; 64]>,
     /// The clock as last read before the gap.
@@ -182,12 +184,34 @@ impl Gap {
             cause,
             sensed: None,
             last_change: 0,
+            last_set_down: None,
             first_read: None,
             clock_before,
             clock: None,
             memory: Memory::Settled,
             stage: Stage::Unread { link_up: None },
         }
+    }
+
+    /// A square read while the gap is open (`field` in wire order): whether it changed the
+    /// board as sensed (nothing does before a whole board came).
+    pub(super) fn set_square(&mut self, field: u8, content: SquareContent, now: Millis) -> bool {
+        let Some(slot) = self
+            .sensed
+            .as_mut()
+            .and_then(|s| s.get_mut(usize::from(field)))
+        else {
+            return false;
+        };
+        if *slot == content {
+            return false;
+        }
+        *slot = content;
+        self.last_change = now;
+        if let Some(piece) = content {
+            self.last_set_down = Some((piece.color, now));
+        }
+        true
     }
 
     fn text(&self) -> String {
