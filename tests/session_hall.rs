@@ -578,10 +578,12 @@ fn check_bullet(index: usize, bullet: &BulletGame) -> Result<BulletRun, String> 
             Some(_) => {}
         }
     }
-    // The players are done; the arbiter answers what is still asked.
+    // The players are done; the arbiter answers what is still asked, and a board out of sync
+    // has its time to say what it waits for.
     for _ in 0..40 {
         t.wait(1_000);
-        if t.rig.session().view().gap.is_empty() {
+        let view = t.rig.session().view();
+        if view.gap.is_empty() && view.in_sync {
             break;
         }
     }
@@ -744,6 +746,17 @@ fn a_restart_keeps_the_clock_sides_it_learnt() {
 #[test]
 fn a_board_continued_from_just_after_a_move_is_the_other_sides_turn() {
     check_bullet(721, &bullet(1_104_659_068_001_641_209, true, true)).unwrap();
+}
+
+/// Unplugged while Ke2 Qxe4+ Kf1 Qh1+ were made: the board came back as the record's last
+/// position without the knight on e4, which is also White lifting that knight to move it. The
+/// gap closed on the move begun and the record stood four plies behind, in silence, for good
+/// (corpus game 170, found by a soak). A knight still off a board that stands still was
+/// taken: the gap opens again, searches, and the arbiter settles it.
+#[test]
+fn pieces_still_off_a_still_board_after_a_gap_were_taken_during_it() {
+    let run = check_bullet(170, &bullet(1_229_554_756_583_171_548, true, false)).unwrap();
+    assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
 }
 
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,

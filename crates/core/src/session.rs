@@ -237,7 +237,7 @@ impl Session {
                 }
             }
         }
-        self.with_recovery(|r, s| r.poll_live_stories(s, now));
+        self.with_recovery(|r, s| r.poll_live_stories(s, now, out));
         self.watch_gesture_first(now);
         self.check_gesture(now, out);
         self.journal_snapshot(out);

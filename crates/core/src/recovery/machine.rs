@@ -7,7 +7,10 @@
 //! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
 //! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
 //! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
-//! Gap(Unread) ── first whole board: the position, one move begun, a start, no game ▶ Closed
+//! Gap(Unread) ── first whole board: the position, a start, no game ──▶ Closed
+//! Gap(Unread) ── first whole board: one move begun ───────────────────▶ Begun
+//! Begun ── a change, a move, in sync ─────────────────────────────────▶ Closed
+//! Begun ── the pieces still off, the board still FEWER_PIECES_SETTLED_MS ▶ Gap(Search)
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -17,21 +20,20 @@
 //! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
 //! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
 //! Gap(Choose) ── ResolveGap ──────────────────────────────────────────▶ Closed, or Search on
-//! Gap(*), Asking ── NewGame, SetPosition ─────────────────────────────▶ Closed (the board is
+//! Gap(*), Asking, Begun ── NewGame, SetPosition ──────────────────────▶ Closed (the board is
 //!                                                                       read against the new root)
 //! Gap(Search|Choose) ── TakeBack ─────────────────────────────────────▶ Gap(Search) from the
 //!                                                                       position before
-//! Asking ── TakeBack ─────────────────────────────────────────────────▶ Closed
+//! Asking, Begun ── TakeBack ──────────────────────────────────────────▶ Closed
 //! ```
 
 use shakmaty::{Chess, Move, Position};
 
 use super::state::{Candidate, Cause, Finding, Gap, Memory, Stage, State, listed, plies};
 use super::{
-    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, Host, MEMORY_GRACE_MS, MEMORY_WAIT_MS,
-    UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
+    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, FEWER_PIECES_SETTLED_MS, Host, MEMORY_GRACE_MS,
+    MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
 };
-use crate::board::Placement;
 use crate::board_input::{BoardInput, MemoryEvent, SquareContent};
 use crate::event::Event;
 use crate::fact::Fact;
@@ -41,52 +43,11 @@ use crate::vocab::{CommandError, Millis};
 /// One board's recovery: its state and the requests it has for the board.
 #[derive(Debug, Clone, Default)]
 pub struct Recovery {
-    state: State,
-    requests: Vec<BoardRequest>,
+    pub(super) state: State,
+    pub(super) requests: Vec<BoardRequest>,
 }
 
 impl Recovery {
-    // ----- what the session reads ------------------------------------------------------
-
-    /// A gap is open: the board is held back from the tracker.
-    pub fn is_open(&self) -> bool {
-        self.state.gap().is_some()
-    }
-
-    /// The `Gap` property.
-    pub fn text(&self) -> String {
-        self.state.text()
-    }
-
-    /// The next thing the shell should send to the board, if any.
-    pub fn poll_request(&mut self) -> Option<BoardRequest> {
-        (!self.requests.is_empty()).then(|| self.requests.remove(0))
-    }
-
-    /// The placement the view shows while a gap holds the board back.
-    pub fn placement(&self, h: &dyn Host) -> Option<String> {
-        self.sensed()
-            .map(|f| Placement::from_wire(&f, reading::orientation(h)).board_fen())
-    }
-
-    /// When the recovery next needs a tick (part of the session's `next_wakeup`): the
-    /// memory awaited, a board settling in a gap, a still board to ask about.
-    pub fn next_wakeup(&self, h: &dyn Host) -> Option<Millis> {
-        match &self.state {
-            State::Gap(g) => g.deadline(evidence::settle_ms(h, Some(g))),
-            State::Asking(_) => None,
-            State::Closed => resolve::ask_due(h),
-        }
-    }
-
-    fn sensed(&self) -> Option<[SquareContent; 64]> {
-        self.state.gap().and_then(|g| g.sensed)
-    }
-
-    fn cause(&self) -> &'static str {
-        self.state.gap().map_or("", |g| g.cause.text())
-    }
-
     fn stage_mut(&mut self) -> Option<&mut Stage> {
         self.state.gap_mut().map(|g| &mut g.stage)
     }
@@ -306,8 +267,25 @@ impl Recovery {
     /// After every input while no gap is open: the tracker's open stories become a question
     /// for the arbiter once the board has stood still [`super::STILL_ASK_MS`], and the question
     /// goes as soon as the tracker has settled them (or holds others).
-    pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis) {
-        if self.is_open() {
+    pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        if let State::Begun(g, at) = &self.state {
+            let tracker = h.tracker();
+            if tracker.in_sync()
+                || tracker.moves().len() != g.start.0
+                || tracker.last_change() > *at
+            {
+                self.state = State::Closed;
+            } else if now >= at + FEWER_PIECES_SETTLED_MS {
+                // The pieces were taken during the gap: it opens again and searches.
+                let State::Begun(g, _) = std::mem::take(&mut self.state) else {
+                    return;
+                };
+                self.state = State::Gap(g);
+                h.hold_back();
+                self.search_first_board(h, now, out, true);
+            }
+        }
+        if self.is_open() || matches!(self.state, State::Begun(..)) {
             return;
         }
         let asking = resolve::ask_due(h)
@@ -332,7 +310,7 @@ impl Recovery {
     pub fn handle_new_root(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
         match &self.state {
             State::Gap(_) => self.close(h, now, out),
-            State::Asking(_) => self.state = State::Closed,
+            State::Asking(_) | State::Begun(..) => self.state = State::Closed,
             State::Closed => {}
         }
     }
@@ -345,7 +323,7 @@ impl Recovery {
         match &self.state {
             State::Gap(g) if matches!(g.stage, Stage::Unread { .. }) => {}
             State::Gap(_) => self.close_or_search_on(h, now, out, false),
-            State::Asking(_) => self.state = State::Closed,
+            State::Asking(_) | State::Begun(..) => self.state = State::Closed,
             State::Closed => {}
         }
     }
@@ -360,7 +338,7 @@ impl Recovery {
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
         let g = match &self.state {
-            State::Closed => {
+            State::Closed | State::Begun(..) => {
                 return Err(CommandError::InvalidArgument(
                     "no gap is open on this board: there is nothing to resolve".into(),
                 ));
@@ -424,27 +402,42 @@ impl Recovery {
         let read = reading::board_of(h, &fields);
         let board = reading::learn_orientation(h, read);
         // The position, or one legal move's pieces lifted: the next move begun, the tracker's
-        // job. More pieces missing is a gap (exchanges, even beyond the search's reach).
-        if !h.game_on()
-            || reading::is_start(&board)
-            || reading::one_move_begun(h.tracker().position(), &board)
-        {
+        // job (watched: `Begun`). More pieces missing is a gap (exchanges, even beyond the
+        // search's reach).
+        let position = h.tracker().position();
+        if !h.game_on() || reading::is_start(&board) || position.board() == &board {
             self.close(h, now, out);
-            return;
+        } else if reading::one_move_begun(position, &board) {
+            let kept = self.state.gap().cloned();
+            self.close(h, now, out);
+            if let Some(g) = kept {
+                self.state = State::Begun(Box::new(g), now);
+            }
+        } else {
+            // Search at once: the first board may tell (published once it proves a position).
+            self.search_first_board(h, now, out, false);
         }
+    }
+
+    /// The memory asked for, the search begun on the board the gap holds (`position`: it
+    /// stands as a position).
+    fn search_first_board(
+        &mut self,
+        h: &mut dyn Host,
+        now: Millis,
+        out: &mut Vec<Event>,
+        position: bool,
+    ) {
         h.report(Fact::ReadingMemory {
             cause: self.cause(),
         });
         self.requests.push(BoardRequest::ReadMemory);
-        self.enter_search(
-            None,
-            Memory::Asked {
-                at: now,
-                held_unique: false,
-            },
-        );
-        // Search at once: the first board may tell (published once it proves a position).
-        self.search(h, now, out, false);
+        let memory = Memory::Asked {
+            at: now,
+            held_unique: false,
+        };
+        self.enter_search(None, memory);
+        self.search(h, now, out, position);
     }
 
     /// The gap (open) searches from now: `tried`, the board change already searched.

@@ -41,6 +41,7 @@ pub mod memory;
 mod play;
 pub mod proof;
 mod reading;
+mod reads;
 mod resolve;
 mod state;
 

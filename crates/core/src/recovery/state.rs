@@ -39,6 +39,11 @@ pub(super) enum State {
     Gap(Box<Gap>),
     /// The board is read live, but several stories explain its still board.
     Asking(Asking),
+    /// A gap closed (at this time) on a first board that was the known position with one
+    /// move's pieces lifted: read live, the move begun being the tracker's. The gap is kept:
+    /// pieces that stay off a still board were taken during it (moves that came back to the
+    /// known position but for what they captured), and it opens again.
+    Begun(Box<Gap>, Millis),
 }
 
 /// A gap: what is held back from the tracker and the arbiter while it is open.
@@ -166,7 +171,7 @@ impl State {
     /// The `Gap` property: derived from the state alone.
     pub(super) fn text(&self) -> String {
         match self {
-            State::Closed => String::new(),
+            State::Closed | State::Begun(..) => String::new(),
             State::Gap(g) => g.text(),
             State::Asking(a) => a.text(),
         }
