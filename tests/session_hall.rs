@@ -549,6 +549,11 @@ fn check_bullet(index: usize, bullet: &BulletGame) -> Result<BulletRun, String> 
             continue;
         }
         t.wait(STILL_MS);
+        // The arbiter's answer meanwhile may have ended the game on its position (the corpus
+        // played on): the record is judged as it ends.
+        if game_end(t.rig.journal()).is_some() {
+            break;
+        }
         let view = t.rig.session().view();
         match t.truth.align(&view.moves, &t.rig.played_san) {
             None => {
