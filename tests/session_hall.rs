@@ -764,6 +764,18 @@ fn pieces_still_off_a_still_board_after_a_gap_were_taken_during_it() {
     assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
 }
 
+/// A link drop while ...Rxd1+ Rxd1 were made: the first board was the record's last position
+/// without the two rooks, which is also Black lifting both for ...Rxh1. The gap closed on that
+/// move begun; ...Qe5 and Qd7 came, no move of the tracker's, and the record stood four plies
+/// behind in silence, and Black's press read live was a press without a move (corpus game
+/// 952, found by a soak). No move came of the move begun and the board stood still: the gap
+/// opened again, the board's memory gave the moves, and the clock, held back meanwhile,
+/// accused nobody.
+#[test]
+fn a_move_begun_that_no_move_comes_of_opens_the_gap_again() {
+    check_bullet(952, &bullet(15_123_601_304_438_508_334, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -214,7 +214,7 @@ impl Session {
             Input::Tick => {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, out);
-                if self.clock_live {
+                if self.clock_live && !self.recovery.holds_clock() {
                     let ruled = self.arbiter.tick(now);
                     self.apply_arbiter(ruled, out);
                 }
@@ -314,9 +314,9 @@ impl Session {
             self.gesture
                 .map(|(since, _)| since.saturating_add(gesture::GESTURE_HOLD_MS)),
         ];
-        // The arbiter is ticked only while the clock is live and no gap is open (`step`):
+        // The arbiter is ticked only while the clock is live and not held back (`step`):
         // its deadline counts only then, or a deadline no tick clears would spin the shell.
-        let arbiter = (self.clock_live && !self.recovery.is_open())
+        let arbiter = (self.clock_live && !self.recovery.holds_clock())
             .then(|| self.arbiter.next_wakeup())
             .flatten();
         gesture

@@ -9,8 +9,8 @@
 //! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
 //! Gap(Unread) ── first whole board: the position, a start, no game ──▶ Closed
 //! Gap(Unread) ── first whole board: one move begun ───────────────────▶ Begun
-//! Begun ── a change, a move, in sync ─────────────────────────────────▶ Closed
-//! Begun ── the pieces still off, the board still FEWER_PIECES_SETTLED_MS ▶ Gap(Search)
+//! Begun ── a move, the board in sync ─────────────────────────────────▶ Closed
+//! Begun ── neither, the board still STILL_ASK_MS ──────────────────────▶ Gap(Search)
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -31,8 +31,8 @@ use shakmaty::{Chess, Move, Position};
 
 use super::state::{Candidate, Cause, Finding, Gap, Memory, Stage, State, listed, plies};
 use super::{
-    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, FEWER_PIECES_SETTLED_MS, Host, MEMORY_GRACE_MS,
-    MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
+    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, Host, MEMORY_GRACE_MS, MEMORY_WAIT_MS,
+    STILL_ASK_MS, UNREACHABLE_SETTLE_MS, evidence, memory, play, proof, reading, resolve,
 };
 use crate::board_input::{BoardInput, MemoryEvent, SquareContent};
 use crate::event::Event;
@@ -114,6 +114,25 @@ impl Recovery {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> bool {
+        if let State::Begun(g, _) = &mut self.state {
+            // The board is read live, and kept as the gap would hold it for a search if it
+            // opens again; the clock stays held back (a gap is never an illegal move).
+            match message {
+                BoardInput::Clock(times) => {
+                    g.clock = Some((*times, now));
+                    return true;
+                }
+                BoardInput::Square { index, content } => {
+                    g.set_square(*index, *content, now);
+                }
+                BoardInput::Scan(fields) if g.sensed.as_ref() != Some(fields) => {
+                    g.sensed = Some(**fields);
+                    g.last_change = now;
+                }
+                _ => {}
+            }
+            return false;
+        }
         let Some(g) = self.state.gap_mut() else {
             return false;
         };
@@ -270,13 +289,13 @@ impl Recovery {
     pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
         if let State::Begun(g, at) = &self.state {
             let tracker = h.tracker();
-            if tracker.in_sync()
-                || tracker.moves().len() != g.start.0
-                || tracker.last_change() > *at
-            {
+            if tracker.in_sync() || tracker.moves().len() != g.start.0 {
+                let held = g.clock.as_ref().map(|(times, _)| *times);
                 self.state = State::Closed;
-            } else if now >= at + FEWER_PIECES_SETTLED_MS {
-                // The pieces were taken during the gap: it opens again and searches.
+                h.clock_after_gap(held.as_ref(), now, out);
+            } else if now >= (*at).max(g.last_change) + STILL_ASK_MS {
+                // No move came of it: pieces were taken during the gap (or the board moved on
+                // from it), and it opens again to search.
                 let State::Begun(g, _) = std::mem::take(&mut self.state) else {
                     return;
                 };

@@ -3,7 +3,7 @@
 //! Nothing here changes the state (that is `machine.rs`'s).
 
 use super::state::State;
-use super::{BoardRequest, FEWER_PIECES_SETTLED_MS, Host, Recovery, evidence, reading, resolve};
+use super::{BoardRequest, Host, Recovery, STILL_ASK_MS, evidence, reading, resolve};
 use crate::board::Placement;
 use crate::board_input::SquareContent;
 use crate::vocab::Millis;
@@ -12,6 +12,12 @@ impl Recovery {
     /// A gap is open: the board is held back from the tracker.
     pub fn is_open(&self) -> bool {
         self.state.gap().is_some()
+    }
+
+    /// The clock's readings are held back from the arbiter: a gap is open, or one closed on a
+    /// move begun is still watched (`Begun`).
+    pub fn holds_clock(&self) -> bool {
+        matches!(self.state, State::Gap(_) | State::Begun(..))
     }
 
     /// The `Gap` property.
@@ -37,7 +43,7 @@ impl Recovery {
             State::Gap(g) => g.deadline(evidence::settle_ms(h, Some(g))),
             State::Asking(_) => None,
             State::Closed => resolve::ask_due(h),
-            State::Begun(_, at) => Some(at + FEWER_PIECES_SETTLED_MS),
+            State::Begun(g, at) => Some((*at).max(g.last_change) + STILL_ASK_MS),
         }
     }
 

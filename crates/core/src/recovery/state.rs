@@ -40,9 +40,10 @@ pub(super) enum State {
     /// The board is read live, but several stories explain its still board.
     Asking(Asking),
     /// A gap closed (at this time) on a first board that was the known position with one
-    /// move's pieces lifted: read live, the move begun being the tracker's. The gap is kept:
-    /// pieces that stay off a still board were taken during it (moves that came back to the
-    /// known position but for what they captured), and it opens again.
+    /// move's pieces lifted: read live, the move begun being the tracker's. The gap is kept,
+    /// its board read on: when no move comes of it and the board stands still, the pieces
+    /// were taken during the gap (moves that came back to the known position but for what
+    /// they captured), and it opens again.
     Begun(Box<Gap>, Millis),
 }
 

@@ -66,7 +66,7 @@ impl Session {
     /// the clock model holds meanwhile is from before it).
     fn clock_reading(&self) -> Option<ClockReading> {
         let clock = self.arbiter.clock();
-        if !self.link_up || !self.clock_live || self.recovery.is_open() || !clock.has_times() {
+        if !self.link_up || !self.clock_live || self.recovery.holds_clock() || !clock.has_times() {
             return None;
         }
         Some(ClockReading {
