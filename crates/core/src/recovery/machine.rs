@@ -48,17 +48,9 @@ pub struct Recovery {
 }
 
 impl Recovery {
-    fn stage_mut(&mut self) -> Option<&mut Stage> {
-        self.state.gap_mut().map(|g| &mut g.stage)
-    }
-
-    fn memory_mut(&mut self) -> Option<&mut Memory> {
-        self.state.gap_mut().map(|g| &mut g.memory)
-    }
-
     /// Record what a search found (while searching).
     fn found(&mut self, what: Finding) {
-        if let Some(Stage::Search { finding, .. }) = self.stage_mut() {
+        if let Some(Stage::Search { finding, .. }) = self.state.stage_mut() {
             *finding = what;
         }
     }
@@ -90,7 +82,7 @@ impl Recovery {
 
     /// The link is back: a whole board is awaited from now.
     pub fn handle_link_up(&mut self, now: Millis) {
-        if let Some(Stage::Unread { link_up }) = self.stage_mut() {
+        if let Some(Stage::Unread { link_up }) = self.state.stage_mut() {
             *link_up = Some((now, false));
         }
     }
@@ -187,7 +179,7 @@ impl Recovery {
                 }
             }
             BoardInput::Memory(log) => {
-                if let Some(memory) = self.memory_mut()
+                if let Some(memory) = self.state.memory_mut()
                     && let Memory::Asked { held_unique, .. } = *memory
                 {
                     *memory = Memory::Settled;
@@ -206,7 +198,7 @@ impl Recovery {
         if !self.is_open() {
             return false;
         }
-        if let Some(memory) = self.memory_mut()
+        if let Some(memory) = self.state.memory_mut()
             && let Memory::Asked { at, held_unique } = *memory
         {
             let waited = now.saturating_sub(at);
@@ -275,7 +267,7 @@ impl Recovery {
 
     /// The shell cannot ask the board (listen-only): the search alone decides.
     pub fn handle_no_memory(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
-        if let Some(memory) = self.memory_mut()
+        if let Some(memory) = self.state.memory_mut()
             && let Memory::Asked { held_unique, .. } = *memory
         {
             *memory = Memory::Settled;
@@ -609,7 +601,7 @@ impl Recovery {
                 self.unproven(h, &from, moves, doubt, fields, now);
             }
             search::Outcome::Unique(_) if wait_for_memory => {
-                if let Some(Memory::Asked { held_unique, .. }) = self.memory_mut() {
+                if let Some(Memory::Asked { held_unique, .. }) = self.state.memory_mut() {
                     *held_unique = true;
                 }
             }
@@ -661,7 +653,7 @@ impl Recovery {
         now: Millis,
     ) {
         let line = search::san_line(from, &moves);
-        if matches!(self.memory_mut(), Some(Memory::Asked { .. })) {
+        if matches!(self.state.memory_mut(), Some(Memory::Asked { .. })) {
             self.found(Finding::Unproven {
                 plies: moves.len(),
                 line,

@@ -169,6 +169,14 @@ impl State {
         }
     }
 
+    pub(super) fn stage_mut(&mut self) -> Option<&mut Stage> {
+        self.gap_mut().map(|g| &mut g.stage)
+    }
+
+    pub(super) fn memory_mut(&mut self) -> Option<&mut Memory> {
+        self.gap_mut().map(|g| &mut g.memory)
+    }
+
     /// The `Gap` property: derived from the state alone.
     pub(super) fn text(&self) -> String {
         match self {
