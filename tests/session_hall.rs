@@ -776,6 +776,18 @@ fn a_move_begun_that_no_move_comes_of_opens_the_gap_again() {
     check_bullet(952, &bullet(15_123_601_304_438_508_334, true, false)).unwrap();
 }
 
+/// The arbiter resolved a gap of a restart just as Black had played ...Bxb4 and not yet
+/// pressed; Black's press came right after, completing nothing the record awaited. White's
+/// Rhf1 and Black's ...Bxc3 were then read together with White's press: Black's stray press,
+/// read within the grace of White's report, was taken for a press White might have made,
+/// so White's press was not his overtaken one, and after the grace he was charged with a
+/// press without a move (corpus game 1106, found by a soak). A stray press the clock's sides
+/// say was the opponent's is not the waiting mover's.
+#[test]
+fn a_stray_press_of_the_opponent_is_not_the_waiting_movers() {
+    check_bullet(1106, &bullet(13_082_984_308_830_084_508, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -144,6 +144,7 @@ impl Arbiter {
         } else {
             // A press that completed nothing (yet): it may be a move's whose report is late.
             self.stray_press_at = Some(now);
+            self.stray_presser = self.clock.white_known().then_some(presser);
             if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
                 // Possibly 7.5.3, or the tracker has not reported the move yet.
                 self.unexplained_press = Some((presser, now));

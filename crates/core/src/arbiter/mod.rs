@@ -186,6 +186,8 @@ pub struct Arbiter {
     /// have been that move's, so its mover is not taken as overtaken.
     reported_at: Millis,
     stray_press_at: Option<Millis>,
+    /// Whose that press was, when the clock's sides were known (else it may be anyone's).
+    stray_presser: Option<Color>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
     /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
@@ -225,6 +227,7 @@ impl Arbiter {
             overtaken: None,
             reported_at: 0,
             stray_press_at: None,
+            stray_presser: None,
             unexplained_press: None,
             fresh_reading_at: None,
             press_maybe_hidden: false,
@@ -459,10 +462,12 @@ impl Arbiter {
             .awaiting_press
             .filter(|&w| w != mover)
             // A press read since the waiting mover's report (or just before it, a late
-            // report) may have been his, uncredited while the clock's sides were unknown.
-            .filter(|_| {
+            // report) may have been his, uncredited while the clock's sides were unknown; one
+            // known to be his opponent's was not.
+            .filter(|&w| {
                 self.stray_press_at
                     .is_none_or(|p| p.saturating_add(PRESS_GRACE_MS) < self.reported_at)
+                    || self.stray_presser.is_some_and(|c| c != w)
             });
         self.record_move(mv);
         self.overtaken = waiting.map(|w| (w, now));
