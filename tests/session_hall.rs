@@ -788,6 +788,19 @@ fn a_stray_press_of_the_opponent_is_not_the_waiting_movers() {
     check_bullet(1106, &bullet(13_082_984_308_830_084_508, true, false)).unwrap();
 }
 
+/// An unplug and a kill over ...Bd8 Bxd8 Qd7 Qf5 Qa4 Be7 brought the board back to the
+/// record's last position without Black's bishop, which is also White's capture of it begun:
+/// the gap closed on that move begun and was watched. Six plies then came live at bullet
+/// pace, none the tracker's and no still board among them, and the tracker's settled check
+/// charged White with an illegal placement before the watch could open the gap again (corpus
+/// game 613, found by a soak). The tracker's judgement of a watched board opens the gap
+/// again: the arbiter is asked, nobody is accused.
+#[test]
+fn a_board_judged_illegal_while_a_move_begun_is_watched_opens_the_gap_again() {
+    let run = check_bullet(613, &bullet(4_140_016_779_812_008_022, true, false)).unwrap();
+    assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -12,6 +12,7 @@
 //! Gap(Unread) ── first whole board: one move begun ───────────────────▶ Begun
 //! Begun ── a move, the board in sync ─────────────────────────────────▶ Closed
 //! Begun ── neither, the board still STILL_ASK_MS ──────────────────────▶ Gap(Search)
+//! Begun ── the tracker judges the board an illegal placement ──────────▶ Gap(Search)
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -291,12 +292,7 @@ impl Recovery {
             } else if now >= (*at).max(g.last_change) + STILL_ASK_MS {
                 // No move came of it: pieces were taken during the gap (or the board moved on
                 // from it), and it opens again to search.
-                let State::Begun(g, _) = std::mem::take(&mut self.state) else {
-                    return;
-                };
-                self.state = State::Gap(g);
-                h.hold_back();
-                self.search_first_board(h, now, out, true);
+                self.reopen_begun(h, now, out);
             }
         }
         if self.is_open() || matches!(self.state, State::Begun(..)) {
@@ -314,6 +310,20 @@ impl Recovery {
             (State::Asking(_), None) => self.state = State::Closed,
             (_, None) => {}
         }
+    }
+
+    /// The tracker judged the board an illegal placement while a move begun after a gap is
+    /// watched: the board parted from the record during the gap, not by a player's hand (a
+    /// gap is never an illegal move), so the gap opens again on the board as it stands and
+    /// searches. Returns whether it did (false: nothing is watched, the judgement stands).
+    pub fn reopen_begun(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) -> bool {
+        let State::Begun(g, _) = std::mem::take(&mut self.state) else {
+            return false;
+        };
+        self.state = State::Gap(g);
+        h.hold_back();
+        self.search_first_board(h, now, out, true);
+        true
     }
 
     // ----- operator commands -------------------------------------------------------------
