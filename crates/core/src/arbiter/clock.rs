@@ -125,11 +125,20 @@ fn by_counter(cfg: &ArbiterConfig) -> bool {
 }
 
 /// White's display as configured (`None`: `auto`, learned from the first press).
-fn configured_white(setting: WhiteDisplay) -> Option<Display> {
+pub(super) fn configured_white(setting: WhiteDisplay) -> Option<Display> {
     match setting {
         WhiteDisplay::Left => Some(Display::Left),
         WhiteDisplay::Right => Some(Display::Right),
         WhiteDisplay::Auto => None,
+    }
+}
+
+/// The setting that names White's half of the clock (how a side learnt is journalled and
+/// given back after a restart, see [`configured_white`] for the other way).
+pub(super) fn white_setting(white: Display) -> WhiteDisplay {
+    match white {
+        Display::Left => WhiteDisplay::Left,
+        Display::Right => WhiteDisplay::Right,
     }
 }
 

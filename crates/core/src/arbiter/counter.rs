@@ -140,8 +140,8 @@ impl Arbiter {
         self.judge_early_period(&control, now, ev);
         let settling = self.unexplained_press.is_some()
             || self
-                .stray_press_at
-                .is_some_and(|at| now.saturating_sub(at) <= PRESS_GRACE_MS);
+                .stray_press
+                .is_some_and(|(at, _)| now.saturating_sub(at) <= PRESS_GRACE_MS);
         if settling || !self.clock.white_known() {
             return;
         }

@@ -4,7 +4,7 @@
 
 use shakmaty::{Color, Position};
 
-use super::clock::Display;
+use super::clock::{self, Display};
 use super::{
     Arbiter, OVERTAKEN_MS, PRESS_GRACE_MS, Ruling, Window, color_name, idx, ordinal, unwinnable,
     win_for,
@@ -143,8 +143,7 @@ impl Arbiter {
             self.completed_moves[idx(presser)] += 1;
         } else {
             // A press that completed nothing (yet): it may be a move's whose report is late.
-            self.stray_press_at = Some(now);
-            self.stray_presser = self.clock.white_known().then_some(presser);
+            self.stray_press = Some((now, self.clock.white_known().then_some(presser)));
             if presser == self.position().turn() && self.plies > 0 && self.clock.white_known() {
                 // Possibly 7.5.3, or the tracker has not reported the move yet.
                 self.unexplained_press = Some((presser, now));
@@ -158,20 +157,15 @@ impl Arbiter {
         if self.cfg.white_display != WhiteDisplay::Auto || !self.clock.white_known() {
             return None;
         }
-        Some(match self.clock.white_display() {
-            Display::Left => WhiteDisplay::Left,
-            Display::Right => WhiteDisplay::Right,
-        })
+        Some(clock::white_setting(self.clock.white_display()))
     }
 
     /// A restored game's clock side as it was learnt before the restart (see
     /// [`crate::event::RecordFact::ClockSide`]): not learnt again. A configured side is never
     /// overridden.
     pub fn restore_white_display(&mut self, side: WhiteDisplay) {
-        match side {
-            WhiteDisplay::Left => self.clock.learn_white(Display::Left),
-            WhiteDisplay::Right => self.clock.learn_white(Display::Right),
-            WhiteDisplay::Auto => {}
+        if let Some(white) = clock::configured_white(side) {
+            self.clock.learn_white(white);
         }
     }
 

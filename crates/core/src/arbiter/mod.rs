@@ -185,9 +185,9 @@ pub struct Arbiter {
     /// press around a move's report (before it, within [`PRESS_GRACE_MS`], or after it) may
     /// have been that move's, so its mover is not taken as overtaken.
     reported_at: Millis,
-    stray_press_at: Option<Millis>,
-    /// Whose that press was, when the clock's sides were known (else it may be anyone's).
-    stray_presser: Option<Color>,
+    /// That press, and whose it was when the clock's sides were known (else it may have been
+    /// anyone's).
+    stray_press: Option<(Millis, Option<Color>)>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
     /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
@@ -226,8 +226,7 @@ impl Arbiter {
             awaiting_press: None,
             overtaken: None,
             reported_at: 0,
-            stray_press_at: None,
-            stray_presser: None,
+            stray_press: None,
             unexplained_press: None,
             fresh_reading_at: None,
             press_maybe_hidden: false,
@@ -259,7 +258,7 @@ impl Arbiter {
         self.window = None;
         self.awaiting_press = None;
         self.overtaken = None;
-        self.stray_press_at = None;
+        self.stray_press = None;
         self.unexplained_press = None;
         self.fresh_reading_at = None;
         self.press_maybe_hidden = false;
@@ -465,9 +464,10 @@ impl Arbiter {
             // report) may have been his, uncredited while the clock's sides were unknown; one
             // known to be his opponent's was not.
             .filter(|&w| {
-                self.stray_press_at
-                    .is_none_or(|p| p.saturating_add(PRESS_GRACE_MS) < self.reported_at)
-                    || self.stray_presser.is_some_and(|c| c != w)
+                self.stray_press.is_none_or(|(at, presser)| {
+                    at.saturating_add(PRESS_GRACE_MS) < self.reported_at
+                        || presser.is_some_and(|c| c != w)
+                })
             });
         self.record_move(mv);
         self.overtaken = waiting.map(|w| (w, now));
@@ -478,7 +478,7 @@ impl Arbiter {
                 self.unexplained_press = None;
                 // That press is explained now: it was this move's, so it is no stray press
                 // that could be the next waiting mover's.
-                self.stray_press_at = None;
+                self.stray_press = None;
                 self.complete_move(mover);
                 self.check_intended(mover, &mut ev);
             }

@@ -138,8 +138,9 @@ pub(super) fn clock_side(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
 /// moved on since.
 pub(super) fn side_to_move(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
     let running = clock_side(h, g)?;
-    let read_at = g?.clock.as_ref()?.1;
-    let moved_since = g?
+    let g = g?;
+    let read_at = g.clock.as_ref()?.1;
+    let moved_since = g
         .last_set_down
         .is_some_and(|(c, at)| c == running && at >= read_at);
     Some(if moved_since { !running } else { running })

@@ -121,10 +121,7 @@ impl Recovery {
                 BoardInput::Square { index, content } => {
                     g.set_square(*index, *content, now);
                 }
-                BoardInput::Scan(fields) if g.sensed.as_ref() != Some(fields) => {
-                    g.sensed = Some(**fields);
-                    g.last_change = now;
-                }
+                BoardInput::Scan(fields) => g.set_board(fields, now),
                 _ => {}
             }
             return false;
@@ -169,10 +166,7 @@ impl Recovery {
             }
             BoardInput::Scan(fields) => {
                 let first = g.sensed.is_none();
-                if g.sensed.as_ref() != Some(fields) {
-                    g.last_change = now;
-                }
-                g.sensed = Some(**fields);
+                g.set_board(fields, now);
                 if let Stage::Choose { candidates, .. } = &mut g.stage {
                     for c in candidates {
                         let _ = c.shadow.on_board_dump(fields, now);

@@ -228,6 +228,15 @@ impl Gap {
         true
     }
 
+    /// A whole board read while the gap is open (or watched): a board that differs from the
+    /// one sensed is a change.
+    pub(super) fn set_board(&mut self, fields: &[SquareContent; 64], now: Millis) {
+        if self.sensed.as_ref() != Some(fields) {
+            self.last_change = now;
+        }
+        self.sensed = Some(*fields);
+    }
+
     fn text(&self) -> String {
         let cause = self.cause.text();
         match &self.stage {
