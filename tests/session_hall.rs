@@ -801,6 +801,22 @@ fn a_board_judged_illegal_while_a_move_begun_is_watched_opens_the_gap_again() {
     assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
 }
 
+/// An unplug over Qxf3 (1 s increment): Black's ...d4 came live, and White lifted his knight
+/// for Ne2 the moment Black pressed. At that press the board was Qxf3 d4 with the knight in
+/// hand, which Ne2 Bxe2 Qxe2 d4 Qf3 reaches exactly; the clock's whole seconds allow five
+/// plies, so that was published as the only sequence, proven: three invented plies (corpus
+/// game 613, found by a soak). Fewer plies with the next move begun are a rival: the arbiter
+/// is asked, and the record holds what was played.
+#[test]
+fn a_board_with_the_next_move_in_hand_is_not_a_longer_story_proven() {
+    let game = BulletGame {
+        increment_ms: 1_000,
+        ..bullet(8_419_536_427_294_528_822, true, false)
+    };
+    let run = check_bullet(613, &game).unwrap();
+    assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -53,6 +53,17 @@ pub(super) fn explain(
     let doubt = match &outcome {
         search::Outcome::Unique(moves) if position => {
             match proof::judge(from, &board, moves, most, &fits) {
+                proof::Verdict::Proven
+                    if proof::begun_rival(
+                        from,
+                        &board,
+                        moves,
+                        clock_side(h, Some(g)),
+                        &reading::one_move_begun,
+                    ) =>
+                {
+                    Some(proof::Verdict::Begun)
+                }
                 proof::Verdict::Proven => None,
                 doubt => Some(doubt),
             }

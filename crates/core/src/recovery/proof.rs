@@ -14,9 +14,13 @@
 //! restarted daemon does not even know it. Without a bound the board's memory (which has
 //! every change) or the arbiter decides; the record never takes a guess.
 //!
+//! Nor is a board a position because the clock was pressed or the board stood still: the
+//! next mover's hand may already hold a piece. A shorter story with the next move begun on
+//! top ([`begun_rival`]) leaves the board proving nothing either.
+//!
 //! Pure.
 
-use shakmaty::{Board, Chess, Move};
+use shakmaty::{Board, Chess, Color, Move, Position};
 
 use crate::tracker::sequences::{self as search, MAX_PLIES, Outcome};
 
@@ -30,6 +34,9 @@ pub enum Verdict {
     /// Another length the bound allows reaches the board too (or the bound rules out the
     /// sequence's own length, or the search could not finish).
     Rivals,
+    /// Fewer plies reach a position the board is with the next move begun (see
+    /// [`begun_rival`]).
+    Begun,
 }
 
 /// Judge `found`, the single shortest sequence from `from` to `board`. `most`: the most
@@ -64,10 +71,37 @@ pub fn judge(
     }
 }
 
+/// Whether fewer plies than `found` reach a position that the board is with the pieces of the
+/// next move lifted (`begun`: by the side to move there, `lifter` when the clock says who it
+/// is). A reading at a press, or a board standing still, may show a hand already holding the
+/// next move's piece (a reply made the moment the clock was pressed, a player hovering), and
+/// a longer sequence that takes the piece off the board by a capture or moves it away reads
+/// the same: Ne2 Bxe2 Qxe2 d4 Qf3 is Qxf3 d4 with White's knight in hand. Then the board
+/// proves neither; the next board, the memory or the arbiter does. A search that gives up
+/// rules nothing out.
+pub fn begun_rival(
+    from: &Chess,
+    board: &Board,
+    found: &[Move],
+    lifter: Option<Color>,
+    begun: &dyn Fn(&Chess, &Board) -> bool,
+) -> bool {
+    let leaf = |p: &Chess| p.board() != board && begun(p, board);
+    (0..found.len())
+        .filter(|&k| {
+            let turn = if k % 2 == 0 {
+                from.turn()
+            } else {
+                !from.turn()
+            };
+            lifter.is_none_or(|c| c == turn)
+        })
+        .any(|k| search::reaches_lifted(from, board, k, &leaf) != Some(false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Position;
     use shakmaty::san::San;
 
     fn play(pos: &Chess, sans: &str) -> (Chess, Vec<Move>) {
@@ -115,5 +149,35 @@ mod tests {
             judge(&from, to.board(), &found, Some(3), &|n| n <= 3),
             Verdict::Proven
         );
+    }
+
+    #[test]
+    fn fewer_plies_with_the_next_move_begun_are_a_rival() {
+        // Qxf3 d4 was made unseen, and White's hand lifted the knight on c3 for Ne2 the moment
+        // Black pressed: Ne2 Bxe2 Qxe2 d4 Qf3 reaches that board exactly.
+        let (from, _) = play(&Chess::default(), "e4 c6 Nf3 d5 Nc3 Bg4 h3 Bxf3");
+        let (after, _) = play(&from, "Qxf3 d4");
+        let mut board = after.board().clone();
+        board.discard_piece_at(shakmaty::Square::C3);
+        let (_, found) = play(&from, "Ne2 Bxe2 Qxe2 d4 Qf3");
+        let begun = super::super::reading::one_move_begun;
+        assert!(begun_rival(
+            &from,
+            &board,
+            &found,
+            Some(Color::White),
+            &begun
+        ));
+        assert!(begun_rival(&from, &board, &found, None, &begun));
+        // Nothing shorter reaches d5 exd5 Qxd5 with a piece in hand.
+        let (from, _) = play(&Chess::default(), "e4");
+        let (to, found) = play(&from, "d5 exd5 Qxd5");
+        assert!(!begun_rival(
+            &from,
+            to.board(),
+            &found,
+            Some(Color::White),
+            &begun
+        ));
     }
 }

@@ -277,6 +277,9 @@ impl Gap {
                     proof::Verdict::Rivals => {
                         "another number of plies the clock allows reaches it too"
                     }
+                    proof::Verdict::Begun => {
+                        "fewer plies reach it with the next move begun (a piece may be in a hand)"
+                    }
                     _ => {
                         "nothing bounds how many plies were made (the clock has no increment to count presses by, the board's memory does not cover the gap), and more than these may have been"
                     }

@@ -174,8 +174,56 @@ impl Dfs<'_> {
     }
 }
 
+/// Whether some legal sequence of exactly `plies` plies from `from` ends in a position `leaf`
+/// accepts, where `target` is meant to be that position with a move's pieces lifted (at most
+/// [`LIFTED`]: a capture's two, castling's). `None`: the search gave up (nothing ruled out).
+pub fn reaches_lifted(
+    from: &Chess,
+    target: &Board,
+    plies: usize,
+    leaf: &dyn Fn(&Chess) -> bool,
+) -> Option<bool> {
+    fn visit(
+        pos: &Chess,
+        target: &Board,
+        left: usize,
+        leaf: &dyn Fn(&Chess) -> bool,
+        nodes: &mut u64,
+    ) -> Option<bool> {
+        *nodes += 1;
+        if *nodes > NODE_BUDGET {
+            return None;
+        }
+        if left == 0 {
+            return Some(leaf(pos));
+        }
+        if !feasible_lifted(pos, target, left, LIFTED) {
+            return Some(false);
+        }
+        for m in pos.legal_moves() {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            if visit(&next, target, left - 1, leaf, nodes)? {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+    visit(from, target, plies, leaf, &mut 0)
+}
+
+/// The most pieces a move begun lifts off the board (a capture's mover and victim, castling's
+/// king and rook).
+pub const LIFTED: usize = 2;
+
 /// Whether `target` can still be reached from `pos` in `left` plies (a necessary condition).
 pub(super) fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
+    feasible_lifted(pos, target, left, 0)
+}
+
+/// [`feasible`] for a `target` that may lack up to `lifted` pieces besides (held in a hand):
+/// they leave their squares and disappear without a ply of the other side's.
+fn feasible_lifted(pos: &Chess, target: &Board, left: usize, lifted: usize) -> bool {
     let board = pos.board();
     let changed = diff(board, target);
     let turn = pos.turn();
@@ -194,13 +242,13 @@ pub(super) fn feasible(pos: &Chess, target: &Board, left: usize) -> bool {
         }
         // Each of its pieces that must leave a square moves away or is captured.
         let departures = (board.by_color(color) & changed).count();
-        if departures > plies + castle.min(plies) + others {
+        if departures > plies + castle.min(plies) + others + lifted {
             return false;
         }
         // Pieces only disappear (captured by the other side's moves); pawns only decrease.
         let now = board.by_color(color).count();
         let then = target.by_color(color).count();
-        if then > now || now - then > others {
+        if then > now || now - then > others + lifted {
             return false;
         }
         let pawns = |b: &Board| (b.by_color(color) & b.by_role(Role::Pawn)).count();
