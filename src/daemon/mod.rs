@@ -262,9 +262,19 @@ async fn announce_storage_problems(conn: &Connection, boards: &Arc<Boards>) -> a
         }
     });
     let weak = Arc::downgrade(boards);
+    let mut problems = boards.health().subscribe();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(1));
         loop {
+            // Nothing to retry while every write succeeds (the list unwritten, a file kept
+            // aside are both storage problems): an idle daemon sleeps until one is reported
+            // rather than waking every second.
+            while problems.borrow_and_update().is_empty() {
+                if problems.changed().await.is_err() {
+                    return;
+                }
+                every.reset();
+            }
             every.tick().await;
             match weak.upgrade() {
                 Some(b) => b.retry_storage(),
