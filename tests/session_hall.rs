@@ -576,7 +576,8 @@ fn check_bullet(index: usize, bullet: &BulletGame) -> Result<BulletRun, String> 
             }
             Some((g, _)) if g < k && view.gap.is_empty() => {
                 return Err(format!(
-                    "{case}: at ply {k} the record stands for {g} plies and Gap says nothing; the record: {}",
+                    "{case}: at ply {k} the record stands for {g} plies and Gap says nothing (in sync {}); the record: {}",
+                    view.in_sync,
                     t.record()
                 ));
             }
