@@ -818,6 +818,17 @@ fn a_board_with_the_next_move_in_hand_is_not_a_longer_story_proven() {
     assert!(run.answers >= 1, "the arbiter was asked: {run:?}");
 }
 
+/// A link drop over Bf6 Ra6 Re7 Ra8 Bg7 Ra6 Bf6 Rd6 Re8 Rd5 Be5 Rb5, no clock: the board came
+/// back to the record's last position (White's Rb6 just before, unrecorded, went back too), so
+/// the gap closed on it. Black's ...Re7 then read as a correction of ...Re8 with White to move,
+/// and the record stood twelve plies behind in silence (corpus game 697, found by a soak). A
+/// gap closed on the known position is watched until the first move: the board standing still
+/// out of sync opens it again, and the board's memory gives what was made.
+#[test]
+fn moves_of_a_gap_that_came_back_to_the_position_are_not_lost_in_silence() {
+    check_bullet(697, &bullet(11_379_451_462_476_293_540, false, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -430,9 +430,10 @@ impl Session {
                     if self.gesture_on_board().is_some() {
                         continue;
                     }
-                    // A board read on after a gap closed on a move begun parted from the
-                    // record during the gap, not by a hand: the gap opens again and searches.
-                    if self.with_recovery(|r, s| r.reopen_begun(s, now, out)) {
+                    // A board read on after a gap closed (on a move begun, on the known
+                    // position) parted from the record during the gap, not by a hand: the gap
+                    // opens again and searches.
+                    if self.with_recovery(|r, s| r.reopen_watch(s, now, out)) {
                         continue;
                     }
                     // A board a few legal plies ahead is play, not a mistake.

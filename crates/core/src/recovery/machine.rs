@@ -8,11 +8,15 @@
 //! Closed ── link down, restart, frame lost (game on) ────────────────▶ Gap(Unread)
 //! Closed ── tracker holds several stories, board still STILL_ASK_MS ──▶ Asking
 //! Asking ── the tracker settles them (a move, a retraction), ResolveGap ▶ Closed
-//! Gap(Unread) ── first whole board: the position, a start, no game ──▶ Closed
+//! Gap(Unread) ── first whole board: a start, no game ─────────────────▶ Closed
+//! Gap(Unread) ── first whole board: the known position ───────────────▶ Watched
 //! Gap(Unread) ── first whole board: one move begun ───────────────────▶ Begun
 //! Begun ── a move, the board in sync ─────────────────────────────────▶ Closed
-//! Begun ── neither, the board still STILL_ASK_MS ──────────────────────▶ Gap(Search)
-//! Begun ── the tracker judges the board an illegal placement ──────────▶ Gap(Search)
+//! Begun ── neither, the board still STILL_ASK_MS ─────────────────────▶ Gap(Search)
+//! Begun ── the tracker judges the board an illegal placement ─────────▶ Gap(Search)
+//! Watched ── a move ──────────────────────────────────────────────────▶ Closed
+//! Watched ── out of sync, the board still STILL_ASK_MS; an illegal
+//!            placement (moves of the gap came back to the position) ──▶ Gap(Search)
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -22,11 +26,11 @@
 //! Gap(Search) ── several sequences / too many ────────────────────────▶ Gap(Choose)
 //! Gap(Search) ── nothing reaches the board, still UNREACHABLE_SETTLE_MS ▶ Closed, new segment
 //! Gap(Choose) ── ResolveGap ──────────────────────────────────────────▶ Closed, or Search on
-//! Gap(*), Asking, Begun ── NewGame, SetPosition ──────────────────────▶ Closed (the board is
+//! Gap(*), Asking, Begun, Watched ── NewGame, SetPosition ─────────────▶ Closed (the board is
 //!                                                                       read against the new root)
 //! Gap(Search|Choose) ── TakeBack ─────────────────────────────────────▶ Gap(Search) from the
 //!                                                                       position before
-//! Asking, Begun ── TakeBack ──────────────────────────────────────────▶ Closed
+//! Asking, Begun, Watched ── TakeBack ─────────────────────────────────▶ Closed
 //! ```
 
 mod gap;
@@ -110,13 +114,14 @@ impl Recovery {
         now: Millis,
         out: &mut Vec<Event>,
     ) -> bool {
-        if let State::Begun(g, _) = &mut self.state {
+        let held = matches!(self.state, State::Begun(..));
+        if let State::Begun(g, _) | State::Watched(g, _) = &mut self.state {
             // The board is read live, and kept as the gap would hold it for a search if it
-            // opens again; the clock stays held back (a gap is never an illegal move).
+            // opens again; a move begun holds the clock back (a gap is never an illegal move).
             match message {
                 BoardInput::Clock(times) => {
                     g.clock = Some((*times, now));
-                    return true;
+                    return held;
                 }
                 BoardInput::Square { index, content } => {
                     g.set_square(*index, *content, now);
@@ -286,10 +291,20 @@ impl Recovery {
             } else if now >= (*at).max(g.last_change) + STILL_ASK_MS {
                 // No move came of it: pieces were taken during the gap (or the board moved on
                 // from it), and it opens again to search.
-                self.reopen_begun(h, now, out);
+                self.reopen_watch(h, now, out);
             }
         }
-        if self.is_open() || matches!(self.state, State::Begun(..)) {
+        if let State::Watched(g, at) = &self.state {
+            let tracker = h.tracker();
+            if tracker.moves().len() != g.start.0 {
+                self.state = State::Closed;
+            } else if !tracker.in_sync() && now >= (*at).max(g.last_change) + STILL_ASK_MS {
+                // Nothing the tracker can take stands still on the known position's board:
+                // moves of the gap came back to it, and the board went on from there.
+                self.reopen_watch(h, now, out);
+            }
+        }
+        if self.is_open() || matches!(self.state, State::Begun(..) | State::Watched(..)) {
             return;
         }
         let asking = resolve::ask_due(h)
@@ -306,12 +321,13 @@ impl Recovery {
         }
     }
 
-    /// The tracker judged the board an illegal placement while a move begun after a gap is
-    /// watched: the board parted from the record during the gap, not by a player's hand (a
-    /// gap is never an illegal move), so the gap opens again on the board as it stands and
-    /// searches. Returns whether it did (false: nothing is watched, the judgement stands).
-    pub fn reopen_begun(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) -> bool {
-        let State::Begun(g, _) = std::mem::take(&mut self.state) else {
+    /// The tracker judged the board an illegal placement while a gap that closed is watched
+    /// (`Begun`, `Watched`): the board parted from the record during the gap, not by a
+    /// player's hand (a gap is never an illegal move), so the gap opens again on the board as
+    /// it stands and searches. Returns whether it did (false: nothing is watched, the
+    /// judgement stands).
+    pub fn reopen_watch(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) -> bool {
+        let (State::Begun(g, _) | State::Watched(g, _)) = std::mem::take(&mut self.state) else {
             return false;
         };
         self.state = State::Gap(g);
@@ -328,7 +344,7 @@ impl Recovery {
     pub fn handle_new_root(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
         match &self.state {
             State::Gap(_) => self.close(h, now, out),
-            State::Asking(_) | State::Begun(..) => self.state = State::Closed,
+            State::Asking(_) | State::Begun(..) | State::Watched(..) => self.state = State::Closed,
             State::Closed => {}
         }
     }
@@ -341,7 +357,7 @@ impl Recovery {
         match &self.state {
             State::Gap(g) if matches!(g.stage, Stage::Unread { .. }) => {}
             State::Gap(_) => self.close_or_search_on(h, now, out, false),
-            State::Asking(_) | State::Begun(..) => self.state = State::Closed,
+            State::Asking(_) | State::Begun(..) | State::Watched(..) => self.state = State::Closed,
             State::Closed => {}
         }
     }
@@ -356,7 +372,7 @@ impl Recovery {
         out: &mut Vec<Event>,
     ) -> Result<(), CommandError> {
         let g = match &self.state {
-            State::Closed | State::Begun(..) => {
+            State::Closed | State::Begun(..) | State::Watched(..) => {
                 return Err(CommandError::InvalidArgument(
                     "no gap is open on this board: there is nothing to resolve".into(),
                 ));

@@ -44,6 +44,9 @@ impl Recovery {
             State::Asking(_) => None,
             State::Closed => resolve::ask_due(h),
             State::Begun(g, at) => Some((*at).max(g.last_change) + STILL_ASK_MS),
+            State::Watched(g, at) => {
+                (!h.tracker().in_sync()).then(|| (*at).max(g.last_change) + STILL_ASK_MS)
+            }
         }
     }
 

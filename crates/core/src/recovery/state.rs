@@ -45,6 +45,12 @@ pub(super) enum State {
     /// were taken during the gap (moves that came back to the known position but for what
     /// they captured), and it opens again.
     Begun(Box<Gap>, Millis),
+    /// A gap closed (at this time) on a first board that was the known position itself: read
+    /// live, the clock too, until the first move. Moves made during the gap may have come
+    /// back to it (a repetition no reading tells): when the board then stands still out of
+    /// sync, or the tracker judges it illegal, the gap opens again (the board's memory has
+    /// what was made).
+    Watched(Box<Gap>, Millis),
 }
 
 /// A gap: what is held back from the tracker and the arbiter while it is open.
@@ -180,7 +186,7 @@ impl State {
     /// The `Gap` property: derived from the state alone.
     pub(super) fn text(&self) -> String {
         match self {
-            State::Closed | State::Begun(..) => String::new(),
+            State::Closed | State::Begun(..) | State::Watched(..) => String::new(),
             State::Gap(g) => g.text(),
             State::Asking(a) => a.text(),
         }

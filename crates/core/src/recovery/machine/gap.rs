@@ -28,8 +28,14 @@ impl Recovery {
         // job (watched: `Begun`). More pieces missing is a gap (exchanges, even beyond the
         // search's reach).
         let position = h.tracker().position();
-        if !h.game_on() || reading::is_start(&board) || position.board() == &board {
+        if !h.game_on() || reading::is_start(&board) {
             self.close(h, now, out);
+        } else if position.board() == &board {
+            let kept = self.state.gap().cloned();
+            self.close(h, now, out);
+            if let Some(g) = kept {
+                self.state = State::Watched(Box::new(g), now);
+            }
         } else if reading::one_move_begun(position, &board) {
             let kept = self.state.gap().cloned();
             self.close(h, now, out);
