@@ -829,6 +829,18 @@ fn moves_of_a_gap_that_came_back_to_the_position_are_not_lost_in_silence() {
     check_bullet(697, &bullet(11_379_451_462_476_293_540, false, false)).unwrap();
 }
 
+/// The arbiter resolved a kill-and-unplug gap as Black had just played ...b5, whose press came
+/// right after and completed nothing the record awaited. a3 Rb8 Kb1 followed at bullet pace,
+/// and Black's press of ...Rb8 was read together with White's Kb1: the stray press of ...b5,
+/// within the grace of ...Rb8's report, was taken for one that may have been ...Rb8's, so the
+/// real one counted for nothing and Black was charged with a press without a move (corpus
+/// game 120, found by a soak). A press read before the opponent's last press was the move
+/// before's.
+#[test]
+fn a_stray_press_before_the_opponents_press_was_the_move_befores() {
+    check_bullet(120, &bullet(1_199_504_116_916_236_336, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]
