@@ -40,7 +40,7 @@ use shakmaty::Position;
 use super::state::{Cause, Finding, Gap, Memory, Stage, State, plies};
 use super::{
     BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, Host, MEMORY_GRACE_MS, MEMORY_WAIT_MS,
-    STILL_ASK_MS, UNREACHABLE_SETTLE_MS, evidence, play, resolve,
+    UNREACHABLE_SETTLE_MS, evidence, play, resolve,
 };
 use crate::board_input::BoardInput;
 use crate::event::Event;
@@ -282,23 +282,24 @@ impl Recovery {
     /// for the arbiter once the board has stood still [`super::STILL_ASK_MS`], and the question
     /// goes as soon as the tracker has settled them (or holds others).
     pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
-        if let State::Begun(g, at) = &self.state {
+        let still = self.state.watch_still_at().is_some_and(|at| now >= at);
+        if let State::Begun(g, _) = &self.state {
             let tracker = h.tracker();
             if tracker.in_sync() || tracker.moves().len() != g.start.0 {
                 let held = g.clock.as_ref().map(|(times, _)| *times);
                 self.state = State::Closed;
                 h.clock_after_gap(held.as_ref(), now, out);
-            } else if now >= (*at).max(g.last_change) + STILL_ASK_MS {
+            } else if still {
                 // No move came of it: pieces were taken during the gap (or the board moved on
                 // from it), and it opens again to search.
                 self.reopen_watch(h, now, out);
             }
         }
-        if let State::Watched(g, at) = &self.state {
+        if let State::Watched(g, _) = &self.state {
             let tracker = h.tracker();
             if tracker.moves().len() != g.start.0 {
                 self.state = State::Closed;
-            } else if !tracker.in_sync() && now >= (*at).max(g.last_change) + STILL_ASK_MS {
+            } else if !tracker.in_sync() && still {
                 // Nothing the tracker can take stands still on the known position's board:
                 // moves of the gap came back to it, and the board went on from there.
                 self.reopen_watch(h, now, out);

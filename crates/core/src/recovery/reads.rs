@@ -3,7 +3,7 @@
 //! Nothing here changes the state (that is `machine.rs`'s).
 
 use super::state::State;
-use super::{BoardRequest, Host, Recovery, STILL_ASK_MS, evidence, reading, resolve};
+use super::{BoardRequest, Host, Recovery, evidence, reading, resolve};
 use crate::board::Placement;
 use crate::board_input::SquareContent;
 use crate::vocab::Millis;
@@ -43,10 +43,11 @@ impl Recovery {
             State::Gap(g) => g.deadline(evidence::settle_ms(h, Some(g))),
             State::Asking(_) => None,
             State::Closed => resolve::ask_due(h),
-            State::Begun(g, at) => Some((*at).max(g.last_change) + STILL_ASK_MS),
-            State::Watched(g, at) => {
-                (!h.tracker().in_sync()).then(|| (*at).max(g.last_change) + STILL_ASK_MS)
-            }
+            State::Begun(..) => self.state.watch_still_at(),
+            State::Watched(..) => self
+                .state
+                .watch_still_at()
+                .filter(|_| !h.tracker().in_sync()),
         }
     }
 

@@ -183,6 +183,17 @@ impl State {
         self.gap_mut().map(|g| &mut g.memory)
     }
 
+    /// When a watched close (`Begun`, `Watched`) has stood still [`super::STILL_ASK_MS`]: since
+    /// it closed, or since its board last changed.
+    pub(super) fn watch_still_at(&self) -> Option<Millis> {
+        match self {
+            State::Begun(g, at) | State::Watched(g, at) => {
+                Some((*at).max(g.last_change) + super::STILL_ASK_MS)
+            }
+            _ => None,
+        }
+    }
+
     /// The `Gap` property: derived from the state alone.
     pub(super) fn text(&self) -> String {
         match self {
