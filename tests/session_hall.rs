@@ -841,6 +841,17 @@ fn a_stray_press_before_the_opponents_press_was_the_move_befores() {
     check_bullet(120, &bullet(1_199_504_116_916_236_336, true, false)).unwrap();
 }
 
+/// A kill-and-unplug gap resolved by the arbiter as White had just played Bh2, his press still
+/// to come (his clock ran in the first reading after the gap), and Black answered ...Be6 at
+/// once. The gap's close dropped the press the record awaited, so White's press of Bh2, read
+/// with White to move after ...Be6, completed nothing and stood as a press without a move
+/// (7.5.3) for a legal game (corpus game 777, found by a soak). The first reading after a gap
+/// decides that press, as at a connection.
+#[test]
+fn a_press_still_to_come_when_a_gap_closes_completes_the_gaps_last_move() {
+    check_bullet(777, &bullet(5_969_815_191_545_524_240, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

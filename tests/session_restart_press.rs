@@ -259,3 +259,62 @@ fn a_restart_keeps_the_clock_sides_learnt_and_the_stamps_before_it() {
     );
     assert!(accusations(rig.journal()).is_empty());
 }
+
+/// The press of the last move a gap published, still to come when the gap closes. White's
+/// Nd2 was made while the daemon was down and not pressed yet: the board's memory gives it,
+/// White's clock still runs in the first reading after the restart, and Black answers ...e6 on
+/// the board before White's press (a reply made the moment the move was). The gap's close
+/// dropped the press it awaited, so White's press, read with White to move in the record,
+/// completed nothing and stood as a press without a move (7.5.3) for a legal game (corpus
+/// game 777 at bullet pace, found by a soak). The first reading after the gap decides it, as
+/// at a connection: his own time runs, his press is to come.
+#[test]
+fn a_press_still_to_come_when_a_gap_closes_completes_the_gaps_last_move() {
+    use eboard_sim::handling::SensorStep::{Lift, Place};
+    use shakmaty::{Color, Piece, Role, Square};
+    let mut rig = Rig::new(
+        BoardOptions::default(),
+        SessionConfig {
+            name: "gap-press-to-come".into(),
+            ..SessionConfig::default()
+        },
+        7,
+        Noise::Clean,
+    );
+    rig.take_events();
+    play_quick(&mut rig, "d4 d5 Bf4 c5 e3 cxd4 exd4 Nc6", 250);
+    rig.kill();
+    play_quick(&mut rig, "c3 Bf5", 250);
+    let nd2 = moves(&rig, "Nd2")[0];
+    let knight = Piece {
+        color: Color::White,
+        role: Role::Knight,
+    };
+    rig.play_steps(nd2, &[Lift(Square::B1), Place(Square::D2, knight)]);
+    rig.advance(300);
+    rig.restart();
+    // The first clock reading after the restart, with White's time running.
+    rig.advance(1_200);
+    assert_eq!(rig.session().view().gap, "", "the memory closes the gap");
+    assert_eq!(rig.session().view().moves.len(), 11);
+    assert_eq!(rig.session().view().clock_running, "white", "the case");
+    let e6 = moves(&rig, "e6")[0];
+    let pawn = Piece {
+        color: Color::Black,
+        role: Role::Pawn,
+    };
+    rig.play_steps(e6, &[Lift(Square::E7), Place(Square::E6, pawn)]);
+    rig.advance(60);
+    let white = rig.side_of(Color::White);
+    let now = rig.now();
+    rig.board.press_lever(white, now);
+    rig.advance(120);
+    let black = rig.side_of(Color::Black);
+    let now = rig.now();
+    rig.board.press_lever(black, now);
+    // White thinks past the grace a late move report has to explain a press.
+    rig.advance(3_000);
+    play_quick(&mut rig, "Ngf3 Nge7 Be2 Ng6", 400);
+    rig.advance(5_000);
+    assert_exact_and_nobody_accused(&rig);
+}

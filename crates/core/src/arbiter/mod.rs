@@ -639,13 +639,16 @@ impl Arbiter {
         self.game.stamp_press(clk_ms);
     }
 
-    /// A gap is over: presses and moves awaited from before it are moot, and the clock's next
-    /// reading is a fresh start (its lever may have moved any number of times meanwhile).
+    /// A gap is over: a press seen before it is moot, and the clock's next reading is a fresh
+    /// start (its lever may have moved any number of times meanwhile). The press of the last
+    /// move the gap published is still awaited: that fresh reading decides it as at a
+    /// connection ([`Self::press_maybe_unseen`]). Dropped here, a mover who had not pressed
+    /// yet when the gap closed (his opponent's reply already on the board) pressed with his
+    /// opponent to move in the record: a press without a move (7.5.3) for a legal game.
     pub fn after_gap(&mut self) {
         self.clock.forget_lever();
         self.unexplained_press = None;
         self.fresh_reading_at = None;
-        self.awaiting_press = None;
         self.overtaken = None;
     }
 
