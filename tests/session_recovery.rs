@@ -312,3 +312,56 @@ fn an_idle_session_has_no_recovery_deadline() {
     let s = Session::new(SessionConfig::default());
     assert_eq!(s.next_wakeup(), None);
 }
+
+/// A gap that closed on the known position is watched until the first move, the clock read
+/// live. A flag that falls meanwhile ends the game, and the watch with it: the players then
+/// set the pieces aside as they like, and no gap opens on a finished game (the board standing
+/// out of sync reopened it, and `Gap` asked the arbiter about moves after the end).
+#[test]
+fn a_game_that_ends_while_a_closed_gap_is_watched_opens_no_gap_after() {
+    use eboard_sim::{BoardOptions, ClockSetup, Noise};
+    let mut rig = Rig::new(
+        BoardOptions {
+            clock_setup: ClockSetup {
+                base_ms: 6_000,
+                increment_ms: 0,
+            },
+            ..BoardOptions::default()
+        },
+        SessionConfig {
+            name: "watched-then-flag".into(),
+            ..SessionConfig::default()
+        },
+        3,
+        Noise::Clean,
+    );
+    rig.play("e4").unwrap();
+    rig.play("e5").unwrap();
+    rig.kill();
+    rig.advance(300);
+    rig.restart();
+    rig.advance(1_500);
+    assert_eq!(
+        rig.session().view().gap,
+        "",
+        "the gap closed on the known position"
+    );
+    assert_eq!(rig.session().view().state, "playing");
+    rig.advance(8_000);
+    let view = rig.session().view();
+    assert_eq!(
+        (view.state.as_str(), view.termination.as_str()),
+        ("finished", "time-forfeit"),
+        "the case: White's flag fell"
+    );
+    // The players clear the pieces off the board after the game.
+    let now = rig.now();
+    for sq in [Square::E4, Square::E5, Square::D1, Square::D8] {
+        rig.board.lift(sq, now);
+    }
+    rig.advance(STILL_ASK_MS + 3_000);
+    let view = rig.session().view();
+    assert_eq!(view.gap, "", "no gap on a finished game");
+    assert_eq!(view.state, "finished");
+    assert!(!accused(rig.journal()), "nobody is accused");
+}

@@ -17,6 +17,7 @@
 //! Watched ── a move ──────────────────────────────────────────────────▶ Closed
 //! Watched ── out of sync, the board still STILL_ASK_MS; an illegal
 //!            placement (moves of the gap came back to the position) ──▶ Gap(Search)
+//! Begun, Watched ── the game ended (a flag, an adjudication) ─────────▶ Closed
 //! Gap(Unread) ── first whole board, anything else ────────────────────▶ Gap(Search), memory asked
 //! Gap(Unread) ── no whole board DUMP_GIVE_UP_MS after the link is back ▶ Closed
 //! Gap(Search) ── one sequence, on a position (press, settled), proven
@@ -283,12 +284,16 @@ impl Recovery {
     /// goes as soon as the tracker has settled them (or holds others).
     pub fn poll_live_stories(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
         let still = self.state.watch_still_at().is_some_and(|at| now >= at);
+        if !h.game_on() && matches!(self.state, State::Begun(..) | State::Watched(..)) {
+            // The game ended while the close was watched (a flag, an adjudication): what the
+            // board shows after the end is no move of it, so nothing is searched again.
+            self.end_watch(h, now, out);
+            return;
+        }
         if let State::Begun(g, _) = &self.state {
             let tracker = h.tracker();
             if tracker.in_sync() || tracker.moves().len() != g.start.0 {
-                let held = g.clock.as_ref().map(|(times, _)| *times);
-                self.state = State::Closed;
-                h.clock_after_gap(held.as_ref(), now, out);
+                self.end_watch(h, now, out);
             } else if still {
                 // No move came of it: pieces were taken during the gap (or the board moved on
                 // from it), and it opens again to search.
@@ -319,6 +324,15 @@ impl Recovery {
             }
             (State::Asking(_), None) => self.state = State::Closed,
             (_, None) => {}
+        }
+    }
+
+    /// A watched close ends (`Begun`, `Watched` → `Closed`): the clock reading a move begun
+    /// held back is the arbiter's now.
+    fn end_watch(&mut self, h: &mut dyn Host, now: Millis, out: &mut Vec<Event>) {
+        if let State::Begun(g, _) = std::mem::replace(&mut self.state, State::Closed) {
+            let held = g.clock.map(|(times, _)| times);
+            h.clock_after_gap(held.as_ref(), now, out);
         }
     }
 
