@@ -770,3 +770,26 @@ fn plies_made_after_the_first_board_read_are_no_question_for_the_arbiter() {
         assert_no_accusations(&events);
     }
 }
+
+/// A gap whose moves came back to the known position's board with the other side to move
+/// (Bb5 Be7 Be2 Bf8 Bc4: five plies), then to the board before it (...Ng8 takes ...Nf6 back),
+/// and on (h3 Nf6). The memory was replayed from where the board last showed the known
+/// position, so with White to move where Black was: the eight plies were read as White's h3,
+/// one ply, and the record went on with the wrong side to move, in sync (corpus game 996 at
+/// bullet pace, found by a soak). The memory is replayed from the known position the board
+/// reached by the record's last move (the board before it, then it), which keeps the side.
+#[test]
+fn a_gap_that_shows_the_known_board_with_the_other_side_to_move_is_replayed_whole() {
+    let known = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Nf6"];
+    let during = ["Bb5", "Be7", "Be2", "Bf8", "Bc4", "Ng8", "h3", "Nf6"];
+    for (seed, gap) in [(1, Gap::Killed), (2, Gap::Dropped)] {
+        let mut rig = rig(seed);
+        let (events, view) = through_gap(&mut rig, &known, gap, &during);
+        let all: Vec<&str> = known.iter().chain(&during).copied().collect();
+        assert_eq!(view.moves, all, "{gap:?}: every ply of the gap");
+        assert_no_accusations(&events);
+        assert_eq!(view.gap, "");
+        assert_eq!(view.turn, "white");
+        assert_pgn_says(&view, "read from the board's memory");
+    }
+}

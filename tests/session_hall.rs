@@ -588,6 +588,7 @@ fn check_bullet(index: usize, bullet: &BulletGame) -> Result<BulletRun, String> 
     // has its time to say what it waits for.
     for _ in 0..40 {
         t.wait(1_000);
+        t.trace("after the last ply, a second");
         let view = t.rig.session().view();
         if view.gap.is_empty() && view.in_sync {
             break;
@@ -850,6 +851,16 @@ fn a_stray_press_before_the_opponents_press_was_the_move_befores() {
 #[test]
 fn a_press_still_to_come_when_a_gap_closes_completes_the_gaps_last_move() {
     check_bullet(777, &bullet(5_969_815_191_545_524_240, true, false)).unwrap();
+}
+
+/// A kill over Rf3 Bd7 Rc3 Bc6 Ra3 Rg8 Kh4 Re8: five plies back to the known board with Black
+/// to move, then ...Rg8 back to the board before it. The board's memory was replayed from the
+/// last time it showed the known board (the restarted tracker did not know the position
+/// before it), with White to move: the eight plies were read as Kh4, one ply, and the record
+/// went on in sync with the wrong side to move (corpus game 996, found by a soak).
+#[test]
+fn a_kill_over_an_odd_cycle_back_to_the_known_board_is_replayed_whole() {
+    check_bullet(996, &bullet(14_280_731_660_671_705_010, true, false)).unwrap();
 }
 
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,

@@ -142,6 +142,20 @@ pub(super) fn clock_side(h: &dyn Host, g: Option<&Gap>) -> Option<Color> {
     Some(h.arbiter().clock().color_of(display))
 }
 
+/// The position before the record's last move, when the tracker stands at the record's last
+/// position: the tracker's own, or the arbiter's (a tracker started after a restart has only
+/// the last position).
+pub(super) fn previous_position(h: &dyn Host) -> Option<&Chess> {
+    let tracker = h.tracker();
+    tracker.previous_position().or_else(|| {
+        let arbiter = h.arbiter();
+        (arbiter.position().board() == tracker.position().board()
+            && arbiter.position().turn() == tracker.position().turn())
+        .then(|| arbiter.previous_position())
+        .flatten()
+    })
+}
+
 /// The side to move on the board the gap holds, by the clock (see [`clock_side`]): a piece of
 /// the side whose clock runs set down since that reading is that side's move, whose press
 /// the reading cannot show (pressed a moment later, or read late on a slow line), so the

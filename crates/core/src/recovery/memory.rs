@@ -9,9 +9,10 @@
 //! Where the gap starts in the log: the board's state is rebuilt tag by tag (completely from
 //! the last POWERUP, whose field tags list every piece; without one, squares not yet written
 //! are taken from the board now, never-written ones are unknown and match anything). The
-//! anchor is the first moment the board showed the last known position after it last showed
-//! the position before it (so a repetition during the gap is kept), or else the last moment
-//! it showed the last known position. A log whose last POWERUP comes after the gap began has
+//! anchor is the first moment the board showed the last known position after the last time
+//! it showed the position before it and then the known one (so a repetition during the gap
+//! is kept, and a gap that shows the before-board again later is not cut short), or else the
+//! last moment it showed the last known position. A log whose last POWERUP comes after the gap began has
 //! nothing for the gap: the board lost power, and [`recover`] says so with `None`.
 
 use shakmaty::{Chess, Color, Move, Position};
@@ -58,10 +59,13 @@ pub enum Unusable {
 }
 
 /// Replay `log` from the last position `tracker` knows (see the module documentation).
-/// `now`: the board as the daemon reads it now, in wire order (for squares the log never
-/// wrote); `at`: the time to run the copy of the tracker from.
+/// `previous`: the position before it, if the record has one (a tracker started after a
+/// restart has only its last position; the record has both). `now`: the board as the daemon
+/// reads it now, in wire order (for squares the log never wrote); `at`: the time to run the
+/// copy of the tracker from.
 pub fn recover(
     tracker: &Tracker,
+    previous: Option<&Chess>,
     log: &[MemoryEvent],
     now: &[SquareContent; 64],
     at: Millis,
@@ -69,7 +73,7 @@ pub fn recover(
     let orientation = tracker.orientation().unwrap_or(Orientation::Normal);
     let wire = |pos: &Chess| Placement::from_board(pos.board()).to_wire(orientation);
     let known = wire(tracker.position());
-    let before = tracker.previous_position().map(wire);
+    let before = previous.map(wire);
 
     let start = log
         .iter()
@@ -123,9 +127,15 @@ pub fn recover(
             before_at.push(i);
         }
     }
+    // The last time the board went from the position before to the known one (the record's
+    // last move), not merely the last before-position: the gap's moves may show the
+    // before-board again later (a move taken back by a later one), and the known board too
+    // with the other side to move (an odd cycle), from which the replay would read the rest
+    // with the wrong side to move.
     let anchor = before_at
-        .last()
-        .and_then(|&j| known_at.iter().copied().find(|&i| i > j))
+        .iter()
+        .rev()
+        .find_map(|&j| known_at.iter().copied().find(|&i| i > j))
         .or_else(|| known_at.last().copied())
         .ok_or(Unusable::NoAnchor)?;
     let mut before = [None, None];

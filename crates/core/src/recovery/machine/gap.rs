@@ -112,7 +112,13 @@ impl Recovery {
         let Some(fields) = self.sensed() else {
             return;
         };
-        match memory::recover(h.tracker(), log, &fields, now) {
+        match memory::recover(
+            h.tracker(),
+            evidence::previous_position(h),
+            log,
+            &fields,
+            now,
+        ) {
             Ok(found) if !found.moves.is_empty() => {
                 let note = format!(
                     "{} made {}, read from the board's memory",
