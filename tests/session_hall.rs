@@ -863,6 +863,18 @@ fn a_kill_over_an_odd_cycle_back_to_the_known_board_is_replayed_whole() {
     check_bullet(996, &bullet(14_280_731_660_671_705_010, true, false)).unwrap();
 }
 
+/// No clock; an unplug just as Qe3 Qxc2 a4 were made live, none of them recorded yet, and
+/// seven more plies unseen; the arbiter resolved the gap. Replaying his moves, the tracker
+/// read the board after a4 as Qe3 Qxc2 a4 played, taken back and a4 played (the readings
+/// from before the unplug witnessed a4 alone), all in one reading: the record, which takes
+/// each in turn, kept a4 in place of Qe3 Qxc2 a4, and went on as a game never played, out
+/// of sync with `Gap` empty (corpus game 586, found by a soak). A recovered move the tracker
+/// does not read as itself alone is played as shown.
+#[test]
+fn a_resolved_gap_is_replayed_move_by_move_whatever_the_readings_before_it_witnessed() {
+    check_bullet(586, &bullet(1_303_711_087_875_216_422, false, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

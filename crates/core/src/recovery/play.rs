@@ -10,7 +10,7 @@ use crate::board::Placement;
 use crate::board_input::{ClockReading, SquareContent};
 use crate::event::Event;
 use crate::fact::Fact;
-use crate::tracker::Tracker;
+use crate::tracker::{Tracker, TrackerEvent};
 use crate::vocab::Millis;
 
 /// Publish `moves` through the tracker, one whole board per move, as if the board had
@@ -37,15 +37,7 @@ pub(super) fn replay_moves(
         let mut next: Chess = h.tracker().position().clone();
         next.play_unchecked(m);
         let fields = Placement::from_board(next.board()).to_wire(o);
-        let before_move = h.tracker().position().clone();
-        let mut tracked = h.tracker_mut().on_board_dump(&fields, now);
-        // A recovered move is complete (play went on after it): never held.
-        tracked.extend(h.tracker_mut().release_held());
-        if h.tracker().position() == &before_move {
-            // Not read as a move of the game: the move an operator's takeback just
-            // removed, which the tracker does not read again from the board alone.
-            tracked.extend(h.tracker_mut().play_shown(m));
-        }
+        let tracked = read_as(h, m, &fields, now);
         let before = out.len();
         h.apply_tracker(tracked, now, out);
         if h.tracker().position() != &next {
@@ -73,6 +65,42 @@ pub(super) fn replay_moves(
             }
         }
     }
+}
+
+/// The tracker's reading of the whole board `fields` after the recovered move `m`: as it
+/// reads it when that is `m` alone. Otherwise `m` is played as shown and the board read after
+/// it: the move an operator's takeback just removed, which the tracker does not read again
+/// from the board alone, or readings left from before the gap that the tracker would take
+/// as witnessing another story (pieces moved live just before an unplug: the recovered
+/// moves played, taken back and a shorter story played in one reading, whose moves the
+/// record, which takes each event in turn, could not follow).
+fn read_as(
+    h: &mut dyn Host,
+    m: Move,
+    fields: &[SquareContent; 64],
+    now: Millis,
+) -> Vec<TrackerEvent> {
+    let mut trial = h.tracker().clone();
+    let mut tracked = trial.on_board_dump(fields, now);
+    // A recovered move is complete (play went on after it): never held.
+    tracked.extend(trial.release_held());
+    let mut moved = tracked.iter().filter(|e| {
+        matches!(
+            e,
+            TrackerEvent::MovePlayed { .. } | TrackerEvent::MoveRetracted { .. }
+        )
+    });
+    let just_m = matches!(moved.next(), Some(TrackerEvent::MovePlayed { mv }) if *mv == m)
+        && moved.next().is_none();
+    if just_m {
+        *h.tracker_mut() = trial;
+        return tracked;
+    }
+    let tracker = h.tracker_mut();
+    let mut tracked = tracker.play_shown(m);
+    tracked.extend(tracker.on_board_dump(fields, now));
+    tracked.extend(tracker.release_held());
+    tracked
 }
 
 /// Play continues from the board the gap `g` holds as it stands, in a new segment (the side
