@@ -12,8 +12,9 @@
 //! anchor is the first moment the board showed the last known position after the last time
 //! it showed the position before it and then the known one (so a repetition during the gap
 //! is kept, and a gap that shows the before-board again later is not cut short), or else the
-//! last moment it showed the last known position. A log whose last POWERUP comes after the gap began has
-//! nothing for the gap: the board lost power, and [`recover`] says so with `None`.
+//! last moment it showed the last known position. A log whose last POWERUP comes after the
+//! gap began has nothing for the gap: the board lost power, and [`recover`] says so with
+//! `None`.
 
 use shakmaty::{Chess, Color, Move, Position};
 
