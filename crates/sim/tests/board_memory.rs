@@ -74,7 +74,14 @@ fn moves_after_the_last_known_position_in_order_with_presses() {
     for san in ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"] {
         log_move(&mut log, &mut pos, san, &mut t);
     }
-    let got = recover(&tracker, &parsed(&log), &wire(pos.board()), 10_000).unwrap();
+    let got = recover(
+        &tracker,
+        tracker.previous_position(),
+        &parsed(&log),
+        &wire(pos.board()),
+        10_000,
+    )
+    .unwrap();
     let mut p = Chess::default();
     let sans: Vec<String> = got
         .moves
@@ -112,7 +119,13 @@ fn a_capture_in_progress_when_the_memory_is_read_is_no_exchange() {
     let mut now = pos.board().clone();
     now.discard_piece_at(Square::H6);
     now.discard_piece_at(Square::H5);
-    let got = recover(&tracker, &parsed(&log), &wire(&now), 10_000);
+    let got = recover(
+        &tracker,
+        tracker.previous_position(),
+        &parsed(&log),
+        &wire(&now),
+        10_000,
+    );
     assert!(got.as_ref().is_ok_and(|r| r.moves.is_empty()), "{got:?}");
     // Finished and answered, the same log gives the moves made.
     let mut done = pos.clone();
@@ -120,7 +133,14 @@ fn a_capture_in_progress_when_the_memory_is_read_is_no_exchange() {
     for san in ["Qxh6+", "Kf7"] {
         log_move(&mut log, &mut done, san, &mut t);
     }
-    let got = recover(&tracker, &parsed(&log), &wire(done.board()), 20_000).unwrap();
+    let got = recover(
+        &tracker,
+        tracker.previous_position(),
+        &parsed(&log),
+        &wire(done.board()),
+        20_000,
+    )
+    .unwrap();
     let mut p = pos.clone();
     let sans: Vec<String> = got
         .moves
@@ -143,7 +163,13 @@ fn a_power_up_after_the_gap_began_leaves_nothing() {
     log.power_up(&wire(pos.board()), t);
     log_move(&mut log, &mut pos, "e5", &mut t);
     assert_eq!(
-        recover(&tracker, &parsed(&log), &wire(pos.board()), 10_000),
+        recover(
+            &tracker,
+            tracker.previous_position(),
+            &parsed(&log),
+            &wire(pos.board()),
+            10_000
+        ),
         Err(Unusable::NoAnchor)
     );
 }
