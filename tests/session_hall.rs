@@ -875,6 +875,16 @@ fn a_resolved_gap_is_replayed_move_by_move_whatever_the_readings_before_it_witne
     check_bullet(586, &bullet(1_303_711_087_875_216_422, false, false)).unwrap();
 }
 
+/// No reply time: Black's press of ...Rxd8 was read only after White had set his bishop down
+/// on e3, on its way c1-e3-f4 to capture. The press was taken as ending White's move: Be3 was
+/// published and made final, the capture on f4 could no longer replace it, and the record
+/// stood out of sync with `Gap` empty for ten plies (corpus game 376, found by a soak). A
+/// press ends only its presser's move.
+#[test]
+fn the_opponents_press_read_after_the_first_step_of_a_capture_is_not_the_movers() {
+    check_bullet(376, &bullet(734_786_023_946_909_047, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

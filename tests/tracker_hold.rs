@@ -155,6 +155,44 @@ fn lifting_the_victim_of_a_continuation_is_the_movers_hand_not_the_opponents_tou
     assert_eq!(rig.tracker.corrections(), 0);
 }
 
+#[test]
+fn the_opponents_press_read_after_a_held_first_step_does_not_end_the_hold() {
+    // Black's ...Kd8 is pressed only as White already sets his bishop down on e3, on its way
+    // to capture on f4 (no reply time at all; the press read after the first step).
+    let mut rig = Rig::at("4k3/8/8/8/5b2/8/8/2B1K3 b - - 0 1");
+    assert_eq!(mv(&mut rig, "e8", "d8", 'k'), ["e8d8"]);
+    assert!(mv(&mut rig, "c1", "e3", 'B').is_empty());
+    assert!(played(&rig.press_by(shakmaty::Color::Black)).is_empty());
+    assert_eq!(held(&rig).as_deref(), Some("c1e3"));
+    // The bishop goes on; the capture lands well past a press window.
+    rig.lift("e3");
+    rig.wait(SCAN_LAG_MS + 50);
+    rig.lift("f4");
+    assert_eq!(played(&rig.place("f4", 'B')), ["c1f4"]);
+    rig.press_by(shakmaty::Color::White);
+    assert_eq!(rig.game_uci(), ["e8d8", "c1f4"]);
+    assert_eq!(retracted(&rig.events), 0);
+}
+
+#[test]
+fn the_opponents_late_press_does_not_close_the_window_of_a_move_published_at_once() {
+    // White's Bc1-h6 is published at once (its line ends there), and Black's press of ...Kd8
+    // is read only after it: White's move stays correctable until his own press, so the
+    // bishop taken back over its square and set down on a3 replaces it.
+    let mut rig = Rig::at("4k3/8/8/8/8/8/8/2B1K3 b - - 0 1");
+    assert_eq!(mv(&mut rig, "e8", "d8", 'k'), ["e8d8"]);
+    assert_eq!(mv(&mut rig, "c1", "h6", 'B'), ["c1h6"]);
+    rig.press_by(shakmaty::Color::Black);
+    rig.wait(SCAN_LAG_MS + 50);
+    assert_eq!(rig.tracker.pending_plies(), 1, "White has not pressed");
+    rig.lift("h6");
+    assert_eq!(played(&rig.place("a3", 'B')), ["c1a3"]);
+    assert_eq!(rig.game_uci(), ["e8d8", "c1a3"]);
+    rig.press_by(shakmaty::Color::White);
+    rig.wait(SCAN_LAG_MS + 1);
+    assert_eq!(rig.tracker.pending_plies(), 0, "his own press ends it");
+}
+
 // ---- when a move is final ----
 
 #[test]

@@ -144,6 +144,14 @@ impl Rig {
         ev
     }
 
+    /// A press by a known player (the clock's sides known).
+    pub fn press_by(&mut self, presser: shakmaty::Color) -> Vec<TrackerEvent> {
+        self.now += 100;
+        let ev = self.tracker.on_clock_press_by(self.now, Some(presser));
+        self.events.extend(ev.clone());
+        ev
+    }
+
     pub fn wait(&mut self, ms: u64) -> Vec<TrackerEvent> {
         self.now += ms;
         let ev = self.tracker.on_tick(self.now);

@@ -390,7 +390,8 @@ impl Session {
                 // The mover says the move is done: the tracker closes its correction window
                 // (and may report an illegal placement that settled) before the arbiter ties
                 // the press to what stands on the board.
-                let tracked = self.tracker.on_clock_press(now);
+                let presser = self.arbiter.presser(lever);
+                let tracked = self.tracker.on_clock_press_by(now, presser);
                 self.apply_tracker(tracked, now, out);
                 if self.standing_illegal.is_some() {
                     self.illegal_move_stands(now, out);

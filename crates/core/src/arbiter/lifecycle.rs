@@ -154,6 +154,20 @@ impl Arbiter {
         }
     }
 
+    /// Who pressed a clock whose lever now lies down on the left (`lever_left_down`) or the
+    /// right, once the clock's sides are known (configured, or learnt): the tracker ends only
+    /// that player's move with it.
+    pub fn presser(&self, lever_left_down: bool) -> Option<Color> {
+        let pressed = if lever_left_down {
+            Display::Left
+        } else {
+            Display::Right
+        };
+        self.clock
+            .white_known()
+            .then(|| self.clock.color_of(pressed))
+    }
+
     /// The clock's half White's time was learnt on, with `white_display = "auto"` (a
     /// configured side is none: nothing was learnt).
     pub fn learned_white_display(&self) -> Option<WhiteDisplay> {

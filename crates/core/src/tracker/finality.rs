@@ -1,9 +1,54 @@
-//! When the last move is final and when a held move is published: the press window, the
-//! opponent's touch, the still board, the dwell.
+//! When the last move is final and when a held move is published: the press (its presser's
+//! move only), the press window, the opponent's touch, the still board, the dwell.
 
 use super::*;
 
 impl Tracker {
+    /// The clock lever changed: the mover says the move is done. The last move becomes final
+    /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update). Who
+    /// pressed is not known here: see [`Tracker::on_clock_press_by`].
+    pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
+        self.on_clock_press_by(now, None)
+    }
+
+    /// The clock lever changed, pressed by `presser` when the clock's sides are known. A
+    /// press ends only its presser's move: with no reply time at all, the opponent's first
+    /// piece can be read before the press of the move it answers (...Rxd8 pressed as White
+    /// already sets his bishop down on e3, on its way to f4). That press neither publishes
+    /// White's held move nor closes the window in which White's hand may still move on.
+    pub fn on_clock_press_by(&mut self, now: Millis, presser: Option<Color>) -> Vec<TrackerEvent> {
+        self.settle_final(now);
+        let mut ev = Vec::new();
+        // The press ends a hold at once: the mover says the move is done (a held move is the
+        // side to move's).
+        let to_move = self.position().turn();
+        if presser.is_none_or(|c| c == to_move)
+            && let Some(h) = self.held.take()
+        {
+            self.play(h.mv, &mut ev);
+            self.set_sync(true, &mut ev);
+        }
+        self.last_press = Some(now);
+        self.settled_checked = false;
+        // Only a move the board shows is made final: a press while the board is still out of
+        // sync (a castling finishing while the opponent already lifts a piece) leaves the
+        // window open until the reply is published. The provisional move is the side's not
+        // to move.
+        let last_mover = !self.position().turn();
+        if self.provisional
+            && self.window_until.is_none()
+            && self.in_sync
+            && presser.is_none_or(|c| c == last_mover)
+        {
+            self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
+        }
+        // A board in sync at a press is the last final position seen: a hand that is
+        // mid-move at every change (pieces set down before their squares are emptied) is in
+        // sync only here, and recovery must never reach back past moves pressed as final.
+        self.advance_anchor();
+        ev
+    }
+
     /// Publish a held move whose dwell has run out by `now`. Called on every tick and before
     /// every change: a change that comes after the dwell finds the move published, however
     /// seldom the caller ticks (the board told it: the move stood for the whole dwell).

@@ -18,13 +18,14 @@
 //! - A move is published as soon as the board shows it, unless the same hand may still be
 //!   moving on ([`hold`]: a slider or pawn whose line goes on, a castling half, a piece set
 //!   beside a victim). Such a move is *held* — not published, the board out of sync — until
-//!   the next change (which is read afresh), the clock press or the opponent's touch (which
-//!   publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
+//!   the next change (which is read afresh), the mover's clock press or the opponent's touch
+//!   (which publish it at once), or [`DWELL_MS`] of an unchanged board ([`Tracker::on_tick`];
 //!   [`Tracker::next_wakeup`] says when; a change that comes after the dwell finds the move
 //!   published first, so the record never depends on how often the caller ticks).
 //! - The last move stays *provisional* until it is final: the press window closed
-//!   ([`SCAN_LAG_MS`] after the clock was pressed with the board showing it: a clock message
-//!   can overtake the last field update of the move it ends), the opponent touched the board,
+//!   ([`SCAN_LAG_MS`] after its mover pressed the clock with the board showing it: a clock
+//!   message can overtake the last field update of the move it ends; the opponent's press,
+//!   read late, ends nothing of this move), the opponent touched the board,
 //!   the board stood still for [`FINAL_STILL_MS`], or the opponent's move was published. A
 //!   move published by the dwell (or by the opponent's touch while it was held) may still be
 //!   moving on, so the opponent's touch alone does not make it final. While it is
@@ -499,31 +500,6 @@ impl Tracker {
         }
         self.read_whole = false;
         self.changed(now)
-    }
-
-    /// The clock lever changed: the mover says the move is done. The last move becomes final
-    /// ([`SCAN_LAG_MS`] later, in case the press overtook its last field update).
-    pub fn on_clock_press(&mut self, now: Millis) -> Vec<TrackerEvent> {
-        self.settle_final(now);
-        let mut ev = Vec::new();
-        // The press ends a hold at once: the mover says the move is done.
-        if let Some(h) = self.held.take() {
-            self.play(h.mv, &mut ev);
-            self.set_sync(true, &mut ev);
-        }
-        self.last_press = Some(now);
-        self.settled_checked = false;
-        // Only a move the board shows is made final: a press while the board is still out of
-        // sync (a castling finishing while the opponent already lifts a piece) leaves the
-        // window open until the reply is published.
-        if self.provisional && self.window_until.is_none() && self.in_sync {
-            self.window_until = Some(now.saturating_add(SCAN_LAG_MS));
-        }
-        // A board in sync at a press is the last final position seen: a hand that is
-        // mid-move at every change (pieces set down before their squares are emptied) is in
-        // sync only here, and recovery must never reach back past moves pressed as final.
-        self.advance_anchor();
-        ev
     }
 
     /// Publish a held move now: the caller knows the move is complete (a move recovered after
