@@ -835,10 +835,10 @@ fn moves_of_a_gap_that_came_back_to_the_position_are_not_lost_in_silence() {
 /// and Black's press of ...Rb8 was read together with White's Kb1: the stray press of ...b5,
 /// within the grace of ...Rb8's report, was taken for one that may have been ...Rb8's, so the
 /// real one counted for nothing and Black was charged with a press without a move (corpus
-/// game 120, found by a soak). A press read before the opponent's last press was the move
-/// before's.
+/// game 120, found by a soak). The press of a gap's last move is still awaited when the gap
+/// closes: ...b5's press completes ...b5 and is no stray press.
 #[test]
-fn a_stray_press_before_the_opponents_press_was_the_move_befores() {
+fn the_press_of_a_gaps_last_move_just_after_it_closes_is_no_stray_press() {
     check_bullet(120, &bullet(1_199_504_116_916_236_336, true, false)).unwrap();
 }
 

@@ -131,9 +131,6 @@ impl Arbiter {
             return;
         }
         let presser = self.clock.color_of(d);
-        if self.clock.white_known() {
-            self.last_press_at[idx(presser)] = Some(now);
-        }
         if self.pending.as_ref().is_some_and(|p| p.player == presser) {
             self.complete_illegal_pending(presser, ev);
         } else if self.awaiting_press == Some(presser) {

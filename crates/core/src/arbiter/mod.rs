@@ -188,10 +188,6 @@ pub struct Arbiter {
     /// That press, and whose it was when the clock's sides were known (else it may have been
     /// anyone's).
     stray_press: Option<(Millis, Option<Color>)>,
-    /// When each side's press was last read, once the clock's sides are known: a stray press
-    /// of a side read before his opponent's last press was not his latest move's (his clock
-    /// was not running yet).
-    last_press_at: [Option<Millis>; 2],
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
     /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
@@ -231,7 +227,6 @@ impl Arbiter {
             overtaken: None,
             reported_at: 0,
             stray_press: None,
-            last_press_at: [None, None],
             unexplained_press: None,
             fresh_reading_at: None,
             press_maybe_hidden: false,
@@ -264,7 +259,6 @@ impl Arbiter {
         self.awaiting_press = None;
         self.overtaken = None;
         self.stray_press = None;
-        self.last_press_at = [None, None];
         self.unexplained_press = None;
         self.fresh_reading_at = None;
         self.press_maybe_hidden = false;
@@ -468,13 +462,11 @@ impl Arbiter {
             .filter(|&w| w != mover)
             // A press read since the waiting mover's report (or just before it, a late
             // report) may have been his, uncredited while the clock's sides were unknown; one
-            // known to be his opponent's was not, nor one read before his opponent's last
-            // press (his clock did not run yet: it was his move before).
+            // known to be his opponent's was not.
             .filter(|&w| {
                 self.stray_press.is_none_or(|(at, presser)| {
                     at.saturating_add(PRESS_GRACE_MS) < self.reported_at
                         || presser.is_some_and(|c| c != w)
-                        || self.last_press_at[idx(!w)].is_some_and(|o| o > at)
                 })
             });
         self.record_move(mv);
