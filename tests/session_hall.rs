@@ -885,6 +885,16 @@ fn the_opponents_press_read_after_the_first_step_of_a_capture_is_not_the_movers(
     check_bullet(376, &bullet(734_786_023_946_909_047, true, false)).unwrap();
 }
 
+/// Rd6, ...Qe5 and Rd5 at bullet pace: the board then fits Rd5 Qe5 as well as Rd6 Qe5 Rd5,
+/// and Black pressed for ...Qe5 while the tracker waited for the next move to tell the two
+/// orders apart. Two seconds later Black was charged with a press without a move (7.5.3),
+/// the very moment the session asked the arbiter which order was played (corpus game 878,
+/// found by a soak). A press waits for the story while several explain the board.
+#[test]
+fn a_press_made_while_two_move_orders_explain_the_board_waits_for_the_story() {
+    check_bullet(878, &bullet(2_073_496_428_928_980_584, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -215,6 +215,8 @@ impl Session {
                 let tracked = self.tracker.on_tick(now);
                 self.apply_tracker(tracked, now, out);
                 if self.clock_live && !self.recovery.holds_clock() {
+                    self.arbiter
+                        .set_moves_undecided(self.tracker.stories_open());
                     let ruled = self.arbiter.tick(now);
                     self.apply_arbiter(ruled, out);
                 }
@@ -400,6 +402,8 @@ impl Session {
         } else {
             self.lever_left_down = None;
         }
+        self.arbiter
+            .set_moves_undecided(self.tracker.stories_open());
         let ruled = self.arbiter.on_clock(times, now);
         self.apply_arbiter(ruled, out);
     }

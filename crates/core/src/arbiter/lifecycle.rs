@@ -151,6 +151,13 @@ impl Arbiter {
         }
     }
 
+    /// Whether several stories of the moves made explain the board (the tracker's open
+    /// stories, until one is picked): a press that completed nothing is judged only once one
+    /// is, and a move that story reports late still completes it.
+    pub fn set_moves_undecided(&mut self, undecided: bool) {
+        self.moves_undecided = undecided;
+    }
+
     /// Who pressed a clock whose lever now lies down on the left (`lever_left_down`) or the
     /// right, once the clock's sides are known (configured, or learnt): the tracker ends only
     /// that player's move with it.
@@ -230,7 +237,8 @@ impl Arbiter {
         let Some((p, at)) = self.unexplained_press else {
             return;
         };
-        if now.saturating_sub(at) <= PRESS_GRACE_MS {
+        // Whether the press made a move is known only once the board's story is.
+        if now.saturating_sub(at) <= PRESS_GRACE_MS || self.moves_undecided {
             return;
         }
         self.unexplained_press = None;

@@ -190,6 +190,9 @@ pub struct Arbiter {
     stray_press: Option<(Millis, Option<Color>)>,
     /// A press that completed nothing yet (waiting for a late move report).
     unexplained_press: Option<(Color, Millis)>,
+    /// The board shows more than one story of the moves made (the tracker's open stories):
+    /// a press that completed nothing waits for the story, however long past its grace.
+    moves_undecided: bool,
     /// When a fresh clock reading (the lever unknown before it) came with no move awaiting
     /// its press: the press of a move reported just after it may be in it, unseen.
     fresh_reading_at: Option<Millis>,
@@ -228,6 +231,7 @@ impl Arbiter {
             reported_at: 0,
             stray_press: None,
             unexplained_press: None,
+            moves_undecided: false,
             fresh_reading_at: None,
             press_maybe_hidden: false,
             completed_moves: [0, 0],
@@ -474,7 +478,10 @@ impl Arbiter {
         self.reported_at = now;
         // A press seen just before this report completes it (late tracker report).
         match self.unexplained_press {
-            Some((p, at)) if p == mover && now.saturating_sub(at) <= PRESS_GRACE_MS => {
+            Some((p, at))
+                if p == mover
+                    && (now.saturating_sub(at) <= PRESS_GRACE_MS || self.moves_undecided) =>
+            {
                 self.unexplained_press = None;
                 // That press is explained now: it was this move's, so it is no stray press
                 // that could be the next waiting mover's.

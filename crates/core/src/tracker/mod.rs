@@ -362,6 +362,13 @@ impl Tracker {
         Some(vec![short, long])
     }
 
+    /// Whether several stories explain the board and none is picked yet (see
+    /// [`Tracker::open_stories`]): which moves were made is not known, so neither is whether a
+    /// press made one.
+    pub fn stories_open(&self) -> bool {
+        self.ambiguous.is_some() || !self.undecided.is_empty()
+    }
+
     /// The position the tracker was given (or the last new game's): [`Tracker::moves`] and
     /// [`Tracker::open_stories`] lead from it.
     pub fn root(&self) -> &Chess {
