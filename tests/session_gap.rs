@@ -9,6 +9,7 @@ use eboard_core::arbiter::ArbiterConfig;
 use eboard_core::contract::{BoardProps, IllegalCounts};
 use eboard_core::session::{Command, Event, SessionConfig};
 use eboard_core::vocab::CommandError;
+use eboard_sim::handling::SensorStep;
 use eboard_sim::rig::Rig;
 use eboard_sim::{BoardOptions, Noise};
 use session_support::{accusations, assert_gap_lists, noisy_rig, resolve_gap};
@@ -792,4 +793,57 @@ fn a_gap_that_shows_the_known_board_with_the_other_side_to_move_is_replayed_whol
         assert_eq!(view.turn, "white");
         assert_pgn_says(&view, "read from the board's memory");
     }
+}
+
+/// After ...Nc6 Ng1 ...Nb8, made while unplugged, White's knight is back on f3 and not yet
+/// pressed when the arbiter answers: continue from the board. The board shows the record's
+/// position again (a cycle), and the clock, White's still running, is no proof that White is
+/// to move: the record goes on with Black to move, and Black's next move is followed (a
+/// segment with White to move lost every move after it; corpus game 880 at bullet pace).
+#[test]
+fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move() {
+    let mut rig = rig(12);
+    play(&mut rig, &["e4", "e5", "Nf3"]);
+    rig.advance(2_000);
+    rig.unplug();
+    rig.advance(1_000);
+    play(&mut rig, &["Nc6", "Ng1", "Nb8"]);
+    rig.replug();
+    rig.advance(1_500);
+    let knight = Piece {
+        color: Color::White,
+        role: Role::Knight,
+    };
+    rig.hand(&[
+        SensorStep::Lift(Square::G1),
+        SensorStep::Pause(120),
+        SensorStep::Place(Square::F3, knight),
+    ]);
+    // A clock reading with White's clock running comes after the knight is set down.
+    rig.advance(1_100);
+    assert!(
+        !rig.session().view().gap.is_empty(),
+        "the gap is still open when the arbiter answers"
+    );
+    resolve_gap(&mut rig, &[]).unwrap();
+    rig.advance(300);
+    let view = rig.session().view();
+    assert_eq!(view.turn, "black");
+    assert!(view.in_sync);
+    assert_eq!(view.gap, "");
+    // White presses his Nf3; Black answers.
+    let nf3 = "g1f3"
+        .parse::<shakmaty::uci::UciMove>()
+        .unwrap()
+        .to_move(&rig.played)
+        .unwrap();
+    rig.play_steps(nf3, &[SensorStep::Press]);
+    rig.advance(500);
+    play(&mut rig, &["Nc6", "Bc4"]);
+    rig.advance(1_000);
+    let view = rig.session().view();
+    assert!(view.in_sync);
+    assert_eq!(view.gap, "");
+    assert_eq!(view.moves[view.moves.len() - 2..], ["Nc6", "Bc4"]);
+    assert_no_accusations(&rig.take_events());
 }

@@ -895,6 +895,16 @@ fn a_press_made_while_two_move_orders_explain_the_board_waits_for_the_story() {
     check_bullet(878, &bullet(2_073_496_428_928_980_584, true, false)).unwrap();
 }
 
+/// An unplug over ...Rf8; Kg1 ...Re8 Kf1 brought the record's position back, and the arbiter
+/// answered "continue from the board" as White's Kf1 stood unpressed: the clock, White's still
+/// running, made the new segment White's to move, and every move after it was lost, out of
+/// sync with `Gap` empty (corpus game 880, found by a soak). On the record's position the
+/// record's side is to move.
+#[test]
+fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move() {
+    check_bullet(880, &bullet(8_228_903_418_628_596_454, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -105,8 +105,11 @@ fn read_as(
 
 /// Play continues from the board the gap `g` holds as it stands, in a new segment (the side
 /// the clock says is to move, see [`evidence::side_to_move`], else the side the record has);
-/// no one is accused. Returns false
-/// when the board cannot be a position (pieces in hand: keep waiting).
+/// no one is accused. On a board that shows the record's position, the record's side is to
+/// move: a running clock is no proof of the turn (the board back at the record's position by
+/// a cycle, Rf8 Kg1 Re8 Kf1, showed White's Kf1 made and not yet pressed, and a segment with
+/// White to move lost every move after it).
+/// Returns false when the board cannot be a position (pieces in hand: keep waiting).
 pub(super) fn continue_from_board(
     h: &mut dyn Host,
     g: Option<&Gap>,
@@ -117,7 +120,12 @@ pub(super) fn continue_from_board(
     let Some(fields) = g.and_then(|g| g.sensed.as_ref()) else {
         return false;
     };
-    let turn = evidence::side_to_move(h, g).unwrap_or_else(|| h.tracker().position().turn());
+    let record = h.tracker().position();
+    let turn = if reading::board_of(h, fields) == *record.board() {
+        record.turn()
+    } else {
+        evidence::side_to_move(h, g).unwrap_or_else(|| record.turn())
+    };
     let mut trial = h.tracker().clone();
     let _ = trial.on_board_dump(fields, now);
     if trial.adopt_placement(turn).is_err() {
