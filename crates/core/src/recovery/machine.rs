@@ -303,7 +303,7 @@ impl Recovery {
         if let State::Watched(g, _) = &self.state {
             let tracker = h.tracker();
             if tracker.moves().len() != g.start.0 {
-                self.state = State::Closed;
+                self.end_watch(h, now, out);
             } else if !tracker.in_sync() && still {
                 // Nothing the tracker can take stands still on the known position's board:
                 // moves of the gap came back to it, and the board went on from there.
