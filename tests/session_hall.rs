@@ -905,6 +905,17 @@ fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move()
     check_bullet(880, &bullet(8_228_903_418_628_596_454, true, false)).unwrap();
 }
 
+/// Qc5 made live as the daemon was killed and the board unplugged; Rh3 Kh8 Rg3 Qe5 Rf3 Kg7
+/// then brought the known board back with White to move (an odd cycle), and Qf2 Rb8 went on.
+/// The board's memory, since its power-up, reached back only to that known board, and was
+/// read from the record's side to move: ...Rb8 Qf2, two plies for nine, in sync with the
+/// wrong side to move (corpus game 534, found by a soak). The memory's lever presses, White's
+/// after Qf2, show the side: such a reading is refused and the gap searched.
+#[test]
+fn a_memory_whose_presses_are_the_other_sides_is_not_read_with_the_records_side_to_move() {
+    check_bullet(534, &bullet(593_893_755_266_825_392, true, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -32,6 +32,9 @@ pub enum Fact {
     ReadingMemory { cause: &'static str },
     /// The board now does not follow from the `plies` moves in its memory: searching instead.
     MemoryContradicted { plies: usize },
+    /// The lever presses the board's memory logged are not those of the movers its `plies`
+    /// moves read from the record's side to move have: the side to move was not that one.
+    MemoryPressesContradict { plies: usize },
     /// `plies` moves recovered from the board's memory.
     RecoveredFromMemory { plies: usize },
     /// The board's memory has nothing for the gap (`why`): searching.
@@ -99,6 +102,10 @@ impl fmt::Display for Fact {
             Fact::MemoryContradicted { plies } => write!(
                 f,
                 "the board now does not follow from the {plies} moves in its memory: searching instead"
+            ),
+            Fact::MemoryPressesContradict { plies } => write!(
+                f,
+                "the clock presses in the board's memory are not those of the {plies} moves read from it: searching instead"
             ),
             Fact::RecoveredFromMemory { plies } => {
                 write!(f, "{plies} moves recovered from the board's memory")

@@ -194,6 +194,26 @@ pub(super) fn clock_before(h: &dyn Host, now: Option<Millis>) -> Option<clock::R
 /// memory logged before the gap.
 pub(super) type Stamps = (Vec<Option<(Color, u64)>>, [Option<u64>; 2]);
 
+/// Whether a lever press the memory logged after a recovered move was the other side's (the
+/// clock's sides known): the moves were read with the wrong side to move. A memory that
+/// reaches back only to the known board with play gone on (the board lost power during the
+/// gap) is read from the record's side to move, and an odd cycle back to that board (Qc5 Rh3
+/// Kh8 Rg3 Qe5 Rf3 Kg7) leaves it the other side's: White's Qf2 and Black's Rb8 after it
+/// read as ...Rb8 Qf2, two plies in place of nine, in sync.
+pub(super) fn memory_presses_contradict(h: &dyn Host, found: &memory::Recovered) -> bool {
+    let clock = h.arbiter().clock();
+    if !clock.white_known() {
+        return false;
+    }
+    let first = h.tracker().position().turn();
+    found.presses.iter().enumerate().any(|(k, p)| {
+        p.is_some_and(|(left, _)| {
+            let display = if left { Display::Left } else { Display::Right };
+            clock.color_of(display) != memory::mover(first, k)
+        })
+    })
+}
+
 pub(super) fn memory_stamps(h: &dyn Host, found: &memory::Recovered) -> Stamps {
     let first = h.tracker().position().turn();
     let stamps = found

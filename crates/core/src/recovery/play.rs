@@ -157,8 +157,12 @@ pub(super) fn memory_moves(
     now: Millis,
     out: &mut Vec<Event>,
 ) -> bool {
-    let (stamps, earlier) = evidence::memory_stamps(h, found);
     let n = found.moves.len();
+    if evidence::memory_presses_contradict(h, found) {
+        h.report(Fact::MemoryPressesContradict { plies: n });
+        return false;
+    }
+    let (stamps, earlier) = evidence::memory_stamps(h, found);
     let mut end = h.tracker().position().clone();
     for &m in &found.moves {
         end.play_unchecked(m);
