@@ -847,3 +847,52 @@ fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move()
     assert_eq!(view.moves[view.moves.len() - 2..], ["Nc6", "Bc4"]);
     assert_no_accusations(&rig.take_events());
 }
+
+/// The arbiter answers "continue from the board" just as a player has a piece in hand (corpus
+/// game 963: Black's bishop in the air). A board with a piece missing is a legal position, so
+/// taking it would start the new segment without the piece, and its landing would be an
+/// illegal placement. The answer is refused until the board has stood still; then it is taken
+/// with every piece, and play goes on without an accusation.
+#[test]
+fn continuing_from_a_board_with_a_piece_in_hand_waits_until_it_stands_still() {
+    let mut rig = rig(10);
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "e5"],
+        Gap::Unplugged,
+        &["Nf3", "Nc6", "Bc4"],
+    );
+    assert!(!view.gap.is_empty(), "the gap waits for the arbiter");
+    assert_no_accusations(&events);
+    let knight = Piece {
+        color: Color::Black,
+        role: Role::Knight,
+    };
+    rig.hand(&[SensorStep::Lift(Square::G8)]);
+    rig.advance(200);
+    let refused = resolve_gap(&mut rig, &[]);
+    assert!(
+        matches!(&refused, Err(CommandError::InvalidArgument(text)) if text.contains("piece in hand")),
+        "a board with a piece in hand is no position to continue from: {refused:?}"
+    );
+    assert!(
+        !rig.session().view().gap.is_empty(),
+        "the gap is still open"
+    );
+    // Black thinks again and puts the knight back; the board then stands still.
+    rig.hand(&[SensorStep::Place(Square::G8, knight)]);
+    rig.advance(1_000);
+    resolve_gap(&mut rig, &[]).expect("a still board is continued from");
+    rig.advance(500);
+    let view = rig.session().view();
+    assert_eq!(view.gap, "");
+    assert!(view.in_sync);
+    assert_eq!(view.turn, "black");
+    play(&mut rig, &["Nf6", "Nc3"]);
+    rig.advance(1_000);
+    let view = rig.session().view();
+    assert!(view.in_sync);
+    assert_eq!(view.gap, "");
+    assert_eq!(view.moves[view.moves.len() - 2..], ["Nf6", "Nc3"]);
+    assert_no_accusations(&rig.take_events());
+}

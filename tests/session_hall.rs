@@ -916,6 +916,16 @@ fn a_memory_whose_presses_are_the_other_sides_is_not_read_with_the_records_side_
     check_bullet(534, &bullet(593_893_755_266_825_392, true, false)).unwrap();
 }
 
+/// An unplug and a kill over an even cycle (Rb3 Bc2 Ra3 Bf5, twice), no clock; the arbiter
+/// answered "continue from the board" just as Black's bishop was in the air on its way
+/// c2-f5. The new segment started without the bishop, and its landing was charged to White
+/// as an illegal placement (corpus game 963, found by a soak). A board with fewer pieces
+/// than the record is continued from only once it has stood still.
+#[test]
+fn continuing_from_the_board_waits_for_a_piece_in_hand_to_land() {
+    check_bullet(963, &bullet(14_462_786_968_537_733_656, false, false)).unwrap();
+}
+
 /// One bullet case from the environment (B_GAME, B_SEED, B_CLOCK, B_REV, B_INC in ms,
 /// B_PACED; BULLET_TRACE=1 prints what the session did at each ply): to look at a failure.
 #[test]

@@ -76,15 +76,20 @@ pub(super) fn explain(
 /// How long the board as sensed must stand still to count as a position (see
 /// [`FEWER_PIECES_SETTLED_MS`]).
 pub(super) fn settle_ms(h: &dyn Host, gap: Option<&Gap>) -> Millis {
-    let fewer = gap.and_then(|g| g.sensed).is_some_and(|f| {
-        reading::board_of(h, &f).occupied().count()
-            < h.tracker().position().board().occupied().count()
-    });
-    if fewer {
+    if gap.is_some_and(|g| fewer_pieces(h, g)) {
         FEWER_PIECES_SETTLED_MS
     } else {
         SETTLED_MS
     }
+}
+
+/// Whether the board as sensed has fewer pieces than the record's position: a capture made
+/// in the gap, or a piece in hand, which only time (or a press) tells apart.
+pub(super) fn fewer_pieces(h: &dyn Host, g: &Gap) -> bool {
+    g.sensed.is_some_and(|f| {
+        reading::board_of(h, &f).occupied().count()
+            < h.tracker().position().board().occupied().count()
+    })
 }
 
 /// The clock's readings around the gap, when both are known (see [`clock::Witness`]).

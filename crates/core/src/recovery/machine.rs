@@ -409,6 +409,17 @@ impl Recovery {
         };
         let target = resolve::target(g)?;
         if moves.is_empty() {
+            // A board with a piece missing is a legal position, but it may be a piece in hand
+            // (the arbiter answered as a player moved): continuing from it would leave the
+            // piece out of the game, and its landing an illegal placement. Only a board that
+            // stood still as long as any gap's reading of fewer pieces must is taken.
+            if evidence::fewer_pieces(h, g)
+                && now.saturating_sub(g.last_change) < evidence::settle_ms(h, Some(g))
+            {
+                return Err(CommandError::InvalidArgument(
+                    "the board shows no playable position yet (a piece in hand?): set the pieces, let the board stand still, then resolve again".into(),
+                ));
+            }
             let note = format!(
                 "moves were made {}; the arbiter continued from the board",
                 self.cause()
