@@ -7,7 +7,7 @@ use eboard_core::board_input::MemoryEvent;
 use eboard_core::dgt::DisplayTime;
 use eboard_core::dgt::FieldContent;
 use eboard_core::dgt::input::memory_events;
-use eboard_core::recovery::memory::{Unusable, recover};
+use eboard_core::recovery::memory::{Recovered, Unusable, recover};
 use eboard_core::tracker::Tracker;
 use eboard_core::vocab::OrientationSetting;
 use eboard_sim::eeprom::Eeprom;
@@ -58,6 +58,32 @@ fn parsed(log: &Eeprom) -> Vec<MemoryEvent> {
     memory_events(&eboard_core::dgt::ee_moves::parse(&log.dump(), &mut stats))
 }
 
+/// The memory read by the tracker's gap reader, from the tracker's last known position, with
+/// the board now as `board` and the link back at `now`.
+fn read_memory(
+    tracker: &Tracker,
+    log: &Eeprom,
+    board: &Board,
+    now: u64,
+) -> Result<Recovered, Unusable> {
+    recover(
+        tracker,
+        tracker.previous_position(),
+        &parsed(log),
+        &wire(board),
+        now,
+    )
+}
+
+/// The recovered moves in SAN, played from `from`.
+fn sans(from: &Chess, got: &Recovered) -> Vec<String> {
+    let mut p = from.clone();
+    got.moves
+        .iter()
+        .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
+        .collect()
+}
+
 fn tracker_at_start() -> Tracker {
     let mut t = Tracker::new(Chess::default(), OrientationSetting::Normal);
     let _ = t.on_board_dump(&wire(&Board::default()), 0);
@@ -74,21 +100,11 @@ fn moves_after_the_last_known_position_in_order_with_presses() {
     for san in ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"] {
         log_move(&mut log, &mut pos, san, &mut t);
     }
-    let got = recover(
-        &tracker,
-        tracker.previous_position(),
-        &parsed(&log),
-        &wire(pos.board()),
-        10_000,
-    )
-    .unwrap();
-    let mut p = Chess::default();
-    let sans: Vec<String> = got
-        .moves
-        .iter()
-        .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
-        .collect();
-    assert_eq!(sans, ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]);
+    let got = read_memory(&tracker, &log, pos.board(), 10_000).unwrap();
+    assert_eq!(
+        sans(&Chess::default(), &got),
+        ["e4", "c5", "Nf3", "d6", "d4", "cxd4", "Nxd4"]
+    );
     assert_eq!(got.presses[0], Some((true, 570_000)));
     assert_eq!(got.presses[1], Some((false, 570_000)));
 }
@@ -119,13 +135,7 @@ fn a_capture_in_progress_when_the_memory_is_read_is_no_exchange() {
     let mut now = pos.board().clone();
     now.discard_piece_at(Square::H6);
     now.discard_piece_at(Square::H5);
-    let got = recover(
-        &tracker,
-        tracker.previous_position(),
-        &parsed(&log),
-        &wire(&now),
-        10_000,
-    );
+    let got = read_memory(&tracker, &log, &now, 10_000);
     assert!(got.as_ref().is_ok_and(|r| r.moves.is_empty()), "{got:?}");
     // Finished and answered, the same log gives the moves made.
     let mut done = pos.clone();
@@ -133,21 +143,8 @@ fn a_capture_in_progress_when_the_memory_is_read_is_no_exchange() {
     for san in ["Qxh6+", "Kf7"] {
         log_move(&mut log, &mut done, san, &mut t);
     }
-    let got = recover(
-        &tracker,
-        tracker.previous_position(),
-        &parsed(&log),
-        &wire(done.board()),
-        20_000,
-    )
-    .unwrap();
-    let mut p = pos.clone();
-    let sans: Vec<String> = got
-        .moves
-        .iter()
-        .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
-        .collect();
-    assert_eq!(sans, ["Qxh6+", "Kf7"]);
+    let got = read_memory(&tracker, &log, done.board(), 20_000).unwrap();
+    assert_eq!(sans(&pos, &got), ["Qxh6+", "Kf7"]);
 }
 
 #[test]
@@ -163,13 +160,7 @@ fn a_power_up_after_the_gap_began_leaves_nothing() {
     log.power_up(&wire(pos.board()), t);
     log_move(&mut log, &mut pos, "e5", &mut t);
     assert_eq!(
-        recover(
-            &tracker,
-            tracker.previous_position(),
-            &parsed(&log),
-            &wire(pos.board()),
-            10_000
-        ),
+        read_memory(&tracker, &log, pos.board(), 10_000),
         Err(Unusable::NoAnchor)
     );
 }

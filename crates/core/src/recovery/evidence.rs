@@ -92,6 +92,23 @@ pub(super) fn fewer_pieces(h: &dyn Host, g: &Gap) -> bool {
     })
 }
 
+/// Each recovered move's mover (read from the record's side to move), with the press the
+/// memory logged after it, if any: the side whose display it was on and the time it showed.
+fn memory_presses<'a>(
+    h: &'a dyn Host,
+    found: &'a memory::Recovered,
+) -> impl Iterator<Item = (Color, Option<(Color, u64)>)> + 'a {
+    let clock = h.arbiter().clock();
+    let first = h.tracker().position().turn();
+    let side = move |left: bool| clock.color_of(if left { Display::Left } else { Display::Right });
+    found.presses.iter().enumerate().map(move |(k, press)| {
+        (
+            memory::mover(first, k),
+            press.map(|(left, ms)| (side(left), ms)),
+        )
+    })
+}
+
 /// The clock's readings around the gap, when both are known (see [`clock::Witness`]).
 pub(super) fn clock_witness(h: &dyn Host, g: &Gap) -> Option<clock::Witness> {
     if h.without_clock_witness() {
@@ -206,32 +223,13 @@ pub(super) type Stamps = (Vec<Option<(Color, u64)>>, [Option<u64>; 2]);
 /// Kh8 Rg3 Qe5 Rf3 Kg7) leaves it the other side's: White's Qf2 and Black's Rb8 after it
 /// read as ...Rb8 Qf2, two plies in place of nine, in sync.
 pub(super) fn memory_presses_contradict(h: &dyn Host, found: &memory::Recovered) -> bool {
-    let clock = h.arbiter().clock();
-    if !clock.white_known() {
-        return false;
-    }
-    let first = h.tracker().position().turn();
-    found.presses.iter().enumerate().any(|(k, p)| {
-        p.is_some_and(|(left, _)| {
-            let display = if left { Display::Left } else { Display::Right };
-            clock.color_of(display) != memory::mover(first, k)
-        })
-    })
+    h.arbiter().clock().white_known()
+        && memory_presses(h, found).any(|(mover, press)| press.is_some_and(|(c, _)| c != mover))
 }
 
 pub(super) fn memory_stamps(h: &dyn Host, found: &memory::Recovered) -> Stamps {
-    let first = h.tracker().position().turn();
-    let stamps = found
-        .presses
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            p.and_then(|(left, ms)| {
-                let display = if left { Display::Left } else { Display::Right };
-                let color = h.arbiter().clock().color_of(display);
-                (color == memory::mover(first, k)).then_some((color, ms))
-            })
-        })
+    let stamps = memory_presses(h, found)
+        .map(|(mover, press)| press.filter(|&(color, _)| color == mover))
         .collect();
     let mut earlier = [None, None];
     for (i, display) in [Display::Left, Display::Right].into_iter().enumerate() {
