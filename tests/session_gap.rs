@@ -106,6 +106,19 @@ fn through_gap(
     (rig.take_events(), rig.session().view().clone())
 }
 
+/// e4 e5, then Nf3 Nc6 Bc4 while the board is unplugged: two move orders explain the board
+/// (Bc4 Nc6 Nf3 too), so the gap waits for the arbiter.
+fn unplugged_over_two_orders(seed: u64) -> (Rig, Vec<Event>, BoardProps) {
+    let mut rig = rig(seed);
+    let (events, view) = through_gap(
+        &mut rig,
+        &["e4", "e5"],
+        Gap::Unplugged,
+        &["Nf3", "Nc6", "Bc4"],
+    );
+    (rig, events, view)
+}
+
 fn moves_played(events: &[Event]) -> Vec<(u32, String, u64, u64)> {
     events
         .iter()
@@ -275,13 +288,7 @@ fn unplugged_three_plies_nothing_bounds_are_asked_about_not_published() {
 
 #[test]
 fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
-    let mut rig = rig(9);
-    let (events, view) = through_gap(
-        &mut rig,
-        &["e4", "e5"],
-        Gap::Unplugged,
-        &["Nf3", "Nc6", "Bc4"],
-    );
+    let (mut rig, events, view) = unplugged_over_two_orders(9);
     assert_no_accusations(&events);
     assert!(moves_played(&events).is_empty(), "nothing decided yet");
     assert_eq!(view.moves, ["e4", "e5"], "nothing invented");
@@ -334,13 +341,7 @@ fn several_explanations_wait_for_the_arbiter_and_play_meanwhile_is_kept() {
 
 #[test]
 fn resolving_with_no_moves_continues_from_the_board() {
-    let mut rig = rig(10);
-    let (events, view) = through_gap(
-        &mut rig,
-        &["e4", "e5"],
-        Gap::Unplugged,
-        &["Nf3", "Nc6", "Bc4"],
-    );
+    let (mut rig, events, view) = unplugged_over_two_orders(10);
     assert!(!view.gap.is_empty());
     assert_no_accusations(&events);
     resolve_gap(&mut rig, &[]).unwrap();
@@ -855,13 +856,7 @@ fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move()
 /// with every piece, and play goes on without an accusation.
 #[test]
 fn continuing_from_a_board_with_a_piece_in_hand_waits_until_it_stands_still() {
-    let mut rig = rig(10);
-    let (events, view) = through_gap(
-        &mut rig,
-        &["e4", "e5"],
-        Gap::Unplugged,
-        &["Nf3", "Nc6", "Bc4"],
-    );
+    let (mut rig, events, view) = unplugged_over_two_orders(10);
     assert!(!view.gap.is_empty(), "the gap waits for the arbiter");
     assert_no_accusations(&events);
     let knight = Piece {
