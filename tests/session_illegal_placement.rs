@@ -13,7 +13,9 @@
 //!   and the game goes on with the next legal move.
 //!
 //! A board that exactly one short legal sequence from the position also produces is play the
-//! session catches up (as after a gap), not a mistake: such placements are not drawn here.
+//! session catches up (as after a gap), not a mistake; a board back at an earlier position of
+//! the game is a takeback (a pawn "moved backwards" after a knight went out and back): such
+//! placements are not drawn here.
 
 mod proptest_runs;
 mod session_support;
@@ -56,6 +58,8 @@ struct Table {
     c: Clocked,
     /// The physical board.
     board: Board,
+    /// The position the game started from.
+    start: Chess,
 }
 
 impl Table {
@@ -77,7 +81,11 @@ impl Table {
             "the start position begins a game: {:?}",
             c.events
         );
-        Table { c, board }
+        Table {
+            c,
+            board,
+            start: Chess::default(),
+        }
     }
 
     /// A table whose game starts at `fen` (set by the operator, the board set up to match).
@@ -90,7 +98,26 @@ impl Table {
         assert!(t.c.session.view().in_sync, "the board set up for {fen}");
         assert!(!t.position().is_game_over(), "a game to play on from {fen}");
         t.c.events.clear();
+        t.start = position(fen);
         t
+    }
+
+    /// The boards of the game's earlier positions. A board back at one of them is a takeback
+    /// (once the board has settled, the tracker takes back as many plies), not a mistake.
+    fn earlier_boards(&self) -> Vec<Board> {
+        let mut pos = self.start.clone();
+        let mut boards = Vec::new();
+        for san in &self.c.session.view().moves {
+            boards.push(pos.board().clone());
+            let m = san
+                .parse::<shakmaty::san::SanPlus>()
+                .expect("the record's SAN")
+                .san
+                .to_move(&pos)
+                .expect("a legal move of the record");
+            pos.play_unchecked(m);
+        }
+        boards
     }
 
     fn position(&self) -> Chess {
@@ -541,7 +568,8 @@ proptest! {
             };
             let of_kind: Vec<&Pseudo> = all.iter().filter(|p| p.kind == kind).collect();
             let pseudo = (*of_kind.choose(&mut rng).expect("one of the kind")).clone();
-            if reachable(&pos, &board_after(pos.board(), &pseudo.steps)) {
+            let after = board_after(pos.board(), &pseudo.steps);
+            if reachable(&pos, &after) || t.earlier_boards().contains(&after) {
                 continue;
             }
             make_and_put_right(&mut t, &pseudo, &mut rng);

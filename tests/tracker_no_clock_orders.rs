@@ -388,3 +388,34 @@ fn captures_resting_in_the_air_at_zero_ms_a_step_are_the_game_played() {
     };
     check(629, &h).unwrap();
 }
+
+/// One case from the environment, traced (O_GAME, O_SEED, O_REV, O_STEP, O_REPLY, O_CAPTURES
+/// as 0 victim first, 1 capturer first, 2 as drawn, O_AIR as the probability, O_AIR_TOP,
+/// O_TICKS as 0 wakeups, 1 random, 2 readings, O_PLIES): to look at a failure.
+#[test]
+#[ignore]
+fn one_case() {
+    let v = |n: &str| std::env::var(n).unwrap();
+    let n = |name: &str| v(name).parse::<u64>().unwrap();
+    let h = Hands {
+        seed: n("O_SEED"),
+        orientation: if n("O_REV") == 1 {
+            Orientation::Reversed
+        } else {
+            Orientation::Normal
+        },
+        step_ms: (0, n("O_STEP")),
+        reply_ms: (0, n("O_REPLY")),
+        captures: [
+            CaptureOrder::VictimFirst,
+            CaptureOrder::CapturerFirst,
+            CaptureOrder::AsDrawn,
+        ][n("O_CAPTURES") as usize],
+        p_air: v("O_AIR").parse().unwrap(),
+        air_ms: (600, n("O_AIR_TOP")),
+        ticks: [Ticks::Wakeups, Ticks::Random, Ticks::Readings][n("O_TICKS") as usize],
+        plies: n("O_PLIES") as usize,
+        trace: true,
+    };
+    check(n("O_GAME") as usize, &h).unwrap();
+}
