@@ -119,6 +119,18 @@ fn unplugged_over_two_orders(seed: u64) -> (Rig, Vec<Event>, BoardProps) {
     (rig, events, view)
 }
 
+/// `sans` played after a gap closed are followed: in sync, no gap, the record ending with
+/// them, and nobody accused.
+fn assert_play_goes_on(rig: &mut Rig, sans: &[&str]) {
+    play(rig, sans);
+    rig.advance(1_000);
+    let view = rig.session().view();
+    assert!(view.in_sync);
+    assert_eq!(view.gap, "");
+    assert_eq!(view.moves[view.moves.len() - sans.len()..], *sans);
+    assert_no_accusations(&rig.take_events());
+}
+
 fn moves_played(events: &[Event]) -> Vec<(u32, String, u64, u64)> {
     events
         .iter()
@@ -840,13 +852,7 @@ fn continuing_from_a_board_back_at_the_records_position_keeps_its_side_to_move()
         .unwrap();
     rig.play_steps(nf3, &[SensorStep::Press]);
     rig.advance(500);
-    play(&mut rig, &["Nc6", "Bc4"]);
-    rig.advance(1_000);
-    let view = rig.session().view();
-    assert!(view.in_sync);
-    assert_eq!(view.gap, "");
-    assert_eq!(view.moves[view.moves.len() - 2..], ["Nc6", "Bc4"]);
-    assert_no_accusations(&rig.take_events());
+    assert_play_goes_on(&mut rig, &["Nc6", "Bc4"]);
 }
 
 /// The arbiter answers "continue from the board" just as a player has a piece in hand (corpus
@@ -883,11 +889,5 @@ fn continuing_from_a_board_with_a_piece_in_hand_waits_until_it_stands_still() {
     assert_eq!(view.gap, "");
     assert!(view.in_sync);
     assert_eq!(view.turn, "black");
-    play(&mut rig, &["Nf6", "Nc3"]);
-    rig.advance(1_000);
-    let view = rig.session().view();
-    assert!(view.in_sync);
-    assert_eq!(view.gap, "");
-    assert_eq!(view.moves[view.moves.len() - 2..], ["Nf6", "Nc3"]);
-    assert_no_accusations(&rig.take_events());
+    assert_play_goes_on(&mut rig, &["Nf6", "Nc3"]);
 }

@@ -40,8 +40,8 @@ use shakmaty::Position;
 
 use super::state::{Cause, Finding, Gap, Memory, Stage, State, plies};
 use super::{
-    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, Host, MEMORY_GRACE_MS, MEMORY_WAIT_MS,
-    UNREACHABLE_SETTLE_MS, evidence, play, resolve,
+    BoardRequest, DUMP_AGAIN_MS, DUMP_GIVE_UP_MS, FEWER_PIECES_SETTLED_MS, Host, MEMORY_GRACE_MS,
+    MEMORY_WAIT_MS, UNREACHABLE_SETTLE_MS, evidence, play, resolve,
 };
 use crate::board_input::BoardInput;
 use crate::event::Event;
@@ -414,7 +414,7 @@ impl Recovery {
             // piece out of the game, and its landing an illegal placement. Only a board that
             // stood still as long as any gap's reading of fewer pieces must is taken.
             if evidence::fewer_pieces(h, g)
-                && now.saturating_sub(g.last_change) < evidence::settle_ms(h, Some(g))
+                && now.saturating_sub(g.last_change) < FEWER_PIECES_SETTLED_MS
             {
                 return Err(CommandError::InvalidArgument(
                     "the board shows no playable position yet (a piece in hand?): set the pieces, let the board stand still, then resolve again".into(),
