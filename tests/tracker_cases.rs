@@ -796,3 +796,40 @@ fn a_board_that_turns_itself_is_never_turned_again() {
     plain.dump();
     assert!(plain.tracker.in_sync());
 }
+
+/// A queen slid d1-h5 over g4, answered by ...Bg4, then lifted for her next move before the
+/// board showed the bishop's move standing, and held in the air past the settle time: the board is the game with the queen in hand. Qg4 Bxg4 also
+/// explains it (the readings saw the queen on g4), but Qh5 and ...Bg4 are final (each
+/// opponent touched the board): they are not taken back for a piece in hand, and the queen
+/// set down on h6 is the next move (corpus game 853 on a board without a clock).
+#[test]
+fn a_piece_held_in_the_air_takes_no_final_move_back() {
+    let mut rig = Rig::at(START);
+    rig.lift("e2");
+    rig.place("e4", 'P');
+    rig.pass(300);
+    rig.lift("d7");
+    rig.place("d6", 'p');
+    rig.pass(300);
+    // The queen's slide: seen on g4 on her way to h5.
+    rig.lift("d1");
+    rig.place("g4", 'Q');
+    rig.lift("g4");
+    rig.place("h5", 'Q');
+    rig.pass(300);
+    rig.lift("c8");
+    rig.place("g4", 'b');
+    // White lifts the queen while the bishop's move is still held (a bishop may slide on),
+    // which makes ...Bg4 final, and holds the queen well past the settle time.
+    rig.pass(70);
+    rig.lift("h5");
+    assert_eq!(moves_of(&rig), ["e2e4", "d7d6", "d1h5", "c8g4"]);
+    rig.pass(3 * ILLEGAL_SETTLE_MS);
+    assert_eq!(moves_of(&rig), ["e2e4", "d7d6", "d1h5", "c8g4"]);
+    rig.place("h6", 'Q');
+    rig.pass(3 * ILLEGAL_SETTLE_MS);
+    assert_eq!(retracted(&rig.events), 0, "{:?}", rig.events);
+    assert!(illegal(&rig.events).is_empty(), "{:?}", rig.events);
+    assert_eq!(moves_of(&rig), ["e2e4", "d7d6", "d1h5", "c8g4", "h5h6"]);
+    assert!(rig.tracker.in_sync());
+}

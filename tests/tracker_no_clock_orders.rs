@@ -18,16 +18,13 @@
 //! rule that took the longer story once the board stood still was tried and not kept: the
 //! same rule decides corpus game 895, whose still board the session deliberately leaves to
 //! the arbiter (`session_hall`), and a heuristic may delay the record, never decide it.
-//! Also open: corpus game 853 (seed 3077825040880118773, steps up to 35 ms, replies up to
-//! 152 ms, victim first, the hand in the air with probability 0.09 for up to 2.9 s, ticked at
-//! random, 37 plies; `one_case` below runs it). Qh5 ...Bg4, then White lifts the queen for Qh6
-//! and holds it in the air: the board stood still with the queen gone, which Qg4 Bxg4 also
-//! explains, and Qh5, final since Black's touch, was taken back for that story; the queen's
-//! landing on h6 then left the board out of sync. The recovery searches from the last
-//! position the board showed in sync, which is before a move made final while it was out of
-//! sync. Neither anchoring the search at the last final move nor refusing a story that takes
-//! a final move back was kept: each broke quick replies the corpus tests read exactly
-//! (corpus games 654, 925 and 1034), where a touch made a move final too early.
+//! Corpus game 853 (seed 3077825040880118773, steps up to 35 ms, replies up to 152 ms, victim
+//! first, the hand in the air with probability 0.09 for up to 2.9 s, ticked at random, 37
+//! plies; `one_case` below runs it) was a final move taken back: Qh5 ...Bg4, then White lifted
+//! the queen for Qh6 and held it in the air, and the still board, which Qg4 Bxg4 also explains
+//! (the queen had passed over g4), took Qh5 back. A final move is now never taken back for a
+//! board that is the record's position with pieces lifted (`tracker_cases`'
+//! `a_piece_held_in_the_air_takes_no_final_move_back`).
 
 mod proptest_runs;
 mod tracker_common;

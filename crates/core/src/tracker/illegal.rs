@@ -75,6 +75,14 @@ impl Tracker {
                 .any(|m| self.partly_made(&after(pos, m)))
     }
 
+    /// The board is the record's position with one or more pieces lifted and nothing else:
+    /// every occupied square holds what the position has there, and a square is empty.
+    pub(super) fn pieces_in_hand(&self) -> bool {
+        let board = self.position().board();
+        board.occupied() != self.sensed.occupied()
+            && (diff(board, &self.sensed) & self.sensed.occupied()).is_empty()
+    }
+
     /// Every occupied square agrees with `base`, or with a legal move from it partly made.
     pub(super) fn partly_made(&self, base: &Chess) -> bool {
         // The piece the last move captured, touching an empty square next to the capture on

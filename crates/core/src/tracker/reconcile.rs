@@ -140,6 +140,13 @@ impl Tracker {
         if !rewrite && self.moves.len() > anchor + common {
             return false;
         }
+        // A final move is not taken back for a board that is the record's own position with
+        // pieces lifted: that is a hand holding a piece (a queen held in the air over Qh5
+        // ...Bg4 is not Qg4 Bxg4, though the queen passed over g4). The board waits for the
+        // piece to land; a story it then still needs is taken then.
+        if anchor + common < self.moves.len() - self.pending_plies() && self.pieces_in_hand() {
+            return false;
+        }
         while self.moves.len() > anchor + common {
             self.retract(true, ev);
         }
