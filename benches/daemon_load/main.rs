@@ -57,6 +57,14 @@ use hall::Hall;
 use harness::percentile;
 use procs::{clock_ticks_per_second, cpu_ticks, status_value, thread_cpu_ticks};
 
+/// The daemon's threads whose CPU is printed apart: the name the thread has, and what it
+/// is called in the figures.
+const THREADS: [(&str, &str); 3] = [
+    ("tokio-rt-worker", "the runtime's workers"),
+    ("journal-writer", "the journal writer"),
+    ("pgn-writer", "the PGN writer"),
+];
+
 /// Window of the busiest-CPU figure.
 const CPU_WINDOW: Duration = Duration::from_secs(5);
 
@@ -186,8 +194,10 @@ struct Report {
     player_errors: Vec<String>,
     daemon_cpu_pct: f64,
     daemon_peak_window_pct: f64,
-    /// CPU of the daemon's PGN writer thread (live files, finished games, round folders) over the play.
-    round_writer_cpu_pct: f64,
+    /// CPU of the daemon's threads over the play, by name ([`THREADS`]): the runtime's workers
+    /// (the board tasks, the bus), the journal writer, the PGN writer (live files, finished
+    /// games, round folders).
+    thread_cpu_pct: Vec<f64>,
     daemon_startup_cpu_s: f64,
     bus_cpu_pct: f64,
     vm_hwm_kib: u64,
@@ -291,10 +301,12 @@ impl Report {
             self.daemon_peak_window_pct,
             self.daemon_startup_cpu_s
         );
-        println!(
-            "  of which the PGN writer thread: {:.2}%",
-            self.round_writer_cpu_pct
-        );
+        let threads: Vec<String> = THREADS
+            .iter()
+            .zip(&self.thread_cpu_pct)
+            .map(|((_, what), pct)| format!("{what} {pct:.2}%"))
+            .collect();
+        println!("  of which {}", threads.join(", "));
         println!(
             "eboardd memory: peak RSS (VmHWM) {:.1} MiB, RSS at end {:.1} MiB, {} threads",
             self.vm_hwm_kib as f64 / 1024.0,
@@ -402,7 +414,10 @@ async fn run_one(
     let start = Instant::now();
     let stop_at = start + Duration::from_secs(config.secs);
     let cpu0 = cpu_ticks(pid)?;
-    let writer0 = thread_cpu_ticks(pid, "pgn-writer");
+    let threads0: Vec<u64> = THREADS
+        .iter()
+        .map(|(name, _)| thread_cpu_ticks(pid, name))
+        .collect();
     let bus0 = cpu_ticks(bus_pid)?;
     let own_pid = std::process::id() as i32;
     let own0 = cpu_ticks(own_pid)?;
@@ -422,7 +437,10 @@ async fn run_one(
     tokio::time::sleep_until(stop_at.into()).await;
     let play_secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_ticks(pid)?;
-    let writer1 = thread_cpu_ticks(pid, "pgn-writer");
+    let threads1: Vec<u64> = THREADS
+        .iter()
+        .map(|(name, _)| thread_cpu_ticks(pid, name))
+        .collect();
     let bus1 = cpu_ticks(bus_pid)?;
     let own1 = cpu_ticks(own_pid)?;
     let load_after = load_average();
@@ -490,7 +508,11 @@ async fn run_one(
         player_errors: results.iter().filter_map(|r| r.error.clone()).collect(),
         daemon_cpu_pct: (cpu1 - cpu0) as f64 / tck / play_secs * 100.0,
         daemon_peak_window_pct: peak_window,
-        round_writer_cpu_pct: (writer1 - writer0) as f64 / tck / play_secs * 100.0,
+        thread_cpu_pct: threads0
+            .iter()
+            .zip(&threads1)
+            .map(|(t0, t1)| (t1 - t0) as f64 / tck / play_secs * 100.0)
+            .collect(),
         daemon_startup_cpu_s: startup_cpu,
         bus_cpu_pct: (bus1 - bus0) as f64 / tck / play_secs * 100.0,
         own_cpu_pct: (own1 - own0) as f64 / tck / play_secs * 100.0,
