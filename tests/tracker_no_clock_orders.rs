@@ -25,6 +25,12 @@
 //! (the queen had passed over g4), took Qh5 back. A final move is now never taken back for a
 //! board that is the record's position with pieces lifted (`tracker_cases`'
 //! `a_piece_held_in_the_air_takes_no_final_move_back`).
+//! Also open, of game 50's kind: corpus game 157 (seed 3823604409759253191, no pause at all:
+//! steps and replies of 0 ms, captures as drawn, ticked at the wakeups, 48 plies). ...Rh3 is
+//! played on White's next touch, then Rc1 slid h1-c1 and ...Rxh2 follow within 13 ms. The
+//! still board is the same after ...Rh3 Rc1 Rxh2 and after ...Rh4xh2 Rc1 (the other player to
+//! move), and the tracker leaves both stories open for the arbiter (`one_case` prints them):
+//! nothing is published wrongly and nobody is accused, but the record waits for an answer.
 
 mod proptest_runs;
 mod tracker_common;
@@ -220,6 +226,12 @@ fn play(game: &[Move], h: &Hands) -> Played {
 fn check(index: usize, h: &Hands) -> Result<(), String> {
     let game = &games()[index];
     let played = play(game, h);
+    if h.trace {
+        let open = played.rig.tracker.open_stories();
+        let open: Option<Vec<Vec<String>>> =
+            open.map(|o| o.iter().map(|s| s.iter().map(uci_of).collect()).collect());
+        println!("at the end: stories left open {open:?}");
+    }
     let want: Vec<String> = game.iter().take(h.plies).map(uci_of).collect();
     let got = played.rig.game_uci();
     let case = format!("game {index}, {h:?}");
