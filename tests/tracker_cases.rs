@@ -798,10 +798,11 @@ fn a_board_that_turns_itself_is_never_turned_again() {
 }
 
 /// A queen slid d1-h5 over g4, answered by ...Bg4, then lifted for her next move before the
-/// board showed the bishop's move standing, and held in the air past the settle time: the board is the game with the queen in hand. Qg4 Bxg4 also
-/// explains it (the readings saw the queen on g4), but Qh5 and ...Bg4 are final (each
-/// opponent touched the board): they are not taken back for a piece in hand, and the queen
-/// set down on h6 is the next move (corpus game 853 on a board without a clock).
+/// board showed the bishop's move standing, and held in the air past the settle time: the
+/// board is the game with the queen in hand. Qg4 Bxg4 also explains it (the readings saw the
+/// queen on g4), but Qh5 and ...Bg4 are final (each opponent touched the board): they are not
+/// taken back for a piece in hand, and the queen set down on h6 is the next move (corpus game
+/// 853 on a board without a clock).
 #[test]
 fn a_piece_held_in_the_air_takes_no_final_move_back() {
     let mut rig = Rig::at(START);

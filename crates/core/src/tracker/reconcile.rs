@@ -72,8 +72,10 @@ impl Tracker {
     /// when there is exactly one, it is the game. Moves of the record since
     /// the anchor that it does not hold are retracted as corrections. Nothing is picked when
     /// no sequence or several are witnessed (then the board waits: a still board, the
-    /// arbiter); nor when `rewrite` is off and the story would retract a move. Returns whether
-    /// the game now matches the board.
+    /// arbiter); nor when `rewrite` is off and the story would retract a move; nor when it
+    /// would retract a final move for a board that is the record's position with pieces
+    /// lifted (see [`Tracker::pieces_in_hand`]). Returns whether the game now matches the
+    /// board.
     pub(super) fn recover(
         &mut self,
         reach: Reach,
